@@ -1,0 +1,63 @@
+"""The interface every backend implements (after CPMpy's ``SolverInterface``).
+
+A backend answers one board at a time with a :class:`~sigmar.models.result.Result`.
+It never marks its own answer verified: the runner replays every ``solved``
+answer through the rule engine (``sigmar.runners.check``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from sigmar.models.board import Board
+from sigmar.models.result import Result
+
+
+class Backend(ABC):
+    """One solver.  ``family`` is the registry name, ``sub`` selects a variant or solver.
+
+    Names follow SPEC §3: ``family`` alone means ``family:default_sub``.
+    """
+
+    family: ClassVar[str]
+    default_sub: ClassVar[str | None] = None
+    description: ClassVar[str] = ""
+    # ``sigmar encode --to TARGET`` targets this backend can write.
+    encode_targets: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, sub: str | None = None, **options: Any) -> None:
+        self.sub = sub if sub is not None else self.default_sub
+        self.options = options
+
+    @property
+    def name(self) -> str:
+        return f"{self.family}:{self.sub}" if self.sub else self.family
+
+    @classmethod
+    def available(cls) -> tuple[bool, str]:
+        """(True, "") when it can run here, else (False, why not)."""
+        return True, ""
+
+    @classmethod
+    def version(cls) -> str:
+        return "unknown"
+
+    @classmethod
+    def subs(cls) -> tuple[str, ...]:
+        """The sub-names selectable as ``family:sub`` on this machine."""
+        return (cls.default_sub,) if cls.default_sub else ()
+
+    @abstractmethod
+    def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        """Answer one board: solved with moves, unsolvable with a reason, or unknown.
+
+        Must return (not raise) ``unknown`` when ``time_limit`` seconds pass.
+        """
+
+    def stop(self) -> None:  # noqa: B027 - optional hook, a no-op by default
+        """Ask a running ``solve`` (in another thread) to give up soon; optional."""
+
+    def encode(self, board: Board, target: str) -> dict[str, str]:
+        """Files for other tools, as {suffix: text}; the first is the main one."""
+        raise NotImplementedError(f"{self.family} cannot encode to {target}")

@@ -1,0 +1,72 @@
+"""The board: a side length and the tiles on it, immutable."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property
+
+from .hexgrid import Hex, on_board, ring_neighbours, to_rowcol
+from .tiles import METALS
+
+
+@dataclass(frozen=True)
+class Tile:
+    cell: Hex
+    symbol: str
+
+
+@dataclass(frozen=True)
+class Board:
+    """A starting position.  ``tiles`` are in reading order; a tile's index is its id.
+
+    Encoders and search number tiles by this index, so it must stay stable:
+    the order is the board file's reading order (row by row, left to right).
+    """
+
+    dim: int
+    tiles: tuple[Tile, ...]
+    name: str = ""
+
+    @cached_property
+    def index_of(self) -> dict[Hex, int]:
+        return {tile.cell: i for i, tile in enumerate(self.tiles)}
+
+    @cached_property
+    def symbol_at(self) -> dict[Hex, str]:
+        return {tile.cell: tile.symbol for tile in self.tiles}
+
+    @cached_property
+    def counts(self) -> Counter[str]:
+        return Counter(tile.symbol for tile in self.tiles)
+
+    @cached_property
+    def metals(self) -> tuple[str, ...]:
+        """Metal digits on the board, ascending (the order they must leave in)."""
+        return tuple(sorted(t.symbol for t in self.tiles if t.symbol in METALS))
+
+    @cached_property
+    def gold(self) -> str | None:
+        """The highest metal digit: it leaves alone, last among the metals."""
+        return self.metals[-1] if self.metals else None
+
+    @cached_property
+    def neighbour_tiles(self) -> tuple[tuple[int | None, ...], ...]:
+        """Per tile, its six ring-order neighbours as tile ids; None for no tile.
+
+        ``-1`` would be ambiguous with Python indexing, so absent is None.
+        Off-board cells and empty cells are both None: both count as empty.
+        """
+        out = []
+        for tile in self.tiles:
+            out.append(tuple(self.index_of.get(n) for n in ring_neighbours(tile.cell)))
+        return tuple(out)
+
+    def rowcol(self, cell: Hex) -> tuple[int, int]:
+        return to_rowcol(cell, self.dim)
+
+    def contains(self, cell: Hex) -> bool:
+        return on_board(cell, self.dim)
+
+    def __len__(self) -> int:
+        return len(self.tiles)

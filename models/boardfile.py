@@ -1,0 +1,182 @@
+"""Board files (SPEC §2): read one or many boards, write them back identically.
+
+Every malformed input raises :class:`BoardFileError`, whose one-line message
+names the file, the board, the row and the column; the CLI prints it and
+exits with status 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .board import Board, Tile
+from .hexgrid import from_rowcol, row_lengths, to_rowcol
+from .tiles import EMPTY, METALS, SYMBOLS
+
+MAX_DIM = 16  # 721 cells: far beyond any generated or published board
+MAX_FILE_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class BoardFileError(Exception):
+    """A malformed board file, with its location (row and column from 0, line from 1)."""
+
+    file: str
+    message: str
+    board: str | None = None
+    row: int | None = None
+    col: int | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = [self.file]
+        if self.board is not None:
+            where.append(f"board '{self.board}'")
+        if self.row is not None:
+            where.append(f"row {self.row}")
+        if self.col is not None:
+            where.append(f"column {self.col}")
+        if self.line is not None:
+            where.append(f"(line {self.line})")
+        return ", ".join(where) + ": " + self.message
+
+
+@dataclass
+class _Block:
+    name: str | None
+    rows: list[tuple[int, str]]  # (line number, cell symbols without whitespace)
+
+
+def _split_blocks(text: str) -> list[_Block]:
+    blocks: list[_Block] = []
+    current: _Block | None = None
+    last_comment: str | None = None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        body, hash_, comment = raw.partition("#")
+        cells = "".join(body.split())
+        if not cells:
+            if hash_:
+                last_comment = comment.strip()
+            elif raw.strip() == "":
+                current, last_comment = None, None
+            continue
+        if current is None:
+            current = _Block(last_comment, [])
+            blocks.append(current)
+        current.rows.append((number, cells))
+        last_comment = None
+    return blocks
+
+
+def parse_boards(text: str, filename: str = "<string>") -> list[Board]:
+    """Every board in ``text``; raises BoardFileError on the first malformed one."""
+    blocks = _split_blocks(text)
+    if not blocks:
+        raise BoardFileError(filename, "no board in this file")
+    return [_parse_block(block, index, filename) for index, block in enumerate(blocks)]
+
+
+def _parse_block(block: _Block, index: int, filename: str) -> Board:
+    name = block.name or f"{filename}:{index}"
+    first_line, first_row = block.rows[0]
+    dim = len(first_row)
+
+    def error(message: str, row: int | None = None, col: int | None = None, line: int | None = None) -> BoardFileError:
+        return BoardFileError(filename, message, name, row, col, line)
+
+    if dim > MAX_DIM:
+        raise error(
+            f"the first row has {dim} cells: boards of side above {MAX_DIM} are not supported", 0, None, first_line
+        )
+    lengths = row_lengths(dim)
+    if len(block.rows) != len(lengths):
+        if len(block.rows) > len(lengths):
+            line = block.rows[len(lengths)][0]
+            raise error(
+                f"a board of side {dim} has {len(lengths)} rows; this one has {len(block.rows)} "
+                "(separate boards with a blank line)",
+                len(lengths),
+                None,
+                line,
+            )
+        raise error(
+            f"a board of side {dim} has {len(lengths)} rows; this one has only {len(block.rows)}",
+            len(block.rows),
+            None,
+            block.rows[-1][0],
+        )
+    tiles: list[Tile] = []
+    seen_metal: dict[str, tuple[int, int]] = {}
+    for row, ((line, cells), expected) in enumerate(zip(block.rows, lengths, strict=True)):
+        if len(cells) != expected:
+            col = min(len(cells), expected)
+            raise error(
+                f"row {row} of a side-{dim} board has {expected} cells; this one has {len(cells)}", row, col, line
+            )
+        for col, raw in enumerate(cells):
+            symbol = raw.lower()
+            if symbol == EMPTY:
+                continue
+            if symbol not in SYMBOLS:
+                shown = raw if raw.isprintable() else repr(raw)
+                raise error(f"unknown symbol '{shown}' (expected one of . a e f w s v m q 1-9)", row, col, line)
+            if symbol in METALS:
+                if symbol in seen_metal:
+                    r0, c0 = seen_metal[symbol]
+                    raise error(f"metal {symbol} appears twice (first at [{r0}, {c0}])", row, col, line)
+                seen_metal[symbol] = (row, col)
+            tiles.append(Tile(from_rowcol(row, col, dim), symbol))
+    return Board(dim, tuple(tiles), name)
+
+
+def read_text(path: str | Path) -> str:
+    """A board file's text; a missing, huge or binary file is a BoardFileError."""
+    filename = str(path)
+    try:
+        if filename == "-":
+            import sys
+
+            data = sys.stdin.buffer.read()
+        else:
+            size = Path(path).stat().st_size
+            if size > MAX_FILE_BYTES:
+                raise BoardFileError(filename, f"file of {size} bytes is too large for a board file")
+            data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise BoardFileError(filename, "no such file") from None
+    except IsADirectoryError:
+        raise BoardFileError(filename, "is a directory, not a board file") from None
+    except PermissionError:
+        raise BoardFileError(filename, "permission denied") from None
+    if b"\0" in data:
+        raise BoardFileError(filename, "binary data, not a board file", line=data[: data.index(b"\0")].count(b"\n") + 1)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise BoardFileError(filename, "not UTF-8 text, not a board file", line=line) from None
+
+
+def read_boards(path: str | Path) -> list[Board]:
+    return parse_boards(read_text(path), str(path))
+
+
+def format_board(board: Board, *, with_name: bool = True) -> str:
+    """The board in the file format; ``parse_boards`` reads it back identically."""
+    lengths = row_lengths(board.dim)
+    grid = [[EMPTY] * n for n in lengths]
+    for tile in board.tiles:
+        row, col = to_rowcol(tile.cell, board.dim)
+        grid[row][col] = tile.symbol
+    lines = []
+    if with_name and board.name:
+        lines.append(f"# {board.name}")
+    for row, cells in enumerate(grid):
+        indent = " " * (2 * board.dim - 1 - lengths[row])
+        lines.append(indent + " ".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def format_boards(boards: list[Board]) -> str:
+    return "\n".join(format_board(b) for b in boards)

@@ -1,0 +1,81 @@
+"""Hexagonal board geometry in axial coordinates.
+
+Cells are ``(q, r)`` pairs (redblobgames' axial coordinates, ``s = -q - r``).
+A board of side ``dim`` holds every cell with ``max(|q|, |r|, |s|) < dim``.
+The six directions are listed in ring order, so "three consecutive empty
+neighbours" is one scan around a cyclic list.  ``[row, col]`` exists only at
+the edges (files, JSON): ``row = r + dim - 1`` and ``col`` counts from the
+left of that row.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+Hex = tuple[int, int]
+
+# Ring order: each direction is adjacent (as a neighbour) to the next one.
+DIRECTIONS: tuple[Hex, ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+
+
+def on_board(cell: Hex, dim: int) -> bool:
+    q, r = cell
+    radius = dim - 1
+    return max(abs(q), abs(r), abs(q + r)) <= radius
+
+
+def row_range(row: int, dim: int) -> tuple[int, int]:
+    """First and last ``q`` of a row (inclusive)."""
+    radius = dim - 1
+    r = row - radius
+    return max(-radius, -r - radius), min(radius, -r + radius)
+
+
+def row_lengths(dim: int) -> tuple[int, ...]:
+    """Cells per row, top to bottom: dim, dim+1, ..., 2*dim-1, ..., dim."""
+    return tuple(hi - lo + 1 for lo, hi in (row_range(row, dim) for row in range(2 * dim - 1)))
+
+
+def to_rowcol(cell: Hex, dim: int) -> tuple[int, int]:
+    q, r = cell
+    row = r + dim - 1
+    return row, q - row_range(row, dim)[0]
+
+
+def from_rowcol(row: int, col: int, dim: int) -> Hex:
+    if not 0 <= row < 2 * dim - 1:
+        raise ValueError(f"row {row} is off a board of side {dim}")
+    lo, hi = row_range(row, dim)
+    if not 0 <= col <= hi - lo:
+        raise ValueError(f"column {col} is off row {row} of a board of side {dim}")
+    return lo + col, row - (dim - 1)
+
+
+@cache
+def cells(dim: int) -> tuple[Hex, ...]:
+    """Every cell of the board in reading order (row by row, left to right)."""
+    out: list[Hex] = []
+    for row in range(2 * dim - 1):
+        lo, hi = row_range(row, dim)
+        out.extend((q, row - (dim - 1)) for q in range(lo, hi + 1))
+    return tuple(out)
+
+
+def cell_count(dim: int) -> int:
+    return 3 * dim * (dim - 1) + 1
+
+
+def ring_neighbours(cell: Hex) -> tuple[Hex, ...]:
+    """The six neighbours in ring order, on the board or not."""
+    q, r = cell
+    return tuple((q + dq, r + dr) for dq, dr in DIRECTIONS)
+
+
+def distance(a: Hex, b: Hex) -> int:
+    dq, dr = a[0] - b[0], a[1] - b[1]
+    return max(abs(dq), abs(dr), abs(dq + dr))
+
+
+def has_three_empty_in_a_row(empty: tuple[bool, ...] | list[bool]) -> bool:
+    """True when three cyclically consecutive entries of a six-ring are empty."""
+    return any(empty[i] and empty[(i + 1) % 6] and empty[(i + 2) % 6] for i in range(6))

@@ -1,0 +1,193 @@
+"""The reference rule engine (SPEC §1): every answer of every backend is replayed here.
+
+Clarity before speed: this is the judge, not a solver.  Positions are
+immutable; a move is checked by :meth:`Position.why_illegal`, which names the
+first rule it breaks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cached_property
+from itertools import combinations
+
+from .board import Board
+from .hexgrid import Hex, has_three_empty_in_a_row, ring_neighbours
+from .result import Move
+from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, SALT, VITAE, name_of, pairs_with
+
+
+class Fault(StrEnum):
+    """What is wrong with a rejected move sequence."""
+
+    MALFORMED = "malformed move"  # not one or two distinct cells
+    MISSING = "tile missing"  # no tile (left) on that cell
+    NOT_FREE = "tile not free"
+    NOT_A_PAIR = "not a pair"
+    METAL_ORDER = "metal out of order"
+    TILES_LEFT = "tiles left at the end"
+
+
+@dataclass(frozen=True)
+class Illegal:
+    fault: Fault
+    detail: str
+
+
+@dataclass(frozen=True)
+class Position:
+    """A board in play: the starting board and the cells still holding a tile."""
+
+    board: Board
+    occupied: frozenset[Hex]
+
+    @classmethod
+    def start(cls, board: Board) -> Position:
+        return cls(board, frozenset(t.cell for t in board.tiles))
+
+    def symbol(self, cell: Hex) -> str | None:
+        return self.board.symbol_at[cell] if cell in self.occupied else None
+
+    @cached_property
+    def current_metal(self) -> str | None:
+        """The lowest metal digit still on the board."""
+        digits = [self.board.symbol_at[c] for c in self.occupied if self.board.symbol_at[c] in METALS]
+        return min(digits) if digits else None
+
+    def is_free(self, cell: Hex) -> bool:
+        empty = [n not in self.occupied for n in ring_neighbours(cell)]
+        return has_three_empty_in_a_row(empty)
+
+    @property
+    def is_clear(self) -> bool:
+        return not self.occupied
+
+    def why_illegal(self, move: Move) -> Illegal | None:
+        """None for a legal move, else the first rule it breaks."""
+        cells = move.cells
+        if len(cells) not in (1, 2) or len(set(cells)) != len(cells):
+            return Illegal(Fault.MALFORMED, "a move is two different cells, or gold alone")
+        for cell in cells:
+            if cell not in self.occupied:
+                return Illegal(Fault.MISSING, f"no tile at {self._where(cell)}")
+        symbols = [self.board.symbol_at[c] for c in cells]
+        gold = self.board.gold
+        if len(cells) == 1:
+            if symbols[0] != gold:
+                return Illegal(Fault.NOT_A_PAIR, f"{name_of(symbols[0])} cannot leave alone; only gold can")
+            if self.current_metal != gold:
+                return Illegal(
+                    Fault.METAL_ORDER,
+                    f"gold must wait until metal {self.current_metal} has left",
+                )
+        else:
+            why = self._pair_problem(symbols[0], symbols[1])
+            if why is not None:
+                return why
+        for cell, symbol in zip(cells, symbols, strict=True):
+            if not self.is_free(cell):
+                return Illegal(Fault.NOT_FREE, f"{name_of(symbol)} at {self._where(cell)} is not free")
+        return None
+
+    def _pair_problem(self, a: str, b: str) -> Illegal | None:
+        current, gold = self.current_metal, self.board.gold
+        if pairs_with(a, b, current, gold):
+            return None
+        metal = a if a in METALS else b if b in METALS else None
+        if metal is not None and QUICKSILVER in (a, b):
+            if metal == gold:
+                return Illegal(Fault.NOT_A_PAIR, "gold pairs with nothing")
+            return Illegal(Fault.METAL_ORDER, f"metal {metal} is not the current metal ({current})")
+        return Illegal(Fault.NOT_A_PAIR, f"{name_of(a)} and {name_of(b)} do not pair")
+
+    def play(self, move: Move) -> Position:
+        """The position after a move; raises ValueError when it is illegal."""
+        why = self.why_illegal(move)
+        if why is not None:
+            raise ValueError(f"{why.fault.value}: {why.detail}")
+        return Position(self.board, self.occupied - set(move.cells))
+
+    def free_cells(self) -> list[Hex]:
+        return sorted((c for c in self.occupied if self.is_free(c)), key=self.board.index_of.__getitem__)
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move, in a canonical order (by tile index)."""
+        free = self.free_cells()
+        moves: list[Move] = []
+        gold = self.board.gold
+        if gold is not None and self.current_metal == gold:
+            moves.extend(Move((c,)) for c in free if self.board.symbol_at[c] == gold)
+        current = self.current_metal
+        for a, b in combinations(free, 2):
+            if pairs_with(self.board.symbol_at[a], self.board.symbol_at[b], current, gold):
+                moves.append(Move((a, b)))
+        return moves
+
+    def _where(self, cell: Hex) -> str:
+        row, col = self.board.rowcol(cell)
+        return f"[{row}, {col}]"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The rule engine's judgement of a move sequence.
+
+    ``move_number`` counts from 1 and names the first bad move (0 when every
+    move was legal but tiles were left at the end).
+    """
+
+    valid: bool
+    move_number: int | None = None
+    fault: Fault | None = None
+    detail: str = ""
+
+    def __str__(self) -> str:
+        if self.valid:
+            return "valid: the board is cleared"
+        if self.fault is Fault.TILES_LEFT:
+            return f"invalid: {self.fault.value}: {self.detail}"
+        assert self.fault is not None
+        return f"invalid: move {self.move_number}: {self.fault.value}: {self.detail}"
+
+
+def verify(board: Board, moves: list[Move] | tuple[Move, ...]) -> Verdict:
+    """Replay ``moves`` from the start; valid only when every move is legal and the board ends empty."""
+    position = Position.start(board)
+    for number, move in enumerate(moves, start=1):
+        why = position.why_illegal(move)
+        if why is not None:
+            return Verdict(False, number, why.fault, why.detail)
+        position = Position(board, position.occupied - set(move.cells))
+    if not position.is_clear:
+        left = len(position.occupied)
+        return Verdict(False, 0, Fault.TILES_LEFT, f"{left} tile{'s' if left != 1 else ''} left")
+    return Verdict(True)
+
+
+def count_problem(board: Board) -> str | None:
+    """A sentence saying why the tile counts alone make the board unsolvable, else None.
+
+    Sound because every move removes a pair (or gold alone) and the pair
+    rules fix which counts can be matched: elements of odd count need salt,
+    and the salt left over must pair with itself; vitae match mors one to
+    one; each metal but gold takes exactly one quicksilver.
+    """
+    counts = board.counts
+    odd = sorted(e for e in ELEMENTS if counts[e] % 2)
+    salt = counts[SALT]
+    if salt < len(odd):
+        names = ", ".join(name_of(e) for e in odd)
+        return f"{len(odd)} elements have an odd count ({names}) but there are only {salt} salt"
+    if (salt - len(odd)) % 2:
+        return f"{salt} salt cannot pair up: after matching the {len(odd)} odd elements, an odd number is left"
+    if counts[VITAE] != counts[MORS]:
+        return f"{counts[VITAE]} vitae cannot pair with {counts[MORS]} mors"
+    metals = len(board.metals)
+    needed = max(metals - 1, 0)
+    if counts[QUICKSILVER] != needed:
+        return (
+            f"{counts[QUICKSILVER]} quicksilver but {metals} metals: every metal but gold "
+            f"takes exactly one quicksilver, so {needed} are needed"
+        )
+    return None

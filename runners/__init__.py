@@ -1,0 +1,1 @@
+"""What users run: the CLI and the runners (race, crosscheck, bench, prove)."""

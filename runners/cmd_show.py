@@ -1,0 +1,91 @@
+"""``sigmar show FILE [--solution S]``: the hexagon in the terminal, one colour per kind."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+from rich.text import Text
+from sigmar.models.board import Board
+from sigmar.models.boardfile import BoardFileError, read_boards, read_text
+from sigmar.models.hexgrid import from_rowcol, row_lengths
+from sigmar.models.rules import Position
+from sigmar.models.solution import parse_solutions, to_moves
+from sigmar.models.tiles import METALS
+
+from .options import add_board_file
+
+STYLES = {
+    "a": "bold bright_cyan",
+    "e": "bold green",
+    "f": "bold red",
+    "w": "bold blue",
+    "s": "bold white",
+    "v": "bold magenta",
+    "m": "bold bright_black",
+    "q": "bold bright_white on grey23",
+}
+METAL_STYLE = "bold yellow"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "show",
+        help="draw boards (and a solution, move by move)",
+        description="Draw each board as a hexagon, one colour per tile kind; with "
+        "--solution, the board after every move.",
+    )
+    add_board_file(parser)
+    parser.add_argument("--solution", metavar="SOLUTION", help="a solution to play out (as for 'verify')")
+    parser.add_argument("--no-color", action="store_true", help="plain text")
+    parser.set_defaults(run=run)
+
+
+def render(board: Board, occupied: frozenset | None = None, highlight: tuple = ()) -> Text:
+    """The hexagon as rich Text; ``highlight`` marks the cells about to leave."""
+    occupied = occupied if occupied is not None else frozenset(t.cell for t in board.tiles)
+    lengths = row_lengths(board.dim)
+    text = Text()
+    for row, length in enumerate(lengths):
+        text.append(" " * (2 * board.dim - 1 - length))
+        for col in range(length):
+            cell = from_rowcol(row, col, board.dim)
+            symbol = board.symbol_at.get(cell) if cell in occupied else None
+            if col:
+                text.append(" ")
+            if symbol is None:
+                text.append(".", style="grey42")
+            else:
+                style = METAL_STYLE if symbol in METALS else STYLES[symbol]
+                if cell in highlight:
+                    style += " reverse"
+                text.append(symbol, style=style)
+        text.append("\n")
+    return text
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(no_color=args.no_color, highlight=False)
+    boards = read_boards(args.file)
+    solutions = parse_solutions(read_text(args.solution), args.solution) if args.solution else None
+    if solutions is not None and len(solutions) != len(boards) and len(boards) != 1:
+        raise BoardFileError(args.solution, f"{len(solutions)} solutions for {len(boards)} boards")
+    for index, board in enumerate(boards):
+        console.print(f"[bold]{board.name}[/bold]  ({len(board)} tiles, side {board.dim})")
+        if solutions is None:
+            console.print(render(board))
+            continue
+        solution = solutions[min(index, len(solutions) - 1)]
+        position = Position.start(board)
+        for number, move in enumerate(to_moves(board, solution, args.solution), start=1):
+            why = position.why_illegal(move)
+            tiles = "".join(board.symbol_at.get(c, "?") for c in move.cells)
+            console.print(f"move {number}: {tiles}")
+            console.print(render(board, position.occupied, move.cells))
+            if why is not None:
+                console.print(f"[red]move {number} is illegal: {why.fault.value}: {why.detail}[/red]")
+                return 1
+            position = position.play(move)
+        console.print(render(board, position.occupied))
+        console.print("cleared" if position.is_clear else f"[red]{len(position.occupied)} tiles left[/red]")
+    return 0

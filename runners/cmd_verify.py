@@ -1,0 +1,63 @@
+"""``sigmar verify FILE SOLUTION``: the rule engine's judgement of a solution."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from sigmar.models.boardfile import BoardFileError, read_boards, read_text
+from sigmar.models.rules import verify
+from sigmar.models.solution import parse_solutions, to_moves
+
+from .options import add_board_file, add_json
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "verify",
+        help="check a solution against the rule engine",
+        description="Replay a solution with the reference rule engine. SOLUTION is the JSON that "
+        "'sigmar solve --json' printed, or one move a line as 'row,col row,col' (gold alone: 'row,col'). "
+        "Exit 0 valid, 1 invalid, 2 bad input.",
+    )
+    add_board_file(parser)
+    parser.add_argument("solution", metavar="SOLUTION", help="solution file")
+    add_json(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    boards = read_boards(args.file)
+    solutions = parse_solutions(read_text(args.solution), args.solution)
+    by_name = {b.name: b for b in boards}
+    pairs = []
+    for index, solution in enumerate(solutions):
+        if solution.board is not None and solution.board in by_name:
+            board = by_name[solution.board]
+        elif len(solutions) == len(boards):
+            board = boards[index]
+        elif len(boards) == 1:
+            board = boards[0]
+        else:
+            raise BoardFileError(
+                args.solution,
+                f"solution {index} names no board of {args.file}"
+                f" ({solution.board!r}); give one solution per board, in order",
+            )
+        pairs.append((board, solution))
+    all_valid = True
+    for board, solution in pairs:
+        verdict = verify(board, to_moves(board, solution, args.solution))
+        all_valid &= verdict.valid
+        if args.json:
+            record = {"board": board.name, "valid": verdict.valid, "moves": len(solution.moves)}
+            if not verdict.valid:
+                record.update(
+                    move=verdict.move_number,
+                    fault=verdict.fault.value if verdict.fault else None,
+                    detail=verdict.detail,
+                )
+            print(json.dumps(record))
+        else:
+            print(f"{board.name}: {verdict}")
+    return 0 if all_valid else 1

@@ -1,0 +1,57 @@
+"""The JSON of one board (SPEC §4) and the readable table."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sigmar.models.board import Board
+from sigmar.models.result import Result, Status
+from sigmar.models.solution import move_to_json
+
+
+def result_json(board: Board, result: Result, **extra: Any) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "board": board.name,
+        "status": result.status.value,
+        "backend": result.backend,
+        "seconds": round(result.seconds, 6),
+    }
+    if result.status is Status.SOLVED:
+        record["moves"] = [move_to_json(board, m) for m in result.moves]
+        record["verified"] = result.verified
+    else:
+        record["verified"] = False
+    if result.status is Status.UNSOLVABLE:
+        record["reason"] = result.reason.value if result.reason else None
+        record["explanation"] = result.explanation
+    if result.status is Status.ERROR:
+        record["message"] = result.message
+    if result.statistics:
+        record["statistics"] = result.statistics
+    record.update(extra)
+    return record
+
+
+def dumps(record: dict[str, Any]) -> str:
+    return json.dumps(record, separators=(", ", ": "))
+
+
+def summary_line(result: Result) -> str:
+    """A short human sentence for the table's last column."""
+    if result.status is Status.SOLVED:
+        return f"{len(result.moves)} moves, verified" if result.verified else "NOT verified"
+    if result.status is Status.UNSOLVABLE:
+        return f"{result.reason}: {result.explanation}"
+    if result.status is Status.ERROR:
+        return result.message
+    return result.message or "no answer in time"
+
+
+def exit_code(results: list[Result]) -> int:
+    """SPEC §3: 0 every board answered, 1 some board not answered, 3 a wrong answer."""
+    if any(r.wrong for r in results):
+        return 3
+    if any(r.status in (Status.UNKNOWN, Status.ERROR) for r in results):
+        return 1
+    return 0
