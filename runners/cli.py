@@ -17,7 +17,18 @@ from sigmar.encoders.registry import UnknownBackend
 from sigmar.models.boardfile import BoardFileError
 
 # In the order `sigmar --help` lists them (SPEC §3).
-SUBCOMMANDS = ("solve", "verify", "crosscheck", "prove", "bench", "generate", "encode", "show", "backends")
+SUBCOMMANDS = (
+    "solve",
+    "verify",
+    "crosscheck",
+    "prove",
+    "bench",
+    "generate",
+    "encode",
+    "decode",
+    "show",
+    "backends",
+)
 
 
 class UsageError(Exception):

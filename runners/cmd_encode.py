@@ -1,0 +1,61 @@
+"""``sigmar encode FILE --to TARGET``: write an encoding for other tools.
+
+Each backend declares the targets it writes (``Backend.encode_targets``);
+this command finds the one that writes the target asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from sigmar.encoders.backend import Backend
+from sigmar.encoders.registry import family_names, info
+from sigmar.models.boardfile import read_boards
+
+from .cli import UsageError
+from .options import add_board_file
+
+TARGETS = ("dimacs", "cpsat", "mzn", "dzn")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "encode",
+        help="write an encoding (DIMACS, CP-SAT model, MiniZinc model/data)",
+        description="Write the encoding of each board for other tools. With several boards, "
+        "OUT gets the board's index before its suffix (out.0.cnf, out.1.cnf, ...). "
+        "Side files (a DIMACS variable map, say) are written next to OUT.",
+    )
+    add_board_file(parser)
+    parser.add_argument("--to", required=True, choices=TARGETS, help="what to write")
+    parser.add_argument("--variant", default=None, help="encoding variant (for dimacs: default or thesis)")
+    parser.add_argument("-o", "--out", metavar="OUT", help="output file (default: standard output)")
+    parser.set_defaults(run=run)
+
+
+def _writer(target: str, variant: str | None) -> Backend:
+    for family in family_names():
+        found = info(family)
+        if found.cls is not None and target in found.cls.encode_targets:
+            if not found.available:
+                raise UsageError(f"'{target}' needs backend {family}, not available here: {found.why_not}")
+            return found.cls(variant) if variant else found.cls()
+    raise UsageError(f"no backend here writes '{target}' yet; see 'sigmar backends'")
+
+
+def run(args: argparse.Namespace) -> int:
+    boards = read_boards(args.file)
+    backend = _writer(args.to, args.variant)
+    for index, board in enumerate(boards):
+        files = backend.encode(board, args.to)
+        main_suffix = next(iter(files))
+        if args.out is None:
+            print(files[main_suffix], end="")
+            continue
+        out = Path(args.out)
+        stem = out.with_suffix("") if len(boards) == 1 else out.with_suffix(f".{index}")
+        for suffix, text in files.items():
+            path = out if (suffix == main_suffix and len(boards) == 1) else Path(f"{stem}{suffix}")
+            path.write_text(text)
+    return 0
