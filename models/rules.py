@@ -188,6 +188,6 @@ def count_problem(board: Board) -> str | None:
     if counts[QUICKSILVER] != needed:
         return (
             f"{counts[QUICKSILVER]} quicksilver but {metals} metals: every metal but gold "
-            f"takes exactly one quicksilver, so {needed} are needed"
+            f"takes exactly one quicksilver ({needed} in all)"
         )
     return None
