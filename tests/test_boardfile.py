@@ -1,0 +1,110 @@
+"""Board files: reading, writing back identically, and every malformed input located."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sigmar.models.boardfile import BoardFileError, format_board, format_boards, parse_boards, read_boards
+
+GOOD = """\
+# first
+  a A
+ . 1 Q
+  . 2
+
+# ignored comment
+# second
+  . .
+ s s .
+  . .
+"""
+
+
+def test_names_counts_and_case() -> None:
+    boards = parse_boards(GOOD, "f.txt")
+    assert [b.name for b in boards] == ["first", "second"]
+    assert [t.symbol for t in boards[0].tiles] == ["a", "a", "1", "q", "2"]
+    assert boards[0].dim == 2 and boards[0].gold == "2"
+
+
+def test_unnamed_boards_get_file_and_index() -> None:
+    boards = parse_boards("a a\n. . .\n . .\n\n\n6 .\n. . .\n . .\n", "x.txt")
+    assert [b.name for b in boards] == ["x.txt:0", "x.txt:1"]
+
+
+def test_trailing_comments_and_whitespace() -> None:
+    boards = parse_boards("   a a   # top\n. . .\n\t. .  \n", "t")
+    assert len(boards[0]) == 2
+
+
+def test_round_trip_is_identical() -> None:
+    boards = parse_boards(GOOD, "f.txt")
+    text = format_boards(boards)
+    again = parse_boards(text, "f.txt")
+    assert again == boards
+    assert format_boards(again) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "row", "col", "fragment"),
+    [
+        ("a a\n. . .\n", 2, None, "has 3 rows; this one has only 2"),
+        ("a a\n. . .\n . .\n. .\n", 3, None, "has 3 rows; this one has 4"),
+        ("a a\n. . . .\n . .\n", 1, 3, "has 3 cells; this one has 4"),
+        ("a a\n. .\n . .\n", 1, 2, "has 3 cells; this one has 2"),
+        ("a a\n. x .\n . .\n", 1, 1, "unknown symbol 'x'"),
+        ("1 a\n. 1 .\n . .\n", 1, 1, "metal 1 appears twice (first at [0, 0])"),
+        ("a 0\n. . .\n . .\n", 0, 1, "unknown symbol '0'"),
+    ],
+)
+def test_malformed_boards_name_row_and_column(text: str, row: int, col: int | None, fragment: str) -> None:
+    with pytest.raises(BoardFileError) as info:
+        parse_boards("# bad one\n" + text, "bad.txt")
+    error = info.value
+    assert (error.file, error.board, error.row, error.col) == ("bad.txt", "bad one", row, col)
+    message = str(error)
+    assert fragment in message and "bad.txt" in message and "board 'bad one'" in message
+    assert f"row {row}" in message and "\n" not in message
+
+
+def test_error_in_a_later_board_names_that_board() -> None:
+    with pytest.raises(BoardFileError) as info:
+        parse_boards(GOOD + "\n# third\na a\n. ? .\n . .\n", "f.txt")
+    assert info.value.board == "third" and info.value.line == 14
+
+
+def test_empty_and_comment_only_files(tmp_path: Path) -> None:
+    for text in ["", "\n\n", "# just a comment\n"]:
+        path = tmp_path / "empty.txt"
+        path.write_text(text)
+        with pytest.raises(BoardFileError, match="no board"):
+            read_boards(path)
+
+
+def test_binary_and_missing_files(tmp_path: Path) -> None:
+    path = tmp_path / "bin.dat"
+    path.write_bytes(b"a a\n\x00\x01\x02")
+    with pytest.raises(BoardFileError, match="binary"):
+        read_boards(path)
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(b"a a\n\xe9 . .\n . .\n")
+    with pytest.raises(BoardFileError, match="UTF-8") as info:
+        read_boards(latin)
+    assert info.value.line == 2
+    with pytest.raises(BoardFileError, match="no such file"):
+        read_boards(tmp_path / "nope.txt")
+    with pytest.raises(BoardFileError, match="directory"):
+        read_boards(tmp_path)
+
+
+def test_oversized_board_is_refused() -> None:
+    row = " ".join(["."] * 40)
+    with pytest.raises(BoardFileError, match="not supported"):
+        parse_boards(row + "\n", "big.txt")
+
+
+def test_format_draws_the_hexagon() -> None:
+    board = parse_boards(GOOD, "f.txt")[0]
+    assert format_board(board) == "# first\n a a\n. 1 q\n . 2\n"

@@ -1,0 +1,102 @@
+"""Geometry: cell counts, neighbours in ring order, row/col round trips."""
+
+from __future__ import annotations
+
+import pytest
+
+from sigmar.models.hexgrid import (
+    DIRECTIONS,
+    cell_count,
+    cells,
+    distance,
+    from_rowcol,
+    has_three_empty_in_a_row,
+    on_board,
+    ring_neighbours,
+    row_lengths,
+    to_rowcol,
+)
+
+DIMS = range(1, 9)
+
+
+@pytest.mark.parametrize("dim", DIMS)
+def test_cell_count_is_centred_hexagonal_number(dim: int) -> None:
+    assert len(cells(dim)) == cell_count(dim) == 3 * dim * (dim - 1) + 1
+    assert len(set(cells(dim))) == len(cells(dim))
+
+
+@pytest.mark.parametrize("dim", DIMS)
+def test_row_lengths(dim: int) -> None:
+    expected = list(range(dim, 2 * dim)) + list(range(2 * dim - 2, dim - 1, -1))
+    assert list(row_lengths(dim)) == expected
+    assert sum(row_lengths(dim)) == cell_count(dim)
+
+
+@pytest.mark.parametrize("dim", DIMS)
+def test_rowcol_round_trip(dim: int) -> None:
+    for row, length in enumerate(row_lengths(dim)):
+        for col in range(length):
+            cell = from_rowcol(row, col, dim)
+            assert on_board(cell, dim)
+            assert to_rowcol(cell, dim) == (row, col)
+    for cell in cells(dim):
+        assert from_rowcol(*to_rowcol(cell, dim), dim) == cell
+
+
+@pytest.mark.parametrize("dim", DIMS)
+def test_rowcol_off_board_is_rejected(dim: int) -> None:
+    with pytest.raises(ValueError):
+        from_rowcol(2 * dim - 1, 0, dim)
+    with pytest.raises(ValueError):
+        from_rowcol(0, dim, dim)
+    with pytest.raises(ValueError):
+        from_rowcol(-1, 0, dim)
+
+
+@pytest.mark.parametrize("dim", DIMS)
+def test_neighbour_counts(dim: int) -> None:
+    """Interior cells have 6 neighbours on the board, edges 4, corners 3."""
+    counts = {}
+    for cell in cells(dim):
+        on = sum(on_board(n, dim) for n in ring_neighbours(cell))
+        counts[on] = counts.get(on, 0) + 1
+    if dim == 1:
+        assert counts == {0: 1}
+        return
+    assert counts[3] == 6
+    assert counts.get(4, 0) == 6 * (dim - 2)
+    assert counts.get(6, 0) == cell_count(dim - 1)
+
+
+def test_ring_order_consecutive_directions_are_neighbours() -> None:
+    """Each direction is adjacent to the next, so the list walks round the ring."""
+    for i, a in enumerate(DIRECTIONS):
+        b = DIRECTIONS[(i + 1) % 6]
+        assert distance(a, b) == 1
+        assert distance(a, (0, 0)) == 1
+
+
+def test_rows_match_the_file_picture() -> None:
+    """Row 0's first cell touches row 1's first two cells (the drawing's slant)."""
+    dim = 6
+    top = from_rowcol(0, 0, dim)
+    below = {to_rowcol(n, dim) for n in ring_neighbours(top) if on_board(n, dim)}
+    assert below == {(0, 1), (1, 0), (1, 1)}
+    middle_left = from_rowcol(dim - 1, 0, dim)
+    around = {to_rowcol(n, dim) for n in ring_neighbours(middle_left) if on_board(n, dim)}
+    assert around == {(dim - 2, 0), (dim - 1, 1), (dim, 0)}
+
+
+@pytest.mark.parametrize(
+    ("empty", "expected"),
+    [
+        ((True, True, True, False, False, False), True),
+        ((True, False, True, False, True, False), False),
+        ((True, True, False, False, False, True), True),  # wraps around
+        ((False, True, True, False, True, True), False),
+        ((False,) * 6, False),
+    ],
+)
+def test_three_in_a_row(empty: tuple[bool, ...], expected: bool) -> None:
+    assert has_three_empty_in_a_row(empty) is expected
