@@ -7,6 +7,7 @@ import json
 
 from rich.console import Console
 from rich.table import Table
+
 from sigmar.encoders.registry import family_names, info
 
 from .options import add_json

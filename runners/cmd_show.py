@@ -6,6 +6,7 @@ import argparse
 
 from rich.console import Console
 from rich.text import Text
+
 from sigmar.models.board import Board
 from sigmar.models.boardfile import BoardFileError, read_boards, read_text
 from sigmar.models.hexgrid import from_rowcol, row_lengths
