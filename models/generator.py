@@ -1,0 +1,364 @@
+"""The frontier generator of the Leiden thesis (section 7): solvable boards in linear time.
+
+Glossary:
+  placement order  the order tiles are put down; it *is* the removal order of
+                   the witness, pair by pair (the first pair placed is the
+                   first pair removed).
+  frontier         template cells that may take a tile now: three consecutive
+                   ring neighbours are already placed or outside the template.
+                   When the pair placed now is removed, exactly the tiles
+                   placed before it are gone, so those neighbours are empty
+                   then and the cell is free.  Placing more tiles only adds
+                   empty neighbours at removal time, so a frontier cell stays
+                   placeable; both cells of a pair are picked from the frontier
+                   *before* either is placed, so both are free before the move.
+  pair stack       the shuffled pairs to place; each salt pair crosses over
+                   with a cardinal pair half the time (s,s)+(e,e) -> (s,e)+(s,e).
+  metals           numbered in placement order, so they leave in ascending
+                   order; each is placed with its quicksilver, and when that
+                   pair is removed every lower metal is gone (it was placed
+                   earlier), so the metal is the current one.
+  gold             the highest digit, on its template cell; placed alone once
+                   every other metal is placed and its cell is placeable, with
+                   chance 1/(frontier+1) per step, so gold need not be last.
+
+The witness is the placement order itself; ``sigmar.models.rules.verify``
+replays it in the tests and the CLI.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from .board import Board, Tile
+from .hexgrid import Hex, ring_neighbours
+from .result import Move
+from .rules import count_problem
+from .templates import Template, random_template
+from .tiles import METALS, MORS, QUICKSILVER, SALT, VITAE, name_of
+
+ELEMENT_ORDER = ("a", "e", "f", "w")
+METAL = "M"  # placeholder in the pair stack; numbered when placed
+
+STANDARD_DIM = 6
+# Tiles other than gold, per board side: 54 on the standard board, then the
+# same multiples of 54 (1.56x, 2x, 3x, 4x); all divisible by 6 so random
+# shapes with 2-, 3- or 6-fold symmetry exist for every one.
+PAIRED_TILES = {6: 54, 7: 84, 8: 108, 9: 162, 10: 216}
+MAX_ATTEMPTS = 500
+
+
+class GenerationError(RuntimeError):
+    """The template kept leading the frontier into a dead end."""
+
+
+@dataclass(frozen=True)
+class Mix:
+    """How many of each tile a board gets (metals counted with gold)."""
+
+    elements: tuple[int, int, int, int]  # a, e, f, w
+    salt: int
+    vitae: int
+    mors: int
+    metals: int
+
+    @property
+    def total(self) -> int:
+        return sum(self.elements) + self.salt + self.vitae + self.mors + 2 * self.metals - 1
+
+
+def metal_count(tiles: int) -> int:
+    """Metals (gold included) for a board of ``tiles`` tiles: 6 on 55, one more per ~27 tiles, at most 9."""
+    wanted = 6 + round((tiles - 55) / 27)
+    return max(1, min(9, wanted, (tiles - 1) // 2 + 1))
+
+
+def mix_for(tiles: int, metals: int | None = None) -> Mix:
+    """The standard proportions scaled to ``tiles`` (odd): 55 gives 8 of each element, 4 salt/vitae/mors, 6 metals.
+
+    After the metals and their quicksilver, the rest keeps the standard
+    ratio 8:1:1:1 of elements to salt, vitae and mors (44 tiles on the
+    standard board); salt is kept even and elements come in pairs, so every
+    count pairs up.
+    """
+    if tiles < 1 or tiles % 2 == 0:
+        raise ValueError(f"a board needs an odd number of tiles (pairs and gold), not {tiles}")
+    metals = metal_count(tiles) if metals is None else metals
+    rest = tiles - 1 - 2 * (metals - 1)
+    if metals < 1 or rest < 0:
+        raise ValueError(f"{metals} metals do not fit in {tiles} tiles")
+    salt = 2 * round(rest / 22)
+    life = round(rest / 11)
+    while salt + 2 * life > rest:
+        if life:
+            life -= 1
+        else:
+            salt -= 2
+    pairs = (rest - salt - 2 * life) // 2
+    elements = tuple(2 * (pairs // 4 + (1 if i < pairs % 4 else 0)) for i in range(4))
+    return Mix((elements[0], elements[1], elements[2], elements[3]), salt, life, life, metals)
+
+
+STANDARD_MIX = mix_for(55)
+
+
+def tiles_for_dim(dim: int) -> int:
+    if dim not in PAIRED_TILES:
+        raise ValueError(f"boards of side {dim} are not supported (choose from {', '.join(map(str, PAIRED_TILES))})")
+    return PAIRED_TILES[dim] + 1
+
+
+def pair_stack(mix: Mix, rng: random.Random) -> list[tuple[str, str]]:
+    """The shuffled pairs to place, with salt crossed over with cardinal pairs half the time."""
+    elements: list[tuple[str, str]] = []
+    for symbol, count in zip(ELEMENT_ORDER, mix.elements, strict=True):
+        elements.extend((symbol, symbol) for _ in range(count // 2))
+    others: list[tuple[str, str]] = []
+    for _ in range(mix.salt // 2):
+        plain = [i for i, (x, y) in enumerate(elements) if x == y]
+        if plain and rng.random() < 0.5:
+            i = rng.choice(plain)
+            element = elements[i][0]
+            elements[i] = (SALT, element)
+            others.append((SALT, element))
+        else:
+            others.append((SALT, SALT))
+    others.extend((VITAE, MORS) for _ in range(mix.vitae))
+    others.extend((QUICKSILVER, METAL) for _ in range(mix.metals - 1))
+    stack = elements + others
+    rng.shuffle(stack)
+    return stack
+
+
+@dataclass(frozen=True)
+class Generated:
+    board: Board
+    witness: tuple[Move, ...]  # the placement order, which is a solution
+    template: Template
+    attempts: int = 1
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A template as index tables, so one placement step is a few list lookups."""
+
+    cells: tuple[Hex, ...]
+    ring: tuple[tuple[int, ...], ...]  # ring-order neighbours; -1 outside the template
+    gold: int
+
+
+@cache
+def _shape(template: Template) -> _Shape:
+    cells = tuple(sorted(template.cells, key=lambda c: (c[1], c[0])))
+    index = {c: i for i, c in enumerate(cells)}
+    ring = tuple(tuple(index.get(n, -1) for n in ring_neighbours(c)) for c in cells)
+    return _Shape(cells, ring, index[template.gold])
+
+
+def _placeable(ring: tuple[int, ...], placed: bytearray) -> bool:
+    """Three consecutive neighbours placed or outside the template: free when this tile is removed."""
+    run = 0
+    # Walk the ring twice so a run may wrap around.
+    for k in range(8):
+        n = ring[k % 6]
+        if n < 0 or placed[n]:
+            run += 1
+            if run == 3:
+                return True
+        else:
+            run = 0
+    return False
+
+
+def generate(template: Template, rng: random.Random, mix: Mix | None = None, name: str = "") -> Generated:
+    """A board on ``template`` with its witness; solvable by construction."""
+    mix = mix or mix_for(len(template), None)
+    if mix.total != len(template):
+        raise ValueError(f"template '{template.name}' has {len(template)} cells but the mix has {mix.total} tiles")
+    shape = _shape(template)
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        placed = _attempt(shape, mix, rng)
+        if placed is not None:
+            symbols, order = placed
+            tiles = tuple(Tile(shape.cells[i], symbols[i]) for i in range(len(shape.cells)))
+            witness = tuple(Move(tuple(shape.cells[i] for i in step)) for step in order)
+            return Generated(Board(template.dim, tiles, name), witness, template, attempt)
+    raise GenerationError(f"template '{template.name}': the frontier ran dry {MAX_ATTEMPTS} times")
+
+
+def _attempt(shape: _Shape, mix: Mix, rng: random.Random) -> tuple[list[str], list[tuple[int, ...]]] | None:
+    """One run of the frontier loop; None when it reaches a dead end (fewer than two frontier cells)."""
+    ring = shape.ring
+    size = len(shape.cells)
+    gold = shape.gold
+    gold_symbol = str(mix.metals)
+    placed = bytearray(size)
+    symbols = [""] * size
+    frontier: list[int] = []
+    where: dict[int, int] = {}  # cell -> index in frontier, for O(1) removal
+    for i in range(size):
+        if i != gold and _placeable(ring[i], placed):
+            where[i] = len(frontier)
+            frontier.append(i)
+
+    def take(i: int) -> None:
+        j = where.pop(i)
+        last = frontier.pop()
+        if last != i:
+            frontier[j] = last
+            where[last] = j
+
+    def place(*put: tuple[int, str]) -> None:
+        # Mark every cell of the step before growing the frontier, so a cell
+        # being placed now is never re-added to it.
+        for i, symbol in put:
+            placed[i] = 1
+            symbols[i] = symbol
+        for i, _ in put:
+            for n in ring[i]:
+                if n >= 0 and n != gold and not placed[n] and n not in where and _placeable(ring[n], placed):
+                    where[n] = len(frontier)
+                    frontier.append(n)
+
+    stack = pair_stack(mix, rng)
+    metals_left = mix.metals - 1
+    gold_placed = False
+    order: list[tuple[int, ...]] = []
+    while stack or not gold_placed:
+        n = len(frontier)
+        gold_ready = not gold_placed and metals_left == 0 and _placeable(ring[gold], placed)
+        if gold_ready and (not stack or n < 2 or rng.random() * (n + 1) < 1):
+            place((gold, gold_symbol))
+            gold_placed = True
+            order.append((gold,))
+            continue
+        if n < 2 or not stack:
+            return None
+        a = rng.randrange(n)
+        b = rng.randrange(n - 1)
+        if b >= a:
+            b += 1
+        first, second = frontier[a], frontier[b]
+        x, y = stack.pop()
+        if y == METAL:
+            y = str(mix.metals - metals_left)
+            metals_left -= 1
+        take(first)
+        take(second)
+        place((first, x), (second, y))
+        order.append((first, second))
+    return symbols, order
+
+
+# ---------------------------------------------------------------------------
+# Unsolvable boards: a sound static argument, and ways to make candidates.
+
+
+def lowest_metal_deadlock(board: Board) -> str | None:
+    """A sentence when the lowest metal can never be freed, else None.
+
+    Sound: while the lowest metal L (not gold) is on the board it is the
+    current metal, so a higher metal cannot leave and quicksilver can leave
+    only with L itself, which needs L free first.  If L's ring has no three
+    consecutive cells that could be empty before L leaves, L is never free.
+    """
+    metals = board.metals
+    if len(metals) < 2:
+        return None
+    lowest = metals[0]
+    cell = next(t.cell for t in board.tiles if t.symbol == lowest)
+    stuck = []
+    for n in ring_neighbours(cell):
+        symbol = board.symbol_at.get(n)
+        stuck.append(symbol is not None and (symbol == QUICKSILVER or symbol in METALS))
+    openable = [not s for s in stuck]
+    if any(openable[i] and openable[(i + 1) % 6] and openable[(i + 2) % 6] for i in range(6)):
+        return None
+    row, col = board.rowcol(cell)
+    return (
+        f"{name_of(lowest)} at [{row}, {col}] is ringed by quicksilver and later metals with no three "
+        "consecutive neighbours that can leave first, so it is never free"
+    )
+
+
+def _with_symbols(board: Board, symbols: Sequence[str], name: str) -> Board:
+    return Board(board.dim, tuple(Tile(t.cell, s) for t, s in zip(board.tiles, symbols, strict=True)), name)
+
+
+def shuffled(board: Board, rng: random.Random, name: str = "") -> Board:
+    """The same tiles in a random arrangement over the same cells (gold stays on its cell)."""
+    gold = board.gold
+    symbols = [t.symbol for t in board.tiles]
+    movable = [i for i, s in enumerate(symbols) if s != gold]
+    values = [symbols[i] for i in movable]
+    rng.shuffle(values)
+    for i, v in zip(movable, values, strict=True):
+        symbols[i] = v
+    return _with_symbols(board, symbols, name)
+
+
+def swapped(board: Board, rng: random.Random, name: str = "") -> Board:
+    """Two tiles of different symbols exchanged."""
+    symbols = [t.symbol for t in board.tiles]
+    while True:
+        i, j = rng.sample(range(len(symbols)), 2)
+        if symbols[i] != symbols[j]:
+            break
+    symbols[i], symbols[j] = symbols[j], symbols[i]
+    return _with_symbols(board, symbols, name)
+
+
+def deadlocked(board: Board, rng: random.Random, name: str = "") -> Board | None:
+    """The board's tiles rearranged so its lowest metal sits inside quicksilver and later metals.
+
+    Three alternate ring neighbours blocked leave no three consecutive open
+    ones.  Counts are unchanged, so only the static argument refutes it.
+    None when no cell has three alternate neighbours on the board or the
+    board has too few blockers.
+    """
+    metals = board.metals
+    if len(metals) < 2:
+        return None
+    lowest, gold = metals[0], metals[-1]
+    symbols = [t.symbol for t in board.tiles]
+    index = board.index_of
+    candidates: list[tuple[int, tuple[int, int, int]]] = []
+    for i, tile in enumerate(board.tiles):
+        if tile.symbol == gold:
+            continue
+        ring = [index.get(n) for n in ring_neighbours(tile.cell)]
+        for start in (0, 1):
+            chosen = [ring[start], ring[start + 2], ring[start + 4]]
+            if all(c is not None and symbols[c] != gold for c in chosen):
+                candidates.append((i, (chosen[0], chosen[1], chosen[2])))  # type: ignore[arg-type]
+    if not candidates:
+        return None
+    centre, blockers = rng.choice(candidates)
+
+    def is_blocker(s: str) -> bool:
+        return s == QUICKSILVER or (s in METALS and s not in (lowest, gold))
+
+    def swap(i: int, j: int) -> None:
+        symbols[i], symbols[j] = symbols[j], symbols[i]
+
+    swap(centre, symbols.index(lowest))
+    fixed = {centre, *blockers}
+    for b in blockers:
+        if is_blocker(symbols[b]):
+            continue
+        sources = [k for k, s in enumerate(symbols) if k not in fixed and is_blocker(s)]
+        if not sources:
+            return None
+        swap(b, rng.choice(sources))
+    out = _with_symbols(board, symbols, name)
+    return out if lowest_metal_deadlock(out) and count_problem(out) is None else None
+
+
+def standard_template_for(dim: int, rng: random.Random, fold: int | None = None) -> Template:
+    """A random symmetric shape with the scaled tile count of side ``dim``."""
+    folds = (2, 3, 6) if fold is None else (fold,)
+    chosen = rng.choice(folds)
+    return random_template(dim, tiles_for_dim(dim), chosen, rng)
