@@ -1,0 +1,85 @@
+"""``search``: the native solver, a depth-first search needing no encoding.
+
+It is the baseline every encoding is measured against, and the only backend
+that proves a board unsolvable by exhausting it (reason ``exhausted``).  The
+engine lives in :mod:`sigmar.encoders.search_engine`; this module adapts it to
+the :class:`~sigmar.encoders.backend.Backend` interface.
+
+Subs: ``search`` (plain DFS with the dead-state table) and ``search:sleep``
+(the same with sleep sets, a partial-order reduction).  Options: ``order``
+(one of :data:`~sigmar.encoders.search_engine.ORDERS`), ``safe`` and ``locks``
+(switch the safe moves and the locked-metal pruning off, for measuring).
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from typing import Any
+
+from sigmar.encoders.backend import Backend
+from sigmar.encoders.search_engine import Engine
+from sigmar.models.board import Board
+from sigmar.models.result import Move, Reason, Result, Status
+from sigmar.models.rules import count_problem
+
+
+class SearchBackend(Backend):
+    family = "search"
+    default_sub = None
+    description = "native depth-first search: bitmask states, dead-state table, sound pruning"
+
+    def __init__(self, sub: str | None = None, **options: Any) -> None:
+        if sub not in (None, "dfs", "sleep"):
+            raise ValueError(f"search has no variant '{sub}' (choose from dfs, sleep)")
+        super().__init__(None if sub == "dfs" else sub, **options)
+        self._engine: Engine | None = None
+        self._stopped = False
+
+    @classmethod
+    def version(cls) -> str:
+        return f"sigmar-search 1 (Python {platform.python_version()})"
+
+    @classmethod
+    def subs(cls) -> tuple[str, ...]:
+        return ("dfs", "sleep")
+
+    def stop(self) -> None:
+        self._stopped = True
+        if self._engine is not None:
+            self._engine.stop()
+
+    def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        start = time.perf_counter()
+        problem = count_problem(board)
+        if problem is not None:
+            return Result(
+                Status.UNSOLVABLE, self.name, time.perf_counter() - start, reason=Reason.COUNTS, explanation=problem
+            )
+        engine = Engine(
+            board,
+            order=self.options.get("order", "mixed"),
+            safe=self.options.get("safe", True),
+            locks=self.options.get("locks", True),
+        )
+        self._engine = engine
+        if self._stopped:
+            engine.stop()
+        remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+        outcome = engine.run(remaining, sleep=self.sub == "sleep")
+        seconds = time.perf_counter() - start
+        stats = outcome.statistics
+        if outcome.status == "solved":
+            tiles = board.tiles
+            moves = tuple(
+                Move(tuple(tiles[i].cell for i in range(len(tiles)) if r >> i & 1)) for r in reversed(outcome.solution)
+            )
+            return Result(Status.SOLVED, self.name, seconds, moves=moves, statistics=stats)
+        if outcome.status == "unsolvable":
+            reason = Reason.EXHAUSTED if outcome.why == "exhausted" else Reason.STATIC
+            return Result(
+                Status.UNSOLVABLE, self.name, seconds, reason=reason, explanation=outcome.explanation, statistics=stats
+            )
+        return Result(
+            Status.UNKNOWN, self.name, seconds, message="time limit reached before the search ended", statistics=stats
+        )

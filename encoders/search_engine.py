@@ -1,0 +1,462 @@
+"""The search engine behind the ``search`` backend: depth-first search over bitmask states.
+
+Glossary:
+
+- *occ*: the tiles still on the board, one bit per tile id (``Board.tiles`` index).
+- *free*: the occupied tiles that may be taken now.  A tile is free when, for one of
+  its six "three consecutive neighbours" triples, no tile of the triple is left
+  (``occ & triple == 0``).  Off-board and empty cells are simply absent from the
+  triple masks, so a tile with an empty triple is free from the start.
+- *dead*: a state proved to have no solution; the transposition table is the set
+  of dead states (the current metal is a function of ``occ``, so ``occ`` is the key).
+
+Why it is fast enough in pure Python: freeness changes only around the tiles just
+removed, so the free set is updated incrementally; moves are generated per symbol
+from ``free & symbol_mask``; and every pruning rule below is sound, so a dead
+state is dead for good.
+
+Pruning (each sound, argued where it is applied):
+
+- counts: salt spent on an element of even count must leave enough salt for the
+  odd elements (the only way the pair counts of a state can break);
+- locked metals: a metal whose every triple holds a later metal, or more
+  quicksilver than there are earlier metals left to take them, can never be
+  freed; a quicksilver whose every triple holds gold or the last non-gold
+  metal can never leave.  Both depend only on the metals and quicksilver left,
+  so the verdict is cached per such subset;
+- safe moves (no branching): gold when it can leave; vitae with mors when every
+  vitae and mors left is free; an element pair when no salt is left and every
+  tile of that element is free; the last quicksilver with the last non-gold
+  metal.  In each case every solution can be reordered to start with the move.
+
+Partial-order reduction (optional, ``sleep=True``): two legal moves that share
+no tile commute (removing tiles only frees tiles; a metal move changes the
+current metal, which disables no other legal move but the other quicksilver
+moves on the same metal, which share its tile).  Sleep sets skip the second
+order of such a pair.  Dead states are recorded only when explored with an
+empty sleep set or when their sleep set is a superset check away from reuse
+(see ``_dfs_sleep``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from sigmar.models.board import Board
+from sigmar.models.hexgrid import distance
+from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, SALT, VITAE
+
+ORDERS = ("none", "centre", "metal", "neighbours", "freed", "mixed")
+
+
+class Timeout(Exception):
+    """Raised inside the search when the deadline has passed."""
+
+
+@dataclass
+class Outcome:
+    """What the engine found: ``solution`` (removal masks in order), or proof of none, or nothing."""
+
+    status: str  # "solved", "unsolvable", "unknown"
+    solution: list[int] = field(default_factory=list)
+    why: str = ""  # for unsolvable: "exhausted" or "static"
+    explanation: str = ""
+    statistics: dict[str, Any] = field(default_factory=dict)
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class Engine:
+    """Precomputed masks for one board, and the search over them."""
+
+    def __init__(self, board: Board, order: str = "mixed", safe: bool = True, locks: bool = True) -> None:
+        if order not in ORDERS:
+            raise ValueError(f"unknown move order '{order}' (choose from {', '.join(ORDERS)})")
+        self.board = board
+        self.order = order
+        self.safe = safe
+        self.locks = locks
+        n = len(board.tiles)
+        self.n = n
+        self.full = (1 << n) - 1
+        sym = [t.symbol for t in board.tiles]
+        self.sym = sym
+        nb = board.neighbour_tiles
+        self.nbr = [sum(1 << j for j in ring if j is not None) for ring in nb]
+        triples: list[tuple[int, ...]] = []
+        for ring in nb:
+            masks = set()
+            for k in range(6):
+                m = 0
+                for j in (ring[k], ring[(k + 1) % 6], ring[(k + 2) % 6]):
+                    if j is not None:
+                        m |= 1 << j
+                masks.add(m)
+            # A triple that contains another triple's tiles is never needed: keep the minimal ones.
+            minimal = [m for m in masks if not any(o != m and o & m == o for o in masks)]
+            triples.append(tuple(sorted(minimal, key=int.bit_count)))
+        self.triples = triples
+        self.mask: dict[str, int] = {}
+        for i, s in enumerate(sym):
+            self.mask[s] = self.mask.get(s, 0) | (1 << i)
+        self.metal_tiles = sorted((i for i, s in enumerate(sym) if s in METALS), key=lambda i: sym[i])
+        self.gold_tile = self.metal_tiles[-1] if self.metal_tiles else -1
+        self.metal_mask = sum(1 << i for i in self.metal_tiles)
+        self.q_mask = self.mask.get(QUICKSILVER, 0)
+        self.salt_mask = self.mask.get(SALT, 0)
+        self.el_masks = [self.mask[e] for e in sorted(ELEMENTS) if e in self.mask]
+        self.vm_mask = self.mask.get(VITAE, 0) | self.mask.get(MORS, 0)
+        self._lock_cache: dict[int, str | None] = {}
+        # Static move-order keys (lower first).
+        cells = [t.cell for t in board.tiles]
+        centre = (0, 0)
+        self.key_centre = [distance(c, centre) for c in cells]
+        self.key_nbrs = [-self.nbr[i].bit_count() for i in range(n)]
+        self.key_metal = [[distance(c, cells[m]) for c in cells] for m in self.metal_tiles] or [[0] * n]
+        self.nodes = 0
+        self.dead: set[int] = set()
+        self.pruned_counts = 0
+        self.pruned_locks = 0
+        self.safe_moves = 0
+        self.tt_hits = 0
+        self.sleep_skips = 0
+        self._stop = False
+
+    # -- freeness -------------------------------------------------------------
+
+    def is_free(self, i: int, occ: int) -> bool:
+        return any(not occ & m for m in self.triples[i])
+
+    def free_set(self, occ: int) -> int:
+        free = 0
+        for i in _bits(occ):
+            if self.is_free(i, occ):
+                free |= 1 << i
+        return free
+
+    # -- static arguments on metals and quicksilver -----------------------------
+
+    def lock_problem(self, occ: int) -> str | None:
+        """Why the metals and quicksilver left can never all leave, else None (cached)."""
+        key = occ & (self.metal_mask | self.q_mask)
+        if key in self._lock_cache:
+            return self._lock_cache[key]
+        why = self._lock_problem(key)
+        self._lock_cache[key] = why
+        return why
+
+    def _lock_problem(self, key: int) -> str | None:
+        sym = self.sym
+        left = [m for m in self.metal_tiles if key >> m & 1]
+        if not left:
+            return None
+        gold = self.gold_tile
+        nongold = [m for m in left if m != gold]
+        qs = key & self.q_mask
+        for rank, m in enumerate(nongold):
+            later = 0
+            for other in left:
+                if sym[other] > sym[m]:
+                    later |= 1 << other
+            # Tiles of a triple must all leave before m is taken.  A later metal cannot;
+            # each quicksilver needs an earlier metal of its own, and only `rank` are left.
+            if all(t & later or (t & qs).bit_count() > rank for t in self.triples[m]):
+                return f"metal {sym[m]} at {self._where(m)} can never be freed: every side is held by later metals or by more quicksilver than there are earlier metals to take it"
+        if nongold and qs:
+            last = nongold[-1]
+            blockers = (1 << last) | (1 << gold if gold >= 0 and key >> gold & 1 else 0)
+            for q in _bits(qs):
+                # A quicksilver leaves with some non-gold metal M while M is on the board, so one of
+                # its triples must empty first; gold and the last non-gold metal never leave before M.
+                if all(t & blockers for t in self.triples[q]):
+                    return f"quicksilver at {self._where(q)} can never leave: every side is held by gold or by metal {sym[last]}"
+        return None
+
+    def _where(self, i: int) -> str:
+        row, col = self.board.rowcol(self.board.tiles[i].cell)
+        return f"[{row}, {col}]"
+
+    # -- moves ----------------------------------------------------------------
+
+    def moves(self, occ: int, free: int) -> list[int]:
+        """Candidate moves as removal masks, safe moves alone when one exists, in search order."""
+        metal_tiles = self.metal_tiles
+        cur = -1
+        for m in metal_tiles:
+            if occ >> m & 1:
+                cur = m
+                break
+        if cur >= 0 and cur == self.gold_tile:
+            if free >> cur & 1:
+                self.safe_moves += 1
+                return [1 << cur]  # safe: gold is the last metal and removing it disables nothing
+        out: list[int] = []
+        safe = self.safe
+        salt_occ = occ & self.salt_mask
+        salt_free = free & self.salt_mask
+        salt_n = salt_occ.bit_count()
+        odd = 0
+        for em in self.el_masks:
+            odd += (occ & em).bit_count() & 1
+        spare = salt_n - odd  # even; salt beyond what the odd elements need
+        for em in self.el_masks:
+            ef = free & em
+            if not ef:
+                continue
+            fl = _bits(ef)
+            if safe and not salt_occ and ef == occ & em:
+                self.safe_moves += 1
+                return [(1 << fl[0]) | (1 << fl[1])]
+            for x in range(len(fl)):
+                bx = 1 << fl[x]
+                for y in range(x + 1, len(fl)):
+                    out.append(bx | (1 << fl[y]))
+            if salt_free:
+                even = not (occ & em).bit_count() & 1
+                if even and spare < 2:
+                    self.pruned_counts += 1
+                else:
+                    for s in _bits(salt_free):
+                        bs = 1 << s
+                        for e in fl:
+                            out.append(bs | (1 << e))
+        if salt_free and spare >= 2:
+            sl = _bits(salt_free)
+            for x in range(len(sl)):
+                for y in range(x + 1, len(sl)):
+                    out.append((1 << sl[x]) | (1 << sl[y]))
+        vm_occ = occ & self.vm_mask
+        if vm_occ:
+            vf = _bits(free & self.mask.get(VITAE, 0))
+            mf = _bits(free & self.mask.get(MORS, 0))
+            if vf and mf:
+                if safe and free & vm_occ == vm_occ:
+                    self.safe_moves += 1
+                    return [(1 << vf[0]) | (1 << mf[0])]
+                for v in vf:
+                    for m in mf:
+                        out.append((1 << v) | (1 << m))
+        if cur >= 0 and free >> cur & 1:
+            qf = free & self.q_mask
+            if qf:
+                qocc = occ & self.q_mask
+                if safe and qocc.bit_count() == 1:
+                    self.safe_moves += 1
+                    return [(1 << cur) | qf]
+                for q in _bits(qf):
+                    out.append((1 << cur) | (1 << q))
+        if len(out) > 1 and self.order != "none":
+            out = self._ordered(out, occ, free, cur)
+        return out
+
+    def _ordered(self, out: list[int], occ: int, free: int, cur: int) -> list[int]:
+        order = self.order
+        if order == "centre":
+            key = self.key_centre
+        elif order == "neighbours":
+            key = self.key_nbrs
+        elif order == "metal":
+            key = self.key_metal[self.metal_tiles.index(cur)] if cur >= 0 else self.key_centre
+        elif order == "freed":
+            return sorted(out, key=lambda r: -self._freed(r, occ, free))
+        else:  # mixed: metal moves first, then nearest the current metal, then the centre
+            km = self.key_metal[self.metal_tiles.index(cur)] if cur >= 0 else self.key_centre
+            kc = self.key_centre
+            mm = self.metal_mask
+
+            def mixed(r: int) -> int:
+                if r & mm:
+                    return -1000
+                s = 0
+                while r:
+                    low = r & -r
+                    i = low.bit_length() - 1
+                    s += 4 * km[i] + kc[i]
+                    r ^= low
+                return s
+
+            return sorted(out, key=mixed)
+
+        def static(r: int) -> int:
+            s = 0
+            while r:
+                low = r & -r
+                s += key[low.bit_length() - 1]
+                r ^= low
+            return s
+
+        return sorted(out, key=static)
+
+    def _freed(self, r: int, occ: int, free: int) -> int:
+        child = occ & ~r
+        cand = 0
+        for i in _bits(r):
+            cand |= self.nbr[i]
+        cand &= child & ~free
+        return sum(1 for i in _bits(cand) if self.is_free(i, child))
+
+    # -- search ---------------------------------------------------------------
+
+    def stop(self) -> None:
+        self._stop = True
+
+    def run(self, time_limit: float | None = None, sleep: bool = False) -> Outcome:
+        start = time.perf_counter()
+        deadline = start + time_limit if time_limit is not None else float("inf")
+        occ = self.full
+        status = "unknown"
+        solution: list[int] = []
+        why = explanation = ""
+        problem = self.lock_problem(occ) if self.locks else None
+        if problem is not None:
+            status, why, explanation = "unsolvable", "static", problem
+        else:
+            free = self.free_set(occ)
+            try:
+                found = self._dfs_sleep(occ, free, deadline, 0) if sleep else self._dfs(occ, free, deadline)
+            except Timeout:
+                found = None
+            if found is None:
+                status = "unknown"
+            elif found:
+                status = "solved"
+                solution = found
+            else:
+                status, why = "unsolvable", "exhausted"
+                explanation = f"a complete search of {self.nodes} states found no way to clear the board"
+        return Outcome(status, solution, why, explanation, self.statistics(time.perf_counter() - start))
+
+    def statistics(self, seconds: float) -> dict[str, Any]:
+        return {
+            "nodes": self.nodes,
+            "dead_states": len(self.dead),
+            "tt_hits": self.tt_hits,
+            "safe_moves": self.safe_moves,
+            "pruned_counts": self.pruned_counts,
+            "pruned_locks": self.pruned_locks,
+            "sleep_skips": self.sleep_skips,
+            "order": self.order,
+            "search_seconds": round(seconds, 6),
+        }
+
+    def _child_free(self, occ: int, free: int, r: int) -> int:
+        """The free set after removing ``r``: only neighbours of removed tiles can change."""
+        nbr = self.nbr
+        cand = 0
+        rr = r
+        while rr:
+            low = rr & -rr
+            cand |= nbr[low.bit_length() - 1]
+            rr ^= low
+        child = occ & ~r
+        free &= ~r
+        cand &= child & ~free
+        triples = self.triples
+        while cand:
+            low = cand & -cand
+            cand ^= low
+            for m in triples[low.bit_length() - 1]:
+                if not child & m:
+                    free |= low
+                    break
+        return free
+
+    def _dfs(self, occ: int, free: int, deadline: float) -> list[int] | bool:
+        """A solution (removal masks) from ``occ``, or False when ``occ`` is dead."""
+        self.nodes += 1
+        if not self.nodes & 255 and (self._stop or time.perf_counter() > deadline):
+            raise Timeout
+        dead = self.dead
+        mm = self.metal_mask | self.q_mask
+        for r in self.moves(occ, free):
+            child = occ & ~r
+            if not child:
+                return [r]
+            if child in dead:
+                self.tt_hits += 1
+                continue
+            if r & mm and self.locks and self.lock_problem(child) is not None:
+                self.pruned_locks += 1
+                dead.add(child)
+                continue
+            found = self._dfs(child, self._child_free(occ, free, r), deadline)
+            if found:
+                assert isinstance(found, list)
+                found.append(r)
+                return found
+        dead.add(occ)
+        return False
+
+    def _dfs_sleep(self, occ: int, free: int, deadline: float, sleep: int) -> list[int] | bool:
+        """``_dfs`` with sleep sets (moves as removal masks; ``sleep`` is unused here, see below)."""
+        return self._dfs_sleep_set(occ, free, deadline, frozenset())
+
+    def _dfs_sleep_set(self, occ: int, free: int, deadline: float, asleep: frozenset[int]) -> list[int] | bool:
+        """Depth-first search with sleep sets.
+
+        A move in ``asleep`` was already explored from an ancestor in an order where it came
+        first, and it commutes with every move since, so exploring it here would reach states
+        already covered.  A state explored with a non-empty sleep set is *not* proved dead (it
+        skipped moves), so only states explored with an empty sleep set enter the dead table;
+        the others are remembered with their sleep set, and a revisit with a superset of that
+        sleep set is skipped (it would explore a subset of the same moves).
+        """
+        self.nodes += 1
+        if not self.nodes & 255 and (self._stop or time.perf_counter() > deadline):
+            raise Timeout
+        dead = self.dead
+        partial = self._partial
+        mm = self.metal_mask | self.q_mask
+        done: list[int] = []
+        for r in self.moves(occ, free):
+            if r in asleep:
+                self.sleep_skips += 1
+                continue
+            child = occ & ~r
+            if not child:
+                return [r]
+            if child in dead:
+                self.tt_hits += 1
+                done.append(r)
+                continue
+            if r & mm and self.locks and self.lock_problem(child) is not None:
+                self.pruned_locks += 1
+                dead.add(child)
+                done.append(r)
+                continue
+            # Moves that stay asleep in the child: those disjoint from r.
+            child_sleep = frozenset(s for s in (*asleep, *done) if not s & r)
+            seen = partial.get(child)
+            if seen is not None and seen <= child_sleep:
+                self.tt_hits += 1
+                done.append(r)
+                continue
+            found = self._dfs_sleep_set(child, self._child_free(occ, free, r), deadline, child_sleep)
+            if found:
+                assert isinstance(found, list)
+                found.append(r)
+                return found
+            done.append(r)
+        if asleep:
+            old = partial.get(occ)
+            partial[occ] = asleep if old is None else old & asleep
+            if not partial[occ]:
+                dead.add(occ)
+        else:
+            dead.add(occ)
+        return False
+
+    @property
+    def _partial(self) -> dict[int, frozenset[int]]:
+        if not hasattr(self, "_partial_table"):
+            self._partial_table: dict[int, frozenset[int]] = {}
+        return self._partial_table
