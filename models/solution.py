@@ -97,6 +97,33 @@ def _parse_lines(text: str, filename: str) -> Solution:
     return Solution(None, tuple(moves))
 
 
+def match_solutions(
+    boards: list[Board], solutions: list[Solution], board_name: str | None, filename: str
+) -> list[tuple[Board, Solution]]:
+    """Which board each solution is for: the one named (``--board`` or the JSON's
+    ``board``), else the same position in the file, else a lone solution is for
+    the first board."""
+    by_name = {b.name: b for b in boards}
+    if board_name is not None and board_name not in by_name:
+        raise BoardFileError(filename, f"no board named '{board_name}'")
+    pairs = []
+    for index, solution in enumerate(solutions):
+        if board_name is not None:
+            board = by_name[board_name]
+        elif solution.board is not None and solution.board in by_name:
+            board = by_name[solution.board]
+        elif len(solutions) == len(boards):
+            board = boards[index]
+        elif len(solutions) == 1:
+            board = boards[0]
+        else:
+            raise BoardFileError(
+                filename, f"solution {index} names no board ({solution.board!r}); give one solution per board, in order"
+            )
+        pairs.append((board, solution))
+    return pairs
+
+
 def to_moves(board: Board, solution: Solution, filename: str = "<solution>") -> list[Move]:
     """Axial moves for ``board``; a cell off the board is a BoardFileError."""
     moves = []

@@ -8,10 +8,10 @@ from rich.console import Console
 from rich.text import Text
 
 from sigmar.models.board import Board
-from sigmar.models.boardfile import BoardFileError, read_boards, read_text
+from sigmar.models.boardfile import read_boards, read_text
 from sigmar.models.hexgrid import from_rowcol, row_lengths
 from sigmar.models.rules import Position
-from sigmar.models.solution import parse_solutions, to_moves
+from sigmar.models.solution import Solution, match_solutions, parse_solutions, to_moves
 from sigmar.models.tiles import METALS
 
 from .options import add_board_file
@@ -38,6 +38,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_board_file(parser)
     parser.add_argument("--solution", metavar="SOLUTION", help="a solution to play out (as for 'verify')")
+    parser.add_argument("--board", metavar="NAME", help="which board a plain solution is for (default: the first)")
     parser.add_argument("--no-color", action="store_true", help="plain text")
     parser.set_defaults(run=run)
 
@@ -68,15 +69,16 @@ def render(board: Board, occupied: frozenset | None = None, highlight: tuple = (
 def run(args: argparse.Namespace) -> int:
     console = Console(no_color=args.no_color, highlight=False)
     boards = read_boards(args.file)
-    solutions = parse_solutions(read_text(args.solution), args.solution) if args.solution else None
-    if solutions is not None and len(solutions) != len(boards) and len(boards) != 1:
-        raise BoardFileError(args.solution, f"{len(solutions)} solutions for {len(boards)} boards")
-    for index, board in enumerate(boards):
+    played: dict[str, Solution] = {}
+    if args.solution:
+        solutions = parse_solutions(read_text(args.solution), args.solution)
+        played = {b.name: sol for b, sol in match_solutions(boards, solutions, args.board, args.solution)}
+    for board in boards:
         console.print(f"[bold]{board.name}[/bold]  ({len(board)} tiles, side {board.dim})")
-        if solutions is None:
+        solution = played.get(board.name)
+        if solution is None:
             console.print(render(board))
             continue
-        solution = solutions[min(index, len(solutions) - 1)]
         position = Position.start(board)
         for number, move in enumerate(to_moves(board, solution, args.solution), start=1):
             why = position.why_illegal(move)

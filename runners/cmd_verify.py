@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from sigmar.models.boardfile import BoardFileError, read_boards, read_text
+from sigmar.models.boardfile import read_boards, read_text
 from sigmar.models.rules import verify
-from sigmar.models.solution import parse_solutions, to_moves
+from sigmar.models.solution import match_solutions, parse_solutions, to_moves
 
 from .options import add_board_file, add_json
 
@@ -22,6 +22,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_board_file(parser)
     parser.add_argument("solution", metavar="SOLUTION", help="solution file")
+    parser.add_argument(
+        "--board", metavar="NAME", help="which board of FILE a plain solution is for (default: the first)"
+    )
     add_json(parser)
     parser.set_defaults(run=run)
 
@@ -29,22 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     boards = read_boards(args.file)
     solutions = parse_solutions(read_text(args.solution), args.solution)
-    by_name = {b.name: b for b in boards}
-    pairs = []
-    for index, solution in enumerate(solutions):
-        if solution.board is not None and solution.board in by_name:
-            board = by_name[solution.board]
-        elif len(solutions) == len(boards):
-            board = boards[index]
-        elif len(boards) == 1:
-            board = boards[0]
-        else:
-            raise BoardFileError(
-                args.solution,
-                f"solution {index} names no board of {args.file}"
-                f" ({solution.board!r}); give one solution per board, in order",
-            )
-        pairs.append((board, solution))
+    pairs = match_solutions(boards, solutions, args.board, args.solution)
     all_valid = True
     for board, solution in pairs:
         verdict = verify(board, to_moves(board, solution, args.solution))
