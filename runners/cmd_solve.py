@@ -1,18 +1,19 @@
-"""``sigmar solve FILE [--backend B]``: answer each board, every answer checked."""
+"""``sigmar solve FILE [--backend B]``: the chosen backends race on each board (SPEC §3, §4)."""
 
 from __future__ import annotations
 
 import argparse
-import time
 
 from rich.console import Console
 from rich.table import Table
-from sigmar.encoders.registry import expand, make
+
+from sigmar.encoders.registry import expand
+from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Result, Status
 
-from .check import counts_answer, run_checked
 from .options import add_backend, add_board_file, add_json, add_time_limit
+from .race import Race, RaceOutcome
 from .report import dumps, exit_code, result_json, summary_line
 
 
@@ -21,8 +22,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "solve",
         help="answer each board (backends race; the first checked answer wins)",
         description="Answer each board: solved (moves replayed by the rule engine), "
-        "unsolvable (with its reason) or unknown. Exit 0 all answered, 1 some not, "
-        "2 bad input, 3 a wrong answer.",
+        "unsolvable (with its reason) or unknown. With several backends they race, each in its "
+        "own process; an unsolvable claim from an encoding needs a backend of another family to "
+        "agree. Exit 0 all answered, 1 some not, 2 bad input, 3 a wrong answer.",
     )
     add_board_file(parser)
     add_backend(parser)
@@ -31,37 +33,45 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def solve_one(names: list[str], board, time_limit: float) -> Result:
-    """The first backend's checked answer (a race replaces this when several are named)."""
-    start = time.perf_counter()
-    early = counts_answer(board)
-    if early is not None:
-        return early.with_(seconds=time.perf_counter() - start)
-    result = run_checked(make(names[0]), board, time_limit)
-    return result.with_(seconds=time.perf_counter() - start)
-
-
-def run(args: argparse.Namespace) -> int:
-    boards = read_boards(args.file)
-    names = expand(args.backend)
+def chosen_backends(spec: str) -> list[str]:
+    names = expand(spec)
     if not names:
         from .cli import UsageError
 
         raise UsageError("no backend is available here; see 'sigmar backends'")
-    results = []
+    return names
+
+
+def outcome_json(board: Board, outcome: RaceOutcome) -> dict[str, object]:
+    extra: dict[str, object] = {}
+    if outcome.wrong:
+        extra["wrong"] = outcome.wrong
+    return result_json(board, outcome.result, **extra)
+
+
+def run(args: argparse.Namespace) -> int:
+    boards = read_boards(args.file)
+    names = chosen_backends(args.backend)
+    results: list[Result] = []
     table = Table(title=f"sigmar solve {args.file}")
     for column in ("board", "status", "backend", "seconds", "detail"):
         table.add_column(column)
-    for board in boards:
-        result = solve_one(names, board, args.time_limit)
-        results.append(result)
-        if args.json:
-            print(dumps(result_json(board, result)), flush=True)
-        else:
-            table.add_row(board.name, str(result.status), result.backend, f"{result.seconds:.3f}", summary_line(result))
+    with Race(names) as race:
+        for board in boards:
+            outcome = race.solve(board, args.time_limit)
+            result = outcome.result
+            # a wrong answer seen during the race is a bug worth exit 3, even if another backend won
+            results.append(result.with_(wrong=True) if outcome.wrong else result)
+            if args.json:
+                print(dumps(outcome_json(board, outcome)), flush=True)
+            else:
+                detail = summary_line(result)
+                if outcome.wrong:
+                    detail += "; WRONG: " + "; ".join(outcome.wrong.values())
+                table.add_row(board.name, str(result.status), result.backend, f"{result.seconds:.3f}", detail)
     if not args.json:
         Console().print(table)
     return exit_code(results)
 
 
-__all__ = ["run", "add_parser", "solve_one", "Status"]
+__all__ = ["run", "add_parser", "chosen_backends", "Status"]

@@ -1,0 +1,237 @@
+"""The race: several backends on one board, the first answer that passes the checks wins.
+
+Rules (issue 7):
+
+- The count precheck answers before any backend is asked.
+- Every backend runs in its own worker process (:mod:`sigmar.runners.workers`);
+  the workers live across the boards of a file, so solver imports are paid once.
+- ``solved`` wins when the rule engine replays the moves (``check.checked``).
+- ``unsolvable`` wins alone only with a reason anyone can check: ``counts``,
+  ``static`` or ``exhausted`` (a complete search).  A solver's refutation
+  (``proof``) wins only when a backend of *another family* also says
+  unsolvable: then it is reported as ``corroborated``, naming both.  Two
+  solvers behind the same encoding (``cnf:glucose4`` and ``cnf:cadical195``)
+  share its bugs, so they do not corroborate each other.
+- A claim nobody corroborates waits until the time limit, then the board is
+  ``unknown`` with a message saying what was claimed.
+- Losers are asked to stop; one that has not stopped within ``grace`` seconds
+  when it is next needed is killed and replaced by a fresh worker.
+- A crashed or hung backend is an answer (``error``) or nothing; the race goes on.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from types import TracebackType
+from typing import Any
+
+from sigmar.encoders import registry
+from sigmar.models.board import Board
+from sigmar.models.result import Reason, Result, Status
+
+from .check import checked, counts_answer
+from .workers import Worker
+
+# Reasons a reader can check from the board alone or from a complete search.
+SOUND_REASONS = frozenset({Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED})
+
+
+def family_of(name: str) -> str:
+    return registry.split_name(name)[0]
+
+
+def is_sound_unsolvable(result: Result) -> bool:
+    return result.status is Status.UNSOLVABLE and result.reason in SOUND_REASONS
+
+
+def corroborate(first: Result, second: Result) -> Result:
+    """Two unsolvable claims from different families, reported as one ``corroborated`` answer."""
+    why = first.explanation or f"{first.reason} from {first.backend}"
+    return Result(
+        Status.UNSOLVABLE,
+        f"{first.backend}+{second.backend}",
+        reason=Reason.CORROBORATED,
+        explanation=f"{first.backend} ({first.reason}) and {second.backend} ({second.reason}) "
+        f"both found it unsolvable: {why}",
+    )
+
+
+@dataclass
+class RaceOutcome:
+    """What the race found on one board: the answer to report and everything seen on the way."""
+
+    result: Result
+    answers: dict[str, Result] = field(default_factory=dict)
+    # Backends whose answer was provably wrong (a rejected solution, or
+    # "unsolvable" against a verified solution): SPEC exit status 3.
+    wrong: dict[str, str] = field(default_factory=dict)
+
+
+class Race:
+    """Worker processes for the named backends, reused board after board.
+
+    Use as a context manager so the workers are killed on any exit,
+    Ctrl-C included.
+    """
+
+    def __init__(self, names: list[str], *, slack: float = 0.5, grace: float = 0.2) -> None:
+        if not names:
+            raise registry.UnknownBackend("no backend named")
+        for name in names:
+            registry.make(name)  # unknown or unavailable names fail here, in the parent (exit 2)
+        self.names = list(dict.fromkeys(names))
+        self.slack = slack  # seconds past the time limit allowed for a backend's own "unknown"
+        self.grace = grace  # seconds a loser gets to stop before it is killed
+        self._job = 0
+        self.workers: dict[str, Worker] = {}
+        try:
+            for name in self.names:
+                self.workers[name] = Worker(name)
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> Race:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for worker in self.workers.values():
+            if worker.job_id is not None:
+                worker.kill()
+            else:
+                worker.close()
+
+    def pids(self) -> list[int]:
+        return [w.pid for w in self.workers.values() if w.pid is not None]
+
+    # -- one board -------------------------------------------------------
+
+    def _ready_for(self, worker: Worker, now: float) -> bool:
+        """True when ``worker`` can take a new job now (restarting it when dead or stuck)."""
+        if not worker.alive():
+            worker.restart()
+            return True
+        if worker.job_id is None:
+            return True
+        worker.ask_stop()
+        if now - worker.stop_sent >= self.grace:
+            worker.restart()
+            return True
+        return False
+
+    def solve(self, board: Board, time_limit: float | None) -> RaceOutcome:
+        start = time.perf_counter()
+        early = counts_answer(board)
+        if early is not None:
+            return RaceOutcome(early.with_(seconds=time.perf_counter() - start))
+        self._job += 1
+        job = self._job
+        deadline = None if time_limit is None else start + time_limit + self.slack
+        outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
+        running: set[str] = set()  # working on this board
+        waiting: set[str] = set()  # still finishing an earlier board
+        for name, worker in self.workers.items():
+            if self._ready_for(worker, start):
+                worker.submit(job, name, board, time_limit)
+                running.add(name)
+            else:
+                waiting.add(name)
+
+        claims: list[Result] = []  # unsolvable answers that need corroboration
+        winner: Result | None = None
+        while winner is None and (running or waiting):
+            now = time.perf_counter()
+            if deadline is not None and now >= deadline:
+                break
+            timeout = None if deadline is None else deadline - now
+            for name in list(waiting):
+                expiry = self.workers[name].stop_sent + self.grace - now
+                timeout = expiry if timeout is None else min(timeout, expiry)
+            busy = {name: self.workers[name] for name in running | waiting}
+            handles: dict[Any, str] = {}
+            for name, worker in busy.items():
+                handles[worker.conn] = name
+                handles[worker.sentinel] = name
+            ready = wait(list(handles), None if timeout is None else max(timeout, 0.0))
+            now = time.perf_counter()
+            for name in dict.fromkeys(handles[h] for h in ready):
+                worker = busy[name]
+                done = worker.receive() if worker.conn.poll() else None
+                if done is None and worker.alive():
+                    continue  # woken by nothing readable; look again
+                if done is None:  # the worker died
+                    if name in running:
+                        running.discard(name)
+                        message = f"{name}: {worker.exit_description()} while solving"
+                        outcome.answers[name] = Result(Status.ERROR, name, message=message)
+                    elif name in waiting:
+                        waiting.discard(name)
+                        worker.restart()
+                        worker.submit(job, name, board, time_limit)
+                        running.add(name)
+                    continue
+                if done.job_id != job:  # a stale answer from an earlier board
+                    if name in waiting:
+                        waiting.discard(name)
+                        worker.submit(job, name, board, time_limit)
+                        running.add(name)
+                    continue
+                running.discard(name)
+                answer = checked(board, done.result)
+                outcome.answers[name] = answer
+                if answer.wrong:
+                    outcome.wrong[name] = answer.message
+                elif answer.verified or is_sound_unsolvable(answer):
+                    winner = answer
+                elif answer.status is Status.UNSOLVABLE:
+                    partner = next((c for c in claims if family_of(c.backend) != family_of(answer.backend)), None)
+                    if partner is not None:
+                        winner = corroborate(partner, answer)
+                    else:
+                        claims.append(answer)
+                if winner is not None:
+                    winner = winner.with_(seconds=now - start)
+                    break
+            for name in list(waiting):  # losers from the last board that did not stop in time
+                worker = self.workers[name]
+                if now - worker.stop_sent >= self.grace:
+                    waiting.discard(name)
+                    worker.restart()
+                    worker.submit(job, name, board, time_limit)
+                    running.add(name)
+
+        for name in running:
+            self.workers[name].ask_stop()
+        elapsed = time.perf_counter() - start
+        if winner is not None and winner.verified:
+            for claim in claims:  # "unsolvable" against a verified solution is wrong
+                outcome.wrong[claim.backend] = (
+                    f"{claim.backend} said unsolvable ({claim.reason}) but {winner.backend} found a verified solution"
+                )
+        outcome.result = winner if winner is not None else self._no_winner(outcome, claims, elapsed, time_limit)
+        return outcome
+
+    def _no_winner(self, outcome: RaceOutcome, claims: list[Result], elapsed: float, limit: float | None) -> Result:
+        answers = outcome.answers
+        if claims:
+            who = ", ".join(f"{c.backend} ({c.reason}: {c.explanation or 'no explanation'})" for c in claims)
+            message = f"only {who} claimed unsolvable; no backend of another family corroborated it"
+            return Result(Status.UNKNOWN, "race", elapsed, message=message)
+        if outcome.wrong:
+            name, message = next(iter(outcome.wrong.items()))
+            return Result(Status.ERROR, name, elapsed, message=message, wrong=True)
+        if answers and len(answers) == len(self.workers) and all(a.status is Status.ERROR for a in answers.values()):
+            message = "; ".join(a.message for a in answers.values())
+            return Result(Status.ERROR, "race", elapsed, message=f"every backend failed: {message}")
+        silent = [n for n in self.workers if n not in answers]
+        parts = []
+        if silent and limit is not None:
+            parts.append(f"no answer from {', '.join(silent)} in {limit:g} s")
+        for name, answer in answers.items():
+            parts.append(f"{name}: {answer.message or answer.status}")
+        return Result(Status.UNKNOWN, "race", elapsed, message="; ".join(parts) or "no answer")

@@ -1,0 +1,228 @@
+"""Worker processes that run backends, one board at a time, and can be killed.
+
+Why processes and not threads: python-sat's ``solve()`` holds the GIL and
+CaDiCaL ignores interrupts, so the only sure way to stop a losing backend is
+to kill its process.  A worker keeps its backend instances alive between
+jobs, so a multi-board file pays the solver imports once.
+
+Start method: ``fork`` on POSIX.  The parent has already imported the
+backend modules (``registry.info`` imports them to check availability), so a
+fresh worker, and the replacement of a killed one, costs a fork and no
+imports.  Every worker still receives the parent's ``registry.FAMILIES``
+explicitly, so ``spawn``/``forkserver`` also work (for example with a family
+that a test registered).
+
+Each worker leads its own process group, so killing the group also kills a
+solver binary the backend started (MiniZinc runs ``minizinc`` as a child),
+and Ctrl-C at the terminal reaches only the parent, which then kills the
+workers.  On Linux a worker also dies with its parent (``PR_SET_PDEATHSIG``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from sigmar.encoders import registry
+from sigmar.models.board import Board
+from sigmar.models.result import Result, Status
+
+# Messages, parent -> worker: ("job", job_id, name, board, time_limit), ("stop", job_id), ("quit",)
+# Messages, worker -> parent: ("done", job_id, result, seconds)
+
+
+@dataclass(frozen=True)
+class Done:
+    """A worker's answer to one job; ``seconds`` is the wall time of ``solve`` inside the worker."""
+
+    job_id: int
+    result: Result
+    seconds: float
+
+
+def _die_with_parent() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _worker_main(conn: Connection, families: tuple[tuple[str, str, str], ...], parent_pid: int) -> None:
+    """The loop of one worker process: read jobs, solve, send answers; stop on request."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
+    _die_with_parent()
+    if os.getppid() != parent_pid:  # the parent died before we could ask to die with it
+        os._exit(1)
+    registry.FAMILIES = families
+    backends: dict[str, Any] = {}
+    jobs: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
+    current: list[Any] = [None, None]  # job id, backend
+
+    def reader() -> None:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                jobs.put(None)
+                return
+            if message[0] == "job":
+                jobs.put(message)
+            elif message[0] == "stop":
+                job_id, backend = current
+                if job_id == message[1] and backend is not None:
+                    with contextlib.suppress(Exception):
+                        backend.stop()
+            else:
+                jobs.put(None)
+                return
+
+    threading.Thread(target=reader, daemon=True).start()
+    while True:
+        job = jobs.get()
+        if job is None:
+            break
+        _, job_id, name, board, time_limit = job
+        start = time.perf_counter()
+        try:
+            backend = backends.get(name)
+            if backend is None:
+                backend = backends[name] = registry.make(name)
+            current[:] = [job_id, backend]
+            result = backend.solve(board, time_limit)
+            if not isinstance(result, Result):
+                raise TypeError(f"solve returned {type(result).__name__}, not a Result")
+        except Exception as exc:  # a crashing backend is an answer, not a crash of the worker
+            detail = traceback.extract_tb(exc.__traceback__)[-1]
+            where = f" at {os.path.basename(detail.filename)}:{detail.lineno}" if detail else ""
+            result = Result(Status.ERROR, name, message=f"{name} raised {type(exc).__name__}: {exc}{where}")
+        seconds = time.perf_counter() - start
+        current[:] = [None, None]
+        try:
+            conn.send(Done(job_id, result, seconds))
+        except (BrokenPipeError, OSError):
+            break
+        except Exception as exc:  # an answer that cannot be pickled
+            conn.send(Done(job_id, Result(Status.ERROR, name, message=f"answer not sendable: {exc}"), seconds))
+    os._exit(0)
+
+
+def default_context() -> multiprocessing.context.BaseContext:
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return multiprocessing.get_context(method)
+
+
+class Worker:
+    """One worker process seen from the parent: send a job, read the answer, kill it."""
+
+    def __init__(self, label: str, context: multiprocessing.context.BaseContext | None = None) -> None:
+        self.label = label
+        self.context = context or default_context()
+        self.job_id: int | None = None  # the job it is working on, None when idle
+        self.stop_sent = 0.0  # perf_counter when it was asked to stop its job, 0 if not
+        self._start()
+
+    def _start(self) -> None:
+        parent_conn, child_conn = self.context.Pipe()
+        process = self.context.Process(  # type: ignore[attr-defined]
+            target=_worker_main,
+            args=(child_conn, registry.FAMILIES, os.getpid()),
+            name=f"sigmar-{self.label}",
+            daemon=True,
+        )
+        process.start()
+        child_conn.close()
+        with contextlib.suppress(OSError):  # also here, so a kill right after start finds the group
+            os.setpgid(process.pid, process.pid)
+        self.conn: Connection = parent_conn
+        self.process = process
+        self.job_id = None
+        self.stop_sent = 0.0
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    @property
+    def sentinel(self) -> int:
+        return int(self.process.sentinel)
+
+    def alive(self) -> bool:
+        return self.process.is_alive()
+
+    def submit(self, job_id: int, name: str, board: Board, time_limit: float | None) -> None:
+        self.conn.send(("job", job_id, name, board, time_limit))
+        self.job_id = job_id
+        self.stop_sent = 0.0
+
+    def ask_stop(self) -> None:
+        """Ask the backend to give up its job (it may not listen; then it is killed later)."""
+        if self.job_id is not None and not self.stop_sent:
+            self.stop_sent = time.perf_counter()
+            with contextlib.suppress(OSError, ValueError):
+                self.conn.send(("stop", self.job_id))
+
+    def receive(self) -> Done | None:
+        """The answer waiting on the pipe, or None when the worker died."""
+        try:
+            done: Done = self.conn.recv()
+        except (EOFError, OSError):
+            return None
+        if done.job_id == self.job_id:
+            self.job_id = None
+            self.stop_sent = 0.0
+        return done
+
+    def exit_description(self) -> str:
+        self.process.join(0.05)
+        code = self.process.exitcode
+        if code is None:
+            return "worker died"
+        if code < 0:
+            try:
+                return f"worker killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                return f"worker killed by signal {-code}"
+        return f"worker exited with status {code}"
+
+    def kill(self) -> None:
+        """Kill the worker and everything it started; wait until it is gone."""
+        pid = self.process.pid
+        if pid is not None:
+            for kill in (os.killpg, os.kill):
+                with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+                    kill(pid, signal.SIGKILL)
+        self.process.join(5)
+        with contextlib.suppress(OSError):
+            self.conn.close()
+        with contextlib.suppress(ValueError, AttributeError):
+            self.process.close()
+
+    def restart(self) -> None:
+        self.kill()
+        self._start()
+
+    def close(self) -> None:
+        """Quit politely when idle, else kill."""
+        if self.job_id is None and self.alive():
+            with contextlib.suppress(OSError, ValueError):
+                self.conn.send(("quit",))
+            self.process.join(0.5)
+        self.kill()

@@ -1,0 +1,110 @@
+"""Fake backends for the runner tests: one honest, several deliberately broken.
+
+Never registered outside the tests: a test adds them to ``registry.FAMILIES``
+with :func:`register` (monkeypatch), and the worker processes receive that
+registry from the parent.
+
+``honest:dfs`` solves tiny boards by a complete search over the rule engine
+(unsolvable ones as ``exhausted``); ``honest:proof`` is the same search but
+reports unsolvable as a solver's ``proof`` (needs corroboration);
+``honest:slow`` sleeps ``SIGMAR_FAKE_DELAY`` seconds (default 0.5) first.
+``broken:SUB`` misbehaves as SUB says: ``wrong`` (a solution the rule
+engine rejects), ``crash`` (raises), ``exit`` (the process dies), ``hang``
+(sleeps forever, ignores stop), ``proof`` (claims unsolvable, proof, always),
+``unknown`` (gives up at once).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from functools import cache
+
+from sigmar.encoders.backend import Backend
+from sigmar.models.board import Board
+from sigmar.models.result import Move, Reason, Result, Status
+from sigmar.models.rules import Position
+
+FAKE_FAMILIES = (
+    ("honest", "tests.broken_backend", "HonestBackend"),
+    ("broken", "tests.broken_backend", "BrokenBackend"),
+)
+
+
+def register(monkeypatch: object) -> None:
+    """Add the fake families to the registry for one test."""
+    from sigmar.encoders import registry
+
+    monkeypatch.setattr(registry, "FAMILIES", registry.FAMILIES + FAKE_FAMILIES)  # type: ignore[attr-defined]
+
+
+def dfs(board: Board) -> tuple[Move, ...] | None:
+    """A clearing move sequence, or None when there is none (exhaustive, tiny boards only)."""
+
+    @cache
+    def search(occupied: frozenset) -> tuple[Move, ...] | None:
+        position = Position(board, occupied)
+        if position.is_clear:
+            return ()
+        for move in position.legal_moves():
+            rest = search(occupied - set(move.cells))
+            if rest is not None:
+                return (move, *rest)
+        return None
+
+    return search(Position.start(board).occupied)
+
+
+class HonestBackend(Backend):
+    family = "honest"
+    default_sub = "dfs"
+    description = "test fake: exhaustive search over the rule engine"
+
+    @classmethod
+    def subs(cls) -> tuple[str, ...]:
+        return ("dfs", "proof", "slow")
+
+    @classmethod
+    def version(cls) -> str:
+        return "fake-1"
+
+    def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        start = time.perf_counter()
+        if self.sub == "slow":
+            time.sleep(float(os.environ.get("SIGMAR_FAKE_DELAY", "0.5")))
+        moves = dfs(board)
+        seconds = time.perf_counter() - start
+        if moves is not None:
+            return Result(Status.SOLVED, self.name, seconds, moves=moves)
+        reason = Reason.PROOF if self.sub == "proof" else Reason.EXHAUSTED
+        return Result(Status.UNSOLVABLE, self.name, seconds, reason=reason, explanation="the search found no way")
+
+
+class BrokenBackend(Backend):
+    family = "broken"
+    default_sub = "wrong"
+    description = "test fake that misbehaves on purpose"
+
+    @classmethod
+    def subs(cls) -> tuple[str, ...]:
+        return ("wrong", "crash", "exit", "hang", "proof", "unknown")
+
+    @classmethod
+    def version(cls) -> str:
+        return "fake-1"
+
+    def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        if self.sub == "crash":
+            raise RuntimeError("deliberate crash")
+        if self.sub == "exit":
+            os._exit(7)
+        if self.sub == "hang":
+            while True:
+                time.sleep(3600)
+        if self.sub == "proof":
+            return Result(Status.UNSOLVABLE, self.name, reason=Reason.PROOF, explanation="I say so")
+        if self.sub == "unknown":
+            return Result(Status.UNKNOWN, self.name, message="gave up")
+        # "wrong": removes the first tile alone, which is never a whole solution of a board with pairs
+        first = board.tiles[0].cell
+        return Result(Status.SOLVED, self.name, moves=(Move((first,)),))

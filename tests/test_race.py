@@ -1,0 +1,229 @@
+"""The race engine and ``sigmar solve``: winners, corroboration, broken and hung backends, no stray process."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from sigmar.models.boardfile import parse_boards
+from sigmar.models.result import Reason, Result, Status
+from sigmar.models.rules import verify
+from sigmar.runners import cli
+from sigmar.runners.race import Race, corroborate
+from tests.broken_backend import register
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Three tiny boards: a solvable pair, a stuck one (counts fine, no way out), one the counts refute.
+BOARDS_TEXT = """\
+# pair
+a . .
+ . . . .
+  . . a . .
+   . . . .
+    . . .
+
+# stuck
+. e .
+f . m .
+. s . a .
+. a f v
+. . .
+
+# counts
+a . .
+ . . . .
+  . . e . .
+   . . . .
+    . . .
+"""
+
+
+@pytest.fixture
+def fakes(monkeypatch: pytest.MonkeyPatch) -> None:
+    register(monkeypatch)
+
+
+@pytest.fixture
+def boards():
+    return {b.name: b for b in parse_boards(BOARDS_TEXT, "tiny")}
+
+
+@pytest.fixture
+def board_file(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.txt"
+    path.write_text(BOARDS_TEXT)
+    return path
+
+
+def descendants() -> set[int]:
+    return {p.pid for p in psutil.Process().children(recursive=True)}
+
+
+def test_honest_backend_wins_with_a_verified_solution(fakes, boards) -> None:
+    with Race(["honest"]) as race:
+        outcome = race.solve(boards["pair"], 5.0)
+    result = outcome.result
+    assert result.status is Status.SOLVED, result
+    assert result.verified and verify(boards["pair"], result.moves).valid
+    assert result.backend == "honest:dfs"
+    assert 0 < result.seconds < 5
+
+
+def test_counts_answer_before_any_backend(fakes, boards) -> None:
+    with Race(["broken:hang"]) as race:
+        outcome = race.solve(boards["counts"], 5.0)
+    assert outcome.result.status is Status.UNSOLVABLE
+    assert outcome.result.reason is Reason.COUNTS
+    assert outcome.result.seconds < 1.0
+    assert outcome.answers == {}
+
+
+def test_exhausted_search_wins_alone(fakes, boards) -> None:
+    with Race(["honest"]) as race:
+        result = race.solve(boards["stuck"], 5.0).result
+    assert (result.status, result.reason) == (Status.UNSOLVABLE, Reason.EXHAUSTED)
+
+
+def test_a_lone_proof_is_not_an_answer(fakes, boards) -> None:
+    with Race(["honest:proof"]) as race:
+        result = race.solve(boards["stuck"], 2.0).result
+    assert result.status is Status.UNKNOWN
+    assert "honest:proof" in result.message and "claimed unsolvable" in result.message
+
+
+def test_two_families_corroborate_a_proof(fakes, boards) -> None:
+    with Race(["honest:proof", "broken:proof"]) as race:
+        result = race.solve(boards["stuck"], 5.0).result
+    assert (result.status, result.reason) == (Status.UNSOLVABLE, Reason.CORROBORATED)
+    assert "honest:proof" in result.backend and "broken:proof" in result.backend
+    assert "honest:proof" in result.explanation and "broken:proof" in result.explanation
+
+
+def test_corroborate_names_both_backends() -> None:
+    first = Result(Status.UNSOLVABLE, "cnf:glucose4", reason=Reason.PROOF, explanation="UNSAT at 28 steps")
+    second = Result(Status.UNSOLVABLE, "cpsat", reason=Reason.PROOF)
+    joined = corroborate(first, second)
+    assert joined.reason is Reason.CORROBORATED
+    assert joined.backend == "cnf:glucose4+cpsat"
+    assert "UNSAT at 28 steps" in joined.explanation
+
+
+def test_a_wrong_solution_never_wins_and_is_recorded(fakes, boards) -> None:
+    with Race(["broken:wrong", "honest"]) as race:
+        outcome = race.solve(boards["pair"], 5.0)
+    assert outcome.result.backend == "honest:dfs" and outcome.result.verified
+    # the wrong answer may or may not have arrived before the honest one; alone it is always caught
+    with Race(["broken:wrong"]) as race:
+        alone = race.solve(boards["pair"], 5.0)
+    assert alone.result.status is Status.ERROR and alone.result.wrong
+    assert "broken:wrong" in alone.wrong
+
+
+def test_a_proof_against_a_verified_solution_is_wrong(fakes, boards) -> None:
+    os.environ["SIGMAR_FAKE_DELAY"] = "0.3"
+    try:
+        with Race(["broken:proof", "honest:slow"]) as race:
+            outcome = race.solve(boards["pair"], 5.0)
+    finally:
+        del os.environ["SIGMAR_FAKE_DELAY"]
+    assert outcome.result.verified
+    assert "broken:proof" in outcome.wrong
+
+
+@pytest.mark.parametrize("sub", ["crash", "exit"])
+def test_a_crashing_backend_does_not_stop_the_race(fakes, boards, sub: str) -> None:
+    with Race([f"broken:{sub}", "honest"]) as race:
+        for _ in range(2):  # the dead worker is replaced for the next board
+            assert race.solve(boards["pair"], 5.0).result.verified
+    with Race([f"broken:{sub}"]) as race:
+        result = race.solve(boards["pair"], 5.0).result
+    assert result.status is Status.ERROR
+    assert ("deliberate crash" if sub == "crash" else "exited with status 7") in result.message
+
+
+def test_a_hung_backend_is_killed_and_replaced(fakes, boards) -> None:
+    before = descendants()
+    with Race(["broken:hang", "honest"], grace=0.05) as race:
+        first_pid = race.workers["broken:hang"].pid
+        for name in ("pair", "stuck", "pair"):
+            assert race.solve(boards[name], 5.0).result.status in (Status.SOLVED, Status.UNSOLVABLE)
+            time.sleep(0.1)  # past the grace: the next board replaces the hung worker
+        assert race.workers["broken:hang"].pid != first_pid  # killed once it did not stop
+    with Race(["broken:hang"], slack=0.1) as race:
+        start = time.perf_counter()
+        result = race.solve(boards["pair"], 0.3).result
+        assert result.status is Status.UNKNOWN
+        assert 0.3 <= time.perf_counter() - start < 2.0
+        assert "broken:hang" in result.message
+    time.sleep(0.05)
+    assert descendants() <= before, "worker processes left behind"
+
+
+def test_workers_live_across_boards(fakes, boards) -> None:
+    with Race(["honest"]) as race:
+        pid = race.workers["honest"].pid
+        for board in boards.values():
+            race.solve(board, 5.0)
+        assert race.workers["honest"].pid == pid
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict], str]:
+    code = cli.main(argv)
+    out, err = capsys.readouterr()
+    return code, [json.loads(line) for line in out.splitlines() if line.strip()], err
+
+
+def test_solve_json_and_exit_codes(fakes, board_file: Path, capsys) -> None:
+    code, records, _ = run_cli(["solve", str(board_file), "--backend", "honest", "--json"], capsys)
+    assert code == 0
+    assert [r["status"] for r in records] == ["solved", "unsolvable", "unsolvable"]
+    assert records[0]["backend"] == "honest:dfs" and records[0]["verified"] is True
+    assert records[1]["reason"] == "exhausted" and records[2]["reason"] == "counts"
+    code, records, _ = run_cli(["solve", str(board_file), "-b", "honest:proof", "--time-limit", "1", "--json"], capsys)
+    assert code == 1 and records[1]["status"] == "unknown"
+    code, records, _ = run_cli(["solve", str(board_file), "-b", "broken:wrong", "--json"], capsys)
+    assert code == 3 and records[0]["status"] == "error" and "broken:wrong" in records[0]["wrong"]
+
+
+def test_solve_rejects_unknown_backend(fakes, board_file: Path, capsys) -> None:
+    code, _, err = run_cli(["solve", str(board_file), "--backend", "nonesuch"], capsys)
+    assert code == 2 and "nonesuch" in err
+
+
+def test_ctrl_c_leaves_no_process_behind(board_file: Path) -> None:
+    """A real ``sigmar solve`` process, interrupted while a backend hangs."""
+    script = (
+        "import sys; from sigmar.encoders import registry; from tests.broken_backend import FAKE_FAMILIES; "
+        "registry.FAMILIES += FAKE_FAMILIES; from sigmar.runners.cli import main; "
+        f"sys.exit(main(['solve', {str(board_file)!r}, '-b', 'broken:hang,honest:slow', '--time-limit', '60']))"
+    )
+    env = dict(os.environ, SIGMAR_FAKE_DELAY="30")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        parent = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 20
+        workers: list[psutil.Process] = []
+        while time.monotonic() < deadline and len(workers) < 2:
+            time.sleep(0.1)
+            workers = parent.children(recursive=True)
+        assert len(workers) >= 2, "the workers never started"
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    _, alive = psutil.wait_procs(workers, timeout=5)
+    assert not alive, f"left behind: {[p.pid for p in alive]}"
