@@ -1,0 +1,230 @@
+"""``sigmar generate``: new boards, solvable by construction or refuted as unsolvable.
+
+Solvable boards come from the frontier generator (``sigmar.models.generator``)
+and each is replayed by the rule engine with its witness before it is
+written.  Unsolvable boards are candidates (random shuffles over a template,
+two-tile swaps of a generated board, deadlocks built around the lowest metal)
+kept only when a sound argument refutes them: the counts, a static
+argument, or an exhaustive search by the ``search`` backend.  The reason and
+its sentence go in the comment lines above each board.
+
+Board ``k`` of seed ``S`` draws from its own random stream, so it is the same
+whatever ``--count`` is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from sigmar.encoders.registry import UnknownBackend, make
+from sigmar.models.board import Board
+from sigmar.models.boardfile import format_board
+from sigmar.models.difficulty import clear_rate
+from sigmar.models.generator import (
+    PAIRED_TILES,
+    STANDARD_DIM,
+    GenerationError,
+    deadlocked,
+    generate,
+    lowest_metal_deadlock,
+    mix_for,
+    shuffled,
+    swapped,
+    tiles_for_dim,
+)
+from sigmar.models.result import Reason, Result, Status
+from sigmar.models.rules import count_problem, verify
+from sigmar.models.templates import FOLDS, Template, ondrovo_templates, random_template, read_templates
+
+from .check import run_checked
+from .cli import UsageError
+from .options import positive_float
+
+SOUND = (Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED)
+KINDS = ("shuffle", "swap", "deadlock")
+CANDIDATES = 40  # tries per unsolvable board before falling back on a deadlock
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "generate",
+        help="new boards: solvable by construction (with a witness), or refuted unsolvable",
+        description="Generate boards with the frontier generator of the Leiden thesis (sec. 7). "
+        "TEMPLATE is 'ondrovo' (a random one of the 43 public shapes, side 6), 'ondrovo:N', "
+        "'random' or 'random:F' (a random shape with F-fold symmetry, F in 2, 3, 6), or a template file "
+        "('o' a tile cell, '.' empty, a digit marks gold's cell; PATH:N picks its N-th template).",
+    )
+    parser.add_argument(
+        "--template",
+        "-t",
+        metavar="T",
+        default=None,
+        help="shape source (default: ondrovo on side 6, random shapes above)",
+    )
+    parser.add_argument("--dim", type=int, default=None, choices=sorted(PAIRED_TILES), help="board side (default 6)")
+    parser.add_argument("--count", "-n", type=int, default=1, metavar="K", help="boards to write (default 1)")
+    parser.add_argument("--seed", "-s", type=int, default=0, metavar="S", help="random seed (default 0)")
+    parser.add_argument("--unsolvable", action="store_true", help="write refuted unsolvable boards instead")
+    parser.add_argument("--stats", action="store_true", help="add the random-play clear rate and search nodes")
+    parser.add_argument("--runs", type=int, default=100, metavar="R", help="random plays per board for --stats")
+    parser.add_argument(
+        "--time-limit", type=positive_float, default=10.0, metavar="S", help="seconds for search per board (default 10)"
+    )
+    parser.add_argument("-o", "--out", metavar="FILE", help="output file (default: standard output)")
+    parser.set_defaults(run=run)
+
+
+def template_source(spec: str | None, dim: int | None) -> Callable[[random.Random], Template]:
+    """A function drawing the template of each board, from the ``--template`` argument."""
+    if spec is None:
+        spec = "ondrovo" if dim in (None, STANDARD_DIM) else "random"
+    family, _, arg = spec.partition(":")
+    if family == "ondrovo" and not Path(spec).exists():
+        if dim not in (None, STANDARD_DIM):
+            raise UsageError(f"the ondrovo templates are side 6; use --template random for --dim {dim}")
+        shapes = ondrovo_templates()
+        return _pick_from(list(shapes), arg, "ondrovo")
+    if family == "random" and not Path(spec).exists():
+        side = dim or STANDARD_DIM
+        size = tiles_for_dim(side)
+        if arg and (not arg.isdigit() or int(arg) not in FOLDS):
+            raise UsageError(f"symmetry must be one of {', '.join(map(str, FOLDS))}, not '{arg}'")
+        folds = (int(arg),) if arg else FOLDS
+        return lambda rng: random_template(side, size, rng.choice(folds), rng)
+    path, index = spec, ""
+    if not Path(spec).exists() and ":" in spec:
+        path, _, index = spec.rpartition(":")
+    shapes = read_templates(path)
+    if dim is not None and any(t.dim != dim for t in shapes):
+        raise UsageError(f"{path} holds templates of side {shapes[0].dim}, not {dim}")
+    return _pick_from(shapes, index, path)
+
+
+def _pick_from(shapes: list[Template], index: str, where: str) -> Callable[[random.Random], Template]:
+    if not index:
+        return lambda rng: rng.choice(shapes)
+    if not index.isdigit() or int(index) >= len(shapes):
+        raise UsageError(f"{where} has templates 0 to {len(shapes) - 1}; '{index}' is not one of them")
+    chosen = shapes[int(index)]
+    return lambda rng: chosen
+
+
+def _label(template: Template) -> str:
+    return template.name.split(":")[0]
+
+
+def _search_result(board: Board, time_limit: float) -> Result | None:
+    try:
+        backend = make("search")
+    except UnknownBackend:
+        return None
+    return run_checked(backend, board, time_limit)
+
+
+def refute(board: Board, time_limit: float) -> tuple[Reason, str] | None:
+    """A sound reason the board is unsolvable, or None (solvable, or not refuted in time)."""
+    problem = count_problem(board)
+    if problem is not None:
+        return Reason.COUNTS, problem
+    problem = lowest_metal_deadlock(board)
+    if problem is not None:
+        return Reason.STATIC, problem
+    try:
+        from sigmar.models.static import static_problem
+    except ImportError:  # being written in parallel; the search below still decides
+        pass
+    else:
+        problem = static_problem(board)
+        if problem is not None:
+            return Reason.STATIC, problem
+    result = _search_result(board, time_limit)
+    if result is not None and result.status is Status.UNSOLVABLE and result.reason in SOUND:
+        assert result.reason is not None
+        return result.reason, result.explanation or "a complete search found no solution"
+    return None
+
+
+def stats_line(board: Board, runs: int, time_limit: float, rng: random.Random) -> str:
+    rate = clear_rate(board, runs, rng)
+    parts = [f"random play clears {rate:.3f} of {runs} runs"]
+    result = _search_result(board, time_limit)
+    if result is None:
+        parts.append("search nodes: backend not available")
+    elif result.status is Status.SOLVED:
+        parts.append(f"search nodes {result.statistics.get('nodes', '?')} ({result.seconds:.3f} s)")
+    else:
+        parts.append(f"search: {result.status} after {time_limit:g} s")
+    return "; ".join(parts)
+
+
+def _solvable(k: int, seed: int, pick: Callable[[random.Random], Template]) -> tuple[Board, str]:
+    rng = random.Random(f"sigmar-generate:{seed}:{k}")
+    template = pick(rng)
+    name = f"generated {seed}:{k} {_label(template)}"
+    made = generate(template, rng, mix_for(len(template)), name)
+    verdict = verify(made.board, made.witness)
+    if not verdict.valid:  # never expected: the construction guarantees it
+        raise RuntimeError(f"board {name}: the witness does not replay: {verdict}")
+    return made.board, f"solvable by construction; witness of {len(made.witness)} moves replayed by the rule engine"
+
+
+def _unsolvable(
+    k: int, seed: int, pick: Callable[[random.Random], Template], time_limit: float
+) -> tuple[Board, str] | None:
+    rng = random.Random(f"sigmar-unsolvable:{seed}:{k}")
+    kinds = [KINDS[k % len(KINDS)], "deadlock"]
+    for kind in kinds:
+        for _ in range(CANDIDATES):
+            template = pick(rng)
+            base = generate(template, rng, mix_for(len(template))).board
+            if kind == "shuffle":
+                candidate: Board | None = shuffled(base, rng)
+            elif kind == "swap":
+                candidate = swapped(base, rng)
+            else:
+                candidate = deadlocked(base, rng)
+            if candidate is None:
+                continue
+            found = refute(candidate, time_limit)
+            if found is None:
+                continue
+            reason, sentence = found
+            name = f"unsolvable {seed}:{k} {kind} {_label(template)} [unsolvable: {reason}]"
+            return Board(candidate.dim, candidate.tiles, name), f"{reason}: {sentence}"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.count < 0:
+        raise UsageError("--count must not be negative")
+    pick = template_source(args.template, args.dim)
+    chunks: list[str] = []
+    missing = 0
+    for k in range(args.count):
+        try:
+            if args.unsolvable:
+                made = _unsolvable(k, args.seed, pick, args.time_limit)
+            else:
+                made = _solvable(k, args.seed, pick)
+        except (GenerationError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+        if made is None:
+            print(f"sigmar generate: board {k}: no candidate refuted; skipped", file=sys.stderr)
+            missing += 1
+            continue
+        board, note = made
+        lines = [f"# {note}"]
+        if args.stats:
+            stats_rng = random.Random(f"sigmar-stats:{args.seed}:{k}")
+            lines.append(f"# {stats_line(board, args.runs, args.time_limit, stats_rng)}")
+        chunks.append("\n".join(lines) + "\n" + format_board(board))
+    text = "\n".join(chunks)
+    if args.out:
+        Path(args.out).write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 1 if missing else 0
