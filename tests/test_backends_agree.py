@@ -1,0 +1,60 @@
+"""Every available backend against the hand-worked small boards and the real-game boards.
+
+Parametrised over the registry (after CPMpy's solver-parametrised tests): an
+unavailable backend is skipped with the registry's reason; every solution is
+replayed by the rule engine; the failure message names the backend.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sigmar.encoders.registry import family_names, info, make
+from sigmar.models.boardfile import read_boards
+from sigmar.models.result import Status
+from sigmar.runners.check import run_checked
+from tests.conftest import INSTANCES
+
+SMALL = read_boards(INSTANCES / "small.txt")
+REAL = read_boards(INSTANCES / "real-game.txt")
+
+
+def backend_names() -> list[str]:
+    """Every family's default, plus every sub-name it lists, so variants are covered too."""
+    names = []
+    for family in family_names():
+        found = info(family)
+        names.append(family)
+        names.extend(f"{family}:{sub}" for sub in found.subs if sub != (found.cls.default_sub if found.cls else None))
+    return names
+
+
+def require(name: str) -> None:
+    found = info(name.partition(":")[0])
+    if not found.available:
+        pytest.skip(f"backend {name} is not available here: {found.why_not}")
+
+
+@pytest.mark.parametrize("name", backend_names())
+def test_small_boards(name: str) -> None:
+    require(name)
+    backend = make(name)
+    for board in SMALL:
+        expected = Status.SOLVED if board.name.endswith("[solvable]") else Status.UNSOLVABLE
+        result = run_checked(backend, board, 30.0)
+        assert result.status is expected, f"{name} on {board.name!r}: {result.status} {result.message}"
+        if expected is Status.SOLVED:
+            assert result.verified, f"{name} on {board.name!r}: solution not verified"
+        else:
+            assert result.reason is not None, f"{name} on {board.name!r}: unsolvable without a reason"
+
+
+@pytest.mark.parametrize("name", [f for f in family_names()])
+def test_real_game_boards(name: str) -> None:
+    require(name)
+    backend = make(name)
+    for board in REAL:
+        result = run_checked(backend, board, 60.0)
+        if result.status is Status.UNKNOWN:
+            pytest.skip(f"{name} found no answer for {board.name!r} within 60 s (reported as unknown)")
+        assert result.status is Status.SOLVED and result.verified, f"{name} on {board.name!r}: {result}"
