@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 
 from sigmar.models.board import Board
@@ -74,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         solutions = parse_solutions(read_text(args.solution), args.solution)
         played = {b.name: sol for b, sol in match_solutions(boards, solutions, args.board, args.solution)}
     for board in boards:
-        console.print(f"[bold]{board.name}[/bold]  ({len(board)} tiles, side {board.dim})")
+        plural = "" if len(board) == 1 else "s"
+        console.print(f"[bold]{escape(board.name)}[/bold]  ({len(board)} tile{plural}, side {board.dim})")
         solution = played.get(board.name)
         if solution is None:
             console.print(render(board))
