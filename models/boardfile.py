@@ -37,9 +37,10 @@ class BoardFileError(Exception):
             where.append(f"row {self.row}")
         if self.col is not None:
             where.append(f"column {self.col}")
+        text = ", ".join(where)
         if self.line is not None:
-            where.append(f"(line {self.line})")
-        return ", ".join(where) + ": " + self.message
+            text += f" (line {self.line})"
+        return text + ": " + self.message
 
 
 @dataclass
