@@ -312,12 +312,12 @@ def swapped(board: Board, rng: random.Random, name: str = "") -> Board:
 
 
 def deadlocked(board: Board, rng: random.Random, name: str = "") -> Board | None:
-    """The board's tiles rearranged so its lowest metal sits inside quicksilver and later metals.
+    """The board's tiles rearranged so its lowest metal sits between quicksilver and later metals.
 
-    Three alternate ring neighbours blocked leave no three consecutive open
-    ones.  Counts are unchanged, so only the static argument refutes it.
-    None when no cell has three alternate neighbours on the board or the
-    board has too few blockers.
+    Two opposite ring neighbours blocked leave no three consecutive open
+    ones (every run of three around a six-ring holds one of an opposite
+    pair).  Counts are unchanged, so only the static argument refutes it.
+    None when no tile has two opposite neighbours or blockers are short.
     """
     metals = board.metals
     if len(metals) < 2:
@@ -325,15 +325,15 @@ def deadlocked(board: Board, rng: random.Random, name: str = "") -> Board | None
     lowest, gold = metals[0], metals[-1]
     symbols = [t.symbol for t in board.tiles]
     index = board.index_of
-    candidates: list[tuple[int, tuple[int, int, int]]] = []
+    candidates: list[tuple[int, tuple[int, ...]]] = []
     for i, tile in enumerate(board.tiles):
         if tile.symbol == gold:
             continue
         ring = [index.get(n) for n in ring_neighbours(tile.cell)]
-        for start in (0, 1):
-            chosen = [ring[start], ring[start + 2], ring[start + 4]]
-            if all(c is not None and symbols[c] != gold for c in chosen):
-                candidates.append((i, (chosen[0], chosen[1], chosen[2])))  # type: ignore[arg-type]
+        for start in range(3):
+            a, b = ring[start], ring[start + 3]
+            if a is not None and b is not None and gold not in (symbols[a], symbols[b]):
+                candidates.append((i, (a, b)))
     if not candidates:
         return None
     centre, blockers = rng.choice(candidates)

@@ -86,8 +86,7 @@ def template_source(spec: str | None, dim: int | None) -> Callable[[random.Rando
     if family == "ondrovo" and not Path(spec).exists():
         if dim not in (None, STANDARD_DIM):
             raise UsageError(f"the ondrovo templates are side 6; use --template random for --dim {dim}")
-        shapes = ondrovo_templates()
-        return _pick_from(list(shapes), arg, "ondrovo")
+        return _pick_from(list(ondrovo_templates()), arg, "ondrovo")
     if family == "random" and not Path(spec).exists():
         side = dim or STANDARD_DIM
         size = tiles_for_dim(side)
@@ -98,10 +97,10 @@ def template_source(spec: str | None, dim: int | None) -> Callable[[random.Rando
     path, index = spec, ""
     if not Path(spec).exists() and ":" in spec:
         path, _, index = spec.rpartition(":")
-    shapes = read_templates(path)
-    if dim is not None and any(t.dim != dim for t in shapes):
-        raise UsageError(f"{path} holds templates of side {shapes[0].dim}, not {dim}")
-    return _pick_from(shapes, index, path)
+    found = read_templates(path)
+    if dim is not None and any(t.dim != dim for t in found):
+        raise UsageError(f"{path} holds templates of side {found[0].dim}, not {dim}")
+    return _pick_from(found, index, path)
 
 
 def _pick_from(shapes: list[Template], index: str, where: str) -> Callable[[random.Random], Template]:
