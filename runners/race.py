@@ -182,7 +182,7 @@ class Race:
                         running.add(name)
                     continue
                 running.discard(name)
-                answer = checked(board, done.result)
+                answer = checked(board, done.result.with_(seconds=done.seconds))
                 outcome.answers[name] = answer
                 if answer.wrong:
                     outcome.wrong[name] = answer.message
@@ -235,3 +235,47 @@ class Race:
         for name, answer in answers.items():
             parts.append(f"{name}: {answer.message or answer.status}")
         return Result(Status.UNKNOWN, "race", elapsed, message="; ".join(parts) or "no answer")
+
+    def solve_all(self, board: Board, time_limit: float | None) -> dict[str, Result]:
+        """Every backend to the end on ``board`` (for crosscheck): checked answers by name.
+
+        ``seconds`` of each answer is the wall time of its ``solve`` in the
+        worker.  A backend still running ``slack`` seconds past the time limit
+        is killed (its worker replaced) and reported ``unknown``.
+        """
+        start = time.perf_counter()
+        self._job += 1
+        job = self._job
+        deadline = None if time_limit is None else start + time_limit + self.slack
+        answers: dict[str, Result] = {}
+        for name, worker in self.workers.items():
+            if worker.job_id is not None or not worker.alive():
+                worker.restart()
+            worker.submit(job, name, board, time_limit)
+        running = set(self.workers)
+        while running:
+            now = time.perf_counter()
+            if deadline is not None and now >= deadline:
+                break
+            handles: dict[Any, str] = {}
+            for name in running:
+                handles[self.workers[name].conn] = name
+                handles[self.workers[name].sentinel] = name
+            ready = wait(list(handles), None if deadline is None else max(deadline - now, 0.0))
+            for name in dict.fromkeys(handles[h] for h in ready):
+                worker = self.workers[name]
+                done = worker.receive() if worker.conn.poll() else None
+                if done is None and worker.alive():
+                    continue
+                running.discard(name)
+                if done is None:
+                    message = f"{name}: {worker.exit_description()} while solving"
+                    answers[name] = Result(Status.ERROR, name, time.perf_counter() - start, message=message)
+                    worker.restart()
+                else:
+                    answers[name] = checked(board, done.result.with_(seconds=done.seconds))
+        for name in running:
+            self.workers[name].restart()
+            message = f"no answer in {time_limit:g} s; killed" if time_limit is not None else "no answer"
+            answers[name] = Result(Status.UNKNOWN, name, time.perf_counter() - start, message=message)
+        return {name: answers[name] for name in self.workers}

@@ -1,0 +1,138 @@
+"""Grading and ``sigmar crosscheck``: the broken backends must be caught, honest ones must pass."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sigmar.encoders import registry
+from sigmar.models.boardfile import parse_boards, read_boards
+from sigmar.models.result import Move, Reason, Result, Status
+from sigmar.runners import cli
+from sigmar.runners.check import checked
+from sigmar.runners.grading import Grade, grade_board
+from tests.broken_backend import register
+from tests.test_race import BOARDS_TEXT
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def fakes(monkeypatch: pytest.MonkeyPatch) -> None:
+    register(monkeypatch)
+
+
+@pytest.fixture
+def boards():
+    return {b.name: b for b in parse_boards(BOARDS_TEXT, "tiny")}
+
+
+@pytest.fixture
+def board_file(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.txt"
+    path.write_text(BOARDS_TEXT)
+    return path
+
+
+def solution(board) -> Result:
+    from tests.broken_backend import dfs
+
+    moves = dfs(board)
+    assert moves is not None
+    return checked(board, Result(Status.SOLVED, "search", 0.1, moves=moves))
+
+
+def test_a_verified_solution_beats_an_unsolvable_claim(boards) -> None:
+    board = boards["pair"]
+    claim = Result(Status.UNSOLVABLE, "cnf:glucose4", reason=Reason.EXHAUSTED)
+    verdict = grade_board(board, {"search": solution(board), "cnf": claim})
+    assert verdict.grades == {"search": Grade.CORRECT, "cnf": Grade.WRONG}
+    assert not verdict.agree and verdict.result.verified
+
+
+def test_a_lone_proof_is_unconfirmed_two_families_are_correct(boards) -> None:
+    board = boards["stuck"]
+    proof = Result(Status.UNSOLVABLE, "cnf:glucose4", reason=Reason.PROOF)
+    alone = grade_board(board, {"cnf": proof, "cpsat": Result(Status.UNKNOWN, "cpsat")})
+    assert alone.grades == {"cnf": Grade.UNCONFIRMED, "cpsat": Grade.UNKNOWN}
+    assert alone.result.status is Status.UNKNOWN and alone.agree
+    same_family = grade_board(board, {"cnf": proof, "cnf2": proof.with_(backend="cnf:cadical195")})
+    assert set(same_family.grades.values()) == {Grade.UNCONFIRMED}
+    other = proof.with_(backend="cpsat")
+    both = grade_board(board, {"cnf": proof, "cpsat": other})
+    assert set(both.grades.values()) == {Grade.CORRECT}
+    assert both.result.reason is Reason.CORROBORATED
+
+
+def test_rejected_solution_and_crash_grades(boards) -> None:
+    board = boards["pair"]
+    bad = checked(board, Result(Status.SOLVED, "broken", moves=(Move((board.tiles[0].cell,)),)))
+    crash = Result(Status.ERROR, "crashy", message="boom")
+    verdict = grade_board(board, {"broken": bad, "crashy": crash, "search": solution(board)})
+    assert verdict.grades == {"broken": Grade.WRONG, "crashy": Grade.ERROR, "search": Grade.CORRECT}
+    assert verdict.any_wrong
+
+
+def test_counts_settle_a_board_without_a_sound_backend(boards) -> None:
+    board = boards["counts"]
+    proof = Result(Status.UNSOLVABLE, "cnf:glucose4", reason=Reason.PROOF)
+    verdict = grade_board(board, {"cnf": proof})
+    assert verdict.grades == {"cnf": Grade.CORRECT}
+    assert verdict.result.reason is Reason.COUNTS
+
+
+def crosscheck(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict]]:
+    code = cli.main(["crosscheck", *argv])
+    out = capsys.readouterr().out
+    return code, [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def test_honest_backends_agree(fakes, board_file: Path, capsys) -> None:
+    code, records = crosscheck([str(board_file), "-b", "honest,honest:proof", "--json"], capsys)
+    assert code == 0
+    assert all(r["agree"] for r in records)
+    assert records[0]["answers"] == {"honest": "solved", "honest:proof": "solved"}
+    assert records[1]["status"] == "unsolvable" and records[1]["reason"] == "exhausted"
+    assert records[1]["grades"] == {"honest": "correct", "honest:proof": "correct"}
+
+
+@pytest.mark.parametrize("broken", ["broken:wrong", "broken:proof"])
+def test_the_broken_backend_is_caught(fakes, board_file: Path, capsys, broken: str) -> None:
+    code, records = crosscheck([str(board_file), "-b", f"honest,{broken}", "--json"], capsys)
+    assert code == 3, f"{broken} was not caught"
+    pair = records[0]
+    assert pair["grades"][broken] == "wrong" and pair["status"] == "solved"
+
+
+def test_crashes_and_hangs_are_graded_not_fatal(fakes, board_file: Path, capsys) -> None:
+    code, records = crosscheck(
+        [str(board_file), "-b", "honest,broken:crash,broken:exit,broken:hang", "--time-limit", "0.3", "--json"],
+        capsys,
+    )
+    assert code == 0  # every board answered by the honest backend, nobody wrong
+    grades = records[0]["grades"]
+    assert grades == {"honest": "correct", "broken:crash": "error", "broken:exit": "error", "broken:hang": "unknown"}
+
+
+def test_table_output_names_the_trouble(fakes, board_file: Path, capsys) -> None:
+    code = cli.main(["crosscheck", str(board_file), "-b", "honest,broken:wrong"])
+    out = capsys.readouterr().out
+    assert code == 3
+    assert "rejects" in out and "wrong" in out
+
+
+def test_real_backends_agree_on_small_instances(capsys) -> None:
+    """Every available real backend on the hand-checked boards: no disagreement, nothing wrong."""
+    small = ROOT / "instances" / "small.txt"
+    if not small.exists():
+        pytest.skip("instances/small.txt is not there")
+    names = [n for n in registry.expand("all") if n != "minizinc"]  # minizinc costs ~1 s a board
+    if not names:
+        pytest.skip("no real backend is available here")
+    code, records = crosscheck([str(small), "-b", ",".join(names), "--time-limit", "20", "--json"], capsys)
+    assert code in (0, 1), records  # 1 only if a backend ran out of time on this busy machine
+    assert len(records) == len(read_boards(small))
+    assert all(r["agree"] for r in records), [r for r in records if not r["agree"]]
+    assert not any(g == "wrong" for r in records for g in r["grades"].values())
