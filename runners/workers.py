@@ -145,7 +145,9 @@ class Worker:
             target=_worker_main,
             args=(child_conn, registry.FAMILIES, os.getpid()),
             name=f"sigmar-{self.label}",
-            daemon=True,
+            # not daemonic: a backend may start processes of its own (cnf runs CaDiCaL in a
+            # child), which multiprocessing forbids in a daemon; the owner kills every worker.
+            daemon=False,
         )
         process.start()
         child_conn.close()
