@@ -58,7 +58,7 @@ class SearchBackend(Backend):
             )
         engine = Engine(
             board,
-            order=self.options.get("order", "mixed"),
+            order=self.options.get("order", "restarts"),
             safe=self.options.get("safe", True),
             locks=self.options.get("locks", True),
         )

@@ -40,6 +40,7 @@ empty sleep set or when their sleep set is a superset check away from reuse
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,11 +49,30 @@ from sigmar.models.board import Board
 from sigmar.models.hexgrid import distance
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, SALT, VITAE
 
-ORDERS = ("none", "centre", "metal", "neighbours", "freed", "mixed")
+ORDERS = ("none", "centre", "metal", "neighbours", "freed", "mixed", "random", "restarts")
+# The orders a restart cycles through (``restarts``), each with a fresh random tie-break.
+RESTART_ORDERS = ("none", "neighbours", "random", "centre", "freed", "random", "metal", "random")
 
 
 class Timeout(Exception):
     """Raised inside the search when the deadline has passed."""
+
+
+class Budget(Exception):
+    """Raised inside the search when a restart's node budget is spent."""
+
+
+def luby(i: int) -> int:
+    """The i-th term (from 1) of the Luby sequence 1 1 2 1 1 2 4 ...: restart budgets with a proven worst case."""
+    k = 1
+    while (1 << k) - 1 < i:
+        k += 1
+    while (1 << k) - 1 != i:
+        i -= (1 << (k - 1)) - 1
+        k = 1
+        while (1 << k) - 1 < i:
+            k += 1
+    return 1 << (k - 1)
 
 
 @dataclass
@@ -78,7 +98,7 @@ def _bits(mask: int) -> list[int]:
 class Engine:
     """Precomputed masks for one board, and the search over them."""
 
-    def __init__(self, board: Board, order: str = "mixed", safe: bool = True, locks: bool = True) -> None:
+    def __init__(self, board: Board, order: str = "restarts", safe: bool = True, locks: bool = True) -> None:
         if order not in ORDERS:
             raise ValueError(f"unknown move order '{order}' (choose from {', '.join(ORDERS)})")
         self.board = board
@@ -122,6 +142,10 @@ class Engine:
         self.key_centre = [distance(c, centre) for c in cells]
         self.key_nbrs = [-self.nbr[i].bit_count() for i in range(n)]
         self.key_metal = [[distance(c, cells[m]) for c in cells] for m in self.metal_tiles] or [[0] * n]
+        self.key_random = [0] * n
+        self.restart_base = 100
+        self.restarts = 0
+        self.cap = -1  # node count at which the current restart gives up; -1 for none
         self.nodes = 0
         self.dead: set[int] = set()
         self.pruned_counts = 0
@@ -170,7 +194,10 @@ class Engine:
             # Tiles of a triple must all leave before m is taken.  A later metal cannot;
             # each quicksilver needs an earlier metal of its own, and only `rank` are left.
             if all(t & later or (t & qs).bit_count() > rank for t in self.triples[m]):
-                return f"metal {sym[m]} at {self._where(m)} can never be freed: every side is held by later metals or by more quicksilver than there are earlier metals to take it"
+                return (
+                    f"metal {sym[m]} at {self._where(m)} can never be freed: every side is held by later metals "
+                    "or by more quicksilver than there are earlier metals to take it"
+                )
         if nongold and qs:
             last = nongold[-1]
             blockers = (1 << last) | (1 << gold if gold >= 0 and key >> gold & 1 else 0)
@@ -178,7 +205,10 @@ class Engine:
                 # A quicksilver leaves with some non-gold metal M while M is on the board, so one of
                 # its triples must empty first; gold and the last non-gold metal never leave before M.
                 if all(t & blockers for t in self.triples[q]):
-                    return f"quicksilver at {self._where(q)} can never leave: every side is held by gold or by metal {sym[last]}"
+                    return (
+                        f"quicksilver at {self._where(q)} can never leave: "
+                        f"every side is held by gold or by metal {sym[last]}"
+                    )
         return None
 
     def _where(self, i: int) -> str:
@@ -195,10 +225,9 @@ class Engine:
             if occ >> m & 1:
                 cur = m
                 break
-        if cur >= 0 and cur == self.gold_tile:
-            if free >> cur & 1:
-                self.safe_moves += 1
-                return [1 << cur]  # safe: gold is the last metal and removing it disables nothing
+        if cur >= 0 and cur == self.gold_tile and free >> cur & 1:
+            self.safe_moves += 1
+            return [1 << cur]  # safe: gold is the last metal and removing it disables nothing
         out: list[int] = []
         safe = self.safe
         salt_occ = occ & self.salt_mask
@@ -260,7 +289,9 @@ class Engine:
 
     def _ordered(self, out: list[int], occ: int, free: int, cur: int) -> list[int]:
         order = self.order
-        if order == "centre":
+        if order == "random":
+            key = self.key_random
+        elif order == "centre":
             key = self.key_centre
         elif order == "neighbours":
             key = self.key_nbrs
@@ -322,18 +353,44 @@ class Engine:
         else:
             free = self.free_set(occ)
             try:
-                found = self._dfs_sleep(occ, free, deadline, 0) if sleep else self._dfs(occ, free, deadline)
+                found = self._search(occ, free, deadline, sleep)
             except Timeout:
                 found = None
             if found is None:
                 status = "unknown"
-            elif found:
+            elif isinstance(found, list):
                 status = "solved"
                 solution = found
             else:
                 status, why = "unsolvable", "exhausted"
                 explanation = f"a complete search of {self.nodes} states found no way to clear the board"
         return Outcome(status, solution, why, explanation, self.statistics(time.perf_counter() - start))
+
+    def _search(self, occ: int, free: int, deadline: float, sleep: bool) -> list[int] | bool:
+        """One full search, or (order ``restarts``) a series of budgeted ones sharing the dead table.
+
+        Restarting loses nothing that was proved: dead states stay dead.  Only the states on
+        the abandoned path are left unresolved, and the budgets grow (Luby) without bound, so
+        the last run always finishes: the search stays complete.
+        """
+        dfs = self._dfs_sleep_set if sleep else self._dfs
+        start: Any = frozenset() if sleep else None
+        if self.order != "restarts":
+            return dfs(occ, free, deadline, start)
+        rng = random.Random(len(self.sym) * 7919 + occ % 1000003)
+        try:
+            while True:
+                self.restarts += 1
+                self.order = RESTART_ORDERS[(self.restarts - 1) % len(RESTART_ORDERS)]
+                if self.order == "random":
+                    self.key_random = [rng.randrange(1 << 16) for _ in range(self.n)]
+                self.cap = self.nodes + self.restart_base * luby(self.restarts)
+                try:
+                    return dfs(occ, free, deadline, start)
+                except Budget:
+                    continue
+        finally:
+            self.order = "restarts"
 
     def statistics(self, seconds: float) -> dict[str, Any]:
         return {
@@ -344,6 +401,7 @@ class Engine:
             "pruned_counts": self.pruned_counts,
             "pruned_locks": self.pruned_locks,
             "sleep_skips": self.sleep_skips,
+            "restarts": self.restarts,
             "order": self.order,
             "search_seconds": round(seconds, 6),
         }
@@ -370,11 +428,13 @@ class Engine:
                     break
         return free
 
-    def _dfs(self, occ: int, free: int, deadline: float) -> list[int] | bool:
+    def _dfs(self, occ: int, free: int, deadline: float, _: None = None) -> list[int] | bool:
         """A solution (removal masks) from ``occ``, or False when ``occ`` is dead."""
         self.nodes += 1
         if not self.nodes & 255 and (self._stop or time.perf_counter() > deadline):
             raise Timeout
+        if self.nodes == self.cap:
+            raise Budget
         dead = self.dead
         mm = self.metal_mask | self.q_mask
         for r in self.moves(occ, free):
@@ -396,10 +456,6 @@ class Engine:
         dead.add(occ)
         return False
 
-    def _dfs_sleep(self, occ: int, free: int, deadline: float, sleep: int) -> list[int] | bool:
-        """``_dfs`` with sleep sets (moves as removal masks; ``sleep`` is unused here, see below)."""
-        return self._dfs_sleep_set(occ, free, deadline, frozenset())
-
     def _dfs_sleep_set(self, occ: int, free: int, deadline: float, asleep: frozenset[int]) -> list[int] | bool:
         """Depth-first search with sleep sets.
 
@@ -413,6 +469,8 @@ class Engine:
         self.nodes += 1
         if not self.nodes & 255 and (self._stop or time.perf_counter() > deadline):
             raise Timeout
+        if self.nodes == self.cap:
+            raise Budget
         dead = self.dead
         partial = self._partial
         mm = self.metal_mask | self.q_mask

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per board")
     parser.add_argument("--sub", choices=("dfs", "sleep"), default="dfs")
-    parser.add_argument("--order", choices=ORDERS, default="mixed")
+    parser.add_argument("--order", choices=ORDERS, default="restarts")
     parser.add_argument("--no-safe", action="store_true", help="switch the safe moves off")
     parser.add_argument("--no-locks", action="store_true", help="switch the locked-metal pruning off")
     parser.add_argument("--out", type=Path, default=None, help="CSV path (default results/search-<sub>-<order>.csv)")

@@ -1,0 +1,211 @@
+"""The ``search`` backend: every solution replayed by the rule engine, every verdict
+checked against an exhaustive brute force on small random boards."""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from sigmar.encoders.search import SearchBackend
+from sigmar.encoders.search_engine import ORDERS, Engine, luby
+from sigmar.models.board import Board, Tile
+from sigmar.models.boardfile import parse_boards, read_boards
+from sigmar.models.hexgrid import cells
+from sigmar.models.result import Reason, Status
+from sigmar.models.rules import Position, count_problem, verify
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Lead (1) in the middle, every side held by quicksilver or a later metal.
+RINGED = """
+  6 . a
+ . q q .
+4 q 1 q 3
+ . q 2 .
+  a . 5
+"""
+
+
+def brute_solvable(board: Board) -> bool:
+    """The reference: try every legal move of the rule engine, memoised on the tiles left."""
+
+    @cache
+    def clears(occupied: frozenset) -> bool:
+        if not occupied:
+            return True
+        position = Position(board, occupied)
+        return any(clears(occupied - set(move.cells)) for move in position.legal_moves())
+
+    return clears(Position.start(board).occupied)
+
+
+def random_board(rng: random.Random) -> Board:
+    """A small board of side 2-4: mostly well-counted pairs, sometimes not, placed anywhere."""
+    dim = rng.randint(2, 4)
+    symbols: list[str] = []
+    for _ in range(rng.randint(1, 5)):
+        kind = rng.random()
+        if kind < 0.55:
+            e = rng.choice("aefw")
+            symbols += [e, e]
+        elif kind < 0.75:
+            symbols += ["s", rng.choice("aefws")]
+        else:
+            symbols += ["v", "m"]
+    metals = rng.randint(0, 3)
+    if metals:
+        first = rng.randint(1, 9 - metals + 1)
+        digits = sorted(rng.sample(range(first, 10), metals))
+        symbols += [str(d) for d in digits] + ["q"] * (metals - 1)
+    if rng.random() < 0.15 and len(symbols) > 1:
+        symbols.pop(rng.randrange(len(symbols)))  # a miscount now and then
+    board_cells = list(cells(dim))
+    symbols = symbols[: len(board_cells)]
+    if len([s for s in symbols if s.isdigit()]) != len(set(s for s in symbols if s.isdigit())):
+        symbols = [s for s in symbols if not s.isdigit()]
+    chosen = sorted(rng.sample(range(len(board_cells)), len(symbols)))
+    rng.shuffle(symbols)
+    tiles = tuple(Tile(board_cells[i], s) for i, s in zip(chosen, symbols, strict=True))
+    return Board(dim, tiles, "random")
+
+
+def check(board: Board, result, label: str) -> None:
+    if result.status is Status.SOLVED:
+        verdict = verify(board, result.moves)
+        assert verdict.valid, f"{label} on {board.name}: {verdict}"
+
+
+@pytest.mark.parametrize("sub", ["dfs", "sleep"])
+def test_agrees_with_brute_force_on_random_small_boards(sub: str) -> None:
+    rng = random.Random(20261122)
+    seen = {Status.SOLVED: 0, Status.UNSOLVABLE: 0}
+    for number in range(600):
+        board = random_board(rng)
+        expected = brute_solvable(board)
+        order = ORDERS[number % len(ORDERS)]
+        backend = SearchBackend(sub, order=order, safe=number % 3 != 1, locks=number % 5 != 2)
+        result = backend.solve(board, time_limit=10)
+        label = f"search:{sub} order={order} board #{number}"
+        assert result.status is (Status.SOLVED if expected else Status.UNSOLVABLE), label
+        check(board, result, label)
+        if result.status is Status.UNSOLVABLE:
+            assert result.reason is not None, label
+            if count_problem(board) is None:
+                assert result.reason in (Reason.EXHAUSTED, Reason.STATIC), label
+        seen[result.status] += 1
+    # The generator must exercise both answers, or the agreement says little.
+    assert seen[Status.SOLVED] > 30 and seen[Status.UNSOLVABLE] > 30, seen
+
+
+def test_solves_the_bundled_public_boards() -> None:
+    for name in ("hexmatch-easy-100.txt", "hexmatch-hard-100.txt", "ondrovo-100.txt", "real-game.txt"):
+        path = ROOT / "instances" / name
+        if not path.exists():
+            pytest.skip(f"{path} is not there yet")
+        for board in read_boards(path)[:25]:
+            result = SearchBackend().solve(board, time_limit=10)
+            assert result.status is Status.SOLVED, board.name
+            check(board, result, "search")
+            assert result.statistics["nodes"] >= 1
+
+
+def test_hard_tail_boards() -> None:
+    """The boards a public Python DFS with memo needed 10-40 s for (bundled in instances/)."""
+    wanted = {"easy 3", "easy 477", "hard 30", "ondrovo 326"}
+    found = set()
+    for name in ("hexmatch-easy-100.txt", "hexmatch-hard-100.txt", "ondrovo-100.txt"):
+        path = ROOT / "instances" / name
+        if not path.exists():
+            continue
+        for board in read_boards(path):
+            if board.name in wanted:
+                found.add(board.name)
+                result = SearchBackend().solve(board, time_limit=20)
+                assert result.status is Status.SOLVED, board.name
+                check(board, result, "search")
+    if not found:
+        pytest.skip("the bundled samples in instances/ are missing")
+    assert found == wanted
+
+
+def test_metal_ringed_by_quicksilver_and_later_metals() -> None:
+    (board,) = parse_boards(RINGED)
+    assert count_problem(board) is None
+    result = SearchBackend().solve(board, time_limit=10)
+    assert result.status is Status.UNSOLVABLE
+    assert result.reason is Reason.STATIC
+    assert "metal 1" in result.explanation
+    assert result.seconds < 1.0
+    # Without the locked-metal rule the search itself must exhaust the board.
+    plain = SearchBackend(locks=False).solve(board, time_limit=10)
+    assert plain.status is Status.UNSOLVABLE
+    assert plain.reason is Reason.EXHAUSTED
+    assert plain.statistics["nodes"] > 1
+
+
+def test_deadlock_found_only_by_searching_is_exhausted() -> None:
+    small = ROOT / "instances" / "small.txt"
+    boards = read_boards(small) if small.exists() else []
+    searched = [b for b in boards if "[unsolvable: search]" in b.name]
+    if not searched:
+        pytest.skip("instances/small.txt has no board marked [unsolvable: search] yet")
+    for board in searched:
+        result = SearchBackend().solve(board, time_limit=10)
+        assert result.status is Status.UNSOLVABLE, board.name
+        assert result.reason is Reason.EXHAUSTED, board.name
+
+
+def test_time_limit_gives_unknown() -> None:
+    # A full standard-size board with lead locked in, but the lock rule switched off:
+    # the search must wade through every order of the other tiles, far beyond 0.2 s.
+    rng = random.Random(7)
+    board = _big_locked_board(rng)
+    result = SearchBackend(locks=False).solve(board, time_limit=0.2)
+    assert result.status is Status.UNKNOWN
+    assert result.seconds < 2.0
+    assert result.statistics["nodes"] > 0
+
+
+def _big_locked_board(rng: random.Random) -> Board:
+    """55 standard tiles on a side-6 board with lead in a cell whose ring is quicksilver and tin."""
+    board_cells = list(cells(6))
+    centre = board_cells.index((1, 0))
+    ring = [board_cells.index(c) for c in ((2, 0), (2, -1), (1, -1), (0, 0), (0, 1), (1, 1))]
+    others = [i for i in range(len(board_cells)) if i != centre and i not in ring]
+    rest = list("aaaaaaaaeeeeeeeeffffffffwwwwwwwwssssvvvvmmmm") + ["3", "4", "5", "6"]
+    placed = {centre: "1"}
+    for i, s in zip(ring, ["q", "q", "q", "q", "q", "2"], strict=True):
+        placed[i] = s
+    for i, s in zip(rng.sample(others, len(rest)), rest, strict=True):
+        placed[i] = s
+    tiles = tuple(Tile(board_cells[i], placed[i]) for i in sorted(placed))
+    return Board(6, tiles, "lead locked")
+
+
+def test_stop_from_outside_gives_unknown() -> None:
+    board = _big_locked_board(random.Random(3))
+    backend = SearchBackend(locks=False)
+    backend.stop()  # a stop before the start is honoured at the first check
+    assert backend.solve(board, time_limit=30).status is Status.UNKNOWN
+
+
+def test_engine_statistics_and_free_set() -> None:
+    (board,) = parse_boards(RINGED)
+    engine = Engine(board)
+    occ = engine.full
+    free = engine.free_set(occ)
+    position = Position.start(board)
+    expected = {board.index_of[c] for c in position.free_cells()}
+    assert {i for i in range(len(board)) if free >> i & 1} == expected
+
+
+def test_luby_sequence() -> None:
+    assert [luby(i) for i in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
+
+
+def test_unknown_variant_is_refused() -> None:
+    with pytest.raises(ValueError):
+        SearchBackend("nonsense")
