@@ -1,0 +1,116 @@
+"""``sigmar bench``: rows, grades, CSV header, cactus plot, local processes and a Dask LocalCluster."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import psutil
+import pytest
+
+from sigmar.models.boardfile import parse_boards
+from sigmar.models.result import Result, Status
+from sigmar.runners import cli
+from sigmar.runners.bench import Row, bench, percentile, plan, read_csv, run_local, summarise
+from sigmar.runners.grading import Grade
+from tests.broken_backend import register
+from tests.test_race import BOARDS_TEXT
+
+
+@pytest.fixture
+def fakes(monkeypatch: pytest.MonkeyPatch) -> None:
+    register(monkeypatch)
+
+
+@pytest.fixture
+def board_file(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.txt"
+    path.write_text(BOARDS_TEXT)
+    return path
+
+
+def test_percentile_is_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 50) == 50 and percentile(values, 90) == 90 and percentile(values, 99) == 99
+    assert percentile([3.0], 99) == 3.0
+    assert math.isnan(percentile([], 50))
+
+
+def test_summary_counts_and_times_only_answered_runs() -> None:
+    rows = [
+        Row("f", "b1", "x", Result(Status.SOLVED, "x", 1.0, verified=True), Grade.CORRECT),
+        Row("f", "b2", "x", Result(Status.UNSOLVABLE, "x", 3.0), Grade.CORRECT),
+        Row("f", "b3", "x", Result(Status.UNKNOWN, "x", 10.0), Grade.UNKNOWN),
+        Row("f", "b4", "x", Result(Status.UNSOLVABLE, "x", 0.5), Grade.WRONG),
+    ]
+    (s,) = summarise(rows, ["x"])
+    assert (s.runs, s.solved, s.unsolvable, s.unknown, s.wrong) == (4, 1, 1, 1, 1)
+    assert (s.median, s.max) == (1.0, 3.0)  # the unknown and the wrong run are not timed
+
+
+def test_local_bench_grades_every_run_and_leaves_no_process(fakes) -> None:
+    boards = parse_boards(BOARDS_TEXT, "tiny")
+    names = ["honest", "broken:wrong", "broken:exit", "broken:hang"]
+    runs = plan([("tiny", boards)], names)
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    result = bench(runs, names, run_local(runs, 0.3, jobs=2, slack=0.2))
+    assert {p.pid for p in psutil.Process().children(recursive=True)} <= before
+    assert len(result.rows) == len(boards) * len(names)
+    grades = {(r.board, r.backend): r.grade for r in result.rows}
+    assert grades[("pair", "honest")] is Grade.CORRECT
+    assert grades[("pair", "broken:wrong")] is Grade.WRONG
+    assert grades[("pair", "broken:exit")] is Grade.ERROR
+    assert grades[("pair", "broken:hang")] is Grade.UNKNOWN
+    assert grades[("counts", "honest")] is Grade.CORRECT  # exhausted agrees with the counts
+
+
+def test_bench_cli_writes_csv_and_plot(fakes, board_file: Path, tmp_path: Path, capsys) -> None:
+    out, plot = tmp_path / "bench.csv", tmp_path / "cactus.png"
+    argv = ["bench", str(board_file), "-b", "honest,honest:proof", "--time-limit", "5"]
+    code = cli.main([*argv, "--out", str(out), "--plot", str(plot)])
+    assert code == 0
+    header = [line for line in out.read_text().splitlines() if line.startswith("#")]
+    assert any("cpus" in line and "python" in line for line in header)
+    assert any(line.startswith("# backend honest: version fake-1") for line in header)
+    rows = read_csv(out)
+    assert len(rows) == 3 * 2
+    assert {r["backend"] for r in rows} == {"honest", "honest:proof"}
+    assert all(r["grade"] == "correct" for r in rows)
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    printed = capsys.readouterr().out
+    assert "median" in printed and "p99" in printed
+
+
+def test_bench_cli_exits_3_on_a_wrong_backend(fakes, board_file: Path, capsys) -> None:
+    assert cli.main(["bench", str(board_file), "-b", "honest,broken:wrong", "--time-limit", "5"]) == 3
+    assert "rejects" in capsys.readouterr().out
+
+
+def test_bench_on_a_dask_local_cluster(fakes, board_file: Path, tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    out = tmp_path / "cluster.csv"
+    with distributed.LocalCluster(
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+    ) as cluster:
+        code = cli.main(
+            [
+                "bench",
+                str(board_file),
+                "-b",
+                "honest,broken:crash,broken:wrong",
+                "--time-limit",
+                "5",
+                "--cluster",
+                cluster.scheduler_address,
+                "--out",
+                str(out),
+            ]
+        )
+    assert code == 3  # broken:wrong caught on the cluster too
+    rows = read_csv(out)
+    assert len(rows) == 3 * 3
+    by = {(r["board"], r["backend"]): r for r in rows}
+    assert by[("pair", "honest")]["grade"] == "correct"
+    assert by[("pair", "broken:crash")]["grade"] == "error"
+    assert by[("pair", "broken:wrong")]["grade"] == "wrong"
+    assert any("dask cluster" in line for line in out.read_text().splitlines() if line.startswith("#"))
