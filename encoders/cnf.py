@@ -1,0 +1,268 @@
+"""The ``cnf`` backend: hand-written CNF encodings solved by python-sat (or an external solver).
+
+Names (SPEC §3): ``cnf`` is ``cnf:glucose4`` with our default encoding.  The
+sub-name is ``[VARIANT+]SOLVER`` or ``VARIANT``:
+
+- ``cnf:glucose42``, ``cnf:cadical195``: the default encoding on that python-sat solver;
+- ``cnf:thesis``: the Leiden thesis's encoding (section 6.3) on glucose4;
+- ``cnf:thesis+cadical195``: the thesis's encoding on CaDiCaL 1.9.5.
+
+Encoding variants: ``default`` (ours, :mod:`cnf_default`), ``thesis``
+(:mod:`cnf_thesis`, with one repaired horizon), ``thesis-literal`` (the
+thesis exactly as printed, which is unsatisfiable on every board with gold;
+kept to show why the repair is needed).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shlex
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from typing import Any
+
+from sigmar.models.board import Board
+from sigmar.models.result import Reason, Result, Status
+from sigmar.models.rules import count_problem
+
+from .backend import Backend
+from .cnf_formula import Formula, parse_model
+
+VARIANTS = ("default", "thesis", "thesis-literal")
+DEFAULT_SOLVER = "glucose4"
+# Solvers whose native code ignores interrupt(): run them in a child process we can kill.
+UNINTERRUPTIBLE = ("cadical", "kissat", "lingeling")
+
+
+def build_formula(board: Board, variant: str = "default", **options: Any) -> Formula:
+    """The CNF of one board.  UNSAT of ``default`` or ``thesis`` means the board is unsolvable."""
+    if variant == "default":
+        from .cnf_default import build
+
+        return build(board, **options)
+    if variant == "thesis":
+        from .cnf_thesis import build as build_thesis
+
+        return build_thesis(board, literal=False)
+    if variant == "thesis-literal":
+        from .cnf_thesis import build as build_thesis
+
+        return build_thesis(board, literal=True)
+    raise ValueError(f"unknown cnf variant '{variant}' (choose from {', '.join(VARIANTS)})")
+
+
+def _pysat_solvers() -> tuple[str, ...]:
+    from pysat.solvers import SolverNames
+
+    return tuple(name for name in vars(SolverNames) if not name.startswith("_"))
+
+
+def split_sub(sub: str | None) -> tuple[str, str]:
+    """(variant, solver) from a sub-name such as ``thesis+cadical195``, ``cadical195``, ``thesis`` or ``default``."""
+    if not sub:
+        return "default", DEFAULT_SOLVER
+    variant, plus, solver = sub.partition("+")
+    if plus:
+        return variant, solver
+    if sub in VARIANTS:
+        return sub, DEFAULT_SOLVER
+    return "default", sub
+
+
+def _solve_in_child(clauses: list[list[int]], solver: str, conn: Any) -> None:
+    """Child-process body for solvers that cannot be interrupted."""
+    from pysat.solvers import Solver
+
+    with Solver(name=solver, bootstrap_with=clauses) as sat:
+        ok = sat.solve()
+        conn.send((ok, sat.get_model() if ok else None, sat.accum_stats()))
+    conn.close()
+
+
+class CnfBackend(Backend):
+    family = "cnf"
+    default_sub = DEFAULT_SOLVER
+    description = "hand-written CNF (parallel-step leave times; or the thesis's timestep encoding) on python-sat"
+    encode_targets = ("dimacs",)
+
+    def __init__(self, sub: str | None = None, **options: Any) -> None:
+        super().__init__(sub, **options)
+        self.variant, self.solver = split_sub(self.sub)
+        if self.variant not in VARIANTS:
+            raise ValueError(f"unknown cnf variant '{self.variant}' (choose from {', '.join(VARIANTS)})")
+        self.sat_cmd: str | None = options.get("sat_cmd")
+        self.card: str = options.get("card", "seqcounter")
+        self._stop = threading.Event()
+        self._live: Any = None  # the running pysat solver, a child process or a Popen
+
+    @classmethod
+    def available(cls) -> tuple[bool, str]:
+        try:
+            import pysat.solvers  # noqa: F401
+        except ImportError:
+            return False, "needs the Python package 'python-sat'"
+        return True, ""
+
+    @classmethod
+    def version(cls) -> str:
+        import pysat
+
+        return f"python-sat {pysat.__version__}"
+
+    @classmethod
+    def subs(cls) -> tuple[str, ...]:
+        solvers = _pysat_solvers()
+        out = [DEFAULT_SOLVER, *[s for s in solvers if s != DEFAULT_SOLVER], "default", "thesis", "thesis-literal"]
+        for variant in VARIANTS:
+            out.extend(f"{variant}+{s}" for s in solvers)
+        return tuple(out)
+
+    # -- encode
+    def encode(self, board: Board, target: str) -> dict[str, str]:
+        if target != "dimacs":
+            raise NotImplementedError(f"cnf cannot encode to {target}")
+        formula = build_formula(board, self.variant, **self._build_options())
+        return {".cnf": formula.to_dimacs(), ".vars.json": formula.sidecar()}
+
+    def _build_options(self) -> dict[str, Any]:
+        return {"card": self.card} if self.variant == "default" else {}
+
+    # -- solve
+    def stop(self) -> None:
+        self._stop.set()
+        live = self._live
+        if live is None:
+            return
+        if hasattr(live, "interrupt"):
+            live.interrupt()
+        elif hasattr(live, "kill"):
+            live.kill()
+        elif hasattr(live, "terminate"):
+            live.terminate()
+
+    def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        start = time.perf_counter()
+        self._stop.clear()
+        problem = count_problem(board)
+        if problem is not None:
+            return Result(
+                Status.UNSOLVABLE, self.name, time.perf_counter() - start, reason=Reason.COUNTS, explanation=problem
+            )
+        formula = build_formula(board, self.variant, **self._build_options())
+        encode_seconds = time.perf_counter() - start
+        stats: dict[str, Any] = {
+            "variant": self.variant,
+            "solver": self.sat_cmd or self.solver,
+            "variables": formula.nv,
+            "clauses": len(formula.clauses),
+            "horizon": formula.horizon,
+            "encode_seconds": round(encode_seconds, 4),
+        }
+        remaining = None if time_limit is None else max(time_limit - encode_seconds, 0.0)
+        t0 = time.perf_counter()
+        if self.sat_cmd:
+            answer, model, solver_stats = self._solve_external(formula, remaining)
+        elif self.solver.startswith(UNINTERRUPTIBLE):
+            answer, model, solver_stats = self._solve_child(formula, remaining)
+        else:
+            answer, model, solver_stats = self._solve_pysat(formula, remaining)
+        stats["solve_seconds"] = round(time.perf_counter() - t0, 4)
+        stats.update(solver_stats)
+        seconds = time.perf_counter() - start
+        if answer is True:
+            assert model is not None
+            return Result(Status.SOLVED, self.name, seconds, moves=tuple(formula.decode(model)), statistics=stats)
+        if answer is False:
+            if self.variant == "thesis-literal":
+                return Result(
+                    Status.UNKNOWN,
+                    self.name,
+                    seconds,
+                    message="the literal thesis encoding is unsatisfiable on every board with gold; no proof",
+                    statistics=stats,
+                )
+            return Result(
+                Status.UNSOLVABLE,
+                self.name,
+                seconds,
+                reason=Reason.PROOF,
+                explanation=f"the {self.variant} CNF encoding (horizon {formula.horizon} steps, which every "
+                f"solution fits) is unsatisfiable ({self.sat_cmd or self.solver})",
+                statistics=stats,
+            )
+        return Result(Status.UNKNOWN, self.name, seconds, message="time limit", statistics=stats)
+
+    def _solve_pysat(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
+        from pysat.solvers import Solver
+
+        with Solver(name=self.solver, bootstrap_with=formula.clauses) as sat:
+            self._live = sat
+            timer = None
+            if limit is not None:
+                timer = threading.Timer(limit, sat.interrupt)
+                timer.daemon = True
+                timer.start()
+            try:
+                if self._stop.is_set():
+                    return None, None, {}
+                answer = sat.solve_limited(expect_interrupt=True)
+            finally:
+                if timer is not None:
+                    timer.cancel()
+                self._live = None
+            model = sat.get_model() if answer else None
+            return answer, model, dict(sat.accum_stats() or {})
+
+    def _solve_child(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
+        """CaDiCaL and friends ignore interrupt(): solve in a child process and kill it at the limit."""
+        ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        parent, child = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_solve_in_child, args=(formula.clauses, self.solver, child), daemon=True)
+        proc.start()
+        child.close()
+        self._live = proc
+        try:
+            if self._stop.is_set() or not parent.poll(limit):
+                return None, None, {}
+            ok, model, stats = parent.recv()
+            return ok, model, dict(stats or {})
+        except EOFError:
+            return None, None, {"error": "solver process died"}
+        finally:
+            self._live = None
+            if proc.is_alive():
+                proc.kill()
+            proc.join(1)
+            parent.close()
+
+    def _solve_external(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
+        """An external DIMACS solver printing SAT-competition output; killed at the time limit."""
+        assert self.sat_cmd is not None
+        with tempfile.TemporaryDirectory(prefix="sigmar-cnf-") as tmp:
+            path = os.path.join(tmp, "board.cnf")
+            with open(path, "w") as out:
+                out.write(formula.to_dimacs())
+            argv = [*shlex.split(self.sat_cmd), path]
+            proc = subprocess.Popen(
+                argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True
+            )
+            self._live = proc
+            try:
+                stdout, _ = proc.communicate(timeout=limit)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+                return None, None, {}
+            finally:
+                self._live = None
+        status, model = parse_model(stdout)
+        stats = {"exit_code": proc.returncode}
+        if status == "SATISFIABLE":
+            return True, model, stats
+        if status == "UNSATISFIABLE":
+            return False, None, stats
+        return None, None, stats

@@ -1,0 +1,293 @@
+"""Our CNF encoding (``cnf`` default): parallel steps with leave times in the order encoding.
+
+Why parallel steps: removing tiles only ever frees others, so moves whose
+tiles are all free at the start of a step can be played in that step in any
+order.  Each tile gets a leave step in ``1..K`` where ``K`` is the number of
+moves a sequential solution needs (``(tiles - 1) / 2 + 1`` with gold): a
+sequential solution is a parallel plan with one move per step, so
+**UNSAT at horizon K proves the board unsolvable**, and every model sorts
+into a legal move sequence (by step; within a step any order).
+
+Glossary (variables, named by tuples through ``IDPool``):
+
+- ``("gone", i, s)``: tile ``i`` has left by the end of step ``s`` (order
+  encoding: monotone in ``s``).  Only for ``s`` between the tile's earliest
+  and latest possible leave step (reachability pruning); outside that window
+  the value is a constant and never becomes a variable.
+- ``("mate", i, j)``: tiles ``i < j`` leave together as one move (a static
+  perfect matching: exactly one mate per tile except gold, via ``pysat.card``).
+- ``("clear", (n, ...), t)``: the neighbours ``n...`` of some tile (three
+  consecutive ones, empty cells dropped) have all left by the end of step ``t``.
+
+Clauses: monotone leave times; a tile gone by step ``s`` was free at the end
+of step ``s - 1`` (one of its neighbour triples clear); mates leave in the
+same step; metals leave in strictly increasing steps (so quicksilver, which
+leaves with its metal, always meets the current metal; gold after every
+other metal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pysat.card import CardEnc, EncType
+from pysat.formula import IDPool
+
+from sigmar.models.board import Board
+from sigmar.models.result import Move
+from sigmar.models.tiles import could_ever_pair
+
+from .cnf_formula import ClauseSink, Formula, Lit, neg
+
+CARD_ENCODINGS = {
+    "seqcounter": EncType.seqcounter,
+    "ladder": EncType.ladder,
+    "pairwise": EncType.pairwise,
+    "totalizer": EncType.totalizer,
+    "cardnetwrk": EncType.cardnetwrk,
+}
+
+
+def horizon(board: Board) -> int:
+    """Moves a sequential solution needs: pairs plus gold alone (rounded up when counts are odd)."""
+    gold = 1 if board.gold is not None else 0
+    return (len(board.tiles) - gold + 1) // 2 + gold
+
+
+def partner_pairs(board: Board) -> list[tuple[int, int]]:
+    """Tile pairs ``i < j`` that pair under some current metal; gold pairs with nothing."""
+    symbols = [t.symbol for t in board.tiles]
+    gold = board.gold
+    out = []
+    for i in range(len(symbols)):
+        if symbols[i] == gold:
+            continue
+        for j in range(i + 1, len(symbols)):
+            if symbols[j] != gold and could_ever_pair(symbols[i], symbols[j]):
+                out.append((i, j))
+    return out
+
+
+def neighbour_sets(board: Board) -> list[list[tuple[int, ...]] | None]:
+    """Per tile, the tile sets of its three-consecutive-neighbour windows (minimal ones only).
+
+    None means the tile is free from the start (a window with no tile in it).
+    """
+    out: list[list[tuple[int, ...]] | None] = []
+    for ring in board.neighbour_tiles:
+        sets = {
+            tuple(sorted(n for n in (ring[k], ring[(k + 1) % 6], ring[(k + 2) % 6]) if n is not None)) for k in range(6)
+        }
+        if () in sets:
+            out.append(None)
+            continue
+        minimal = [s for s in sets if not any(o != s and set(o) <= set(s) for o in sets)]
+        out.append(sorted(minimal))
+    return out
+
+
+def metal_tiles(board: Board) -> list[int]:
+    """Tile ids of the metals in the order they must leave (gold last)."""
+    by_symbol = {t.symbol: i for i, t in enumerate(board.tiles)}
+    return [by_symbol[m] for m in board.metals]
+
+
+def windows(board: Board, K: int) -> tuple[list[int], list[int]]:
+    """Earliest and latest leave step of each tile (``K + 1`` earliest: it can never leave).
+
+    Both are fixpoints of sound bounds: a tile leaves after every tile of some
+    neighbour window and with a mate; metals leave one after another.  Latest:
+    a tile lying in every window of another must leave before it.
+    """
+    n = len(board.tiles)
+    sets = neighbour_sets(board)
+    mates: list[list[int]] = [[] for _ in range(n)]
+    for i, j in partner_pairs(board):
+        mates[i].append(j)
+        mates[j].append(i)
+    metals = metal_tiles(board)
+    gold_tile = metals[-1] if metals else None
+    previous_metal = {b: a for a, b in zip(metals, metals[1:], strict=False)}
+    never = K + 1
+
+    early = [1] * n
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n):
+            best = 1 if sets[i] is None else 1 + min(max(early[m] for m in s) for s in sets[i] or [])
+            if i != gold_tile:
+                best = max(best, min((early[j] for j in mates[i]), default=never))
+            if i in previous_metal:
+                best = max(best, early[previous_metal[i]] + 1)
+            best = min(best, never)
+            if best > early[i]:
+                early[i] = best
+                changed = True
+
+    late = [K] * n
+    must_precede: list[list[int]] = [[] for _ in range(n)]  # i must leave before each j listed
+    for j, s in enumerate(sets):
+        if s:
+            for m in set(s[0]).intersection(*map(set, s[1:])):
+                must_precede[m].append(j)
+    next_metal = {a: b for b, a in previous_metal.items()}
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n):
+            best = late[i]
+            for j in must_precede[i]:
+                best = min(best, late[j] - 1)
+            if i in next_metal:
+                best = min(best, late[next_metal[i]] - 1)
+            if i != gold_tile:
+                best = min(best, max((late[j] for j in mates[i]), default=0))
+            if best < late[i]:
+                late[i] = best
+                changed = True
+    return early, late
+
+
+def build(board: Board, card: str = "seqcounter") -> Formula:
+    """The default encoding of one board (see the module docstring)."""
+    # -- data
+    n = len(board.tiles)
+    K = horizon(board)
+    early, late = windows(board, K)
+    sets = neighbour_sets(board)
+    metals = metal_tiles(board)
+    gold_tile = metals[-1] if metals else None
+    pool = IDPool()
+    sink = ClauseSink()
+
+    # -- variables
+    def gone(i: int, s: int) -> Lit:
+        if s < early[i] or s < 1:
+            return False
+        if s >= late[i]:
+            return True
+        return pool.id(("gone", i, s))
+
+    cleared: dict[tuple[tuple[int, ...], int], Lit] = {}
+
+    def clear(tiles: tuple[int, ...], t: int) -> Lit:
+        lits = [gone(m, t) for m in tiles]
+        if any(lit is False for lit in lits):
+            return False
+        open_ = tuple(sorted(m for m, lit in zip(tiles, lits, strict=True) if lit is not True))
+        if not open_:
+            return True
+        if len(open_) == 1:
+            return gone(open_[0], t)
+        key = (open_, t)
+        if key not in cleared:
+            aux = pool.id(("clear", open_, t))
+            cleared[key] = aux
+            sink.group("clear")
+            for m in open_:
+                sink.add([-aux, gone(m, t)])
+        return cleared[key]
+
+    # -- constraints
+    sink.group("impossible")
+    for i in range(n):
+        if early[i] > late[i]:
+            sink.add([])  # the tile can never leave: unsolvable outright
+
+    sink.group("monotone")
+    for i in range(n):
+        for s in range(early[i], late[i] - 1):
+            sink.add([neg(gone(i, s)), gone(i, s + 1)])
+
+    for i in range(n):
+        if sets[i] is None:
+            continue
+        for s in range(early[i], late[i] + 1):
+            options = [clear(tiles, s - 1) for tiles in sets[i] or []]
+            sink.group("free")
+            sink.add([neg(gone(i, s)), *options])
+
+    sink.group("metal order")
+    for a, b in zip(metals, metals[1:], strict=False):
+        for s in range(early[b], late[b] + 1):
+            sink.add([neg(gone(b, s)), gone(a, s - 1)])
+
+    mate_vars: dict[tuple[int, int], int] = {}
+    for i, j in partner_pairs(board):
+        if max(early[i], early[j]) <= min(late[i], late[j]):
+            mate_vars[(i, j)] = pool.id(("mate", i, j))
+    sink.group("same step")
+    for (i, j), m in mate_vars.items():
+        for s in range(min(early[i], early[j]), max(late[i], late[j])):
+            sink.add([-m, neg(gone(i, s)), gone(j, s)])
+            sink.add([-m, neg(gone(j, s)), gone(i, s)])
+    sink.group("one mate")
+    by_tile: dict[int, list[int]] = {i: [] for i in range(n) if i != gold_tile}
+    for (i, j), m in mate_vars.items():
+        by_tile[i].append(m)
+        by_tile[j].append(m)
+    for lits in by_tile.values():
+        if not lits:
+            sink.add([])
+            continue
+        encoded = CardEnc.equals(lits=lits, bound=1, vpool=pool, encoding=CARD_ENCODINGS[card])
+        sink.extend(encoded.clauses)
+
+    # -- decode
+    def decoder(true: set[int]) -> list[Move]:
+        def leave(i: int) -> int:
+            for s in range(early[i], late[i] + 1):
+                lit = gone(i, s)
+                if lit is True or (lit is not False and lit in true):
+                    return s
+            return late[i]
+
+        moves: list[tuple[int, Move]] = []
+        for (i, j), m in mate_vars.items():
+            if m in true:
+                moves.append((leave(i), Move((board.tiles[i].cell, board.tiles[j].cell))))
+        if gold_tile is not None:
+            moves.append((leave(gold_tile), Move((board.tiles[gold_tile].cell,))))
+        moves.sort(key=lambda item: item[0])
+        return [move for _, move in moves]
+
+    projection = sorted(set(mate_vars.values()) | {v for v in range(1, pool.top + 1) if _kind(pool, v) == "gone"})
+    return Formula(
+        board=board,
+        variant="default",
+        clauses=sink.clauses,
+        pool=pool,
+        decoder=decoder,
+        horizon=K,
+        groups=dict(sink.groups),
+        describe=describer(board),
+        projection=projection,
+    )
+
+
+def _kind(pool: IDPool, var: int) -> str | None:
+    obj = pool.obj(var)
+    return obj[0] if isinstance(obj, tuple) else None
+
+
+def describer(board: Board) -> Callable[[tuple[Any, ...]], str]:
+    """Human names for the default encoding's variables."""
+
+    def tile(i: int) -> str:
+        t = board.tiles[i]
+        row, col = board.rowcol(t.cell)
+        return f"tile {i} '{t.symbol}' [{row}, {col}]"
+
+    def describe(obj: tuple[Any, ...]) -> str:
+        kind = obj[0]
+        if kind == "gone":
+            return f"gone({tile(obj[1])}, by the end of step {obj[2]})"
+        if kind == "mate":
+            return f"mates({tile(obj[1])}, {tile(obj[2])}: they leave together)"
+        if kind == "clear":
+            return f"clear(tiles {', '.join(map(str, obj[1]))} all gone by the end of step {obj[2]})"
+        return repr(obj)
+
+    return describe

@@ -1,0 +1,180 @@
+"""The CNF both encodings produce: clauses, named variables, a decoder, DIMACS.
+
+Variables are named by tuples through ``pysat.formula.IDPool`` (``("gone", 12, 7)``),
+so a model dump or a DIMACS sidecar can be read by a person.  Clauses are built
+through :class:`ClauseSink`, which folds Python ``True``/``False`` constants
+away: reachability pruning then needs no special cases in the encoders.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pysat.formula import IDPool
+
+from sigmar.models.board import Board
+from sigmar.models.result import Move
+
+# A literal, or a constant the sink folds away.
+Lit = int | bool
+
+
+class ClauseSink:
+    """Collects clauses, dropping satisfied ones and false literals; an empty clause stays (UNSAT)."""
+
+    def __init__(self) -> None:
+        self.clauses: list[list[int]] = []
+        self.groups: dict[str, int] = {}
+        self._group = ""
+
+    def group(self, name: str) -> None:
+        """Attribute the following clauses to ``name`` (for the clause-count table)."""
+        self._group = name
+
+    def add(self, literals: Iterable[Lit]) -> None:
+        clause: list[int] = []
+        for lit in literals:
+            if lit is True:
+                return
+            if lit is False:
+                continue
+            clause.append(lit)
+        self.clauses.append(clause)
+        self.groups[self._group] = self.groups.get(self._group, 0) + 1
+
+    def extend(self, clauses: Iterable[Sequence[int]]) -> None:
+        for clause in clauses:
+            self.add(clause)
+
+
+def neg(lit: Lit) -> Lit:
+    if lit is True or lit is False:
+        return not lit
+    return -lit
+
+
+@dataclass
+class Formula:
+    """One board's CNF.  ``decode`` turns a model (list of signed ints) into playing-order moves."""
+
+    board: Board
+    variant: str
+    clauses: list[list[int]]
+    pool: IDPool
+    decoder: Callable[[set[int]], list[Move]]
+    horizon: int
+    groups: dict[str, int] = field(default_factory=dict)
+    describe: Callable[[tuple[Any, ...]], str] = repr
+    # Variables whose values fix a move sequence (for projected model counting).
+    projection: list[int] = field(default_factory=list)
+
+    @property
+    def nv(self) -> int:
+        return self.pool.top
+
+    @property
+    def names(self) -> dict[int, str]:
+        """Variable -> its meaning, e.g. ``gone(tile 12 'f' [3, 4], by step 7)``."""
+        out: dict[int, str] = {}
+        for var in range(1, self.pool.top + 1):
+            obj = self.pool.obj(var)
+            out[var] = self.describe(obj) if isinstance(obj, tuple) else f"auxiliary {var}"
+        return out
+
+    def decode(self, model: Iterable[int]) -> list[Move]:
+        return self.decoder({lit for lit in model if lit > 0})
+
+    def header(self) -> list[str]:
+        b = self.board
+        return [
+            f"sigmar cnf encoding, variant {self.variant}",
+            f"board: {b.name or '(unnamed)'} (side {b.dim}, {len(b.tiles)} tiles)",
+            f"horizon: {self.horizon} steps",
+            f"variables: {self.nv}, clauses: {len(self.clauses)}",
+            "the sidecar (.vars.json) names every variable",
+        ]
+
+    def to_dimacs(self, comment_lines: Sequence[str] | None = None) -> str:
+        lines = [f"c {line}".rstrip() for line in (comment_lines if comment_lines is not None else self.header())]
+        lines.append(f"p cnf {self.nv} {len(self.clauses)}")
+        lines.extend(" ".join(map(str, clause)) + " 0" for clause in self.clauses)
+        return "\n".join(lines) + "\n"
+
+    def sidecar(self) -> str:
+        """JSON that lets ``sigmar decode`` rebuild and check a model without guessing."""
+        record = {
+            "variant": self.variant,
+            "board": self.board.name,
+            "dim": self.board.dim,
+            "tiles": len(self.board.tiles),
+            "horizon": self.horizon,
+            "variables": self.nv,
+            "clauses": len(self.clauses),
+            "names": {str(var): name for var, name in self.names.items()},
+        }
+        return json.dumps(record, indent=1) + "\n"
+
+
+def parse_dimacs(text: str) -> tuple[int, list[list[int]]]:
+    """(number of variables, clauses) of a DIMACS CNF text; comments skipped."""
+    nv = 0
+    clauses: list[list[int]] = []
+    current: list[int] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("c") or line.startswith("%"):
+            continue
+        if line.startswith("p"):
+            nv = int(line.split()[2])
+            continue
+        for token in line.split():
+            lit = int(token)
+            if lit == 0:
+                clauses.append(current)
+                current = []
+            else:
+                current.append(lit)
+    if current:
+        clauses.append(current)
+    return nv, clauses
+
+
+def parse_model(text: str) -> tuple[str, list[int]]:
+    """(status, model) from SAT-competition output (``s ...`` and ``v ...`` lines) or a bare list of literals.
+
+    status is ``SATISFIABLE``, ``UNSATISFIABLE`` or ``UNKNOWN``.
+    """
+    status = "UNKNOWN"
+    model: list[int] = []
+    saw_v = False
+    bare: list[int] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("c"):
+            continue
+        if line.startswith("s "):
+            word = line[2:].strip().upper()
+            status = "UNSATISFIABLE" if "UNSAT" in word else "SATISFIABLE" if "SAT" in word else "UNKNOWN"
+            continue
+        if line.startswith("v "):
+            saw_v = True
+            model.extend(int(tok) for tok in line[2:].split() if tok != "0")
+            continue
+        if line in ("SAT", "SATISFIABLE"):  # MiniSat's result-file form
+            status = "SATISFIABLE"
+            continue
+        if line in ("UNSAT", "UNSATISFIABLE"):
+            status = "UNSATISFIABLE"
+            continue
+        try:
+            bare.extend(int(tok) for tok in line.split() if tok != "0")
+        except ValueError:
+            continue
+    if not saw_v:
+        model = bare
+    if model and status == "UNKNOWN":
+        status = "SATISFIABLE"
+    return status, model
