@@ -74,7 +74,8 @@ def _worker_main(conn: Connection, families: tuple[tuple[str, str, str], ...], p
     registry.FAMILIES = families
     backends: dict[str, Any] = {}
     jobs: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
-    current: list[Any] = [None, None]  # job id, backend
+    current: list[Any] = [None, None, False]  # job id, backend, whether it was asked to stop
+    lock = threading.Lock()  # so a late "stop" never reaches the next job
 
     def reader() -> None:
         while True:
@@ -86,10 +87,12 @@ def _worker_main(conn: Connection, families: tuple[tuple[str, str, str], ...], p
             if message[0] == "job":
                 jobs.put(message)
             elif message[0] == "stop":
-                job_id, backend = current
-                if job_id == message[1] and backend is not None:
-                    with contextlib.suppress(Exception):
-                        backend.stop()
+                with lock:
+                    job_id, backend, _ = current
+                    if job_id == message[1] and backend is not None:
+                        current[2] = True
+                        with contextlib.suppress(Exception):
+                            backend.stop()
             else:
                 jobs.put(None)
                 return
@@ -105,7 +108,8 @@ def _worker_main(conn: Connection, families: tuple[tuple[str, str, str], ...], p
             backend = backends.get(name)
             if backend is None:
                 backend = backends[name] = registry.make(name)
-            current[:] = [job_id, backend]
+            with lock:
+                current[:] = [job_id, backend, False]
             result = backend.solve(board, time_limit)
             if not isinstance(result, Result):
                 raise TypeError(f"solve returned {type(result).__name__}, not a Result")
@@ -114,7 +118,10 @@ def _worker_main(conn: Connection, families: tuple[tuple[str, str, str], ...], p
             where = f" at {os.path.basename(detail.filename)}:{detail.lineno}" if detail else ""
             result = Result(Status.ERROR, name, message=f"{name} raised {type(exc).__name__}: {exc}{where}")
         seconds = time.perf_counter() - start
-        current[:] = [None, None]
+        with lock:
+            if current[2]:  # a stopped backend may stay stopped: the next job gets a fresh instance
+                backends.pop(name, None)
+            current[:] = [None, None, False]
         try:
             conn.send(Done(job_id, result, seconds))
         except (BrokenPipeError, OSError):

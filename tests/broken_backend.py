@@ -7,7 +7,9 @@ registry from the parent.
 ``honest:dfs`` solves tiny boards by a complete search over the rule engine
 (unsolvable ones as ``exhausted``); ``honest:proof`` is the same search but
 reports unsolvable as a solver's ``proof`` (needs corroboration);
-``honest:slow`` sleeps ``SIGMAR_FAKE_DELAY`` seconds (default 0.5) first.
+``honest:slow`` sleeps ``SIGMAR_FAKE_DELAY`` seconds (default 0.5) first;
+``honest:sticky`` is as slow but obeys ``stop()`` and then stays stopped for
+good (a real bug pattern: a stop flag never reset).
 ``broken:SUB`` misbehaves as SUB says: ``wrong`` (a solution the rule
 engine rejects), ``crash`` (raises), ``exit`` (the process dies), ``hang``
 (sleeps forever, ignores stop), ``proof`` (claims unsolvable, proof, always),
@@ -62,7 +64,14 @@ class HonestBackend(Backend):
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:
-        return ("dfs", "proof", "slow")
+        return ("dfs", "proof", "slow", "sticky")
+
+    def __init__(self, sub: str | None = None, **options: object) -> None:
+        super().__init__(sub, **options)
+        self._stopped = False
+
+    def stop(self) -> None:
+        self._stopped = True
 
     @classmethod
     def version(cls) -> str:
@@ -70,8 +79,14 @@ class HonestBackend(Backend):
 
     def solve(self, board: Board, time_limit: float | None = None) -> Result:
         start = time.perf_counter()
+        delay = float(os.environ.get("SIGMAR_FAKE_DELAY", "0.5"))
         if self.sub == "slow":
-            time.sleep(float(os.environ.get("SIGMAR_FAKE_DELAY", "0.5")))
+            time.sleep(delay)
+        if self.sub == "sticky":
+            while not self._stopped and time.perf_counter() - start < delay:
+                time.sleep(0.01)
+            if self._stopped:
+                return Result(Status.UNKNOWN, self.name, time.perf_counter() - start, message="stopped")
         moves = dfs(board)
         seconds = time.perf_counter() - start
         if moves is not None:

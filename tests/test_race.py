@@ -18,6 +18,7 @@ from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import verify
 from sigmar.runners import cli
 from sigmar.runners.race import Race, corroborate
+from sigmar.runners.workers import Worker
 from tests.broken_backend import register
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -227,3 +228,21 @@ def test_ctrl_c_leaves_no_process_behind(board_file: Path) -> None:
     assert proc.returncode == 130, err
     _, alive = psutil.wait_procs(workers, timeout=5)
     assert not alive, f"left behind: {[p.pid for p in alive]}"
+
+
+def test_a_stopped_backend_gets_a_fresh_instance(fakes, boards) -> None:
+    """``honest:sticky`` stays stopped once told; the worker must not reuse that instance."""
+    worker = Worker("sticky")
+    try:
+        worker.submit(1, "honest:sticky", boards["pair"], 5.0)
+        time.sleep(0.1)
+        worker.ask_stop()
+        assert worker.conn.poll(10), "the sticky backend ignored stop"
+        first = worker.receive()
+        assert first is not None and first.result.status is Status.UNKNOWN
+        worker.submit(2, "honest:sticky", boards["pair"], 5.0)
+        assert worker.conn.poll(10)
+        second = worker.receive()
+        assert second is not None and second.result.status is Status.SOLVED, second
+    finally:
+        worker.kill()
