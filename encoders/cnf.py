@@ -5,7 +5,9 @@ sub-name is ``[VARIANT+]SOLVER`` or ``VARIANT``:
 
 - ``cnf:glucose42``, ``cnf:cadical195``: the default encoding on that python-sat solver;
 - ``cnf:thesis``: the Leiden thesis's encoding (section 6.3) on glucose4;
-- ``cnf:thesis+cadical195``: the thesis's encoding on CaDiCaL 1.9.5.
+- ``cnf:thesis+cadical195``: the thesis's encoding on CaDiCaL 1.9.5;
+- ``cnf:external``, ``cnf:thesis+external``: an external DIMACS solver, the command
+  taken from ``$SIGMAR_SAT_CMD`` (or ``CnfBackend(sub, sat_cmd="kissat")``).
 
 Encoding variants: ``default`` (ours, :mod:`cnf_default`), ``thesis``
 (:mod:`cnf_thesis`, with one repaired horizon), ``thesis-literal`` (the
@@ -36,6 +38,21 @@ VARIANTS = ("default", "thesis", "thesis-literal")
 DEFAULT_SOLVER = "glucose4"
 # Solvers whose native code ignores interrupt(): run them in a child process we can kill.
 UNINTERRUPTIBLE = ("cadical", "kissat", "lingeling")
+# ``cnf:external`` runs the DIMACS solver command in $SIGMAR_SAT_CMD (the CLI has no --sat-cmd).
+EXTERNAL = "external"
+SAT_CMD_ENV = "SIGMAR_SAT_CMD"
+# The python-sat solvers offered as names (any other works through build_formula);
+# the listing stays short enough for `sigmar backends`.
+LISTED_SOLVERS = (
+    "glucose4",
+    "glucose42",
+    "cadical195",
+    "cadical153",
+    "kissat404",
+    "minisat22",
+    "maplechrono",
+    "lingeling",
+)
 
 
 def build_formula(board: Board, variant: str = "default", **options: Any) -> Formula:
@@ -95,6 +112,10 @@ class CnfBackend(Backend):
         if self.variant not in VARIANTS:
             raise ValueError(f"unknown cnf variant '{self.variant}' (choose from {', '.join(VARIANTS)})")
         self.sat_cmd: str | None = options.get("sat_cmd")
+        if self.solver == EXTERNAL:
+            self.sat_cmd = self.sat_cmd or os.environ.get(SAT_CMD_ENV)
+            if not self.sat_cmd:
+                raise ValueError(f"cnf:{EXTERNAL} needs the solver command in ${SAT_CMD_ENV} (e.g. 'cadical -q')")
         self.card: str = options.get("card", "seqcounter")
         self._stop = threading.Event()
         self._live: Any = None  # the running pysat solver, a child process or a Popen
@@ -115,10 +136,12 @@ class CnfBackend(Backend):
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:
-        solvers = _pysat_solvers()
-        out = [DEFAULT_SOLVER, *[s for s in solvers if s != DEFAULT_SOLVER], "default", "thesis", "thesis-literal"]
-        for variant in VARIANTS:
-            out.extend(f"{variant}+{s}" for s in solvers)
+        installed = set(_pysat_solvers())
+        solvers = [s for s in LISTED_SOLVERS if s in installed]
+        if os.environ.get(SAT_CMD_ENV):
+            solvers.append(EXTERNAL)
+        out = [*solvers, "thesis", "thesis-literal"]
+        out.extend(f"thesis+{s}" for s in solvers if s != DEFAULT_SOLVER)
         return tuple(out)
 
     # -- encode

@@ -209,7 +209,9 @@ def describer(board: Board) -> Callable[[tuple[Any, ...]], str]:
         if kind == "removable":
             return f"Removable({where(obj[1])}, tile step {obj[2]})"
         if kind == "seq":
-            return f"Seq({where(obj[1])}, tile step {obj[2]}, neighbours {obj[3] + 1}-{(obj[3] + 2) % 6 + 1}-{(obj[3] + 3) % 6 + 1})"
+            k = obj[3]
+            ring = f"{k + 1}-{(k + 1) % 6 + 1}-{(k + 2) % 6 + 1}"
+            return f"Seq({where(obj[1])}, tile step {obj[2]}, neighbours {ring})"
         return repr(obj)
 
     return describe
