@@ -1,0 +1,128 @@
+"""Race overhead: ``sigmar solve`` racing backends against the fastest backend run alone.
+
+Target (issue 7): the race costs at most 20 ms per board over the fastest
+single backend on a multi-board file.
+
+Three measurements on the same boards, each over the whole file, wall clock:
+
+1. every backend alone, in this process, one board after another (its
+   ``solve`` plus the rule engine's check): the fastest of these is the
+   baseline a race has to beat;
+2. a race of that fastest backend alone (worker process, IPC, checks):
+   the machinery's own cost;
+3. a race of all the chosen backends (the default ``sigmar solve``).
+
+Overhead per board = (race total - fastest total) / boards.  Worker start-up
+is included in the race totals (it is paid once per file).
+
+    python scripts/bench_race.py instances/hexmatch-easy-100.txt --boards 100 --time-limit 10
+
+Prints a table and writes results/bench_race.md and .json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from sigmar.encoders import registry
+from sigmar.models.board import Board
+from sigmar.models.boardfile import read_boards
+from sigmar.models.result import Status
+from sigmar.runners.check import counts_answer, run_checked
+from sigmar.runners.race import Race
+
+
+def alone(name: str, boards: list[Board], time_limit: float) -> tuple[float, list[float], int]:
+    """Total wall seconds, per-board seconds and answered count for one backend in this process."""
+    backend = registry.make(name)
+    per_board = []
+    answered = 0
+    start = time.perf_counter()
+    for board in boards:
+        t0 = time.perf_counter()
+        early = counts_answer(board)
+        result = early if early is not None else run_checked(backend, board, time_limit)
+        per_board.append(time.perf_counter() - t0)
+        answered += result.status in (Status.SOLVED, Status.UNSOLVABLE)
+    return time.perf_counter() - start, per_board, answered
+
+
+def race(names: list[str], boards: list[Board], time_limit: float) -> tuple[float, list[float], int, dict[str, int]]:
+    """Total wall seconds (worker start-up included), per-board seconds, answered count, wins per backend."""
+    per_board = []
+    answered = 0
+    wins: dict[str, int] = {}
+    start = time.perf_counter()
+    with Race(names) as running:
+        for board in boards:
+            outcome = running.solve(board, time_limit)
+            per_board.append(outcome.result.seconds)
+            answered += outcome.result.status in (Status.SOLVED, Status.UNSOLVABLE)
+            wins[outcome.result.backend] = wins.get(outcome.result.backend, 0) + 1
+    return time.perf_counter() - start, per_board, answered, wins
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("file", help="board file")
+    parser.add_argument("--boards", type=int, default=100, help="first N boards (default 100)")
+    parser.add_argument("--backend", default="all", help="backends to race (default all available)")
+    parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--out", default="results/bench_race")
+    args = parser.parse_args(argv)
+
+    boards = read_boards(args.file)[: args.boards]
+    names = registry.expand(args.backend)
+    n = len(boards)
+    print(f"{n} boards from {args.file}; backends {', '.join(names)}; time limit {args.time_limit:g} s", flush=True)
+    rows = []
+    totals = {}
+    for name in names:
+        total, per, ok = alone(name, boards, args.time_limit)
+        totals[name] = total
+        rows.append((f"{name} alone (in-process)", total, statistics.median(per), ok, ""))
+        print(f"  {rows[-1][0]:40s} total {total:8.3f} s, median {statistics.median(per) * 1000:8.2f} ms", flush=True)
+    fastest = min(totals, key=lambda k: totals[k])
+    for label, chosen in ((f"race of {fastest} alone", [fastest]), ("race of all", names)):
+        total, per, ok, wins = race(chosen, boards, args.time_limit)
+        won = ", ".join(f"{k} {v}" for k, v in sorted(wins.items(), key=lambda kv: -kv[1]))
+        rows.append((label, total, statistics.median(per), ok, won))
+        print(f"  {label:40s} total {total:8.3f} s, median {statistics.median(per) * 1000:8.2f} ms; {won}", flush=True)
+
+    base = totals[fastest]
+    lines = [
+        f"Boards: first {n} of `{args.file}`, time limit {args.time_limit:g} s; fastest alone: `{fastest}`.",
+        "",
+        "| run | total s | median ms/board | answered | overhead ms/board vs fastest | wins |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for label, total, median, ok, won in rows:
+        overhead = (total - base) / n * 1000
+        lines.append(f"| {label} | {total:.3f} | {median * 1000:.2f} | {ok}/{n} | {overhead:+.1f} | {won} |")
+    table = "\n".join(lines)
+    print()
+    print(table)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".md").write_text(table + "\n")
+    record = {
+        "file": args.file,
+        "boards": n,
+        "time_limit": args.time_limit,
+        "fastest": fastest,
+        "rows": [dict(zip(("run", "total", "median", "answered", "wins"), r, strict=True)) for r in rows],
+    }
+    out.with_suffix(".json").write_text(json.dumps(record, indent=1))
+    race_all = rows[-1][1]
+    overhead = (race_all - base) / n * 1000
+    print(f"\nrace overhead: {overhead:+.1f} ms per board (target <= 20)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
