@@ -170,6 +170,10 @@ def build(board: Board, card: str = "seqcounter") -> Formula:
             return True
         return pool.id(("gone", i, s))
 
+    for i in range(n):  # every leave-step variable exists, even one no clause needs (gold, often)
+        for s in range(early[i], late[i]):
+            gone(i, s)
+
     cleared: dict[tuple[tuple[int, ...], int], Lit] = {}
 
     def clear(tiles: tuple[int, ...], t: int) -> Lit:

@@ -1,0 +1,293 @@
+"""The cnf backend: both encodings against the rule engine, model by model on tiny boards."""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from functools import cache
+from pathlib import Path
+
+import pytest
+from pysat.solvers import Solver
+
+from sigmar.encoders.cnf import CnfBackend, build_formula, split_sub
+from sigmar.encoders.cnf_formula import Formula, parse_dimacs, parse_model
+from sigmar.encoders.registry import make
+from sigmar.models.board import Board, Tile
+from sigmar.models.boardfile import format_board, parse_boards, read_boards
+from sigmar.models.hexgrid import cells
+from sigmar.models.result import Status
+from sigmar.models.rules import Position, verify
+from sigmar.runners.cli import main
+
+from .bruteforce import count_move_sequences, solve_by_brute_force
+
+INSTANCES = Path(__file__).resolve().parents[1] / "instances"
+
+
+# -- boards
+
+
+def random_board(rng: random.Random, dim: int, pairs: int, spoil: bool = False) -> Board:
+    """A random tiny board whose counts pair up (unless ``spoil``); solvable or not by chance."""
+    symbols: list[str] = []
+    metals = sorted(rng.sample("123456789", rng.randint(0, 3)))
+    symbols += metals
+    symbols += ["q"] * max(len(metals) - 1, 0)
+    while len(symbols) < 2 * pairs + (1 if metals else 0):
+        kind = rng.choice(["el", "el", "salt", "vm"])
+        if kind == "el":
+            symbols += [rng.choice("aefw")] * 2
+        elif kind == "salt":
+            symbols += ["s", rng.choice("aefws")]
+        else:
+            symbols += ["v", "m"]
+    if spoil:
+        symbols[rng.randrange(len(symbols))] = rng.choice("aefwsvmq")
+        if len(set(s for s in symbols if s.isdigit())) != sum(s.isdigit() for s in symbols):
+            symbols = [s for s in symbols if not s.isdigit()] + metals
+    where = rng.sample(list(cells(dim)), min(len(symbols), len(cells(dim))))
+    return Board(dim, tuple(Tile(c, s) for c, s in zip(where, symbols, strict=False)), "random")
+
+
+def tiny_boards(seed: int, count: int, max_pairs: int = 3) -> list[Board]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        dim = rng.choice([2, 3])
+        out.append(random_board(rng, dim, rng.randint(1, max_pairs), spoil=rng.random() < 0.2))
+    return out
+
+
+def board_from(text: str) -> Board:
+    return parse_boards(text, "<test>")[0]
+
+
+# -- the rule engine's own counts
+
+
+def count_parallel_plans(board: Board, steps: int) -> int:
+    """Sequences of ``steps`` sets of disjoint moves, each move legal at the start of its step, clearing the board."""
+
+    @cache
+    def count(occupied: frozenset, left: int) -> int:
+        if left == 0:
+            return 1 if not occupied else 0
+        moves = Position(board, occupied).legal_moves()
+        total = 0
+
+        def subsets(index: int, used: frozenset) -> None:
+            nonlocal total
+            if index == len(moves):
+                total += count(occupied - used, left - 1)
+                return
+            subsets(index + 1, used)
+            cells_ = set(moves[index].cells)
+            if not cells_ & used:
+                subsets(index + 1, used | cells_)
+
+        subsets(0, frozenset())
+        return total
+
+    return count(frozenset(t.cell for t in board.tiles), steps)
+
+
+def projected_models(formula: Formula, limit: int = 20000) -> int:
+    """Every model of the formula projected on its move variables (pysat's exhaustive style)."""
+    found = 0
+    with Solver(name="minisat22", bootstrap_with=formula.clauses) as sat:
+        while sat.solve():
+            true = {lit for lit in sat.get_model() if lit > 0}
+            sat.add_clause([-v if v in true else v for v in formula.projection])
+            found += 1
+            assert found <= limit, "too many models for a tiny board"
+    return found
+
+
+def sat(formula: Formula) -> bool:
+    with Solver(name="glucose4", bootstrap_with=formula.clauses) as s:
+        answer = s.solve()
+        if answer:
+            verdict = verify(formula.board, formula.decode(s.get_model()))
+            assert verdict.valid, (
+                f"{formula.variant} decoded a rejected solution: {verdict}\n{format_board(formula.board)}"
+            )
+        return bool(answer)
+
+
+# -- exactness
+
+
+@pytest.mark.parametrize("board", tiny_boards(1, 40), ids=lambda b: "")
+def test_default_models_are_the_parallel_plans(board: Board) -> None:
+    formula = build_formula(board, "default")
+    expected = count_parallel_plans(board, formula.horizon)
+    assert projected_models(formula) == expected, format_board(board)
+
+
+@pytest.mark.parametrize("board", tiny_boards(2, 25, max_pairs=2), ids=lambda b: "")
+def test_thesis_models_are_the_move_sequences(board: Board) -> None:
+    formula = build_formula(board, "thesis")
+    assert projected_models(formula) == count_move_sequences(board), format_board(board)
+
+
+def test_variants_agree_with_brute_force_on_random_boards() -> None:
+    boards = tiny_boards(3, 120, max_pairs=4)
+    solvable = 0
+    for board in boards:
+        truth = solve_by_brute_force(board) is not None
+        solvable += truth
+        for variant in ("default", "thesis"):
+            assert sat(build_formula(board, variant)) == truth, f"{variant}\n{format_board(board)}"
+    assert 0 < solvable < len(boards), "the sample should hold both answers"
+
+
+def test_literal_thesis_is_unsatisfiable_with_gold() -> None:
+    """The printed horizon leaves the hidden key no tile step: the reason for the repair."""
+    board = board_from("  1 q\n . 2 .\n  . .\n")
+    assert solve_by_brute_force(board) is not None
+    assert not sat(build_formula(board, "thesis-literal"))
+    assert sat(build_formula(board, "thesis"))
+
+
+def test_strict_metal_order_keeps_quicksilver_with_its_metal() -> None:
+    # Lead and tin both free with two quicksilver: both q-moves may not share a step.
+    board = board_from("  1 q\n . 3 .\n  q 2\n")
+    formula = build_formula(board, "default")
+    assert projected_models(formula) == count_parallel_plans(board, formula.horizon) > 0
+
+
+# -- the backend
+
+
+def test_backend_solutions_are_verified() -> None:
+    boards = [b for b in tiny_boards(4, 30) if solve_by_brute_force(b) is not None][:8]
+    for name in ("cnf", "cnf:thesis", "cnf:cadical195", "cnf:thesis+glucose42"):
+        backend = make(name)
+        for board in boards:
+            result = backend.solve(board, time_limit=30)
+            assert result.status is Status.SOLVED, f"{name}: {result}"
+            assert verify(board, result.moves).valid, name
+            assert result.statistics["clauses"] > 0
+
+
+def test_unsolvable_boards_are_proved() -> None:
+    board = board_from("  s m\n w . f\n  . .\n")  # counts fine, each waits for another
+    assert solve_by_brute_force(board) is None
+    for name in ("cnf", "cnf:thesis", "cnf:cadical195"):
+        result = make(name).solve(board, time_limit=30)
+        assert result.status is Status.UNSOLVABLE and result.reason is not None, name
+
+
+def standard_boards(count: int) -> list[Board]:
+    path = INSTANCES / "hexmatch-hard-100.txt"
+    if not path.exists():
+        pytest.skip(f"{path} is absent (instances/ samples not written yet)")
+    return read_boards(str(path))[:count]
+
+
+def test_default_is_a_tenth_of_the_thesis_on_standard_boards() -> None:
+    for board in standard_boards(3):
+        default = build_formula(board, "default")
+        assert len(default.clauses) <= 24_500, board.name
+        result = CnfBackend().solve(board, time_limit=60)
+        assert result.status is Status.SOLVED and verify(board, result.moves).valid
+    thesis = build_formula(board, "thesis")
+    assert len(thesis.clauses) >= 10 * len(default.clauses)
+
+
+@pytest.mark.parametrize("name", ["cnf:thesis", "cnf:thesis+cadical195"])
+def test_time_limit_gives_unknown(name: str) -> None:
+    board = standard_boards(1)[0]
+    backend = make(name)
+    start = time.perf_counter()
+    result = backend.solve(board, time_limit=0.05)
+    elapsed = time.perf_counter() - start
+    encode = result.statistics.get("encode_seconds", 0.0)
+    # The encoding alone takes longer than 0.05 s; the solver must not run on after it.
+    assert result.status is Status.UNKNOWN, f"{name}: {result.status}"
+    assert elapsed < encode + 3.0, f"{name} ran {elapsed - encode:.1f} s past its limit"
+
+
+def test_sub_name_grammar() -> None:
+    assert split_sub(None) == ("default", "glucose4")
+    assert split_sub("cadical195") == ("default", "cadical195")
+    assert split_sub("thesis") == ("thesis", "glucose4")
+    assert split_sub("thesis+cadical195") == ("thesis", "cadical195")
+    assert "thesis+cadical195" in CnfBackend.subs()
+    assert CnfBackend("thesis").variant == "thesis"
+    with pytest.raises(ValueError):
+        CnfBackend("nonsense+glucose4")
+
+
+# -- DIMACS, sidecar and external solvers
+
+
+def test_dimacs_round_trip() -> None:
+    for board in tiny_boards(5, 5):
+        for variant in ("default", "thesis"):
+            formula = build_formula(board, variant)
+            text = formula.to_dimacs()
+            assert text.startswith("c sigmar cnf encoding")
+            nv, clauses = parse_dimacs(text)
+            assert nv == formula.nv
+            assert clauses == formula.clauses
+            assert len(formula.names) == formula.nv
+
+
+SOLVER_SCRIPT = """
+import sys
+from pysat.formula import CNF
+from pysat.solvers import Solver
+with Solver(name="minisat22", bootstrap_with=CNF(from_file=sys.argv[-1]).clauses) as s:
+    if s.solve():
+        print("c a test solver"); print("s SATISFIABLE")
+        model = s.get_model()
+        for k in range(0, len(model), 10):
+            print("v " + " ".join(map(str, model[k:k + 10])))
+        print("v 0")
+    else:
+        print("s UNSATISFIABLE")
+"""
+
+
+def test_decode_an_external_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    board_file = tmp_path / "b.txt"
+    board_file.write_text("# three pairs\n  f s\n v s s\n  m .\n")
+    script = tmp_path / "solver.py"
+    script.write_text(SOLVER_SCRIPT)
+    for variant in ("default", "thesis"):
+        out = tmp_path / f"{variant}.cnf"
+        assert main(["encode", str(board_file), "--to", "dimacs", "--variant", variant, "-o", str(out)]) == 0
+        sidecar = tmp_path / f"{variant}.vars.json"
+        assert sidecar.exists()
+        import subprocess
+
+        answer = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True, check=True)
+        model_file = tmp_path / f"{variant}.out"
+        model_file.write_text(answer.stdout)
+        capsys.readouterr()
+        assert main(["decode", str(board_file), str(model_file), "--sidecar", str(sidecar)]) == 0
+        assert "valid" in capsys.readouterr().out
+        # A model with its move variables negated no longer decodes to a solution.
+        status, model = parse_model(answer.stdout)
+        broken = tmp_path / f"{variant}.broken"
+        broken.write_text("s SATISFIABLE\nv " + " ".join(str(-lit) for lit in model) + " 0\n")
+        assert main(["decode", str(board_file), str(broken), "--sidecar", str(sidecar)]) == 1
+    unsat = tmp_path / "unsat.out"
+    unsat.write_text("s UNSATISFIABLE\n")
+    assert main(["decode", str(board_file), str(unsat), "--json"]) == 0
+    assert '"unsolvable"' in capsys.readouterr().out
+
+
+def test_sat_cmd_runs_an_external_solver(tmp_path: Path) -> None:
+    script = tmp_path / "solver.py"
+    script.write_text(SOLVER_SCRIPT)
+    backend = CnfBackend(None, sat_cmd=f"{sys.executable} {script}")
+    for board in tiny_boards(6, 6):
+        truth = solve_by_brute_force(board) is not None
+        result = backend.solve(board, time_limit=30)
+        assert result.status is (Status.SOLVED if truth else Status.UNSOLVABLE), format_board(board)
+        if truth:
+            assert verify(board, result.moves).valid
