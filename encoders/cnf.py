@@ -242,7 +242,8 @@ class CnfBackend(Backend):
 
     def _solve_child(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
         """CaDiCaL and friends ignore interrupt(): solve in a child process and kill it at the limit."""
-        ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        # fork: the child needs only the clauses, and starts in milliseconds (spawn re-imports).
+        ctx: Any = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         parent, child = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_solve_in_child, args=(formula.clauses, self.solver, child), daemon=True)
         proc.start()
