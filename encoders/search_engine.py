@@ -51,7 +51,7 @@ from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, SALT, VITAE
 
 ORDERS = ("none", "centre", "metal", "neighbours", "freed", "mixed", "random", "restarts")
 # The orders a restart cycles through (``restarts``), each with a fresh random tie-break.
-RESTART_ORDERS = ("none", "neighbours", "random", "centre", "freed", "random", "metal", "random")
+RESTART_ORDERS = ("random",)
 
 
 class Timeout(Exception):
@@ -98,13 +98,17 @@ def _bits(mask: int) -> list[int]:
 class Engine:
     """Precomputed masks for one board, and the search over them."""
 
-    def __init__(self, board: Board, order: str = "restarts", safe: bool = True, locks: bool = True) -> None:
+    def __init__(
+        self, board: Board, order: str = "restarts", safe: bool = True, locks: bool = True, stuck: bool = False
+    ) -> None:
         if order not in ORDERS:
             raise ValueError(f"unknown move order '{order}' (choose from {', '.join(ORDERS)})")
         self.board = board
         self.order = order
         self.safe = safe
         self.locks = locks
+        self.stuck = stuck
+        self.stuck_from = 0  # check for stuck sets only in states with at least this many tiles
         n = len(board.tiles)
         self.n = n
         self.full = (1 << n) - 1
@@ -135,7 +139,36 @@ class Engine:
         self.salt_mask = self.mask.get(SALT, 0)
         self.el_masks = [self.mask[e] for e in sorted(ELEMENTS) if e in self.mask]
         self.vm_mask = self.mask.get(VITAE, 0) | self.mask.get(MORS, 0)
+        self.vitae_mask = self.mask.get(VITAE, 0)
+        self.mors_mask = self.mask.get(MORS, 0)
+        self.element_mask = sum(self.el_masks)
+        self.metal_bits = [1 << m for m in self.metal_tiles]
+        self.gold_bit = 1 << self.gold_tile if self.metal_tiles else 0
         self._lock_cache: dict[int, str | None] = {}
+        # Stuck sets: per tile the tiles it could ever pair with (a superset is sound, see
+        # `stuck_set`), and per metal the lower metals it waits for.
+        element_mask = 0
+        for em in self.el_masks:
+            element_mask |= em
+        nongold = self.metal_mask & ~(1 << self.gold_tile if self.gold_tile >= 0 else 0)
+        self.partners = [0] * n
+        self.lower = [0] * n
+        for i, s in enumerate(sym):
+            if s in ELEMENTS:
+                self.partners[i] = self.mask[s] | self.salt_mask
+            elif s == SALT:
+                self.partners[i] = self.salt_mask | element_mask
+            elif s == VITAE:
+                self.partners[i] = self.mask.get(MORS, 0)
+            elif s == MORS:
+                self.partners[i] = self.mask.get(VITAE, 0)
+            elif s == QUICKSILVER:
+                self.partners[i] = nongold
+            elif i != self.gold_tile:
+                self.partners[i] = self.q_mask
+            if s in METALS:
+                self.lower[i] = sum(1 << m for m in self.metal_tiles if sym[m] < s)
+            self.partners[i] &= ~(1 << i)
         # Static move-order keys (lower first).
         cells = [t.cell for t in board.tiles]
         centre = (0, 0)
@@ -143,6 +176,7 @@ class Engine:
         self.key_nbrs = [-self.nbr[i].bit_count() for i in range(n)]
         self.key_metal = [[distance(c, cells[m]) for c in cells] for m in self.metal_tiles] or [[0] * n]
         self.key_random = [0] * n
+        self._weights: dict[int, int] = {}
         self.restart_base = 100
         self.restarts = 0
         self.cap = -1  # node count at which the current restart gives up; -1 for none
@@ -150,6 +184,7 @@ class Engine:
         self.dead: set[int] = set()
         self.pruned_counts = 0
         self.pruned_locks = 0
+        self.pruned_stuck = 0
         self.safe_moves = 0
         self.tt_hits = 0
         self.sleep_skips = 0
@@ -215,83 +250,159 @@ class Engine:
         row, col = self.board.rowcol(self.board.tiles[i].cell)
         return f"[{row}, {col}]"
 
+    def stuck_set(self, occ: int, free: int) -> int:
+        """The largest set of tiles that can never leave (0 when there is none).
+
+        The argument of ``sigmar.models.static`` (issue 8), on bitmasks and for any state: a
+        set S of tiles still on the board where every tile is *locked* (each of its triples
+        holds a tile of S, or it is a metal with a lower metal in S) or *waits for a locked
+        partner* (it is not gold and every tile left that it could ever pair with is a locked
+        tile of S).  The first move to take a tile of S would need a free tile of S, or a
+        partner of one outside the locked part: neither exists, so S never shrinks.  Using
+        a superset of the true partners (quicksilver: every non-gold metal) only makes the
+        rule harder to meet, so it stays sound.  The greatest such S is found by shrinking
+        from all tiles; a free tile is never walled, so only ``~free`` needs the triple scan.
+        """
+        triples = self.triples
+        lower = self.lower
+        partners = self.partners
+        gold = self.gold_tile
+        stuck = occ
+        while stuck:
+            locked = 0
+            rest = stuck
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                t = low.bit_length() - 1
+                if lower[t] & stuck:
+                    locked |= low
+                elif not free & low:
+                    for m in triples[t]:
+                        if not m & stuck:
+                            break
+                    else:
+                        locked |= low
+            kept = locked
+            rest = stuck & ~locked
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                t = low.bit_length() - 1
+                if t != gold and not partners[t] & occ & ~locked:
+                    kept |= low
+            if kept == stuck:
+                return stuck
+            stuck = kept
+        return 0
+
     # -- moves ----------------------------------------------------------------
 
     def moves(self, occ: int, free: int) -> list[int]:
         """Candidate moves as removal masks, safe moves alone when one exists, in search order."""
-        metal_tiles = self.metal_tiles
-        cur = -1
-        for m in metal_tiles:
-            if occ >> m & 1:
+        cur = 0  # the current metal's bit
+        for m in self.metal_bits:
+            if occ & m:
                 cur = m
                 break
-        if cur >= 0 and cur == self.gold_tile and free >> cur & 1:
+        if cur and cur == self.gold_bit and free & cur:
             self.safe_moves += 1
-            return [1 << cur]  # safe: gold is the last metal and removing it disables nothing
+            return [cur]  # safe: gold is the last metal and removing it disables nothing
         out: list[int] = []
         safe = self.safe
         salt_occ = occ & self.salt_mask
         salt_free = free & self.salt_mask
-        salt_n = salt_occ.bit_count()
+        sl: list[int] = []
+        while salt_free:
+            low = salt_free & -salt_free
+            sl.append(low)
+            salt_free ^= low
         odd = 0
         for em in self.el_masks:
             odd += (occ & em).bit_count() & 1
-        spare = salt_n - odd  # even; salt beyond what the odd elements need
+        spare = salt_occ.bit_count() - odd  # even; salt beyond what the odd elements need
         for em in self.el_masks:
             ef = free & em
             if not ef:
                 continue
-            fl = _bits(ef)
-            if safe and not salt_occ and ef == occ & em:
+            fl: list[int] = []
+            while ef:
+                low = ef & -ef
+                fl.append(low)
+                ef ^= low
+            k = len(fl)
+            if safe and not salt_occ and k > 1 and free & em == occ & em:
                 self.safe_moves += 1
-                return [(1 << fl[0]) | (1 << fl[1])]
-            for x in range(len(fl)):
-                bx = 1 << fl[x]
-                for y in range(x + 1, len(fl)):
-                    out.append(bx | (1 << fl[y]))
-            if salt_free:
-                even = not (occ & em).bit_count() & 1
-                if even and spare < 2:
-                    self.pruned_counts += 1
+                return [fl[0] | fl[1]]
+            for x in range(k - 1):
+                bx = fl[x]
+                for y in range(x + 1, k):
+                    out.append(bx | fl[y])
+            if sl:
+                if spare < 2 and not (occ & em).bit_count() & 1:
+                    self.pruned_counts += 1  # salt on an even element would starve an odd one
                 else:
-                    for s in _bits(salt_free):
-                        bs = 1 << s
-                        for e in fl:
-                            out.append(bs | (1 << e))
-        if salt_free and spare >= 2:
-            sl = _bits(salt_free)
-            for x in range(len(sl)):
+                    for bs in sl:
+                        for be in fl:
+                            out.append(bs | be)
+        if len(sl) > 1 and spare >= 2:
+            if safe and not occ & self.element_mask and len(sl) == salt_occ.bit_count():
+                self.safe_moves += 1
+                return [sl[0] | sl[1]]
+            for x in range(len(sl) - 1):
+                bx = sl[x]
                 for y in range(x + 1, len(sl)):
-                    out.append((1 << sl[x]) | (1 << sl[y]))
+                    out.append(bx | sl[y])
         vm_occ = occ & self.vm_mask
         if vm_occ:
-            vf = _bits(free & self.mask.get(VITAE, 0))
-            mf = _bits(free & self.mask.get(MORS, 0))
+            vf = free & self.vitae_mask
+            mf = free & self.mors_mask
             if vf and mf:
                 if safe and free & vm_occ == vm_occ:
                     self.safe_moves += 1
-                    return [(1 << vf[0]) | (1 << mf[0])]
-                for v in vf:
-                    for m in mf:
-                        out.append((1 << v) | (1 << m))
-        if cur >= 0 and free >> cur & 1:
+                    return [(vf & -vf) | (mf & -mf)]
+                ml: list[int] = []
+                while mf:
+                    low = mf & -mf
+                    ml.append(low)
+                    mf ^= low
+                while vf:
+                    low = vf & -vf
+                    vf ^= low
+                    for bm in ml:
+                        out.append(low | bm)
+        if cur and free & cur:
             qf = free & self.q_mask
             if qf:
-                qocc = occ & self.q_mask
-                if safe and qocc.bit_count() == 1:
+                if safe and (occ & self.q_mask) == qf and qf & (qf - 1) == 0:
                     self.safe_moves += 1
-                    return [(1 << cur) | qf]
-                for q in _bits(qf):
-                    out.append((1 << cur) | (1 << q))
+                    return [cur | qf]  # safe: the last quicksilver with the last non-gold metal
+                while qf:
+                    low = qf & -qf
+                    qf ^= low
+                    out.append(cur | low)
         if len(out) > 1 and self.order != "none":
-            out = self._ordered(out, occ, free, cur)
+            out = self._ordered(out, occ, free, cur.bit_length() - 1)
         return out
 
     def _ordered(self, out: list[int], occ: int, free: int, cur: int) -> list[int]:
         order = self.order
         if order == "random":
+            # Moves recur in many states: cache each move's weight for this restart's keys.
+            weights = self._weights
             key = self.key_random
-        elif order == "centre":
+            for r in out:
+                if r not in weights:
+                    w = 0
+                    rr = r
+                    while rr:
+                        low = rr & -rr
+                        w += key[low.bit_length() - 1]
+                        rr ^= low
+                    weights[r] = w
+            out.sort(key=weights.__getitem__)
+            return out
+        if order == "centre":
             key = self.key_centre
         elif order == "neighbours":
             key = self.key_nbrs
@@ -384,6 +495,7 @@ class Engine:
                 self.order = RESTART_ORDERS[(self.restarts - 1) % len(RESTART_ORDERS)]
                 if self.order == "random":
                     self.key_random = [rng.randrange(1 << 16) for _ in range(self.n)]
+                    self._weights = {}
                 self.cap = self.nodes + self.restart_base * luby(self.restarts)
                 try:
                     return dfs(occ, free, deadline, start)
@@ -400,6 +512,7 @@ class Engine:
             "safe_moves": self.safe_moves,
             "pruned_counts": self.pruned_counts,
             "pruned_locks": self.pruned_locks,
+            "pruned_stuck": self.pruned_stuck,
             "sleep_skips": self.sleep_skips,
             "restarts": self.restarts,
             "order": self.order,
@@ -448,7 +561,12 @@ class Engine:
                 self.pruned_locks += 1
                 dead.add(child)
                 continue
-            found = self._dfs(child, self._child_free(occ, free, r), deadline)
+            child_free = self._child_free(occ, free, r)
+            if self.stuck and child.bit_count() >= self.stuck_from and self.stuck_set(child, child_free):
+                self.pruned_stuck += 1
+                dead.add(child)
+                continue
+            found = self._dfs(child, child_free, deadline)
             if found:
                 assert isinstance(found, list)
                 found.append(r)
@@ -498,7 +616,13 @@ class Engine:
                 self.tt_hits += 1
                 done.append(r)
                 continue
-            found = self._dfs_sleep_set(child, self._child_free(occ, free, r), deadline, child_sleep)
+            child_free = self._child_free(occ, free, r)
+            if self.stuck and self.stuck_set(child, child_free):
+                self.pruned_stuck += 1
+                dead.add(child)
+                done.append(r)
+                continue
+            found = self._dfs_sleep_set(child, child_free, deadline, child_sleep)
             if found:
                 assert isinstance(found, list)
                 found.append(r)
