@@ -9,7 +9,8 @@ sub-name is ``[VARIANT+]SOLVER`` or ``VARIANT``:
 - ``cnf:external``, ``cnf:thesis+external``: an external DIMACS solver, the command
   taken from ``$SIGMAR_SAT_CMD`` (or ``CnfBackend(sub, sat_cmd="kissat")``).
 
-Encoding variants: ``default`` (ours, :mod:`cnf_default`), ``thesis``
+Encoding variants: ``default`` (ours, :mod:`cnf_default`), ``steps`` (the
+same with one move per step, a classic timestep encoding kept for comparison), ``thesis``
 (:mod:`cnf_thesis`, with one repaired horizon), ``thesis-literal`` (the
 thesis exactly as printed, which is unsatisfiable on every board with gold;
 kept to show why the repair is needed).
@@ -34,7 +35,7 @@ from sigmar.models.rules import count_problem
 from .backend import Backend
 from .cnf_formula import Formula, parse_model
 
-VARIANTS = ("default", "thesis", "thesis-literal")
+VARIANTS = ("default", "steps", "thesis", "thesis-literal")
 DEFAULT_SOLVER = "glucose4"
 # Solvers whose native code ignores interrupt(): run them in a child process we can kill.
 UNINTERRUPTIBLE = ("cadical", "kissat", "lingeling")
@@ -61,6 +62,10 @@ def build_formula(board: Board, variant: str = "default", **options: Any) -> For
         from .cnf_default import build
 
         return build(board, **options)
+    if variant == "steps":
+        from .cnf_default import build
+
+        return build(board, one_move_per_step=True, **options)
     if variant == "thesis":
         from .cnf_thesis import build as build_thesis
 
@@ -140,8 +145,8 @@ class CnfBackend(Backend):
         solvers = [s for s in LISTED_SOLVERS if s in installed]
         if os.environ.get(SAT_CMD_ENV):
             solvers.append(EXTERNAL)
-        out = [*solvers, "thesis", "thesis-literal"]
-        out.extend(f"thesis+{s}" for s in solvers if s != DEFAULT_SOLVER)
+        out = [*solvers, "steps", "thesis", "thesis-literal"]
+        out.extend(f"{v}+{s}" for v in ("steps", "thesis") for s in solvers if s != DEFAULT_SOLVER)
         return tuple(out)
 
     # -- encode
@@ -152,7 +157,7 @@ class CnfBackend(Backend):
         return {".cnf": formula.to_dimacs(), ".vars.json": formula.sidecar()}
 
     def _build_options(self) -> dict[str, Any]:
-        return {"card": self.card} if self.variant == "default" else {}
+        return {"card": self.card} if self.variant in ("default", "steps") else {}
 
     # -- solve
     def stop(self) -> None:

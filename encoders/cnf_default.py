@@ -150,12 +150,18 @@ def windows(board: Board, K: int) -> tuple[list[int], list[int]]:
     return early, late
 
 
-def build(board: Board, card: str = "seqcounter") -> Formula:
-    """The default encoding of one board (see the module docstring)."""
+def build(board: Board, card: str = "seqcounter", prune: bool = True, one_move_per_step: bool = False) -> Formula:
+    """The default encoding of one board (see the module docstring).
+
+    The options exist to measure what each idea buys (scripts/bench_cnf.py):
+    ``card`` picks the ``pysat.card`` encoding of exactly-one mate, ``prune``
+    the reachability windows, and ``one_move_per_step`` turns the parallel
+    steps into a classic timestep encoding (variant ``steps``).
+    """
     # -- data
     n = len(board.tiles)
     K = horizon(board)
-    early, late = windows(board, K)
+    early, late = windows(board, K) if prune else ([1] * n, [K] * n)
     sets = neighbour_sets(board)
     metals = metal_tiles(board)
     gold_tile = metals[-1] if metals else None
@@ -239,6 +245,32 @@ def build(board: Board, card: str = "seqcounter") -> Formula:
         encoded = CardEnc.equals(lits=lits, bound=1, vpool=pool, encoding=CARD_ENCODINGS[card])
         sink.extend(encoded.clauses)
 
+    if one_move_per_step:
+        # At most two tiles leave in a step: with K steps for K moves, exactly one move each.
+        sink.group("one move per step")
+        for s in range(1, K + 1):
+            leaving = []
+            for i in range(n):
+                now, before = gone(i, s), gone(i, s - 1)
+                if now is False or before is True:
+                    continue
+                if before is False:
+                    leaving.append(now)
+                    continue
+                event = pool.id(("leaves", i, s))
+                sink.add([-event, now])
+                sink.add([-event, neg(before)])
+                sink.add([event, neg(now), before])
+                leaving.append(event)
+            if len(leaving) > 2:
+                ints = [lit for lit in leaving if not isinstance(lit, bool)]
+                constant = len(leaving) - len(ints)
+                if constant > 2:
+                    sink.add([])
+                elif ints:
+                    enc = CardEnc.atmost(lits=ints, bound=2 - constant, vpool=pool, encoding=CARD_ENCODINGS[card])
+                    sink.extend(enc.clauses)
+
     # -- decode
     def decoder(true: set[int]) -> list[Move]:
         def leave(i: int) -> int:
@@ -260,7 +292,7 @@ def build(board: Board, card: str = "seqcounter") -> Formula:
     projection = sorted(set(mate_vars.values()) | {v for v in range(1, pool.top + 1) if _kind(pool, v) == "gone"})
     return Formula(
         board=board,
-        variant="default",
+        variant="steps" if one_move_per_step else "default",
         clauses=sink.clauses,
         pool=pool,
         decoder=decoder,
@@ -290,6 +322,8 @@ def describer(board: Board) -> Callable[[tuple[Any, ...]], str]:
             return f"gone({tile(obj[1])}, by the end of step {obj[2]})"
         if kind == "mate":
             return f"mates({tile(obj[1])}, {tile(obj[2])}: they leave together)"
+        if kind == "leaves":
+            return f"leaves({tile(obj[1])}, in step {obj[2]})"
         if kind == "clear":
             return f"clear(tiles {', '.join(map(str, obj[1]))} all gone by the end of step {obj[2]})"
         return repr(obj)
