@@ -132,13 +132,19 @@ def test_thesis_models_are_the_move_sequences(board: Board) -> None:
     assert projected_models(formula) == count_move_sequences(board), format_board(board)
 
 
+@pytest.mark.parametrize("board", tiny_boards(7, 20, max_pairs=2), ids=lambda b: "")
+def test_steps_models_are_the_move_sequences(board: Board) -> None:
+    formula = build_formula(board, "steps")
+    assert projected_models(formula) == count_move_sequences(board), format_board(board)
+
+
 def test_variants_agree_with_brute_force_on_random_boards() -> None:
     boards = tiny_boards(3, 120, max_pairs=4)
     solvable = 0
     for board in boards:
         truth = solve_by_brute_force(board) is not None
         solvable += truth
-        for variant in ("default", "thesis"):
+        for variant in ("default", "steps", "thesis"):
             assert sat(build_formula(board, variant)) == truth, f"{variant}\n{format_board(board)}"
     assert 0 < solvable < len(boards), "the sample should hold both answers"
 
