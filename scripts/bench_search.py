@@ -22,7 +22,10 @@ from pathlib import Path
 
 from sigmar.encoders.search import SearchBackend
 from sigmar.encoders.search_engine import ORDERS
+from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import read_boards
+from sigmar.models.hexgrid import cells, ring_neighbours
+from sigmar.models.templates import ondrovo_templates
 from sigmar.runners.check import checked
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,16 +42,71 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[rank - 1]
 
 
-def summary(label: str, rows: list[tuple[str, str, float, int]]) -> str:
+def summary(label: str, rows: list[tuple[str, str, float, int, float]]) -> str:
     secs = [r[2] for r in rows]
+    cpus = [r[4] for r in rows]
     solved = sum(1 for r in rows if r[1] == "solved")
-    other = {s: sum(1 for r in rows if r[1] == s) for s in ("unsolvable", "unknown", "error")}
+    other = {s: sum(1 for r in rows if r[1].startswith(s)) for s in ("unsolvable", "unknown", "error")}
     extra = " ".join(f"{k}={v}" for k, v in other.items() if v)
     return (
         f"| {label} | {len(rows)} | {solved} {extra}| {1000 * statistics.median(secs):.2f} | "
         f"{1000 * quantile(secs, 0.90):.2f} | {1000 * quantile(secs, 0.99):.2f} | {1000 * max(secs):.1f} | "
-        f"{statistics.median([r[3] for r in rows]):.0f} | {max(r[3] for r in rows)} |"
+        f"{statistics.median([r[3] for r in rows]):.0f} | {max(r[3] for r in rows)} | "
+        f"{1000 * quantile(cpus, 0.99):.2f} | {1000 * max(cpus):.1f} |"
     )
+
+
+STANDARD = "aaaaaaaaeeeeeeeeffffffffwwwwwwwwssssvvvvmmmmqqqqq12345"  # and gold on the template's gold cell
+
+
+def shuffled_boards(count: int, seed: int) -> list[Board]:
+    """The 55 standard tiles shuffled over the ondrovo templates: mostly unsolvable, found only by searching."""
+    rng = random.Random(seed)
+    templates = ondrovo_templates()
+    out = []
+    for k in range(count):
+        template = rng.choice(templates)
+        free_cells = [c for c in cells(template.dim) if c in template.cells and c != template.gold]
+        symbols = list(STANDARD)
+        rng.shuffle(symbols)
+        placed = dict(zip(free_cells, symbols, strict=True))
+        placed[template.gold] = "6"
+        tiles = tuple(Tile(c, placed[c]) for c in cells(template.dim) if c in placed)
+        out.append(Board(template.dim, tiles, f"shuffled {seed}:{k}"))
+    return out
+
+
+def deadlocked(board: Board) -> Board | None:
+    """The board with lead moved and three alternate ring cells given quicksilver or later metals.
+
+    Every triple of lead's ring then holds a tile that cannot leave before lead (quicksilver
+    pairs only with the current metal, lead itself; later metals wait for lead): the classic
+    deadlock by construction, which the thesis's solver needed minutes to exhaust.
+    """
+    symbol = dict(board.symbol_at)
+    lead = min(board.metals)
+    blockers = [c for c, s in symbol.items() if s == "q" or (s in "123456789" and s != lead and s != board.gold)]
+    for cell in symbol:
+        ring = ring_neighbours(cell)
+        for start in (0, 1):
+            chosen = [ring[k] for k in range(start, 6, 2)]
+            if symbol[cell] == board.gold or not all(c in symbol and symbol[c] != board.gold for c in chosen):
+                continue
+            spare = [c for c in blockers if c not in chosen and c != cell]
+            if len(spare) < 3:
+                continue
+            out = dict(symbol)
+            lead_cell = next(c for c, s in symbol.items() if s == lead)
+            out[lead_cell], out[cell] = out[cell], out[lead_cell]
+            for target in chosen:
+                if out[target] == "q" or (out[target] in "12345" and out[target] != lead):
+                    continue
+                source = next(c for c in spare if out[c] == "q" or (out[c] in "12345" and out[c] != lead))
+                spare.remove(source)
+                out[target], out[source] = out[source], out[target]
+            tiles = tuple(Tile(c, out[c]) for c in cells(board.dim) if c in out)
+            return Board(board.dim, tiles, f"{board.name} deadlocked")
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--order", choices=ORDERS, default="restarts")
     parser.add_argument("--no-safe", action="store_true", help="switch the safe moves off")
     parser.add_argument("--no-locks", action="store_true", help="switch the locked-metal pruning off")
+    parser.add_argument("--shuffled", type=int, default=0, help="also N boards of shuffled standard tiles")
+    parser.add_argument("--deadlocks", type=int, default=0, help="also N boards made deadlocked (lead locked in)")
     parser.add_argument("--out", type=Path, default=None, help="CSV path (default results/search-<sub>-<order>.csv)")
     args = parser.parse_args(argv)
     if not args.data.is_dir():
@@ -72,34 +132,51 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or ROOT / "results" / f"search-{args.sub}-{args.order}.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
-    per_set: dict[str, list[tuple[str, str, float, int]]] = {}
-    first500: dict[str, list[tuple[str, str, float, int]]] = {}
+    per_set: dict[str, list[tuple[str, str, float, int, float]]] = {}
+    first500: dict[str, list[tuple[str, str, float, int, float]]] = {}
     with out.open("w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["board", "status", "seconds", "nodes"])
-        for name in args.sets.split(","):
-            boards = read_boards(args.data / f"{name}.txt")
-            if args.sample is not None and args.sample < len(boards):
+        writer.writerow(["board", "status", "seconds", "nodes", "reason", "cpu_seconds"])
+        names = [n for n in args.sets.split(",") if n]
+        if args.shuffled:
+            names.append("shuffled")
+        if args.deadlocks:
+            names.append("deadlocked")
+        for name in names:
+            if name == "shuffled":
+                boards = shuffled_boards(args.shuffled, args.seed)
+            elif name == "deadlocked":
+                source = read_boards(args.data / "hexmatch-easy.txt")[: args.deadlocks]
+                boards = [b for b in (deadlocked(b) for b in source) if b is not None]
+            else:
+                boards = read_boards(args.data / f"{name}.txt")
+            if name in ("shuffled", "deadlocked"):
+                pass
+            elif args.sample is not None and args.sample < len(boards):
                 boards = rng.sample(boards, args.sample)
             elif args.limit is not None:
                 boards = boards[: args.limit]
             rows = per_set.setdefault(name, [])
             for index, board in enumerate(boards):
-                start = time.perf_counter()
+                start, cpu_start = time.perf_counter(), time.process_time()
                 result = backend.solve(board, args.time_limit)
                 seconds = time.perf_counter() - start
+                cpu = time.process_time() - cpu_start
                 result = checked(board, result)  # replay outside the timed part
                 nodes = int(result.statistics.get("nodes", 0))
-                row = (board.name, str(result.status), seconds, nodes)
+                row = (board.name, str(result.status), seconds, nodes, cpu)
                 rows.append(row)
                 if name.startswith("hexmatch") and index < 500 and args.sample is None:
                     first500.setdefault(name, []).append(row)
-                writer.writerow([board.name, row[1], f"{seconds:.6f}", nodes])
-                if result.status.value != "solved":
+                writer.writerow([board.name, row[1], f"{seconds:.6f}", nodes, result.reason or "", f"{cpu:.6f}"])
+                if result.status.value != "solved" and name not in ("shuffled", "deadlocked"):
                     print(f"  {board.name}: {result.status} {result.message or result.explanation}", flush=True)
             print(f"{name}: {len(rows)} boards done", file=sys.stderr, flush=True)
-    header = "| set | boards | solved | median ms | p90 ms | p99 ms | max ms | median nodes | max nodes |"
-    lines = [header, "|" + " --- |" * 9]
+    header = (
+        "| set | boards | solved | median ms | p90 ms | p99 ms | max ms | median nodes | max nodes "
+        "| p99 CPU ms | max CPU ms |"
+    )
+    lines = [header, "|" + " --- |" * 11]
     for name, rows in per_set.items():
         lines.append(summary(name, rows))
     everything = [r for rows in per_set.values() for r in rows]
