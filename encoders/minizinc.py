@@ -1,0 +1,458 @@
+"""The ``minizinc`` backend: a readable MiniZinc model, Gecode by default.
+
+The models live next to this file (``sigmar_order.mzn``, ``sigmar_steps.mzn``);
+this module writes a board as MiniZinc data, runs the model through the
+``minizinc`` Python package and turns the answer back into moves.
+
+Glossary:
+
+- *round*: the order model's time; several pairs may leave in one round.
+- *opening*: three consecutive ring positions around a tile; the tile is free
+  once every tile on them has gone.
+- *blockers*: the tiles on an opening's cells.
+
+Names: ``minizinc:gecode`` (order model, the default), ``minizinc:gecode:steps``
+(one move per step, the design card's timestep model), and ``minizinc:NAME``
+for any other MiniZinc solver installed here.
+
+Debian's MiniZinc 2.6.4 with Gecode 6.2.0 cannot compile ``globals.mzn`` with
+the stock ``gecode`` configuration (its old ``mznlib`` overrides the standard
+globals).  ``sigmar-gecode.msc`` runs the same ``fzn-gecode`` with MiniZinc's
+own Gecode library of ``fzn_*`` redefinitions, which does compile; the
+backend loads it by path, so nothing global is changed.
+
+Solving runs asynchronously: at the time limit, on :meth:`stop` or on
+KeyboardInterrupt the task is cancelled, and the ``minizinc`` package then
+terminates the driver, which kills ``fzn-gecode``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import shutil
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from sigmar.encoders.backend import Backend
+from sigmar.models.board import Board
+from sigmar.models.result import Move, Reason, Result, Status
+from sigmar.models.rules import count_problem
+from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, SALT, VITAE
+
+HERE = Path(__file__).resolve().parent
+MODELS = {"order": HERE / "sigmar_order.mzn", "steps": HERE / "sigmar_steps.mzn"}
+GECODE_CONFIG = HERE / "sigmar-gecode.msc"
+VARIANTS = tuple(MODELS)
+DEFAULT_VARIANT = "order"
+
+# Search strategies named in the models' ``strategy`` parameter.
+FIND, REFUTE = 1, 2
+# How the time is shared when the two searches run one after the other:
+# the finding search gets this share first, the refuting one the rest.
+FIND_SHARE = 0.2
+FIND_SECONDS_WITHOUT_LIMIT = 5.0
+# Extra seconds allowed after MiniZinc's own time limit before Python cancels.
+GRACE = 1.0
+
+
+# ------------------------------------------------------------------ data ----
+
+
+def _partners(board: Board, i: int) -> list[int]:
+    """Tiles that tile ``i`` could ever leave with (SPEC §1), ignoring order and freeness."""
+    gold_id = board.index_of[next(t.cell for t in board.tiles if t.symbol == board.gold)] if board.gold else None
+    if i == gold_id:
+        return [i]
+    a = board.tiles[i].symbol
+    out = []
+    for j, tile in enumerate(board.tiles):
+        if j == i or j == gold_id:
+            continue
+        b = tile.symbol
+        if (
+            (a in ELEMENTS and b == a)
+            or (a == SALT and (b == SALT or b in ELEMENTS))
+            or (b == SALT and a in ELEMENTS)
+            or {a, b} == {VITAE, MORS}
+            or (a == QUICKSILVER and b in METALS)
+            or (b == QUICKSILVER and a in METALS)
+        ):
+            out.append(j)
+    return out
+
+
+def _openings(board: Board, i: int) -> tuple[list[list[int]], list[int]]:
+    """The six openings' blockers around tile ``i`` and the openings worth trying (from 0).
+
+    An opening is dominated when another one's blockers are a subset of its
+    own (ties keep the first), so the search never branches on both.
+    """
+    ring = board.neighbour_tiles[i]
+    openings = [sorted({j for j in (ring[k], ring[(k + 1) % 6], ring[(k + 2) % 6]) if j is not None}) for k in range(6)]
+    useful = []
+    for k, mine in enumerate(openings):
+        dominated = any(
+            set(other) < set(mine) or (set(other) == set(mine) and o < k) for o, other in enumerate(openings) if o != k
+        )
+        if not dominated:
+            useful.append(k)
+    return openings, useful
+
+
+def move_count(board: Board) -> int:
+    """Moves in any solution: pairs, plus gold alone."""
+    gold = 1 if board.gold is not None else 0
+    return (len(board.tiles) - gold) // 2 + gold
+
+
+@dataclass(frozen=True)
+class PairList:
+    """Every pair that may ever be a move (steps model): tile ids from 0; gold is (g, g)."""
+
+    pairs: tuple[tuple[int, int], ...]
+
+
+def candidate_pairs(board: Board) -> PairList:
+    out = []
+    for i in range(len(board.tiles)):
+        for j in _partners(board, i):
+            if j >= i:
+                out.append((i, j))
+    return PairList(tuple(out))
+
+
+def _mzn_set(items: list[int]) -> str:
+    return "{" + ", ".join(str(x + 1) for x in items) + "}"
+
+
+def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int | None = None) -> str:
+    """The board as MiniZinc data (``.dzn``); tile ids shift by one (MiniZinc counts from 1).
+
+    ``strategy`` is written only when asked for: the models default it to 1.
+    """
+    n = len(board.tiles)
+    metal_ids = sorted(
+        (i for i, t in enumerate(board.tiles) if t.symbol in METALS), key=lambda i: board.tiles[i].symbol
+    )
+    quick = [i for i, t in enumerate(board.tiles) if t.symbol == QUICKSILVER]
+    rowcols = [board.rowcol(t.cell) for t in board.tiles]
+    lines = [
+        f"% board: {board.name or '(unnamed)'}; variant: {variant}",
+        f"n_tiles = {n};",
+        "symbol = [" + ", ".join(json.dumps(t.symbol) for t in board.tiles) + "];",
+        "row = [" + ", ".join(str(r) for r, _ in rowcols) + "];",
+        "col = [" + ", ".join(str(c) for _, c in rowcols) + "];",
+        "n_metals = " + str(len(metal_ids)) + ";",
+        "metal = [" + ", ".join(str(i + 1) for i in metal_ids) + "];",
+        "quicksilver = " + _mzn_set(quick) + ";",
+        f"n_moves = {move_count(board)};",
+    ]
+    if strategy is not None:
+        lines.append(f"strategy = {strategy};")
+    blockers, useful = [], []
+    for i in range(n):
+        openings, keep = _openings(board, i)
+        blockers.append(openings)
+        useful.append(keep)
+    if n:
+        rows = ["| " + ", ".join(_mzn_set(o) for o in openings) for openings in blockers]
+        lines.append("blockers = [" + "\n  ".join(rows) + " |];")
+    else:
+        lines.append("blockers = array2d(1..0, 1..6, []);")
+    lines.append("useful = [" + ", ".join(_mzn_set(k) for k in useful) + "];")
+    if variant == "steps":
+        pairs = candidate_pairs(board).pairs
+        lines.append(f"n_pairs = {len(pairs)};")
+        lines.append("pair_a = [" + ", ".join(str(a + 1) for a, _ in pairs) + "];")
+        lines.append("pair_b = [" + ", ".join(str(b + 1) for _, b in pairs) + "];")
+    else:
+        lines.append("partners = [" + ", ".join(_mzn_set(_partners(board, i)) for i in range(n)) + "];")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------- decode ----
+
+
+def moves_from_rounds(board: Board, leave: list[int], mate: list[int]) -> tuple[Move, ...]:
+    """A sequential move list from rounds and mates (ids from 0).
+
+    Within a round any order is legal: every tile of the round was free before
+    it, and the model keeps at most one metal per round.
+    """
+    moves = []
+    for i in sorted(range(len(board.tiles)), key=lambda t: (leave[t], t)):
+        j = mate[i]
+        if j < i:
+            continue
+        cells = (board.tiles[i].cell,) if j == i else (board.tiles[i].cell, board.tiles[j].cell)
+        moves.append(Move(cells))
+    return tuple(moves)
+
+
+# -------------------------------------------------------------- solvers ----
+
+
+@functools.cache
+def _solvers_json() -> tuple[dict[str, Any], ...]:
+    exe = shutil.which("minizinc")
+    if exe is None:
+        return ()
+    try:
+        out = subprocess.run([exe, "--solvers-json"], capture_output=True, text=True, timeout=20, check=True).stdout
+        return tuple(json.loads(out))
+    except (OSError, subprocess.SubprocessError, json.JSONDecodeError):
+        return ()
+
+
+def _usable(config: dict[str, Any]) -> bool:
+    """Whether a listed solver can run here: not a GUI, not a MIP wrapper whose library is missing."""
+    if config.get("isGUIApplication") or config.get("requiredFlags"):
+        return False
+    if "<unknown version>" in str(config.get("version", "")):
+        return False  # an API solver whose shared library could not be opened
+    exe = config.get("executable")
+    return exe is None or bool(shutil.which(str(exe)) or Path(str(exe)).exists())
+
+
+def _short_name(config: dict[str, Any]) -> str:
+    return str(config.get("id", "")).rsplit(".", 1)[-1].lower()
+
+
+def installed_solvers() -> dict[str, str]:
+    """{short name: solver id} of the MiniZinc solvers usable here (``gecode`` means sigmar's config)."""
+    found = {"gecode": str(GECODE_CONFIG)} if shutil.which("fzn-gecode") else {}
+    for config in _solvers_json():
+        name = _short_name(config)
+        if name and name not in found and _usable(config) and name != "gist":
+            found[name] = str(config["id"])
+    return found
+
+
+# ------------------------------------------------------------- backend ----
+
+
+class MinizincBackend(Backend):
+    family = "minizinc"
+    default_sub = "gecode"
+    description = "MiniZinc model (round per tile; :steps for one move per step) on Gecode or another MiniZinc solver"
+    encode_targets = ("mzn", "dzn")
+
+    def __init__(self, sub: str | None = None, **options: Any) -> None:
+        super().__init__(sub, **options)
+        solver, variant = _parse_sub(self.sub or self.default_sub or "gecode")
+        self.solver_name = solver
+        self.variant = variant
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self._stopped = False
+
+    # ---- discovery
+
+    @classmethod
+    def available(cls) -> tuple[bool, str]:
+        try:
+            import minizinc  # noqa: F401
+        except ImportError:
+            return False, "needs the Python package 'minizinc'"
+        if shutil.which("minizinc") is None:
+            return False, "the 'minizinc' executable is not on PATH"
+        if not installed_solvers():
+            return False, "no usable MiniZinc solver (fzn-gecode not found)"
+        return True, ""
+
+    @classmethod
+    def version(cls) -> str:
+        exe = shutil.which("minizinc")
+        if exe is None:
+            return "-"
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=20).stdout
+        words = out.split("version", 1)[-1].split()
+        mzn = words[0] if words else "?"
+        gecode = next((c.get("version") for c in _solvers_json() if c.get("id") == "org.gecode.gecode"), None)
+        return f"MiniZinc {mzn}" + (f", Gecode {gecode}" if gecode else "")
+
+    @classmethod
+    def subs(cls) -> tuple[str, ...]:
+        names = list(installed_solvers())
+        return tuple(names + [f"{names[0]}:steps"] if names else names)
+
+    # ---- encode
+
+    def encode(self, board: Board, target: str) -> dict[str, str]:
+        """``mzn``: the model with the board's data appended (runs alone); ``dzn``: the data only."""
+        if target == "dzn":
+            return {".dzn": data_text(board, self.variant)}
+        if target == "mzn":
+            model = MODELS[self.variant].read_text()
+            return {".mzn": model + "\n% ---- the board, as data ----\n" + data_text(board, self.variant)}
+        raise NotImplementedError(f"minizinc cannot encode to {target}")
+
+    # ---- solve
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            loop, task = self._loop, self._task
+        if loop is not None and task is not None:
+            loop.call_soon_threadsafe(task.cancel)
+
+    def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        start = time.perf_counter()
+        self._stopped = False
+        problem = count_problem(board)
+        if problem is not None:
+            return Result(
+                Status.UNSOLVABLE, self.name, time.perf_counter() - start, reason=Reason.COUNTS, explanation=problem
+            )
+        if not board.tiles:
+            return Result(Status.SOLVED, self.name, time.perf_counter() - start)
+        try:
+            outcome = asyncio.run(self._solve_async(board, time_limit, start))
+        except asyncio.CancelledError:
+            outcome = Result(Status.UNKNOWN, self.name, message="stopped")
+        return outcome.with_(seconds=time.perf_counter() - start)
+
+    def _plan(self, time_limit: float | None) -> list[tuple[int, float | None]]:
+        """(strategy, seconds) to run in turn: find first, then refute with the time left."""
+        if self.variant == "steps":
+            return [(FIND, time_limit)]
+        if time_limit is None:
+            return [(FIND, FIND_SECONDS_WITHOUT_LIMIT), (REFUTE, None)]
+        return [(FIND, time_limit * FIND_SHARE), (REFUTE, None)]
+
+    async def _solve_async(self, board: Board, time_limit: float | None, start: float) -> Result:
+        with self._lock:
+            self._loop = asyncio.get_running_loop()
+            self._task = asyncio.current_task()
+            if self._stopped:
+                return Result(Status.UNKNOWN, self.name, message="stopped")
+        try:
+            stats: dict[str, Any] = {"runs": []}
+            for strategy, budget in self._plan(time_limit):
+                left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+                seconds = left if budget is None else (budget if left is None else min(budget, left))
+                if seconds is not None and seconds <= 0.01:
+                    break
+                status, solution, run_stats = await self._run_once(board, strategy, seconds)
+                stats["runs"].append({"strategy": "find" if strategy == FIND else "refute", **run_stats})
+                for key in ("nodes", "failures", "solveTime", "flatTime"):
+                    if isinstance(run_stats.get(key), int | float):
+                        stats[key] = stats.get(key, 0) + run_stats[key]
+                if status == "solved":
+                    return Result(Status.SOLVED, self.name, moves=self._decode(board, solution), statistics=stats)
+                if status == "unsat":
+                    return Result(
+                        Status.UNSOLVABLE,
+                        self.name,
+                        reason=Reason.PROOF,
+                        explanation=f"{self._solver_label()} exhausted the MiniZinc model ({self.variant} "
+                        "formulation) without finding a way to clear the board",
+                        statistics=stats,
+                    )
+            return Result(Status.UNKNOWN, self.name, message="time limit", statistics=stats)
+        except asyncio.CancelledError:
+            return Result(Status.UNKNOWN, self.name, message="stopped or timed out")
+        finally:
+            with self._lock:
+                self._loop = None
+                self._task = None
+
+    async def _run_once(self, board: Board, strategy: int, seconds: float | None) -> tuple[str, Any, dict[str, Any]]:
+        """One MiniZinc run: ("solved", solution, stats), ("unsat", None, stats) or ("unknown", None, stats)."""
+        base = _base_instance(self.solver_name, self.variant)
+        kwargs: dict[str, Any] = {}
+        if seconds is not None:
+            kwargs["time_limit"] = timedelta(seconds=max(seconds, 0.05))
+        strategy_line = "" if strategy == FIND else f"strategy = {strategy};\n"
+
+        async def run() -> Any:
+            with base.branch() as child:
+                _copy_analysis(base, child)
+                child.add_string(data_text(board, self.variant) + strategy_line)
+                return await child.solve_async(**kwargs)
+
+        try:
+            if seconds is None:
+                result = await run()
+            else:
+                result = await asyncio.wait_for(run(), timeout=seconds + GRACE)
+        except TimeoutError:
+            return "unknown", None, {"timeout": True}
+        import minizinc
+
+        stats = _plain_stats(result.statistics)
+        if result.status.has_solution():
+            return "solved", result.solution, stats
+        if result.status == minizinc.Status.UNSATISFIABLE:
+            return "unsat", None, stats
+        return "unknown", None, stats
+
+    def _solver_label(self) -> str:
+        return "Gecode" if self.solver_name == "gecode" else self.solver_name
+
+    def _decode(self, board: Board, solution: Any) -> tuple[Move, ...]:
+        leave = [int(x) for x in solution.leave]
+        if self.variant == "steps":
+            pairs = candidate_pairs(board).pairs
+            out = []
+            for p in solution.move:
+                a, b = pairs[int(p) - 1]
+                cells = (board.tiles[a].cell,) if a == b else (board.tiles[a].cell, board.tiles[b].cell)
+                out.append(Move(cells))
+            return tuple(out)
+        mate = [int(x) - 1 for x in solution.mate]
+        return moves_from_rounds(board, [x - 1 for x in leave], mate)
+
+
+@functools.cache
+def _base_instance(solver_name: str, variant: str) -> Any:
+    """The model on its solver, analysed once per process; each board runs in a branch of it.
+
+    ``minizinc.Instance`` runs the compiler once just to learn the model's
+    interface; doing that for every board would add about 0.15 s to each.
+    """
+    import minizinc
+
+    if solver_name == "gecode":
+        solver = minizinc.Solver.load(GECODE_CONFIG)
+    else:
+        solver = minizinc.Solver.lookup(installed_solvers().get(solver_name, solver_name))
+    instance = minizinc.Instance(solver, minizinc.Model(MODELS[variant]))
+    instance.analyse()
+    return instance
+
+
+def _copy_analysis(base: Any, child: Any) -> None:
+    """``Instance.branch`` copies the analysis but not whether there is an output item (0.10)."""
+    if getattr(child, "_has_output_item_cache", None) is None and hasattr(base, "_has_output_item_cache"):
+        child._has_output_item_cache = base._has_output_item_cache
+
+
+def _parse_sub(sub: str) -> tuple[str, str]:
+    """``gecode`` -> (gecode, order); ``gecode:steps`` -> (gecode, steps); ``steps`` -> (gecode, steps)."""
+    solver, _, variant = sub.partition(":")
+    if solver in VARIANTS and not variant:
+        return "gecode", solver
+    variant = variant or DEFAULT_VARIANT
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown MiniZinc model variant '{variant}' (choose from {', '.join(VARIANTS)})")
+    return solver, variant
+
+
+def _plain_stats(statistics: dict[str, Any]) -> dict[str, Any]:
+    """The solver's statistics as JSON-friendly numbers (timedeltas become seconds)."""
+    out: dict[str, Any] = {}
+    for key, value in statistics.items():
+        if isinstance(value, timedelta):
+            out[key] = value.total_seconds()
+        elif isinstance(value, int | float | str | bool):
+            out[key] = value
+    return out
