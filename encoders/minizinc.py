@@ -73,7 +73,7 @@ def _partners(board: Board, i: int) -> list[int]:
     a = board.tiles[i].symbol
     out = []
     for j, tile in enumerate(board.tiles):
-        if j == i or j == gold_id:
+        if j in (i, gold_id):
             continue
         b = tile.symbol
         if (
@@ -359,7 +359,12 @@ class MinizincBackend(Backend):
                     )
             return Result(Status.UNKNOWN, self.name, message="time limit", statistics=stats)
         except asyncio.CancelledError:
-            return Result(Status.UNKNOWN, self.name, message="stopped or timed out")
+            # stop() cancels the task: an answer.  Anything else (Ctrl-C cancels
+            # the main task of asyncio.run) must go on; the minizinc package has
+            # already terminated the solver by then.
+            if self._stopped:
+                return Result(Status.UNKNOWN, self.name, message="stopped")
+            raise
         finally:
             with self._lock:
                 self._loop = None

@@ -1,0 +1,245 @@
+"""The minizinc backend: agreement with a brute force, the Gecode configuration, time limits and clean-up."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+import threading
+import time
+from functools import cache
+from pathlib import Path
+
+import pytest
+from sigmar.models.board import Board, Tile
+from sigmar.models.boardfile import parse_boards, read_boards
+from sigmar.models.generator import deadlocked
+from sigmar.models.hexgrid import cells
+from sigmar.models.result import Reason, Status
+from sigmar.models.rules import Position, count_problem, verify
+
+if shutil.which("minizinc") is None or shutil.which("fzn-gecode") is None:
+    pytest.skip("the minizinc executable or fzn-gecode is not on PATH", allow_module_level=True)
+pytest.importorskip("minizinc", reason="the minizinc Python package is not installed")
+
+from sigmar.encoders.minizinc import GECODE_CONFIG, MODELS, MinizincBackend  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+INSTANCES = ROOT / "instances"
+
+
+def solvable_by_dfs(board: Board) -> bool:
+    """A tiny exhaustive search over the rule engine: the judge for small boards."""
+
+    @cache
+    def clear(occupied: frozenset) -> bool:
+        position = Position(board, occupied)
+        return position.is_clear or any(clear(occupied - set(m.cells)) for m in position.legal_moves())
+
+    return clear(Position.start(board).occupied)
+
+
+def random_board(rng: random.Random, dim: int, index: int) -> Board:
+    """A small board of pairs, metals and quicksilver at random cells; sometimes with a broken count."""
+    symbols: list[str] = []
+    metals = rng.randint(0, 3)
+    symbols += [str(d) for d in sorted(rng.sample(range(1, 10), metals))]
+    symbols += ["q"] * max(metals - 1, 0)
+    room = min(len(cells(dim)), 11) - len(symbols)
+    while room >= 2:
+        kind = rng.choice(["aa", "ee", "ff", "ww", "sa", "ss", "vm", "sf"])
+        symbols += list(kind)
+        room -= 2
+    if rng.random() < 0.15 and symbols:
+        symbols.pop(rng.randrange(len(symbols)))  # a count problem now and then
+    spots = rng.sample(range(len(cells(dim))), len(symbols))
+    placed = dict(zip(spots, symbols, strict=True))
+    tiles = tuple(Tile(cell, placed[i]) for i, cell in enumerate(cells(dim)) if i in placed)
+    return Board(dim, tiles, f"random dim {dim} #{index}")
+
+
+def check_answer(board: Board, backend: MinizincBackend, expected: bool) -> None:
+    result = backend.solve(board, 20)
+    where = f"{backend.name} on {board.name}"
+    assert result.status is (Status.SOLVED if expected else Status.UNSOLVABLE), f"{where}: {result}"
+    if expected:
+        verdict = verify(board, result.moves)
+        assert verdict.valid, f"{where}: {verdict}"
+    else:
+        assert result.reason in (Reason.COUNTS, Reason.PROOF), where
+        assert result.explanation, where
+
+
+def board_of_kind(seed: int, kind: str) -> tuple[Board, bool]:
+    """The first random board from ``seed`` that is ``solvable`` or ``stuck`` (unsolvable, counts fine)."""
+    rng = random.Random(seed)
+    for attempt in range(500):
+        board = random_board(rng, 2 + (seed + attempt) % 3, seed * 1000 + attempt)
+        if count_problem(board) is not None:
+            continue
+        solvable = solvable_by_dfs(board)
+        if solvable == (kind == "solvable"):
+            return board, solvable
+    raise AssertionError(f"no {kind} board from seed {seed}")
+
+
+CASES = [(seed, kind) for seed in range(6) for kind in ("solvable", "stuck")]
+
+
+@pytest.mark.parametrize(("seed", "kind"), CASES)
+def test_order_model_agrees_with_brute_force_on_random_boards(seed: int, kind: str) -> None:
+    board, solvable = board_of_kind(seed, kind)
+    check_answer(board, MinizincBackend(), solvable)
+
+
+@pytest.mark.parametrize(("seed", "kind"), CASES[:4])
+def test_steps_model_agrees_with_brute_force_on_random_boards(seed: int, kind: str) -> None:
+    board, solvable = board_of_kind(seed + 50, kind)
+    check_answer(board, MinizincBackend("gecode:steps"), solvable)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_count_problems_are_answered_without_the_solver(seed: int) -> None:
+    rng = random.Random(seed)
+    while True:
+        board = random_board(rng, 3, seed)
+        if count_problem(board) is not None:
+            break
+    result = MinizincBackend().solve(board, 20)
+    assert result.status is Status.UNSOLVABLE and result.reason is Reason.COUNTS
+    assert not solvable_by_dfs(board)
+
+
+def test_hand_checked_small_boards() -> None:
+    path = INSTANCES / "small.txt"
+    if not path.exists():
+        pytest.skip("instances/small.txt is missing")
+    backend = MinizincBackend()
+    for board in read_boards(path):
+        check_answer(board, backend, solvable_by_dfs(board))
+
+
+def test_real_game_boards_are_solved_and_verified() -> None:
+    path = INSTANCES / "real-game.txt"
+    if not path.exists():
+        pytest.skip("instances/real-game.txt is missing")
+    backend = MinizincBackend()
+    for board in read_boards(path):
+        result = backend.solve(board, 30)
+        assert result.status is Status.SOLVED, f"{backend.name} on {board.name}: {result.status} {result.message}"
+        assert verify(board, result.moves).valid
+        assert result.statistics["nodes"] >= 0 and "flatTime" in result.statistics
+
+
+def test_deadlock_board_is_refuted_by_the_model() -> None:
+    path = INSTANCES / "real-game.txt"
+    if not path.exists():
+        pytest.skip("instances/real-game.txt is missing")
+    board = deadlocked(read_boards(path)[0], random.Random(1), "deadlocked real game")
+    assert board is not None
+    result = MinizincBackend().solve(board, 30)
+    assert result.status is Status.UNSOLVABLE and result.reason is Reason.PROOF, result
+    assert "exhausted" in result.explanation
+    # The implied quicksilver count refutes it without search.
+    assert result.statistics["nodes"] <= 1, result.statistics
+
+
+GLOBALS_MODEL = """
+include "globals.mzn";
+array[1..4] of var 1..4: x;
+constraint alldifferent(x);
+constraint inverse(x, x);
+constraint count(x, 2) = 1;
+solve satisfy;
+"""
+
+
+def test_shipped_gecode_configuration_compiles_globals(tmp_path: Path) -> None:
+    """Debian's stock 'gecode' configuration cannot compile globals.mzn (2.6.4 + Gecode 6.2.0); ours can."""
+    model = tmp_path / "globals_check.mzn"
+    model.write_text(GLOBALS_MODEL)
+    run = subprocess.run(
+        ["minizinc", "--solver", str(GECODE_CONFIG), str(model)], capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0, run.stderr
+    assert "----------" in run.stdout and "overrides a global" not in run.stderr
+
+
+def test_shipped_gecode_configuration_through_the_python_package() -> None:
+    import minizinc
+
+    instance = minizinc.Instance(minizinc.Solver.load(GECODE_CONFIG), minizinc.Model())
+    instance.add_string(GLOBALS_MODEL)
+    result = instance.solve()
+    values = result["x"]
+    assert sorted(values) == [1, 2, 3, 4] and all(values[values[i] - 1] == i + 1 for i in range(4))
+
+
+def _children() -> list:
+    psutil = pytest.importorskip("psutil", reason="psutil counts the child processes")
+    return psutil.Process().children(recursive=True)
+
+
+def _hard_board() -> Board:
+    path = INSTANCES / "hexmatch-hard-100.txt"
+    if not path.exists():
+        pytest.skip("instances/hexmatch-hard-100.txt is missing")
+    return read_boards(path)[0]
+
+
+def test_time_limit_gives_unknown_and_leaves_no_solver_behind() -> None:
+    board = _hard_board()
+    backend = MinizincBackend("gecode:steps")  # the step model does not finish this board in a second
+    start = time.perf_counter()
+    result = backend.solve(board, 1.0)
+    elapsed = time.perf_counter() - start
+    assert result.status is Status.UNKNOWN, result
+    assert elapsed < 6, elapsed
+    time.sleep(0.1)
+    assert _children() == []
+
+
+def test_stop_from_another_thread_kills_the_solver() -> None:
+    board = _hard_board()
+    backend = MinizincBackend("gecode:steps")
+    timer = threading.Timer(1.0, backend.stop)
+    timer.start()
+    start = time.perf_counter()
+    result = backend.solve(board, 60)
+    timer.join()
+    assert result.status is Status.UNKNOWN and time.perf_counter() - start < 10
+    time.sleep(0.1)
+    assert _children() == []
+
+
+def test_subs_and_variants() -> None:
+    subs = MinizincBackend.subs()
+    assert subs[0] == "gecode" and "gecode:steps" in subs
+    assert MinizincBackend("steps").variant == "steps"
+    assert MinizincBackend().variant == "order" and MinizincBackend().name == "minizinc:gecode"
+    with pytest.raises(ValueError):
+        MinizincBackend("gecode:nonsense")
+
+
+def test_encoded_model_and_data_run_by_hand(tmp_path: Path) -> None:
+    """``sigmar encode --to mzn`` writes a model that runs alone; ``--to dzn`` data for the shipped model."""
+    board = parse_boards(" a a\n1 2 q\n v m\n", "side2")[0]
+    for variant in ("order", "steps"):
+        files = MinizincBackend(variant).encode(board, "mzn")
+        model = tmp_path / f"{variant}.mzn"
+        model.write_text(files[".mzn"])
+        run = subprocess.run(
+            ["minizinc", "--solver", str(GECODE_CONFIG), str(model)], capture_output=True, text=True, timeout=60
+        )
+        assert run.returncode == 0 and "----------" in run.stdout, run.stderr
+        assert "alone" in run.stdout  # gold leaves alone
+    data = MinizincBackend().encode(board, "dzn")[".dzn"]
+    (tmp_path / "board.dzn").write_text(data)
+    model_path = MODELS["order"]
+    run = subprocess.run(
+        ["minizinc", "--solver", str(GECODE_CONFIG), str(model_path), str(tmp_path / "board.dzn")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0 and "round 1:" in run.stdout, run.stderr
