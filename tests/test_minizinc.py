@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.generator import deadlocked
