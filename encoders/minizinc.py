@@ -54,6 +54,7 @@ DEFAULT_VARIANT = "order"
 
 # Search strategies named in the models' ``strategy`` parameter.
 FIND, REFUTE = 1, 2
+STRATEGY_NAMES = {1: "interleaved", 2: "refute", 3: "rounds_then_mates", 4: "mates_then_rounds", 5: "interleaved_input"}
 # How the time is shared when the two searches run one after the other:
 # the finding search gets this share first, the refuting one the rest.
 FIND_SHARE = 0.2
@@ -132,11 +133,8 @@ def _mzn_set(items: list[int]) -> str:
     return "{" + ", ".join(str(x + 1) for x in items) + "}"
 
 
-def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int | None = None) -> str:
-    """The board as MiniZinc data (``.dzn``); tile ids shift by one (MiniZinc counts from 1).
-
-    ``strategy`` is written only when asked for: the models default it to 1.
-    """
+def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND) -> str:
+    """The board as MiniZinc data (``.dzn``); tile ids shift by one (MiniZinc counts from 1)."""
     n = len(board.tiles)
     metal_ids = sorted(
         (i for i, t in enumerate(board.tiles) if t.symbol in METALS), key=lambda i: board.tiles[i].symbol
@@ -154,8 +152,7 @@ def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int | None
         "quicksilver = " + _mzn_set(quick) + ";",
         f"n_moves = {move_count(board)};",
     ]
-    if strategy is not None:
-        lines.append(f"strategy = {strategy};")
+    lines.append(f"strategy = {strategy};  % the search: 1 finds, 2 refutes (see the model)")
     blockers, useful = [], []
     for i in range(n):
         openings, keep = _openings(board, i)
@@ -321,7 +318,13 @@ class MinizincBackend(Backend):
         return outcome.with_(seconds=time.perf_counter() - start)
 
     def _plan(self, time_limit: float | None) -> list[tuple[int, float | None]]:
-        """(strategy, seconds) to run in turn: find first, then refute with the time left."""
+        """(strategy, seconds) to run in turn: find first, then refute with the time left.
+
+        The option ``strategy=N`` runs one search alone (for measuring them).
+        """
+        forced = self.options.get("strategy")
+        if forced is not None:
+            return [(int(forced), None)]
         if self.variant == "steps":
             return [(FIND, time_limit)]
         if time_limit is None:
@@ -342,7 +345,7 @@ class MinizincBackend(Backend):
                 if seconds is not None and seconds <= 0.01:
                     break
                 status, solution, run_stats = await self._run_once(board, strategy, seconds)
-                stats["runs"].append({"strategy": "find" if strategy == FIND else "refute", **run_stats})
+                stats["runs"].append({"strategy": STRATEGY_NAMES.get(strategy, str(strategy)), **run_stats})
                 for key in ("nodes", "failures", "solveTime", "flatTime"):
                     if isinstance(run_stats.get(key), int | float):
                         stats[key] = stats.get(key, 0) + run_stats[key]
@@ -376,12 +379,11 @@ class MinizincBackend(Backend):
         kwargs: dict[str, Any] = {}
         if seconds is not None:
             kwargs["time_limit"] = timedelta(seconds=max(seconds, 0.05))
-        strategy_line = "" if strategy == FIND else f"strategy = {strategy};\n"
 
         async def run() -> Any:
             with base.branch() as child:
                 _copy_analysis(base, child)
-                child.add_string(data_text(board, self.variant) + strategy_line)
+                child.add_string(data_text(board, self.variant, strategy))
                 return await child.solve_async(**kwargs)
 
         try:

@@ -244,3 +244,11 @@ def test_encoded_model_and_data_run_by_hand(tmp_path: Path) -> None:
         timeout=60,
     )
     assert run.returncode == 0 and "round 1:" in run.stdout, run.stderr
+
+
+@pytest.mark.parametrize("strategy", [1, 2, 3, 4, 5])
+def test_every_search_strategy_alone_is_exact(strategy: int) -> None:
+    """The search annotation must change only the speed, never the answer (a data slip once made 2 refute all)."""
+    for kind in ("solvable", "stuck"):
+        board, solvable = board_of_kind(7, kind)
+        check_answer(board, MinizincBackend(strategy=strategy), solvable)

@@ -1,0 +1,137 @@
+"""Benchmark the ``minizinc`` backend on the public boards (a script, not a timed test).
+
+Boards: every real-game board and the first N of each public set, read from
+../shared/data, plus boards deadlocked by construction from them
+(``models.generator.deadlocked``: the lowest metal between two opposite
+blockers).  Every answer goes through the runner's check, so a board counts
+as solved only when the rule engine replayed the moves.  Prints a Markdown
+table and writes results/bench_minizinc.csv and .md.
+
+    python scripts/bench_minizinc.py                           # default: N=20, 10 s
+    python scripts/bench_minizinc.py --n 8 --time-limit 5 --sweep   # the search annotations, one at a time
+    python scripts/bench_minizinc.py --sub gecode:steps --n 8 --time-limit 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import random
+import statistics
+import sys
+from pathlib import Path
+
+from sigmar.encoders.minizinc import STRATEGY_NAMES, MinizincBackend
+from sigmar.models.board import Board
+from sigmar.models.boardfile import read_boards
+from sigmar.models.generator import deadlocked
+from sigmar.runners.check import run_checked
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+SETS = ("real-game", "hexmatch-easy", "hexmatch-hard", "ondrovo-2048")
+
+
+def load(n: int) -> dict[str, list[Board]]:
+    sets: dict[str, list[Board]] = {}
+    for name in SETS:
+        path = DATA / f"{name}.txt"
+        if not path.exists():
+            path = ROOT / "instances" / f"{name}.txt"
+        if not path.exists():
+            print(f"skipping {name}: no {path}", file=sys.stderr)
+            continue
+        boards = read_boards(path)
+        sets[name] = boards if name == "real-game" else boards[:n]
+    rng = random.Random(2026)
+    locked = []
+    for boards in sets.values():
+        for board in boards[: max(2, n // 4)]:
+            made = deadlocked(board, rng, f"deadlocked {board.name}")
+            if made is not None:
+                locked.append(made)
+    sets["deadlocked"] = locked
+    return sets
+
+
+def run(backend: MinizincBackend, sets: dict[str, list[Board]], time_limit: float) -> list[dict]:
+    rows = []
+    for set_name, boards in sets.items():
+        for board in boards:
+            result = run_checked(backend, board, time_limit)
+            status = result.status.value + ("" if result.status.value != "solved" or result.verified else "?")
+            rows.append(
+                {
+                    "backend": backend.name + (f" strategy={backend.options['strategy']}" if backend.options else ""),
+                    "set": set_name,
+                    "board": board.name,
+                    "status": status,
+                    "seconds": round(result.seconds, 4),
+                    "nodes": result.statistics.get("nodes", ""),
+                    "flatTime": result.statistics.get("flatTime", ""),
+                    "solveTime": result.statistics.get("solveTime", ""),
+                }
+            )
+            print(f"  {set_name:14} {board.name[:40]:40} {status:10} {result.seconds:7.3f}s", file=sys.stderr)
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    lines = [
+        "| backend | set | boards | solved | unsolvable | unknown | share answered | median s (answered) | max s |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    keys = list(dict.fromkeys((r["backend"], r["set"]) for r in rows))
+    for backend, set_name in keys:
+        mine = [r for r in rows if r["backend"] == backend and r["set"] == set_name]
+        answered = [r["seconds"] for r in mine if r["status"] in ("solved", "unsolvable")]
+        count = {s: sum(1 for r in mine if r["status"] == s) for s in ("solved", "unsolvable", "unknown")}
+        median = f"{statistics.median(answered):.2f}" if answered else "-"
+        lines.append(
+            f"| {backend} | {set_name} | {len(mine)} | {count['solved']} | {count['unsolvable']} | "
+            f"{count['unknown']} | {len(answered) / len(mine):.0%} | {median} | {max(r['seconds'] for r in mine):.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=20, help="boards from the start of each public set")
+    parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--sub", default="gecode", help="minizinc:SUB to run (gecode, gecode:steps, ...)")
+    parser.add_argument("--sweep", action="store_true", help="run each search annotation of the order model alone")
+    parser.add_argument("--no-deadlocks", action="store_true")
+    parser.add_argument("--out", default=str(ROOT / "results" / "bench_minizinc"), help="output stem")
+    args = parser.parse_args()
+
+    sets = load(args.n)
+    if args.no_deadlocks:
+        sets.pop("deadlocked", None)
+    if args.sweep:
+        backends = [MinizincBackend(args.sub, strategy=s) for s in STRATEGY_NAMES]
+    else:
+        backends = [MinizincBackend(args.sub)]
+    rows: list[dict] = []
+    for backend in backends:
+        print(f"{backend.name} {backend.options}", file=sys.stderr)
+        rows += run(backend, sets, args.time_limit)
+    text = table(rows)
+    if args.sweep:
+        text += "\n\nstrategies: " + ", ".join(f"{k} = {v}" for k, v in STRATEGY_NAMES.items())
+    header = f"python scripts/bench_minizinc.py --n {args.n} --time-limit {args.time_limit} --sub {args.sub}" + (
+        " --sweep" if args.sweep else ""
+    )
+    print(header)
+    print(text)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.with_suffix(".csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    out.with_suffix(".md").write_text(header + "\n\n" + text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
