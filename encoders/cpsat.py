@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
 from sigmar.models.result import Move, Reason, Result, Status
+from sigmar.models.rules import count_problem
 from sigmar.models.tiles import METALS, could_ever_pair, name_of
 
 if TYPE_CHECKING:
@@ -115,9 +116,18 @@ class BoardData:
         row, col = self.board.rowcol(self.board.tiles[i].cell)
         return f"{name_of(self.symbols[i])} at [{row}, {col}]"
 
+    @cached_property
+    def count_problem(self) -> str | None:
+        """Why the tile counts cannot pair up, else None.
+
+        The models would refute such a board too, but a parity argument can take
+        CDCL search a long time, so the model states it as an empty clause.
+        """
+        return count_problem(self.board)
+
     def build_notes(self) -> list[str]:
         """Facts found while building that make the model infeasible (reported only through the solver)."""
-        notes = []
+        notes = [self.count_problem] if self.count_problem else []
         partnered = {i for pair in self.pairs for i in pair}
         for i in range(self.n):
             if i != self.gold and i not in partnered:
@@ -161,6 +171,10 @@ class OrderModel:
                 if (b, a) in before:
                     model.add_bool_or([~lit, ~before[(b, a)]])
             return before[(a, b)]
+
+        # Constraints: counts that cannot pair up, stated as an empty clause.
+        if data.count_problem:
+            model.add_bool_or([]).with_name("counts cannot pair up")
 
         # Constraints: every tile but gold has exactly one partner, leaving with it.
         incident: list[list[cp_model.IntVar]] = [[] for _ in range(n)]
@@ -236,6 +250,10 @@ class StepsModel:
         present = {(i, t): model.new_bool_var(f"present[{i},{t}]") for i in range(n) for t in range(horizon + 1)}
         removed = {(i, t): model.new_bool_var(f"removed[{i},{t}]") for i in range(n) for t in range(horizon)}
 
+        # Constraints: counts that cannot pair up, stated as an empty clause.
+        if data.count_problem:
+            model.add_bool_or([]).with_name("counts cannot pair up")
+
         # Constraints: the full board at the start, the empty board at the end.
         for i in range(n):
             model.add(present[(i, 0)] == 1)
@@ -270,6 +288,14 @@ class StepsModel:
                         model.add_implication(window, ~present[(nb, t)])
                     options.append(window)
                 model.add_bool_or(options).only_enforce_if(removed[(i, t)])
+
+        # Constraints (redundant, for propagation): each tile leaves at exactly one step, and a
+        # metal still present keeps every later metal present.
+        for i in range(n):
+            model.add_exactly_one(removed[(i, t)] for t in range(horizon))
+        for a, b in zip(chain, chain[1:], strict=False):
+            for t in range(1, horizon):
+                model.add_implication(present[(a, t)], present[(b, t)])
 
         # Constraints: the metal order: a metal leaves only once every earlier metal has gone.
         for m, tiles in enumerate(self.candidates):
@@ -331,9 +357,9 @@ class CpsatBackend(Backend):
 
     @classmethod
     def version(cls) -> str:
-        import ortools
+        from importlib.metadata import version
 
-        return f"ortools {ortools.__version__}"
+        return f"ortools {version('ortools')}"
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:
@@ -372,6 +398,9 @@ class CpsatBackend(Backend):
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = int(self.options.get("num_workers") or os.cpu_count() or 1)
         solver.parameters.random_seed = int(self.options.get("seed", 0))
+        # Probing in presolve took most of the time on these small, easy models (about half the
+        # CPU time of cpsat:steps on standard boards); the search finds what it would fix anyway.
+        solver.parameters.cp_model_probing_level = int(self.options.get("probing_level", 0))
         if time_limit is not None:
             solver.parameters.max_time_in_seconds = max(time_limit - build_seconds, 0.001)
         with self._lock:
