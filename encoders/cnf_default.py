@@ -150,12 +150,23 @@ def windows(board: Board, K: int) -> tuple[list[int], list[int]]:
     return early, late
 
 
-def build(board: Board, card: str = "seqcounter", prune: bool = True, one_move_per_step: bool = False) -> Formula:
+def build(
+    board: Board,
+    card: str = "seqcounter",
+    prune: bool = True,
+    one_move_per_step: bool = False,
+    sync: str = "order",
+    free: str = "precede",
+) -> Formula:
     """The default encoding of one board (see the module docstring).
 
     The options exist to measure what each idea buys (scripts/bench_cnf.py):
     ``card`` picks the ``pysat.card`` encoding of exactly-one mate, ``prune``
-    the reachability windows, and ``one_move_per_step`` turns the parallel
+    the reachability windows, ``sync`` how mates share a step (``order``:
+    the order-encoded leave steps agree; ``bits``: binary leave steps agree),
+    ``free`` how freeness is said (``precede``: a tile picks a window whose
+    tiles leave before it; ``clear``: per step, some window is clear), and
+    ``one_move_per_step`` turns the parallel
     steps into a classic timestep encoding (variant ``steps``).
     """
     # -- data
@@ -211,13 +222,59 @@ def build(board: Board, card: str = "seqcounter", prune: bool = True, one_move_p
         for s in range(early[i], late[i] - 1):
             sink.add([neg(gone(i, s)), gone(i, s + 1)])
 
-    for i in range(n):
-        if sets[i] is None:
-            continue
-        for s in range(early[i], late[i] + 1):
-            options = [clear(tiles, s - 1) for tiles in sets[i] or []]
+    if free == "clear":
+        # Per step: a tile gone by s had a clear window at the end of s - 1.
+        for i in range(n):
+            if sets[i] is None:
+                continue
+            for s in range(early[i], late[i] + 1):
+                options = [clear(tiles, s - 1) for tiles in sets[i] or []]
+                sink.group("free")
+                sink.add([neg(gone(i, s)), *options])
+    else:
+        # Precedence: a tile picks a window whose tiles all leave strictly before it.
+        def before(m: int, i: int) -> Lit:
+            """``("before", m, i)``: tile m leaves in an earlier step than its neighbour i."""
+            if early[m] >= late[i]:
+                return False
+            if late[m] < early[i]:
+                return True
+            key = ("before", m, i)
+            if key not in precedes:
+                var = pool.id(key)
+                precedes[key] = var
+                sink.group("before")
+                if early[m] >= early[i]:  # i cannot be gone by early[m] (nor earlier, by monotony)
+                    sink.add([-var, neg(gone(i, early[m]))])
+                for s in range(max(early[i], early[m] + 1), min(late[i], late[m]) + 1):
+                    sink.add([-var, neg(gone(i, s)), gone(m, s - 1)])
+            return precedes[key]
+
+        precedes: dict[tuple[str, int, int], Lit] = {}
+        for i in range(n):
+            if sets[i] is None:
+                continue
+            options: list[Lit] = []
+            for tiles in sets[i] or []:
+                lits = [before(m, i) for m in tiles]
+                if any(lit is False for lit in lits):
+                    continue
+                open_ = [lit for lit in lits if lit is not True]
+                if len(open_) <= 1:
+                    options.append(open_[0] if open_ else True)
+                    continue
+                window = pool.id(("window", i, tiles))
+                sink.group("window")
+                for lit in open_:
+                    sink.add([-window, lit])
+                options.append(window)
             sink.group("free")
-            sink.add([neg(gone(i, s)), *options])
+            sink.add(options)
+        sink.group("before")
+        for (_, m, i), var in list(precedes.items()):
+            other = precedes.get(("before", i, m))
+            if other is not None and m < i:
+                sink.add([-var, -other])
 
     sink.group("metal order")
     for a, b in zip(metals, metals[1:], strict=False):
@@ -229,10 +286,28 @@ def build(board: Board, card: str = "seqcounter", prune: bool = True, one_move_p
         if max(early[i], early[j]) <= min(late[i], late[j]):
             mate_vars[(i, j)] = pool.id(("mate", i, j))
     sink.group("same step")
-    for (i, j), m in mate_vars.items():
-        for s in range(min(early[i], early[j]), max(late[i], late[j])):
-            sink.add([-m, neg(gone(i, s)), gone(j, s)])
-            sink.add([-m, neg(gone(j, s)), gone(i, s)])
+    if sync == "bits":
+        # Leave steps in binary: leaving at s fixes the tile's bits; mates have equal bits.
+        width = max(K, 1).bit_length()
+        bits = {i: [pool.id(("bit", i, k)) for k in range(width)] for i in by_mate_tiles(mate_vars)}
+        for i, tile_bits in bits.items():
+            for s in range(early[i], late[i] + 1):
+                for k, bit in enumerate(tile_bits):
+                    sink.add([neg(gone(i, s)), gone(i, s - 1), bit if (s >> k) & 1 else -bit])
+        for (i, j), m in mate_vars.items():
+            for bi, bj in zip(bits[i], bits[j], strict=True):
+                sink.add([-m, -bi, bj])
+                sink.add([-m, bi, -bj])
+    else:
+        # Order encoding: equal over the windows' overlap, and outside it one clause each way.
+        for (i, j), m in mate_vars.items():
+            lo, hi = max(early[i], early[j]), min(late[i], late[j])
+            for s in range(lo, hi):
+                sink.add([-m, neg(gone(i, s)), gone(j, s)])
+                sink.add([-m, neg(gone(j, s)), gone(i, s)])
+            for t in (i, j):
+                sink.add([-m, neg(gone(t, lo - 1))])
+                sink.add([-m, gone(t, hi)])
     sink.group("one mate")
     by_tile: dict[int, list[int]] = {i: [] for i in range(n) if i != gold_tile}
     for (i, j), m in mate_vars.items():
@@ -303,6 +378,10 @@ def build(board: Board, card: str = "seqcounter", prune: bool = True, one_move_p
     )
 
 
+def by_mate_tiles(mate_vars: dict[tuple[int, int], int]) -> list[int]:
+    return sorted({t for pair in mate_vars for t in pair})
+
+
 def _kind(pool: IDPool, var: int) -> str | None:
     obj = pool.obj(var)
     return obj[0] if isinstance(obj, tuple) else None
@@ -322,6 +401,12 @@ def describer(board: Board) -> Callable[[tuple[Any, ...]], str]:
             return f"gone({tile(obj[1])}, by the end of step {obj[2]})"
         if kind == "mate":
             return f"mates({tile(obj[1])}, {tile(obj[2])}: they leave together)"
+        if kind == "before":
+            return f"before({tile(obj[1])} leaves in an earlier step than {tile(obj[2])})"
+        if kind == "window":
+            return f"window({tile(obj[1])} is freed by tiles {', '.join(map(str, obj[2]))})"
+        if kind == "bit":
+            return f"bit {obj[2]} of the leave step of {tile(obj[1])}"
         if kind == "leaves":
             return f"leaves({tile(obj[1])}, in step {obj[2]})"
         if kind == "clear":

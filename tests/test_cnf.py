@@ -126,6 +126,19 @@ def test_default_models_are_the_parallel_plans(board: Board) -> None:
     assert projected_models(formula) == expected, format_board(board)
 
 
+@pytest.mark.parametrize(
+    "options",
+    [{"free": "clear"}, {"sync": "bits"}, {"prune": False}, {"card": "ladder"}, {"card": "totalizer"}],
+    ids=str,
+)
+def test_default_options_stay_exact(options: dict) -> None:
+    from sigmar.encoders.cnf_default import build
+
+    for board in tiny_boards(8, 12):
+        formula = build(board, **options)
+        assert projected_models(formula) == count_parallel_plans(board, formula.horizon), format_board(board)
+
+
 @pytest.mark.parametrize("board", tiny_boards(2, 25, max_pairs=2), ids=lambda b: "")
 def test_thesis_models_are_the_move_sequences(board: Board) -> None:
     formula = build_formula(board, "thesis")
