@@ -99,10 +99,21 @@ def _solve_in_child(clauses: list[list[int]], solver: str, conn: Any) -> None:
     """Child-process body for solvers that cannot be interrupted."""
     from pysat.solvers import Solver
 
-    with Solver(name=solver, bootstrap_with=clauses) as sat:
-        ok = sat.solve()
-        conn.send((ok, sat.get_model() if ok else None, sat.accum_stats()))
+    try:
+        with Solver(name=solver, bootstrap_with=clauses) as sat:
+            ok = sat.solve()
+            conn.send((ok, sat.get_model() if ok else None, _stats(sat)))
+    except Exception as exc:  # reported by the parent as no answer, with the reason
+        conn.send((None, None, {"error": f"{type(exc).__name__}: {exc}"}))
     conn.close()
+
+
+def _stats(sat: Any) -> dict[str, Any]:
+    """The solver's counters; some (Kissat) expose none."""
+    try:
+        return dict(sat.accum_stats() or {})
+    except NotImplementedError:
+        return {}
 
 
 class CnfBackend(Backend):
@@ -222,6 +233,8 @@ class CnfBackend(Backend):
                 f"solution fits) is unsatisfiable ({self.sat_cmd or self.solver})",
                 statistics=stats,
             )
+        if "error" in stats:
+            return Result(Status.ERROR, self.name, seconds, message=str(stats["error"]), statistics=stats)
         return Result(Status.UNKNOWN, self.name, seconds, message="time limit", statistics=stats)
 
     def _solve_pysat(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
@@ -243,7 +256,7 @@ class CnfBackend(Backend):
                     timer.cancel()
                 self._live = None
             model = sat.get_model() if answer else None
-            return answer, model, dict(sat.accum_stats() or {})
+            return answer, model, _stats(sat)
 
     def _solve_child(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
         """CaDiCaL and friends ignore interrupt(): solve in a child process and kill it at the limit."""
@@ -294,4 +307,5 @@ class CnfBackend(Backend):
             return True, model, stats
         if status == "UNSATISFIABLE":
             return False, None, stats
+        stats["error"] = f"'{self.sat_cmd}' printed no 's SATISFIABLE/UNSATISFIABLE' line (exit {proc.returncode})"
         return None, None, stats
