@@ -234,9 +234,9 @@ def build(
             if sets[i] is None:
                 continue
             for s in range(early[i], late[i] + 1):
-                options = [clear(tiles, s - 1) for tiles in sets[i] or []]
+                cleared_now = [clear(tiles, s - 1) for tiles in sets[i] or []]
                 sink.group("free")
-                sink.add([neg(gone(i, s)), *options])
+                sink.add([neg(gone(i, s)), *cleared_now])
     else:
         # Precedence: a tile picks a window whose tiles all leave strictly before it.
         def before(m: int, i: int) -> Lit:
@@ -332,16 +332,16 @@ def build(
         for s in range(1, K + 1):
             leaving = []
             for i in range(n):
-                now, before = gone(i, s), gone(i, s - 1)
-                if now is False or before is True:
+                now, prev = gone(i, s), gone(i, s - 1)
+                if now is False or prev is True:
                     continue
-                if before is False:
+                if prev is False:
                     leaving.append(now)
                     continue
                 event = pool.id(("leaves", i, s))
                 sink.add([-event, now])
-                sink.add([-event, neg(before)])
-                sink.add([event, neg(now), before])
+                sink.add([-event, neg(prev)])
+                sink.add([event, neg(now), prev])
                 leaving.append(event)
             if len(leaving) > 2:
                 ints = [lit for lit in leaving if not isinstance(lit, bool)]
