@@ -22,6 +22,7 @@ Rules (issue 7):
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from types import TracebackType
@@ -76,7 +77,7 @@ class Race:
     Ctrl-C included.
     """
 
-    def __init__(self, names: list[str], *, slack: float = 0.5, grace: float = 0.2) -> None:
+    def __init__(self, names: list[str], *, slack: float = 0.5, grace: float = 0.2, stagger: float = 0.02) -> None:
         if not names:
             raise registry.UnknownBackend("no backend named")
         for name in names:
@@ -84,6 +85,12 @@ class Race:
         self.names = list(dict.fromkeys(names))
         self.slack = slack  # seconds past the time limit allowed for a backend's own "unknown"
         self.grace = grace  # seconds a loser gets to stop before it is killed
+        # The backend with the most wins so far starts alone and the others join
+        # ``stagger`` seconds later (0: all start at once).  On 2 cores this keeps
+        # a fast leader from sharing the CPU with slow losers on easy boards, and
+        # costs at most ``stagger`` on a board the leader cannot answer quickly.
+        self.stagger = stagger
+        self.wins: Counter[str] = Counter()
         self._job = 0
         self.workers: dict[str, Worker] = {}
         try:
@@ -124,6 +131,10 @@ class Race:
             return True
         return False
 
+    def order(self) -> list[str]:
+        """Backends by wins so far (most first); the leader may get a head start."""
+        return sorted(self.names, key=lambda n: -self.wins[n])
+
     def solve(self, board: Board, time_limit: float | None) -> RaceOutcome:
         start = time.perf_counter()
         early = counts_answer(board)
@@ -135,20 +146,33 @@ class Race:
         outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
         running: set[str] = set()  # working on this board
         waiting: set[str] = set()  # still finishing an earlier board
-        for name, worker in self.workers.items():
-            if self._ready_for(worker, start):
-                worker.submit(job, name, board, time_limit)
-                running.add(name)
-            else:
-                waiting.add(name)
+        order = self.order()
+        head_start = self.stagger > 0 and len(order) > 1 and self.wins[order[0]] > 0
+        later = order[1:] if head_start else []
+        release_at = start + self.stagger
 
+        def dispatch(names: list[str], now: float) -> None:
+            for name in names:
+                worker = self.workers[name]
+                if self._ready_for(worker, now):
+                    worker.submit(job, name, board, time_limit)
+                    running.add(name)
+                else:
+                    waiting.add(name)
+
+        dispatch(order[: len(order) - len(later)], start)
         claims: list[Result] = []  # unsolvable answers that need corroboration
         winner: Result | None = None
-        while winner is None and (running or waiting):
+        while winner is None and (running or waiting or later):
             now = time.perf_counter()
+            if later and (now >= release_at or not (running or waiting)):
+                dispatch(later, now)  # the leader did not answer within its head start
+                later = []
             if deadline is not None and now >= deadline:
                 break
             timeout = None if deadline is None else deadline - now
+            if later:
+                timeout = release_at - now if timeout is None else min(timeout, release_at - now)
             for name in list(waiting):
                 expiry = self.workers[name].stop_sent + self.grace - now
                 timeout = expiry if timeout is None else min(timeout, expiry)
@@ -196,6 +220,7 @@ class Race:
                         claims.append(answer)
                 if winner is not None:
                     winner = winner.with_(seconds=now - start)
+                    self.wins[name] += 1
                     break
             for name in list(waiting):  # losers from the last board that did not stop in time
                 worker = self.workers[name]

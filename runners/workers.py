@@ -167,19 +167,24 @@ class Worker:
             os.setpgid(process.pid, process.pid)
         self.conn: Connection = parent_conn
         self.process = process
+        self._pid = process.pid
+        self._killed = False
         self.job_id = None
         self.stop_sent = 0.0
 
     @property
     def pid(self) -> int | None:
-        return self.process.pid
+        return self._pid
 
     @property
     def sentinel(self) -> int:
         return int(self.process.sentinel)
 
     def alive(self) -> bool:
-        return self.process.is_alive()
+        try:
+            return self.process.is_alive()
+        except ValueError:  # closed after a kill
+            return False
 
     def submit(self, job_id: int, name: str, board: Board, time_limit: float | None) -> None:
         self.conn.send(("job", job_id, name, board, time_limit))
@@ -217,8 +222,11 @@ class Worker:
         return f"worker exited with status {code}"
 
     def kill(self) -> None:
-        """Kill the worker and everything it started; wait until it is gone."""
-        pid = self.process.pid
+        """Kill the worker and everything it started; wait until it is gone.  Idempotent."""
+        if self._killed:
+            return
+        self._killed = True
+        pid = self._pid
         if pid is not None:
             for kill in (os.killpg, os.kill):
                 with contextlib.suppress(ProcessLookupError, PermissionError, OSError):

@@ -153,7 +153,7 @@ def test_a_crashing_backend_does_not_stop_the_race(fakes, boards, sub: str) -> N
 
 def test_a_hung_backend_is_killed_and_replaced(fakes, boards) -> None:
     before = descendants()
-    with Race(["broken:hang", "honest"], grace=0.05) as race:
+    with Race(["broken:hang", "honest"], grace=0.05, stagger=0) as race:
         first_pid = race.workers["broken:hang"].pid
         for name in ("pair", "stuck", "pair"):
             assert race.solve(boards[name], 5.0).result.status in (Status.SOLVED, Status.UNSOLVABLE)
@@ -246,3 +246,22 @@ def test_a_stopped_backend_gets_a_fresh_instance(fakes, boards) -> None:
         assert second is not None and second.result.status is Status.SOLVED, second
     finally:
         worker.kill()
+
+
+def test_the_leader_gets_a_head_start(fakes, boards) -> None:
+    with Race(["honest:slow", "honest"], stagger=1.0) as race:
+        assert race.solve(boards["pair"], 5.0).result.backend == "honest:dfs"  # all start on the first board
+        race.solve(boards["pair"], 5.0)
+        assert race.order()[0] == "honest"
+        race.workers["honest:slow"].kill()  # a dead worker would be restarted, were it dispatched
+        race.solve(boards["pair"], 5.0)
+        assert not race.workers["honest:slow"].alive(), "the leader answered in its head start; nobody else ran"
+
+
+def test_the_others_join_as_soon_as_the_leader_is_done(fakes, boards) -> None:
+    with Race(["honest:proof", "broken:proof"], stagger=5.0) as race:
+        race.solve(boards["pair"], 5.0)  # honest:proof wins and leads; broken:proof's claim is wrong here
+        start = time.perf_counter()
+        result = race.solve(boards["stuck"], 5.0).result
+        assert result.reason is Reason.CORROBORATED
+        assert time.perf_counter() - start < 2.0, "waited out the head start although the leader had answered"
