@@ -146,6 +146,9 @@ class Race:
         outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
         running: set[str] = set()  # working on this board
         waiting: set[str] = set()  # still finishing an earlier board
+        for worker in self.workers.values():  # a loser still busy past its grace burns CPU: kill it now
+            if worker.job_id is not None and worker.stop_sent and start - worker.stop_sent >= self.grace:
+                worker.kill()
         order = self.order()
         head_start = self.stagger > 0 and len(order) > 1 and self.wins[order[0]] > 0
         later = order[1:] if head_start else []
