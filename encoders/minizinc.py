@@ -53,12 +53,24 @@ VARIANTS = tuple(MODELS)
 DEFAULT_VARIANT = "order"
 
 # Search strategies named in the models' ``strategy`` parameter.
-FIND, REFUTE = 1, 2
-STRATEGY_NAMES = {1: "interleaved", 2: "refute", 3: "rounds_then_mates", 4: "mates_then_rounds", 5: "interleaved_input"}
-# How the time is shared when the two searches run one after the other:
-# the finding search gets this share first, the refuting one the rest.
-FIND_SHARE = 0.2
-FIND_SECONDS_WITHOUT_LIMIT = 5.0
+FIND, REFUTE, PERSIST = 1, 2, 3
+STRATEGY_NAMES = {
+    1: "smallest key",
+    2: "refute (metal openings first)",
+    3: "weighted degree, Luby restarts",
+    4: "rounds, then mates",
+    5: "mates, then rounds",
+    6: "key in input order",
+    7: "weighted degree, no restarts",
+}
+# The searches run one after the other (measured in docs/minizinc.md):
+# "smallest" solves most boards within a second or not for a long time, so
+# it gets a short slice; then "weighted degree with restarts" a share of what
+# is left; then "refute" the rest.  Deadlocks fail at the root in any of them.
+FIRST_SLICE = 1.5  # seconds, at most this share of the limit:
+FIRST_SHARE = 0.4
+PERSIST_SHARE = 0.6  # of the time left after the first slice
+PERSIST_SECONDS_WITHOUT_LIMIT = 30.0
 # Extra seconds allowed after MiniZinc's own time limit before Python cancels.
 GRACE = 1.0
 
@@ -318,7 +330,7 @@ class MinizincBackend(Backend):
         return outcome.with_(seconds=time.perf_counter() - start)
 
     def _plan(self, time_limit: float | None) -> list[tuple[int, float | None]]:
-        """(strategy, seconds) to run in turn: find first, then refute with the time left.
+        """(strategy, seconds) to run in turn: smallest briefly, weighted degree, then refute with the rest.
 
         The option ``strategy=N`` runs one search alone (for measuring them).
         """
@@ -328,8 +340,9 @@ class MinizincBackend(Backend):
         if self.variant == "steps":
             return [(FIND, time_limit)]
         if time_limit is None:
-            return [(FIND, FIND_SECONDS_WITHOUT_LIMIT), (REFUTE, None)]
-        return [(FIND, time_limit * FIND_SHARE), (REFUTE, None)]
+            return [(FIND, FIRST_SLICE), (PERSIST, PERSIST_SECONDS_WITHOUT_LIMIT), (REFUTE, None)]
+        first = min(FIRST_SLICE, FIRST_SHARE * time_limit)
+        return [(FIND, first), (PERSIST, PERSIST_SHARE * (time_limit - first)), (REFUTE, None)]
 
     async def _solve_async(self, board: Board, time_limit: float | None, start: float) -> Result:
         with self._lock:

@@ -100,6 +100,7 @@ def main() -> int:
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--sub", default="gecode", help="minizinc:SUB to run (gecode, gecode:steps, ...)")
     parser.add_argument("--sweep", action="store_true", help="run each search annotation of the order model alone")
+    parser.add_argument("--strategies", default="", help="with --sweep: which ones, e.g. 1,3,7 (default all)")
     parser.add_argument("--no-deadlocks", action="store_true")
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_minizinc"), help="output stem")
     args = parser.parse_args()
@@ -108,7 +109,8 @@ def main() -> int:
     if args.no_deadlocks:
         sets.pop("deadlocked", None)
     if args.sweep:
-        backends = [MinizincBackend(args.sub, strategy=s) for s in STRATEGY_NAMES]
+        chosen = [int(x) for x in args.strategies.split(",")] if args.strategies else list(STRATEGY_NAMES)
+        backends = [MinizincBackend(args.sub, strategy=s) for s in chosen]
     else:
         backends = [MinizincBackend(args.sub)]
     rows: list[dict] = []
@@ -117,7 +119,7 @@ def main() -> int:
         rows += run(backend, sets, args.time_limit)
     text = table(rows)
     if args.sweep:
-        text += "\n\nstrategies: " + ", ".join(f"{k} = {v}" for k, v in STRATEGY_NAMES.items())
+        text += "\n\nstrategies: " + "; ".join(f"{k} = {v}" for k, v in STRATEGY_NAMES.items())
     header = f"python scripts/bench_minizinc.py --n {args.n} --time-limit {args.time_limit} --sub {args.sub}" + (
         " --sweep" if args.sweep else ""
     )
