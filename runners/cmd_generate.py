@@ -124,8 +124,8 @@ def _search_result(board: Board, time_limit: float) -> Result | None:
     return run_checked(backend, board, time_limit)
 
 
-def refute(board: Board, time_limit: float) -> tuple[Reason, str] | None:
-    """A sound reason the board is unsolvable, or None (solvable, or not refuted in time)."""
+def static_reason(board: Board) -> tuple[Reason, str] | None:
+    """The counts or a static argument, when one refutes the board (no search)."""
     problem = count_problem(board)
     if problem is not None:
         return Reason.COUNTS, problem
@@ -134,12 +134,17 @@ def refute(board: Board, time_limit: float) -> tuple[Reason, str] | None:
         return Reason.STATIC, problem
     try:
         from sigmar.models.static import static_problem
-    except ImportError:  # being written in parallel; the search below still decides
-        pass
-    else:
-        problem = static_problem(board)
-        if problem is not None:
-            return Reason.STATIC, problem
+    except ImportError:  # written in parallel; the search below still decides
+        return None
+    problem = static_problem(board)
+    return (Reason.STATIC, problem) if problem is not None else None
+
+
+def refute(board: Board, time_limit: float) -> tuple[Reason, str] | None:
+    """A sound reason the board is unsolvable, or None (solvable, or not refuted in time)."""
+    found = static_reason(board)
+    if found is not None:
+        return found
     result = _search_result(board, time_limit)
     if result is not None and result.status is Status.UNSOLVABLE and result.reason in SOUND:
         assert result.reason is not None
@@ -154,7 +159,7 @@ def stats_line(board: Board, runs: int, time_limit: float, rng: random.Random) -
     if result is None:
         parts.append("search nodes: backend not available")
     elif result.status is Status.SOLVED:
-        parts.append(f"search nodes {result.statistics.get('nodes', '?')} ({result.seconds:.3f} s)")
+        parts.append(f"search nodes {result.statistics.get('nodes', '?')}")
     else:
         parts.append(f"search: {result.status} after {time_limit:g} s")
     return "; ".join(parts)

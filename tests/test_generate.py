@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
+from sigmar.encoders.registry import UnknownBackend, make
 from sigmar.models.boardfile import BoardFileError, parse_boards, read_boards
 from sigmar.models.difficulty import clear_rate
 from sigmar.models.generator import (
@@ -23,6 +25,7 @@ from sigmar.models.generator import (
     tiles_for_dim,
 )
 from sigmar.models.hexgrid import on_board
+from sigmar.models.result import Status
 from sigmar.models.rules import count_problem, verify
 from sigmar.models.templates import (
     FOLDS,
@@ -35,8 +38,9 @@ from sigmar.models.templates import (
     rotate60,
 )
 from sigmar.models.tiles import ELEMENTS, SALT
+from sigmar.runners.check import run_checked
 from sigmar.runners.cli import main
-from sigmar.runners.cmd_generate import refute
+from sigmar.runners.cmd_generate import refute, static_reason
 from tests.bruteforce import solve_by_brute_force
 
 
@@ -270,3 +274,33 @@ def _hexagon_with(tiles: int) -> Template:
         dim += 1
     ordered = sorted(full_template(dim).cells, key=lambda c: (max(abs(c[0]), abs(c[1]), abs(c[0] + c[1])), c))
     return Template(f"{tiles} cells", dim, frozenset(ordered[:tiles]), (0, 0))
+
+
+INSTANCES = Path(__file__).resolve().parents[1] / "instances"
+
+
+def test_bundled_generated_sets_read_back_and_keep_their_promises() -> None:
+    standard = read_boards(INSTANCES / "generated-standard.txt")
+    dim8 = read_boards(INSTANCES / "generated-dim8.txt")
+    unsolvable = read_boards(INSTANCES / "generated-unsolvable.txt")
+    assert 20 <= len(standard) <= 50 and 20 <= len(dim8) <= 50 and 20 <= len(unsolvable) <= 50
+    assert all(len(b) == 55 and count_problem(b) is None for b in standard)
+    assert all(b.dim == 8 and len(b) == tiles_for_dim(8) and count_problem(b) is None for b in dim8)
+    for board in unsolvable:
+        assert count_problem(board) is None, "counts alone would make a dull benchmark"
+        reason = board.name.split("[unsolvable: ")[1].rstrip("]")
+        if reason == "static":
+            assert static_reason(board) is not None, board.name
+        else:
+            assert reason == "exhausted", board.name
+
+
+def test_bundled_solvable_sets_are_solved_by_search() -> None:
+    try:
+        backend = make("search")
+    except UnknownBackend as exc:
+        pytest.skip(f"the search backend is not available: {exc}")
+    for name in ("generated-standard.txt", "generated-dim8.txt"):
+        for board in read_boards(INSTANCES / name)[:10]:
+            result = run_checked(backend, board, 10.0)
+            assert result.status is Status.SOLVED and result.verified, f"search on {board.name}: {result}"
