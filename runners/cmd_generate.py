@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,6 +44,7 @@ from sigmar.models.templates import FOLDS, Template, ondrovo_templates, random_t
 from .check import run_checked
 from .cli import UsageError
 from .options import positive_float
+from .report import dumps, result_json
 
 SOUND = (Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED)
 KINDS = ("shuffle", "swap", "deadlock")
@@ -73,6 +75,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--runs", type=int, default=100, metavar="R", help="random plays per board for --stats")
     parser.add_argument(
         "--time-limit", type=positive_float, default=10.0, metavar="S", help="seconds for search per board (default 10)"
+    )
+    parser.add_argument(
+        "--witness",
+        metavar="FILE",
+        help="also write each solvable board's witness as JSON Lines, as 'solve --json' does",
     )
     parser.add_argument("-o", "--out", metavar="FILE", help="output file (default: standard output)")
     parser.set_defaults(run=run)
@@ -165,20 +172,24 @@ def stats_line(board: Board, runs: int, time_limit: float, rng: random.Random) -
     return "; ".join(parts)
 
 
-def _solvable(k: int, seed: int, pick: Callable[[random.Random], Template]) -> tuple[Board, str]:
+def _solvable(k: int, seed: int, pick: Callable[[random.Random], Template]) -> tuple[Board, str, Result]:
     rng = random.Random(f"sigmar-generate:{seed}:{k}")
     template = pick(rng)
     name = f"generated {seed}:{k} {_label(template)}"
+    start = time.perf_counter()
     made = generate(template, rng, mix_for(len(template)), name)
+    seconds = time.perf_counter() - start
     verdict = verify(made.board, made.witness)
     if not verdict.valid:  # never expected: the construction guarantees it
         raise RuntimeError(f"board {name}: the witness does not replay: {verdict}")
-    return made.board, f"solvable by construction; witness of {len(made.witness)} moves replayed by the rule engine"
+    note = f"solvable by construction; witness of {len(made.witness)} moves replayed by the rule engine"
+    witness = Result(Status.SOLVED, "generate", seconds, moves=made.witness, verified=True)
+    return made.board, note, witness
 
 
 def _unsolvable(
     k: int, seed: int, pick: Callable[[random.Random], Template], time_limit: float
-) -> tuple[Board, str] | None:
+) -> tuple[Board, str, None] | None:
     rng = random.Random(f"sigmar-unsolvable:{seed}:{k}")
     kinds = [KINDS[k % len(KINDS)], "deadlock"]
     for kind in kinds:
@@ -198,7 +209,7 @@ def _unsolvable(
                 continue
             reason, sentence = found
             name = f"unsolvable {seed}:{k} {kind} {_label(template)} [unsolvable: {reason}]"
-            return Board(candidate.dim, candidate.tiles, name), f"{reason}: {sentence}"
+            return Board(candidate.dim, candidate.tiles, name), f"{reason}: {sentence}", None
     return None
 
 
@@ -207,6 +218,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--count must not be negative")
     pick = template_source(args.template, args.dim)
     chunks: list[str] = []
+    witnesses: list[str] = []
     missing = 0
     for k in range(args.count):
         try:
@@ -220,13 +232,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"sigmar generate: board {k}: no candidate refuted; skipped", file=sys.stderr)
             missing += 1
             continue
-        board, note = made
+        board, note, witness = made
+        if witness is not None:
+            witnesses.append(dumps(result_json(board, witness)))
         lines = [f"# {note}"]
         if args.stats:
             stats_rng = random.Random(f"sigmar-stats:{args.seed}:{k}")
             lines.append(f"# {stats_line(board, args.runs, args.time_limit, stats_rng)}")
         chunks.append("\n".join(lines) + "\n" + format_board(board))
     text = "\n".join(chunks)
+    if args.witness:
+        Path(args.witness).write_text("".join(line + "\n" for line in witnesses))
     if args.out:
         Path(args.out).write_text(text)
     else:

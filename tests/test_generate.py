@@ -304,3 +304,11 @@ def test_bundled_solvable_sets_are_solved_by_search() -> None:
         for board in read_boards(INSTANCES / name)[:10]:
             result = run_checked(backend, board, 10.0)
             assert result.status is Status.SOLVED and result.verified, f"search on {board.name}: {result}"
+
+
+def test_cli_witness_file_is_accepted_by_verify(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    boards, witness = tmp_path / "b.txt", tmp_path / "w.jsonl"
+    assert main(["generate", "--count", "3", "--seed", "4", "-o", str(boards), "--witness", str(witness)]) == 0
+    assert len(witness.read_text().splitlines()) == 3
+    assert main(["verify", str(boards), str(witness)]) == 0
+    assert capsys.readouterr().out.count("valid: the board is cleared") == 3
