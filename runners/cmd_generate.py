@@ -221,6 +221,7 @@ def run(args: argparse.Namespace) -> int:
     witnesses: list[str] = []
     missing = 0
     for k in range(args.count):
+        made: tuple[Board, str, Result | None] | None
         try:
             if args.unsolvable:
                 made = _unsolvable(k, args.seed, pick, args.time_limit)
