@@ -181,6 +181,8 @@ class CnfBackend(Backend):
             return
         if hasattr(live, "interrupt"):
             live.interrupt()
+        elif isinstance(live, subprocess.Popen):
+            os.killpg(live.pid, signal.SIGKILL)
         elif hasattr(live, "kill"):
             live.kill()
         elif hasattr(live, "terminate"):
@@ -275,8 +277,8 @@ class CnfBackend(Backend):
                 return None, None, {}
             ok, model, stats = parent.recv()
             return ok, model, dict(stats or {})
-        except EOFError:
-            return None, None, {"error": "solver process died"}
+        except EOFError:  # killed by stop(), or crashed
+            return None, None, ({} if self._stop.is_set() else {"error": "solver process died"})
         finally:
             self._live = None
             if proc.is_alive():
@@ -304,6 +306,8 @@ class CnfBackend(Backend):
                 return None, None, {}
             finally:
                 self._live = None
+        if self._stop.is_set():
+            return None, None, {}
         status, model = parse_model(stdout)
         stats = {"exit_code": proc.returncode}
         if status == "SATISFIABLE":

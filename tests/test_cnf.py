@@ -229,6 +229,20 @@ def test_time_limit_gives_unknown(name: str) -> None:
     assert elapsed < encode + 3.0, f"{name} ran {elapsed - encode:.1f} s past its limit"
 
 
+@pytest.mark.parametrize("sub", ["thesis-literal", "thesis-literal+cadical195"])
+def test_stop_from_another_thread(sub: str) -> None:
+    """The race stops losers: the literal thesis takes minutes to refute a standard board, so only stop() ends it."""
+    import threading
+
+    board = standard_boards(1)[0]
+    backend = CnfBackend(sub)
+    threading.Timer(2.5, backend.stop).start()
+    start = time.perf_counter()
+    result = backend.solve(board, time_limit=120)
+    assert result.status is Status.UNKNOWN, sub
+    assert time.perf_counter() - start < 10, f"{sub} ignored stop()"
+
+
 def test_sub_name_grammar() -> None:
     assert split_sub(None) == ("default", "glucose4")
     assert split_sub("cadical195") == ("default", "cadical195")
