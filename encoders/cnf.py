@@ -19,6 +19,7 @@ kept to show why the repair is needed).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import shlex
@@ -182,7 +183,8 @@ class CnfBackend(Backend):
         if hasattr(live, "interrupt"):
             live.interrupt()
         elif isinstance(live, subprocess.Popen):
-            os.killpg(live.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(live.pid, signal.SIGKILL)
         elif hasattr(live, "kill"):
             live.kill()
         elif hasattr(live, "terminate"):
@@ -301,7 +303,8 @@ class CnfBackend(Backend):
             try:
                 stdout, _ = proc.communicate(timeout=limit)
             except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
                 proc.communicate()
                 return None, None, {}
             finally:
