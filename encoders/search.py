@@ -7,8 +7,9 @@ the :class:`~sigmar.encoders.backend.Backend` interface.
 
 Subs: ``search`` (plain DFS with the dead-state table) and ``search:sleep``
 (the same with sleep sets, a partial-order reduction).  Options: ``order``
-(one of :data:`~sigmar.encoders.search_engine.ORDERS`), ``safe`` and ``locks``
-(switch the safe moves and the locked-metal pruning off, for measuring).
+(one of :data:`~sigmar.encoders.search_engine.ORDERS`), ``safe``, ``locks`` and
+``stuck`` (switch the safe moves, the locked-metal pruning and the stuck-set check
+at the start off, for measuring).
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ class SearchBackend(Backend):
             order=self.options.get("order", "restarts"),
             safe=self.options.get("safe", True),
             locks=self.options.get("locks", True),
+            stuck=self.options.get("stuck", True),
         )
         self._engine = engine
         if self._stopped:

@@ -47,7 +47,7 @@ from typing import Any
 
 from sigmar.models.board import Board
 from sigmar.models.hexgrid import distance
-from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, SALT, VITAE
+from sigmar.models.tiles import ELEMENTS, METALS, MORS, NAMES, QUICKSILVER, SALT, VITAE
 
 ORDERS = ("none", "centre", "metal", "neighbours", "freed", "mixed", "random", "restarts")
 # The orders a restart cycles through (``restarts``), each with a fresh random tie-break.
@@ -99,7 +99,7 @@ class Engine:
     """Precomputed masks for one board, and the search over them."""
 
     def __init__(
-        self, board: Board, order: str = "restarts", safe: bool = True, locks: bool = True, stuck: bool = False
+        self, board: Board, order: str = "restarts", safe: bool = True, locks: bool = True, stuck: bool = True
     ) -> None:
         if order not in ORDERS:
             raise ValueError(f"unknown move order '{order}' (choose from {', '.join(ORDERS)})")
@@ -107,8 +107,13 @@ class Engine:
         self.order = order
         self.safe = safe
         self.locks = locks
-        self.stuck = stuck
-        self.stuck_from = 0  # check for stuck sets only in states with at least this many tiles
+        # A stuck set costs about five plain nodes to look for.  At the start it is always worth
+        # it (a static refutation); inside the search it did not pay on any set we measured
+        # (docs/search.md), so by default it is looked for only in states of at least
+        # `stuck_min` tiles after `stuck_after` nodes: never, unless a caller lowers them.
+        self.stuck_root = stuck
+        self.stuck_after = 0
+        self.stuck_min = len(board.tiles) + 1
         n = len(board.tiles)
         self.n = n
         self.full = (1 << n) - 1
@@ -297,6 +302,81 @@ class Engine:
             stuck = kept
         return 0
 
+    def explain_stuck(self, stuck: int) -> str | None:
+        """One sentence naming a stuck set, or None for the empty set."""
+        if not stuck:
+            return None
+        tiles = _bits(stuck)
+        names = ", ".join(f"{NAMES.get(self.sym[t], 'metal ' + self.sym[t])} at {self._where(t)}" for t in tiles[:4])
+        more = f" and {len(tiles) - 4} more" if len(tiles) > 4 else ""
+        return (
+            f"{len(tiles)} tiles can never leave ({names}{more}): each is walled in by the others, "
+            "waits for a lower metal among them, or can pair only with such tiles"
+        )
+
+    def stuck_set_fast(self, occ: int, free: int) -> int:
+        """:meth:`stuck_set` by a worklist: the same set, touching only what each drop can change.
+
+        Start from every tile: the locked ones are the tiles not free (walled in by ``occ``) and
+        the metals above the current one.  A tile leaves the set when it is unlocked and gold or
+        has a partner that is not locked.  A tile that leaves can unlock its neighbours (a triple
+        may now miss the set) and, if a metal, the metals above it; an unlocked tile makes its
+        unlocked partners leave.  Locks only ever open, so each event is handled once.
+        """
+        triples = self.triples
+        lower = self.lower
+        partners = self.partners
+        nbr = self.nbr
+        gold = self.gold_tile
+        metals = occ & self.metal_mask
+        cur = 0
+        for m in self.metal_bits:
+            if occ & m:
+                cur = m
+                break
+        stuck = occ
+        locked = (occ & ~free) | (metals & ~cur)
+        loose = occ & ~locked  # never locked again; grows as locks open
+        stack = []
+        rest = loose
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            t = low.bit_length() - 1
+            if t == gold or partners[t] & loose:
+                stack.append(t)
+        while stack:
+            u = stack.pop()
+            ub = 1 << u
+            if not stuck & ub:
+                continue
+            stuck ^= ub
+            cand = nbr[u] & locked
+            if ub & metals:
+                cand |= locked & metals
+            while cand:
+                low = cand & -cand
+                cand ^= low
+                v = low.bit_length() - 1
+                if lower[v] & stuck:
+                    continue
+                for m in triples[v]:
+                    if not m & stuck:
+                        break
+                else:
+                    continue  # still walled in
+                locked ^= low
+                loose |= low
+                pv = partners[v]
+                if v == gold or pv & loose:
+                    stack.append(v)
+                dependants = pv & stuck & loose
+                while dependants:
+                    d = dependants & -dependants
+                    dependants ^= d
+                    stack.append(d.bit_length() - 1)
+        return stuck
+
     # -- moves ----------------------------------------------------------------
 
     def moves(self, occ: int, free: int) -> list[int]:
@@ -460,10 +540,12 @@ class Engine:
         solution: list[int] = []
         why = explanation = ""
         problem = self.lock_problem(occ) if self.locks else None
+        free = self.free_set(occ)
+        if problem is None and self.stuck_root:
+            problem = self.explain_stuck(self.stuck_set_fast(occ, free))
         if problem is not None:
             status, why, explanation = "unsolvable", "static", problem
         else:
-            free = self.free_set(occ)
             try:
                 found = self._search(occ, free, deadline, sleep)
             except Timeout:
@@ -551,6 +633,10 @@ class Engine:
         if self.nodes == self.cap:
             raise Budget
         dead = self.dead
+        if self.nodes >= self.stuck_after and occ.bit_count() >= self.stuck_min and self.stuck_set_fast(occ, free):
+            self.pruned_stuck += 1
+            dead.add(occ)
+            return False
         mm = self.metal_mask | self.q_mask
         for r in self.moves(occ, free):
             child = occ & ~r
@@ -563,12 +649,7 @@ class Engine:
                 self.pruned_locks += 1
                 dead.add(child)
                 continue
-            child_free = self._child_free(occ, free, r)
-            if self.stuck and child.bit_count() >= self.stuck_from and self.stuck_set(child, child_free):
-                self.pruned_stuck += 1
-                dead.add(child)
-                continue
-            found = self._dfs(child, child_free, deadline)
+            found = self._dfs(child, self._child_free(occ, free, r), deadline)
             if found:
                 assert isinstance(found, list)
                 found.append(r)
@@ -592,6 +673,10 @@ class Engine:
         if self.nodes == self.cap:
             raise Budget
         dead = self.dead
+        if self.nodes >= self.stuck_after and occ.bit_count() >= self.stuck_min and self.stuck_set_fast(occ, free):
+            self.pruned_stuck += 1
+            dead.add(occ)
+            return False
         partial = self._partial
         mm = self.metal_mask | self.q_mask
         done: list[int] = []
@@ -618,13 +703,7 @@ class Engine:
                 self.tt_hits += 1
                 done.append(r)
                 continue
-            child_free = self._child_free(occ, free, r)
-            if self.stuck and self.stuck_set(child, child_free):
-                self.pruned_stuck += 1
-                dead.add(child)
-                done.append(r)
-                continue
-            found = self._dfs_sleep_set(child, child_free, deadline, child_sleep)
+            found = self._dfs_sleep_set(child, self._child_free(occ, free, r), deadline, child_sleep)
             if found:
                 assert isinstance(found, list)
                 found.append(r)

@@ -121,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--order", choices=ORDERS, default="restarts")
     parser.add_argument("--no-safe", action="store_true", help="switch the safe moves off")
     parser.add_argument("--no-locks", action="store_true", help="switch the locked-metal pruning off")
+    parser.add_argument("--no-stuck", action="store_true", help="switch the stuck-set check at the start off")
     parser.add_argument("--shuffled", type=int, default=0, help="also N boards of shuffled standard tiles")
     parser.add_argument("--deadlocks", type=int, default=0, help="also N boards made deadlocked (lead locked in)")
     parser.add_argument("--out", type=Path, default=None, help="CSV path (default results/search-<sub>-<order>.csv)")
@@ -128,7 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.data.is_dir():
         print(f"no board folder at {args.data}", file=sys.stderr)
         return 2
-    backend = SearchBackend(args.sub, order=args.order, safe=not args.no_safe, locks=not args.no_locks)
+    backend = SearchBackend(
+        args.sub, order=args.order, safe=not args.no_safe, locks=not args.no_locks, stuck=not args.no_stuck
+    )
     out = args.out or ROOT / "results" / f"search-{args.sub}-{args.order}.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)

@@ -86,7 +86,7 @@ def test_agrees_with_brute_force_on_random_small_boards(sub: str) -> None:
         board = random_board(rng)
         expected = brute_solvable(board)
         order = ORDERS[number % len(ORDERS)]
-        backend = SearchBackend(sub, order=order, safe=number % 3 != 1, locks=number % 5 != 2)
+        backend = SearchBackend(sub, order=order, safe=number % 3 != 1, locks=number % 5 != 2, stuck=number % 7 != 3)
         result = backend.solve(board, time_limit=10)
         label = f"search:{sub} order={order} board #{number}"
         assert result.status is (Status.SOLVED if expected else Status.UNSOLVABLE), label
@@ -139,8 +139,8 @@ def test_metal_ringed_by_quicksilver_and_later_metals() -> None:
     assert result.reason is Reason.STATIC
     assert "metal 1" in result.explanation
     assert result.seconds < 1.0
-    # Without the locked-metal rule the search itself must exhaust the board.
-    plain = SearchBackend(locks=False).solve(board, time_limit=10)
+    # Without the static arguments the search itself must exhaust the board.
+    plain = SearchBackend(locks=False, stuck=False).solve(board, time_limit=10)
     assert plain.status is Status.UNSOLVABLE
     assert plain.reason is Reason.EXHAUSTED
     assert plain.statistics["nodes"] > 1
@@ -153,7 +153,11 @@ def test_deadlock_found_only_by_searching_is_exhausted() -> None:
     if not searched:
         pytest.skip("instances/small.txt has no board marked [unsolvable: search] yet")
     for board in searched:
+        # With the stuck-set check at the start the answer may come before any search.
         result = SearchBackend().solve(board, time_limit=10)
+        assert result.status is Status.UNSOLVABLE, board.name
+        assert result.reason in (Reason.STATIC, Reason.EXHAUSTED), board.name
+        result = SearchBackend(locks=False, stuck=False).solve(board, time_limit=10)
         assert result.status is Status.UNSOLVABLE, board.name
         assert result.reason is Reason.EXHAUSTED, board.name
 
@@ -163,7 +167,7 @@ def test_time_limit_gives_unknown() -> None:
     # the search must wade through every order of the other tiles, far beyond 0.2 s.
     rng = random.Random(7)
     board = _big_locked_board(rng)
-    result = SearchBackend(locks=False).solve(board, time_limit=0.2)
+    result = SearchBackend(locks=False, stuck=False).solve(board, time_limit=0.2)
     assert result.status is Status.UNKNOWN
     assert result.seconds < 2.0
     assert result.statistics["nodes"] > 0
@@ -187,7 +191,7 @@ def _big_locked_board(rng: random.Random) -> Board:
 
 def test_stop_from_outside_gives_unknown() -> None:
     board = _big_locked_board(random.Random(3))
-    backend = SearchBackend(locks=False)
+    backend = SearchBackend(locks=False, stuck=False)
     backend.stop()  # a stop before the start is honoured at the first check
     assert backend.solve(board, time_limit=30).status is Status.UNKNOWN
 
@@ -200,6 +204,37 @@ def test_engine_statistics_and_free_set() -> None:
     position = Position.start(board)
     expected = {board.index_of[c] for c in position.free_cells()}
     assert {i for i in range(len(board)) if free >> i & 1} == expected
+
+
+def test_stuck_set_worklist_matches_the_fixed_point() -> None:
+    """The fast stuck-set search must find exactly the greatest fixed point, state by state."""
+    rng = random.Random(5)
+    boards = [random_board(rng) for _ in range(200)] + [_big_locked_board(random.Random(k)) for k in range(5)]
+    checked_states = stuck_states = 0
+    for board in boards:
+        engine = Engine(board)
+        for _ in range(20):
+            occ = 0
+            for i in range(engine.n):
+                if rng.random() < 0.7:
+                    occ |= 1 << i
+            free = engine.free_set(occ)
+            expected = engine.stuck_set(occ, free)
+            assert engine.stuck_set_fast(occ, free) == expected
+            checked_states += 1
+            stuck_states += expected != 0
+    assert checked_states > 1000 and stuck_states > 20, (checked_states, stuck_states)
+
+
+def test_stuck_set_in_search_keeps_answers() -> None:
+    """Looking for stuck sets in every state (off by default) must not change any verdict."""
+    rng = random.Random(11)
+    for number in range(150):
+        board = random_board(rng)
+        engine = Engine(board, order="none")
+        engine.stuck_min = 0
+        outcome = engine.run(10)
+        assert (outcome.status == "solved") == brute_solvable(board), f"board #{number}"
 
 
 def test_luby_sequence() -> None:
