@@ -148,6 +148,7 @@ class OrderModel:
     model: cp_model.CpModel = field(init=False)
     step: list[cp_model.IntVar] = field(init=False)
     pair: dict[tuple[int, int], cp_model.IntVar] = field(init=False)
+    before: dict[tuple[int, int], cp_model.IntVar] = field(init=False)
 
     def __post_init__(self) -> None:
         from ortools.sat.python import cp_model
@@ -160,7 +161,7 @@ class OrderModel:
         # Variables.
         self.step = [model.new_int_var(0, horizon - 1, f"step[{i}]") for i in range(n)]
         self.pair = {(i, j): model.new_bool_var(f"pair[{i},{j}]") for i, j in data.pairs}
-        before: dict[tuple[int, int], cp_model.IntVar] = {}
+        self.before = before = {}
 
         def leaves_before(a: int, b: int) -> cp_model.IntVar:
             """The literal "tile a leaves at an earlier step than tile b"."""
@@ -296,6 +297,16 @@ class StepsModel:
         for a, b in zip(chain, chain[1:], strict=False):
             for t in range(1, horizon):
                 model.add_implication(present[(a, t)], present[(b, t)])
+
+        # Constraints (redundant): quicksilver leaves only with a metal other than gold, and vitae
+        # only with mors, so at every step as many of one as of the other have gone.  This lets the
+        # solver see at once that a metal ringed by quicksilver waits for the quicksilver forever.
+        quicksilver = [i for i in range(n) if data.symbols[i] == "q"]
+        vitae = [i for i in range(n) if data.symbols[i] == "v"]
+        mors = [i for i in range(n) if data.symbols[i] == "m"]
+        for t in range(1, horizon):
+            model.add(sum(present[(i, t)] for i in quicksilver) == sum(present[(i, t)] for i in chain[:-1]))
+            model.add(sum(present[(i, t)] for i in vitae) == sum(present[(i, t)] for i in mors))
 
         # Constraints: the metal order: a metal leaves only once every earlier metal has gone.
         for m, tiles in enumerate(self.candidates):
