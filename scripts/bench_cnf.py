@@ -25,6 +25,7 @@ from pysat.solvers import Solver
 from sigmar.encoders.cnf import build_formula
 from sigmar.encoders.cnf_default import build as build_default
 from sigmar.encoders.cnf_default import horizon, windows
+from sigmar.encoders.registry import info, make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import read_boards
 from sigmar.models.rules import count_problem, verify
@@ -213,6 +214,12 @@ def main() -> int:
     )
     confirmed = [r for r in rows if r["section"] == "unsolvable" and r["variant"] == "thesis"]
     print(f"\nthesis confirms unsolvable: {sum(r['answer'] == 'unsat' for r in confirmed)} of {len(confirmed)}")
+    for family in ("search", "cpsat"):
+        if unsolvable and info(family).available:
+            backend = make(family)
+            answers = [backend.solve(board, args.limit).status.value for board in unsolvable]
+            report.setdefault("confirmed", {})[family] = answers
+            print(f"{family} says: " + ", ".join(f"{a} {answers.count(a)}" for a in sorted(set(answers))))
     wrong = [r for r in rows if r["answer"] == "sat" and not r["verified"]]
     print(f"solutions rejected by the rule engine: {len(wrong)}")
 
