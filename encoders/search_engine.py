@@ -182,7 +182,9 @@ class Engine:
         self.key_metal = [[distance(c, cells[m]) for c in cells] for m in self.metal_tiles] or [[0] * n]
         self.key_random = [0] * n
         self._weights: dict[int, int] = {}
-        self.random_mix = [0] * n  # a fixed bias added to the random keys (measured: none wins)
+        if order == "random":  # one fixed random order (``restarts`` draws a new one per restart)
+            rng = random.Random(n * 7919 + len(board.name))
+            self.key_random = [rng.randrange(1 << 16) for _ in range(n)]
         self.restart_base = 100
         self.restarts = 0
         self.cap = -1  # node count at which the current restart gives up; -1 for none
@@ -577,8 +579,7 @@ class Engine:
                 self.restarts += 1
                 self.order = RESTART_ORDERS[(self.restarts - 1) % len(RESTART_ORDERS)]
                 if self.order == "random":
-                    mix = self.random_mix
-                    self.key_random = [rng.randrange(1 << 16) + mix[i] for i in range(self.n)]
+                    self.key_random = [rng.randrange(1 << 16) for _ in range(self.n)]
                     self._weights = {}
                 self.cap = self.nodes + self.restart_base * luby(self.restarts)
                 try:
