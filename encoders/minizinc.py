@@ -53,7 +53,7 @@ VARIANTS = tuple(MODELS)
 DEFAULT_VARIANT = "order"
 
 # Search strategies named in the models' ``strategy`` parameter.
-FIND, REFUTE, PERSIST = 1, 2, 3
+FIND, REFUTE, PERSIST, WDEG = 1, 2, 3, 7
 STRATEGY_NAMES = {
     1: "smallest key",
     2: "refute (metal openings first)",
@@ -63,14 +63,18 @@ STRATEGY_NAMES = {
     6: "key in input order",
     7: "weighted degree, no restarts",
 }
-# The searches run one after the other (measured in docs/minizinc.md):
-# "smallest" solves most boards within a second or not for a long time, so
-# it gets a short slice; then "weighted degree with restarts" a share of what
-# is left; then "refute" the rest.  Deadlocks fail at the root in any of them.
-FIRST_SLICE = 1.5  # seconds, at most this share of the limit:
-FIRST_SHARE = 0.4
-PERSIST_SHARE = 0.6  # of the time left after the first slice
-PERSIST_SECONDS_WITHOUT_LIMIT = 30.0
+# The searches run one after the other (measured in docs/minizinc.md).  The
+# finding searches are complementary: each solves boards on which another
+# gets lost, and a search that finds a solution finds it within about a
+# second or not for a long time.  So each gets a slice: (strategy, at most
+# this many seconds, at most this share of the time left); the last one,
+# refute, gets the rest.  Deadlocks fail at the root in any of them.
+STAGES: tuple[tuple[int, float, float], ...] = (
+    (FIND, 1.5, 0.4),
+    (WDEG, 10.0, 0.4),
+    (PERSIST, 30.0, 0.5),
+    (REFUTE, float("inf"), 1.0),
+)
 # Extra seconds allowed after MiniZinc's own time limit before Python cancels.
 GRACE = 1.0
 
@@ -329,20 +333,17 @@ class MinizincBackend(Backend):
             outcome = Result(Status.UNKNOWN, self.name, message="stopped")
         return outcome.with_(seconds=time.perf_counter() - start)
 
-    def _plan(self, time_limit: float | None) -> list[tuple[int, float | None]]:
-        """(strategy, seconds) to run in turn: smallest briefly, weighted degree, then refute with the rest.
+    def _plan(self) -> list[tuple[int, float, float]]:
+        """(strategy, cap in seconds, share of the time left) to run in turn.
 
         The option ``strategy=N`` runs one search alone (for measuring them).
         """
         forced = self.options.get("strategy")
         if forced is not None:
-            return [(int(forced), None)]
+            return [(int(forced), float("inf"), 1.0)]
         if self.variant == "steps":
-            return [(FIND, time_limit)]
-        if time_limit is None:
-            return [(FIND, FIRST_SLICE), (PERSIST, PERSIST_SECONDS_WITHOUT_LIMIT), (REFUTE, None)]
-        first = min(FIRST_SLICE, FIRST_SHARE * time_limit)
-        return [(FIND, first), (PERSIST, PERSIST_SHARE * (time_limit - first)), (REFUTE, None)]
+            return [(FIND, float("inf"), 1.0)]
+        return list(STAGES)
 
     async def _solve_async(self, board: Board, time_limit: float | None, start: float) -> Result:
         with self._lock:
@@ -352,11 +353,14 @@ class MinizincBackend(Backend):
                 return Result(Status.UNKNOWN, self.name, message="stopped")
         try:
             stats: dict[str, Any] = {"runs": []}
-            for strategy, budget in self._plan(time_limit):
-                left = None if time_limit is None else time_limit - (time.perf_counter() - start)
-                seconds = left if budget is None else (budget if left is None else min(budget, left))
-                if seconds is not None and seconds <= 0.01:
-                    break
+            for strategy, cap, share in self._plan():
+                if time_limit is None:
+                    seconds = None if cap == float("inf") else cap
+                else:
+                    left = time_limit - (time.perf_counter() - start)
+                    seconds = min(cap, share * left)
+                    if seconds <= 0.01:
+                        break
                 status, solution, run_stats = await self._run_once(board, strategy, seconds)
                 stats["runs"].append({"strategy": STRATEGY_NAMES.get(strategy, str(strategy)), **run_stats})
                 for key in ("nodes", "failures", "solveTime", "flatTime"):
