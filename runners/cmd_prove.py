@@ -1,0 +1,92 @@
+"""``sigmar prove FILE``: a checked unsolvability proof, or a verified solution, per board."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from sigmar.models.boardfile import read_boards
+from sigmar.models.result import Status
+
+from .options import add_board_file, add_json, add_time_limit, positive_float
+from .prove import DEFAULT_PROVER, PROVERS, NameAllocator, prove
+from .report import dumps, exit_code, result_json, summary_line
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "prove",
+        help="prove boards unsolvable with a checked certificate (or solve them)",
+        description="For each board: a sound reason (counts, a stuck set of tiles) or a DRUP proof that the "
+        "board's CNF is unsatisfiable, checked lemma by lemma by an independent checker; a solvable board "
+        "gets its verified solution. Exit 0 all answered, 1 some not, 2 bad input, 3 a wrong answer "
+        "(a rejected proof or solution, or a corroborating backend that solved a refuted board).",
+    )
+    add_board_file(parser)
+    parser.add_argument(
+        "--proof-dir",
+        type=Path,
+        metavar="D",
+        help="write NAME.cnf (the formula refuted), NAME.drup (the proof) and NAME.vars.json (the variables)",
+    )
+    add_time_limit(parser)
+    add_json(parser)
+    parser.add_argument(
+        "--prover", default=DEFAULT_PROVER, choices=PROVERS, help=f"SAT solver that writes the proof ({DEFAULT_PROVER})"
+    )
+    parser.add_argument(
+        "--corroborate",
+        type=positive_float,
+        default=5.0,
+        metavar="S",
+        help="seconds for CP-SAT and MiniZinc to corroborate a proof (default 5)",
+    )
+    parser.add_argument("--no-corroborate", action="store_true", help="do not ask CP-SAT or MiniZinc")
+    parser.add_argument(
+        "--no-second-opinion", action="store_true", help="do not ask the verified 'drup' checker as well"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    boards = read_boards(args.file)
+    names = NameAllocator()
+    results = []
+    table = Table(title=f"sigmar prove {args.file}")
+    for column in ("board", "status", "reason", "checked", "seconds", "detail"):
+        table.add_column(column)
+    for index, board in enumerate(boards):
+        proved = prove(
+            board,
+            args.time_limit,
+            prover=args.prover,
+            proof_dir=args.proof_dir,
+            stem=names.stem(board.name, index),
+            corroborate_limit=None if args.no_corroborate else args.corroborate,
+            second_opinion=not args.no_second_opinion,
+        )
+        result = proved.result
+        results.append(result)
+        if args.json:
+            print(dumps(result_json(board, result, **proved.json_extra())), flush=True)
+            continue
+        unsolvable = result.status is Status.UNSOLVABLE
+        detail = summary_line(result)
+        if unsolvable and proved.certificate:
+            detail += f" [{proved.certificate}]"
+        if result.message and result.status is not Status.ERROR:
+            detail += f" ({result.message})"
+        table.add_row(
+            board.name,
+            str(result.status),
+            str(result.reason or "-"),
+            ("yes" if proved.checked else "NO") if unsolvable else ("yes" if result.verified else "-"),
+            f"{result.seconds:.3f}",
+            detail,
+        )
+    if not args.json:
+        Console().print(table)
+    return exit_code(results)
