@@ -1,0 +1,237 @@
+"""``sigmar prove``: the RUP checker rejects tampered proofs; every answer is checked or verified."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from pysat.examples.genhard import PHP
+from pysat.solvers import Solver
+
+from sigmar.models.board import Board, Tile
+from sigmar.models.boardfile import parse_boards, read_boards
+from sigmar.models.hexgrid import cells
+from sigmar.models.result import Reason, Status
+from sigmar.models.rules import count_problem, verify
+from sigmar.models.static import unsolvable_reason
+from sigmar.runners import rup_check
+from sigmar.runners.cli import main
+from sigmar.runners.prove import NameAllocator, prove, safe_name
+from tests.bruteforce import solve_by_brute_force
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def needs_cnf() -> None:
+    try:
+        import sigmar.encoders.cnf  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"the CNF encoding (encoders/cnf.py) cannot be imported: {exc}")
+
+
+def glucose_proof(clauses: list[list[int]]) -> list[rup_check.Step]:
+    with Solver(name="glucose4", with_proof=True, bootstrap_with=clauses) as solver:
+        assert solver.solve() is False
+        return rup_check.proof_lines(solver.get_proof())
+
+
+def naive_rup(formula: list[list[int]], steps: list[rup_check.Step]) -> bool:
+    """A slow, obviously right forward RUP check in plain Python: the oracle for the tamper tests."""
+
+    def conflict(clauses: list[list[int]], assumed: set[int]) -> bool:
+        true = set(assumed)
+        changed = True
+        while changed:
+            changed = False
+            for clause in clauses:
+                if any(lit in true for lit in clause):
+                    continue
+                open_lits = [lit for lit in clause if -lit not in true]
+                if not open_lits:
+                    return True
+                if len(open_lits) == 1:
+                    true.add(open_lits[0])
+                    changed = True
+        return False
+
+    clauses = [list(c) for c in formula]
+    for deletion, lemma in steps:
+        if deletion:
+            continue
+        if not conflict(clauses, {-lit for lit in lemma}):
+            return False
+        if not lemma:
+            return True
+        clauses.append(lemma)
+    return conflict(clauses, set())
+
+
+# ----------------------------------------------------------------------------- the checker
+
+
+def test_checker_accepts_a_real_proof_of_the_pigeonhole_principle() -> None:
+    php = PHP(3).clauses  # 4 pigeons, 3 holes
+    steps = glucose_proof(php)
+    report = rup_check.check_rup(php, steps)
+    assert report.valid, report.message
+    assert report.lemmas == report.checked > 0
+
+
+def test_checker_rejects_flipped_literals_and_dropped_lemmas_like_a_naive_checker() -> None:
+    php = PHP(4).clauses
+    steps = [s for s in glucose_proof(php) if not s[0]]
+    assert naive_rup(php, steps)
+    rejected = 0
+    for index, (_, lemma) in enumerate(steps[:60]):
+        tampers = [steps[:index] + steps[index + 1 :]]
+        if lemma:
+            tampers.append([*steps[:index], (False, [-lemma[0], *lemma[1:]]), *steps[index + 1 :]])
+        for tampered in tampers:
+            ours = rup_check.check_rup(php, tampered).valid
+            assert ours == naive_rup(php, tampered), f"tampered lemma {index}"
+            rejected += not ours
+    assert rejected > 10
+
+
+def test_checker_rejects_a_dropped_lemma_that_is_needed() -> None:
+    # x and not-x by pairs: the lemma (x) is needed, the formula does not refute itself by propagation.
+    formula = [[1, 2], [1, -2], [-1, 3], [-1, -3]]
+    assert rup_check.check_rup(formula, [(False, [1]), (False, [])]).valid
+    report = rup_check.check_rup(formula, [(False, [])])
+    assert not report.valid and "does not follow" in report.message
+
+
+def test_checker_rejects_a_real_proof_cut_down_to_its_end() -> None:
+    php = PHP(4).clauses
+    steps = glucose_proof(php)
+    assert not rup_check.check_rup(php, steps[-1:]).valid
+    assert not rup_check.check_rup(php, []).valid  # no lemma, no conflict: not refuted
+
+
+def test_checker_agrees_with_the_verified_checker_on_every_dropped_lemma() -> None:
+    ok, why = rup_check.drup_available()
+    if not ok:
+        pytest.skip(why)
+    php = PHP(3).clauses
+    steps = [s for s in glucose_proof(php) if not s[0]]
+    rejected = 0
+    for index in range(len(steps) - 1):
+        tampered = steps[:index] + steps[index + 1 :]
+        ours = rup_check.check_rup(php, tampered).valid
+        theirs = rup_check.second_opinion(php, tampered)
+        assert theirs == ("valid" if ours else "invalid"), index
+        rejected += not ours
+    assert rejected > 0
+
+
+def test_checker_reads_files_and_rejects_malformed_ones(tmp_path: Path) -> None:
+    php = PHP(3).clauses
+    steps = glucose_proof(php)
+    cnf = tmp_path / "php.cnf"
+    cnf.write_text(f"c pigeons\np cnf 12 {len(php)}\n" + "".join(" ".join(map(str, c)) + " 0\n" for c in php))
+    drup = tmp_path / "php.drup"
+    drup.write_text("".join(("d " if d else "") + " ".join(map(str, [*c, 0])) + "\n" for d, c in steps))
+    assert rup_check.check_files(cnf, drup).valid
+    assert rup_check.main([str(cnf), str(drup)]) == 0
+    text = cnf.read_text()
+    assert not rup_check.check_text(text.replace(f"p cnf 12 {len(php)}", "p cnf 12 99"), drup.read_text()).valid
+    assert not rup_check.check_text(text, "1 2 x 0\n").valid
+    assert not rup_check.check_text(text, "1 2\n").valid
+    assert not rup_check.check_text("1 2 0\n", drup.read_text()).valid
+
+
+# ----------------------------------------------------------------------------- the engine
+
+
+def test_safe_names_are_files_and_distinct() -> None:
+    assert safe_name("easy 0 [unsolvable: counts]", "x") == "easy_0_unsolvable_counts"
+    assert safe_name("../../etc/passwd", "x") == "etc_passwd"
+    assert safe_name("...", "fallback") == "fallback"
+    names = NameAllocator()
+    assert [names.stem("a b", 0), names.stem("a b", 1), names.stem("", 2)] == ["a_b", "a_b-2", "board-2"]
+
+
+def unsolvable_without_static_reason(seed: int) -> Board:
+    """A small random board that brute force shows unsolvable and no cheap argument explains."""
+    rng = random.Random(seed)
+    order = {cell: i for i, cell in enumerate(cells(3))}
+    while True:
+        symbols = ["1", "2", "q"]
+        while len(symbols) < 12:
+            symbols.extend(rng.choice(("aa", "ee", "ff", "sw", "vm")))
+        places = rng.sample(cells(3), len(symbols))
+        tiles = sorted((Tile(c, s) for c, s in zip(places, symbols, strict=True)), key=lambda t: order[t.cell])
+        board = Board(3, tuple(tiles), f"random {seed}")
+        if unsolvable_reason(board) is None and solve_by_brute_force(board) is None:
+            return board
+
+
+def test_a_board_without_cheap_reason_gets_a_checked_certificate(tmp_path: Path) -> None:
+    needs_cnf()
+    board = unsolvable_without_static_reason(5)
+    proved = prove(board, 60, proof_dir=tmp_path, stem="b", corroborate_limit=None)
+    result = proved.result
+    assert result.status is Status.UNSOLVABLE and result.reason is Reason.PROOF, result
+    assert proved.checked and proved.certificate == str(tmp_path / "b.drup")
+    for suffix in (".cnf", ".drup", ".vars.json"):
+        assert (tmp_path / f"b{suffix}").stat().st_size > 0
+    # The files alone check, with no help from the engine.
+    assert rup_check.check_files(tmp_path / "b.cnf", tmp_path / "b.drup").valid
+    assert json.loads((tmp_path / "b.vars.json").read_text())
+    if rup_check.drup_available()[0]:
+        assert proved.details["proof"]["second_opinion"] == "valid"
+
+
+def test_every_unsolvable_bundled_board_gets_a_checked_proof_or_sound_reason() -> None:
+    needs_cnf()
+    files = [ROOT / "instances" / "small.txt", *sorted((ROOT / "instances").glob("*unsolvable*.txt"))]
+    seen = 0
+    for path in files:
+        for board in read_boards(path):
+            if "[unsolvable" not in board.name:
+                continue
+            seen += 1
+            proved = prove(board, 60, corroborate_limit=None, second_opinion=False)
+            assert proved.result.status is Status.UNSOLVABLE, f"{path.name}: {board.name}: {proved.result}"
+            assert proved.checked, board.name
+            assert proved.result.explanation
+    assert seen > 0
+
+
+def test_solvable_boards_come_back_solved_and_verified() -> None:
+    needs_cnf()
+    for board in read_boards(ROOT / "instances" / "small.txt"):
+        if "[solvable]" not in board.name:
+            continue
+        proved = prove(board, 60, corroborate_limit=None)
+        assert proved.result.status is Status.SOLVED and proved.result.verified, board.name
+        assert verify(board, proved.result.moves).valid
+
+
+def test_counts_come_first() -> None:
+    (board,) = parse_boards("  v v\n . m .\n  . .\n")
+    proved = prove(board, 5)
+    assert count_problem(board) is not None
+    assert proved.result.reason is Reason.COUNTS and proved.checked and proved.certificate is None
+
+
+def test_cli_json_and_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    needs_cnf()
+    board = unsolvable_without_static_reason(5)
+    path = tmp_path / "boards.txt"
+    from sigmar.models.boardfile import format_board
+
+    solvable = "# a pair\n  a a\n . . .\n  . .\n"
+    path.write_text(f"# a board/with odd: name\n{format_board(board, with_name=False)}\n\n{solvable}")
+    out = tmp_path / "proofs"
+    code = main(["prove", str(path), "--json", "--proof-dir", str(out), "--corroborate", "5"])
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 0
+    assert records[0]["status"] == "unsolvable" and records[0]["reason"] == "proof"
+    assert records[0]["checked"] is True and records[0]["certificate"].endswith("a_board_with_odd_name.drup")
+    for answer in records[0].get("corroboration", {}).values():
+        assert answer in ("unsolvable", "unknown"), records[0]["corroboration"]
+    assert records[1]["status"] == "solved" and records[1]["verified"] is True
+    assert main(["prove", str(tmp_path / "missing.txt")]) == 2

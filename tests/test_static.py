@@ -1,0 +1,122 @@
+"""The static stuck-set argument: it fires only on truly unsolvable boards, and it is re-checkable."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from sigmar.models.board import Board, Tile
+from sigmar.models.boardfile import parse_boards, read_boards
+from sigmar.models.hexgrid import cells
+from sigmar.models.rules import count_problem
+from sigmar.models.static import is_stuck_set, static_problem, stuck_set, unsolvable_reason
+from tests.bruteforce import solve_by_brute_force
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+PAIRS = ("aa", "ee", "ff", "ww", "sa", "sw", "ss", "vm", "vm")
+
+
+def random_board(rng: random.Random, dim: int, size: int) -> Board:
+    """A board whose counts pair up (so only layout can make it unsolvable)."""
+    metals = sorted(rng.sample("123456789", rng.randint(0, 3)))
+    symbols = [*metals, *("q" * max(len(metals) - 1, 0))]
+    while len(symbols) < size:
+        symbols.extend(rng.choice(PAIRS))
+    places = rng.sample(cells(dim), len(symbols))
+    order = {cell: i for i, cell in enumerate(cells(dim))}
+    tiles = sorted((Tile(c, s) for c, s in zip(places, symbols, strict=True)), key=lambda t: order[t.cell])
+    return Board(dim, tuple(tiles), "random")
+
+
+def test_ringed_lead_is_stuck_and_unsolvable() -> None:
+    (board,) = parse_boards(
+        """
+           . . .
+          . q 2 .
+         . 3 1 q .
+          . 4 q .
+           . . .
+        """
+    )
+    assert count_problem(board) is None
+    sentence = static_problem(board)
+    assert sentence is not None and "metal 1 at [2, 2]" in sentence
+    assert solve_by_brute_force(board) is None
+
+
+def test_solvable_full_board_has_no_stuck_set() -> None:
+    # Every inner window is filled at the start, but the rim tiles are free: the set must shrink to nothing.
+    (board,) = parse_boards(
+        """
+          a a
+         1 2 q
+          v m
+        """
+    )
+    assert solve_by_brute_force(board) is not None
+    assert stuck_set(board) == frozenset()
+
+
+def test_random_small_boards_sound_and_often_useful() -> None:
+    """On random side-3 boards with pairing counts, a fired argument is always confirmed by brute force."""
+    rng = random.Random(8)
+    fired = unsolvable = checked = 0
+    while checked < 1500:
+        board = random_board(rng, 3, rng.choice((10, 12, 14)))
+        if count_problem(board) is not None:
+            continue
+        checked += 1
+        stuck = stuck_set(board)
+        solvable = solve_by_brute_force(board) is not None
+        unsolvable += not solvable
+        if stuck:
+            fired += 1
+            assert not solvable, f"static argument fired on a solvable board: {board}"
+            assert is_stuck_set(board, stuck)
+            assert static_problem(board)
+    # The argument should catch a good share of the unsolvable layouts (about 60% when measured).
+    assert unsolvable > 0 and fired >= unsolvable // 4, (fired, unsolvable)
+
+
+def test_is_stuck_set_rejects_wrong_witnesses() -> None:
+    """The largest stuck set holds every stuck set (a union of stuck sets is stuck), so it cannot grow."""
+    rng = random.Random(3)
+    found = 0
+    while found < 30:
+        board = random_board(rng, 3, 14)
+        stuck = stuck_set(board)
+        if not stuck:
+            continue
+        found += 1
+        assert is_stuck_set(board, stuck)
+        assert not is_stuck_set(board, set())
+        assert not is_stuck_set(board, {len(board.tiles)})
+        for extra in range(len(board.tiles)):
+            if extra not in stuck:
+                assert not is_stuck_set(board, stuck | {extra}), (board, extra)
+
+
+def test_instances_small_reasons_match_brute_force() -> None:
+    for board in read_boards(ROOT / "instances" / "small.txt"):
+        reason = unsolvable_reason(board)
+        if reason is not None:
+            assert solve_by_brute_force(board) is None, board.name
+
+
+@pytest.mark.parametrize("name", ["hexmatch-easy-100.txt", "hexmatch-hard-100.txt", "ondrovo-100.txt", "real-game.txt"])
+def test_never_fires_on_bundled_solvable_boards(name: str) -> None:
+    for board in read_boards(ROOT / "instances" / name):
+        assert unsolvable_reason(board) is None, board.name
+
+
+def test_never_fires_on_a_sample_of_public_boards() -> None:
+    if not SHARED.is_dir():
+        pytest.skip(f"the public data set is not here ({SHARED})")
+    rng = random.Random(1)
+    for path in sorted((SHARED / "data").glob("*.txt")):
+        boards = read_boards(path)
+        for board in rng.sample(boards, min(150, len(boards))):
+            assert unsolvable_reason(board) is None, f"{path.name}: {board.name}"
