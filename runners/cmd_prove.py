@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
@@ -79,14 +80,10 @@ def run(args: argparse.Namespace) -> int:
             detail += f" [{proved.certificate}]"
         if result.message and result.status is not Status.ERROR:
             detail += f" ({result.message})"
-        table.add_row(
-            board.name,
-            str(result.status),
-            str(result.reason or "-"),
-            ("yes" if proved.checked else "NO") if unsolvable else ("yes" if result.verified else "-"),
-            f"{result.seconds:.3f}",
-            detail,
-        )
+        checked = ("yes" if proved.checked else "NO") if unsolvable else ("yes" if result.verified else "-")
+        # Text, not markup: board names and paths may hold square brackets.
+        cells = (board.name, str(result.status), str(result.reason or "-"), checked, f"{result.seconds:.3f}", detail)
+        table.add_row(*(Text(cell) for cell in cells))
     if not args.json:
         Console().print(table)
     return exit_code(results)

@@ -1,0 +1,129 @@
+"""Benchmark ``sigmar prove`` on unsolvable standard boards: time to a checked answer, check/solve ratio.
+
+Unsolvable boards are made from solvable public boards (the bundled samples
+in instances/) by swapping tiles of different kinds and keeping the boards
+that ``prove`` shows unsolvable: ``swap1`` swaps one pair of tiles, ``swap3``
+three pairs.  The deadlocks built by the generator
+(instances/generated-unsolvable.txt) are measured as a third group.  The
+verified second opinion and the corroboration are off (they are reported
+separately in docs/prove.md); every counted answer is checked.
+
+    python scripts/bench_prove.py [--tries 200] [--seed 1] [--out results/bench_prove.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from sigmar.models.board import Board, Tile
+from sigmar.models.boardfile import read_boards
+from sigmar.models.result import Status
+from sigmar.runners.prove import prove
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ("hexmatch-easy-100.txt", "hexmatch-hard-100.txt", "ondrovo-100.txt")
+
+
+def swapped(board: Board, swaps: int, rng: random.Random) -> Board:
+    tiles = list(board.tiles)
+    done = []
+    for _ in range(swaps):
+        while True:
+            i, j = rng.sample(range(len(tiles)), 2)
+            if tiles[i].symbol != tiles[j].symbol:
+                break
+        tiles[i], tiles[j] = Tile(tiles[i].cell, tiles[j].symbol), Tile(tiles[j].cell, tiles[i].symbol)
+        done.append(f"{i}<->{j}")
+    return Board(board.dim, tuple(tiles), f"{board.name} swap {' '.join(done)}")
+
+
+def measure(board: Board, group: str, time_limit: float) -> dict[str, Any]:
+    start = time.perf_counter()
+    proved = prove(board, time_limit, corroborate_limit=None, second_opinion=False)
+    wall = time.perf_counter() - start
+    proof = proved.details.get("proof", {})
+    return {
+        "group": group,
+        "board": board.name,
+        "status": proved.result.status.value,
+        "reason": proved.result.reason.value if proved.result.reason else None,
+        "checked": proved.checked,
+        "seconds": wall,
+        "solve_seconds": proof.get("solve_seconds"),
+        "check_seconds": proof.get("check_seconds"),
+        "encode_seconds": proof.get("encode_seconds"),
+        "lemmas": proof.get("lemmas"),
+        "bytes": proof.get("bytes"),
+    }
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    unsolvable = [r for r in rows if r["status"] == "unsolvable"]
+    proofs = [r for r in unsolvable if r["reason"] == "proof"]
+    ratios = [r["check_seconds"] / r["solve_seconds"] for r in proofs if r["solve_seconds"]]
+    out: dict[str, Any] = {
+        "unsolvable": len(unsolvable),
+        "checked": sum(r["checked"] for r in unsolvable),
+        "by_reason": {k: sum(r["reason"] == k for r in unsolvable) for k in ("counts", "static", "proof")},
+    }
+    if unsolvable:
+        times = [r["seconds"] for r in unsolvable]
+        out["median_seconds"] = statistics.median(times)
+        out["max_seconds"] = max(times)
+        out["within_1s"] = sum(t <= 1.0 for t in times)
+    if proofs:
+        out["proof_median_seconds"] = statistics.median(r["seconds"] for r in proofs)
+        out["median_solve_seconds"] = statistics.median(r["solve_seconds"] for r in proofs)
+        out["median_check_seconds"] = statistics.median(r["check_seconds"] for r in proofs)
+        out["median_check_over_solve"] = statistics.median(ratios)
+        out["max_check_over_solve"] = max(ratios)
+        out["median_lemmas"] = statistics.median(r["lemmas"] for r in proofs)
+        out["median_bytes"] = statistics.median(r["bytes"] for r in proofs)
+        out["max_bytes"] = max(r["bytes"] for r in proofs)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tries", type=int, default=200, help="swapped boards tried per swap group")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "bench_prove.json")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    sources = [b for name in SOURCES for b in read_boards(ROOT / "instances" / name)]
+    rows: list[dict[str, Any]] = []
+    tried: dict[str, int] = {}
+    for swaps in (1, 3):
+        group = f"swap{swaps}"
+        tried[group] = args.tries
+        for n in range(args.tries):
+            row = measure(swapped(rng.choice(sources), swaps, rng), group, args.time_limit)
+            if row["status"] != Status.SOLVED.value:
+                rows.append(row)
+            print(f"\r{group}: {n + 1}/{args.tries} tried, {len(rows)} kept", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+    deadlocks = ROOT / "instances" / "generated-unsolvable.txt"
+    if deadlocks.exists():
+        boards = read_boards(deadlocks)
+        tried["deadlock"] = len(boards)
+        rows.extend(measure(b, "deadlock", args.time_limit) for b in boards)
+    summary = {group: summarise([r for r in rows if r["group"] == group]) for group in tried}
+    summary["all"] = summarise(rows)
+    for group, numbers in summary.items():
+        print(f"{group:9} tried {tried.get(group, sum(tried.values())):4}  " + json.dumps(numbers, default=str))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"tried": tried, "summary": summary, "rows": rows}, indent=1) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
