@@ -151,12 +151,12 @@ def random_template(dim: int, size: int, fold: int, rng: random.Random, name: st
     """A random shape of ``size`` cells with ``fold``-fold rotation symmetry about gold on the centre.
 
     Every orbit but the centre's has exactly ``fold`` cells, so ``size - 1``
-    must be a multiple of ``fold``.
+    must be a multiple of ``fold``; and even, for the pairs.
     """
     if fold not in FOLDS:
         raise ValueError(f"symmetry must be one of {FOLDS}, not {fold}")
-    if size < 1 or (size - 1) % fold or size > cell_count(dim):
-        raise ValueError(f"a {fold}-fold shape on a side-{dim} board cannot have {size} cells")
+    if size < 1 or (size - 1) % fold or size % 2 == 0 or size > cell_count(dim):
+        raise ValueError(f"a {fold}-fold shape on a side-{dim} board cannot have {size} cells (odd, gold + orbits)")
     orbits: list[frozenset[Hex]] = []
     seen: set[Hex] = {CENTRE}
     for cell in cells(dim):

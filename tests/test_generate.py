@@ -7,6 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sigmar.encoders.registry import UnknownBackend, make
 from sigmar.models.boardfile import BoardFileError, parse_boards, read_boards
@@ -128,7 +130,7 @@ def test_generation_is_deterministic_for_a_seed() -> None:
 def test_random_shapes_have_the_symmetry_asked_for(fold: int) -> None:
     rng = random.Random(fold)
     for dim in (4, 6, 9):
-        size = 1 + fold * 5
+        size = 1 + fold * 6
         shape = random_template(dim, size, fold, rng)
         assert len(shape) == size and (0, 0) in shape.cells
         turned = shape.cells
@@ -312,3 +314,18 @@ def test_cli_witness_file_is_accepted_by_verify(tmp_path, capsys) -> None:  # ty
     assert len(witness.read_text().splitlines()) == 3
     assert main(["verify", str(boards), str(witness)]) == 0
     assert capsys.readouterr().out.count("valid: the board is cleared") == 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 7), st.sampled_from(FOLDS), st.integers(0, 40), st.integers(0, 2**32))
+def test_any_symmetric_shape_yields_a_board_its_witness_clears(dim: int, fold: int, orbits: int, seed: int) -> None:
+    rng = random.Random(seed)
+    most = (3 * dim * (dim - 1)) // fold
+    count = min(orbits, most)
+    if fold == 3 and count % 2:
+        count -= 1  # three-cell orbits in pairs, so the tiles other than gold pair up
+    size = 1 + fold * count
+    template = random_template(dim, size, fold, rng)
+    made = generate(template, rng)
+    assert verify(made.board, made.witness).valid
+    assert count_problem(made.board) is None
