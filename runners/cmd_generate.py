@@ -56,7 +56,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "generate",
         help="new boards: solvable by construction (with a witness), or refuted unsolvable",
         description="Generate boards with the frontier generator of the Leiden thesis (sec. 7). "
-        "TEMPLATE is 'ondrovo' (a random one of the 43 public shapes, side 6), 'ondrovo:N', "
+        "T is 'ondrovo' (a random one of the 43 public shapes, side 6), 'ondrovo:N', "
         "'random' or 'random:F' (a random shape with F-fold symmetry, F in 2, 3, 6), or a template file "
         "('o' a tile cell, '.' empty, a digit marks gold's cell; PATH:N picks its N-th template).",
     )
