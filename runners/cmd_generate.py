@@ -168,7 +168,10 @@ def stats_line(board: Board, runs: int, time_limit: float, rng: random.Random) -
     elif result.status is Status.SOLVED:
         parts.append(f"search nodes {result.statistics.get('nodes', '?')}")
     else:
-        parts.append(f"search: {result.status} after {time_limit:g} s")
+        why = f" ({result.reason})" if result.reason else ""
+        if result.status is Status.UNKNOWN:
+            why = f" within {time_limit:g} s"
+        parts.append(f"search: {result.status}{why}, {result.statistics.get('nodes', '?')} nodes")
     return "; ".join(parts)
 
 
