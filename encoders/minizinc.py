@@ -336,7 +336,8 @@ class MinizincBackend(Backend):
     def _plan(self) -> list[tuple[int, float, float]]:
         """(strategy, cap in seconds, share of the time left) to run in turn.
 
-        The option ``strategy=N`` runs one search alone (for measuring them).
+        The option ``strategy=N`` runs one search alone, and ``model=PATH`` another
+        model file with the same data (both for measuring).
         """
         forced = self.options.get("strategy")
         if forced is not None:
@@ -392,7 +393,8 @@ class MinizincBackend(Backend):
 
     async def _run_once(self, board: Board, strategy: int, seconds: float | None) -> tuple[str, Any, dict[str, Any]]:
         """One MiniZinc run: ("solved", solution, stats), ("unsat", None, stats) or ("unknown", None, stats)."""
-        base = _base_instance(self.solver_name, self.variant)
+        model = Path(self.options.get("model") or MODELS[self.variant])
+        base = _base_instance(self.solver_name, str(model))
         kwargs: dict[str, Any] = {}
         if seconds is not None:
             kwargs["time_limit"] = timedelta(seconds=max(seconds, 0.05))
@@ -437,7 +439,7 @@ class MinizincBackend(Backend):
 
 
 @functools.cache
-def _base_instance(solver_name: str, variant: str) -> Any:
+def _base_instance(solver_name: str, model: str) -> Any:
     """The model on its solver, analysed once per process; each board runs in a branch of it.
 
     ``minizinc.Instance`` runs the compiler once just to learn the model's
@@ -449,7 +451,7 @@ def _base_instance(solver_name: str, variant: str) -> Any:
         solver = minizinc.Solver.load(GECODE_CONFIG)
     else:
         solver = minizinc.Solver.lookup(installed_solvers().get(solver_name, solver_name))
-    instance = minizinc.Instance(solver, minizinc.Model(MODELS[variant]))
+    instance = minizinc.Instance(solver, minizinc.Model(Path(model)))
     instance.analyse()
     return instance
 

@@ -21,7 +21,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from sigmar.encoders.minizinc import STRATEGY_NAMES, MinizincBackend
+from sigmar.encoders.minizinc import MODELS, STRATEGY_NAMES, MinizincBackend
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.generator import deadlocked
@@ -54,6 +54,18 @@ def load(n: int) -> dict[str, list[Board]]:
     return sets
 
 
+# Model sections to cut out for --ablation: from the first marker up to the second.
+ABLATIONS = {
+    "no-implied": ("% Implied (redundant, for propagation)", "% Dominance (exact)"),
+    "no-dominance": ("% Dominance (exact)", "% -------------------------------------------------------------- search"),
+}
+
+
+def without_section(text: str, start: str, end: str) -> str:
+    a, b = text.index(start), text.index(end)
+    return text[:a] + text[b:]
+
+
 def run(backend: MinizincBackend, sets: dict[str, list[Board]], time_limit: float) -> list[dict]:
     rows = []
     for set_name, boards in sets.items():
@@ -62,7 +74,7 @@ def run(backend: MinizincBackend, sets: dict[str, list[Board]], time_limit: floa
             status = result.status.value + ("" if result.status.value != "solved" or result.verified else "?")
             rows.append(
                 {
-                    "backend": backend.name + (f" strategy={backend.options['strategy']}" if backend.options else ""),
+                    "backend": label(backend),
                     "set": set_name,
                     "board": board.name,
                     "status": status,
@@ -74,6 +86,15 @@ def run(backend: MinizincBackend, sets: dict[str, list[Board]], time_limit: floa
             )
             print(f"  {set_name:14} {board.name[:40]:40} {status:10} {result.seconds:7.3f}s", file=sys.stderr)
     return rows
+
+
+def label(backend: MinizincBackend) -> str:
+    parts = [backend.name]
+    if "strategy" in backend.options:
+        parts.append(f"strategy={backend.options['strategy']}")
+    if "model" in backend.options:
+        parts.append(Path(backend.options["model"]).stem.removeprefix("sigmar_order_"))
+    return " ".join(parts)
 
 
 def table(rows: list[dict]) -> str:
@@ -102,13 +123,26 @@ def main() -> int:
     parser.add_argument("--sweep", action="store_true", help="run each search annotation of the order model alone")
     parser.add_argument("--strategies", default="", help="with --sweep: which ones, e.g. 1,3,7 (default all)")
     parser.add_argument("--no-deadlocks", action="store_true")
+    parser.add_argument("--files", nargs="*", default=[], help="board files to run instead of the public sets")
+    parser.add_argument(
+        "--ablation",
+        action="store_true",
+        help="strategy 1 on the order model without its dominance or implied constraints",
+    )
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_minizinc"), help="output stem")
     args = parser.parse_args()
 
-    sets = load(args.n)
+    sets = {Path(f).stem: read_boards(f) for f in args.files} if args.files else load(args.n)
     if args.no_deadlocks:
         sets.pop("deadlocked", None)
-    if args.sweep:
+    if args.ablation:
+        backends = [MinizincBackend(args.sub, strategy=1)]
+        for label, cut in ABLATIONS.items():
+            path = Path(args.out).parent / f"sigmar_order_{label}.mzn"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(without_section(MODELS["order"].read_text(), *cut))
+            backends.append(MinizincBackend(args.sub, strategy=1, model=str(path)))
+    elif args.sweep:
         chosen = [int(x) for x in args.strategies.split(",")] if args.strategies else list(STRATEGY_NAMES)
         backends = [MinizincBackend(args.sub, strategy=s) for s in chosen]
     else:
