@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -13,12 +14,13 @@ from pysat.solvers import Solver
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.hexgrid import cells
-from sigmar.models.result import Reason, Status
+from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import count_problem, verify
 from sigmar.models.static import unsolvable_reason
 from sigmar.runners import rup_check
 from sigmar.runners.cli import main
 from sigmar.runners.prove import NameAllocator, prove, safe_name
+from sigmar.runners.report import exit_code
 from tests.bruteforce import solve_by_brute_force
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -243,3 +245,34 @@ def test_cli_table_keeps_square_brackets(tmp_path: Path, capsys: pytest.CaptureF
     path.write_text("# v [x]\n  v v\n . m .\n  . .\n")
     assert main(["prove", str(path), "--no-corroborate"]) == 0
     assert "v [x]" in capsys.readouterr().out
+
+
+def test_time_limit_interrupts_the_prover() -> None:
+    from sigmar.runners.prove import _solve_with_limit
+
+    with Solver(name="glucose4", with_proof=True, bootstrap_with=PHP(11).clauses) as solver:
+        start = time.perf_counter()
+        assert _solve_with_limit(solver, 0.3) is None
+        assert time.perf_counter() - start < 10
+
+
+def test_a_proof_that_does_not_check_is_a_wrong_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    needs_cnf()
+    board = unsolvable_without_static_reason(5)
+    bad = rup_check.CheckReport(False, 1, 0, 0, 0.0, "tampered", failed_at=1)
+    monkeypatch.setattr(rup_check, "check_text", lambda cnf, drup: bad)
+    proved = prove(board, 60, corroborate_limit=None)
+    assert proved.result.status is Status.UNSOLVABLE and not proved.checked and proved.result.wrong
+    assert exit_code([proved.result]) == 3
+
+
+def test_a_corroborating_solution_against_a_refuted_cnf_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    needs_cnf()
+    import sigmar.runners.prove as engine
+
+    board = unsolvable_without_static_reason(5)
+    fake = Result(Status.SOLVED, "fake", 0.0, verified=True)
+    monkeypatch.setattr(engine, "corroborate", lambda b, limit: ({"fake": "solved"}, fake))
+    proved = prove(board, 60, corroborate_limit=1.0)
+    assert proved.result.wrong and "encoding is wrong" in proved.result.message
+    assert proved.corroboration == {"fake": "solved"} and exit_code([proved.result]) == 3
