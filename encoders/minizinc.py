@@ -35,7 +35,6 @@ import shutil
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -44,7 +43,7 @@ from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
 from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
-from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, SALT, VITAE
+from sigmar.models.tiles import METALS, QUICKSILVER, could_ever_pair
 
 HERE = Path(__file__).resolve().parent
 MODELS = {"order": HERE / "sigmar_order.mzn", "steps": HERE / "sigmar_steps.mzn"}
@@ -82,27 +81,17 @@ GRACE = 1.0
 # ------------------------------------------------------------------ data ----
 
 
+def _gold_id(board: Board) -> int | None:
+    return next((i for i, t in enumerate(board.tiles) if t.symbol == board.gold), None)
+
+
 def _partners(board: Board, i: int) -> list[int]:
-    """Tiles that tile ``i`` could ever leave with (SPEC §1), ignoring order and freeness."""
-    gold_id = board.index_of[next(t.cell for t in board.tiles if t.symbol == board.gold)] if board.gold else None
+    """Tiles that tile ``i`` could ever leave with (SPEC §1), ignoring order and freeness; gold: itself."""
+    gold_id = _gold_id(board)
     if i == gold_id:
         return [i]
     a = board.tiles[i].symbol
-    out = []
-    for j, tile in enumerate(board.tiles):
-        if j in (i, gold_id):
-            continue
-        b = tile.symbol
-        if (
-            (a in ELEMENTS and b == a)
-            or (a == SALT and (b == SALT or b in ELEMENTS))
-            or (b == SALT and a in ELEMENTS)
-            or {a, b} == {VITAE, MORS}
-            or (a == QUICKSILVER and b in METALS)
-            or (b == QUICKSILVER and a in METALS)
-        ):
-            out.append(j)
-    return out
+    return [j for j, t in enumerate(board.tiles) if j not in (i, gold_id) and could_ever_pair(a, t.symbol)]
 
 
 def _openings(board: Board, i: int) -> tuple[list[list[int]], list[int]]:
@@ -129,20 +118,9 @@ def move_count(board: Board) -> int:
     return (len(board.tiles) - gold) // 2 + gold
 
 
-@dataclass(frozen=True)
-class PairList:
-    """Every pair that may ever be a move (steps model): tile ids from 0; gold is (g, g)."""
-
-    pairs: tuple[tuple[int, int], ...]
-
-
-def candidate_pairs(board: Board) -> PairList:
-    out = []
-    for i in range(len(board.tiles)):
-        for j in _partners(board, i):
-            if j >= i:
-                out.append((i, j))
-    return PairList(tuple(out))
+def candidate_pairs(board: Board) -> tuple[tuple[int, int], ...]:
+    """Every pair that may ever be a move (the steps model's choices): tile ids from 0; gold is (g, g)."""
+    return tuple((i, j) for i in range(len(board.tiles)) for j in _partners(board, i) if j >= i)
 
 
 def _mzn_set(items: list[int]) -> str:
@@ -181,7 +159,7 @@ def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND
         lines.append("blockers = array2d(1..0, 1..6, []);")
     lines.append("useful = [" + ", ".join(_mzn_set(k) for k in useful) + "];")
     if variant == "steps":
-        pairs = candidate_pairs(board).pairs
+        pairs = candidate_pairs(board)
         lines.append(f"n_pairs = {len(pairs)};")
         lines.append("pair_a = [" + ", ".join(str(a + 1) for a, _ in pairs) + "];")
         lines.append("pair_b = [" + ", ".join(str(b + 1) for _, b in pairs) + "];")
@@ -427,7 +405,7 @@ class MinizincBackend(Backend):
     def _decode(self, board: Board, solution: Any) -> tuple[Move, ...]:
         leave = [int(x) for x in solution.leave]
         if self.variant == "steps":
-            pairs = candidate_pairs(board).pairs
+            pairs = candidate_pairs(board)
             out = []
             for p in solution.move:
                 a, b = pairs[int(p) - 1]
