@@ -24,18 +24,24 @@ Pruning (each sound, argued where it is applied):
   freed; a quicksilver whose every triple holds gold or the last non-gold
   metal can never leave.  Both depend only on the metals and quicksilver left,
   so the verdict is cached per such subset;
+- stuck sets (at the start only: inside the search they cost more than they
+  saved): the largest set of tiles that are walled in by the set, wait for a
+  lower metal of the set, or can pair only with such tiles never shrinks;
 - safe moves (no branching): gold when it can leave; vitae with mors when every
   vitae and mors left is free; an element pair when no salt is left and every
-  tile of that element is free; the last quicksilver with the last non-gold
-  metal.  In each case every solution can be reordered to start with the move.
+  tile of that element is free; salt with salt when no element is left and all
+  salt is free; the last quicksilver with the last non-gold metal.  In each case
+  every solution can be reordered to start with the move.
+
+Move order (``restarts``, the default): budgeted runs (Luby sequence times
+``restart_base`` nodes), each with a fresh random order, sharing the dead table.
 
 Partial-order reduction (optional, ``sleep=True``): two legal moves that share
 no tile commute (removing tiles only frees tiles; a metal move changes the
 current metal, which disables no other legal move but the other quicksilver
 moves on the same metal, which share its tile).  Sleep sets skip the second
-order of such a pair.  Dead states are recorded only when explored with an
-empty sleep set or when their sleep set is a superset check away from reuse
-(see ``_dfs_sleep``).
+order of such a pair; see ``_dfs_sleep_set`` for how they meet the dead table.
+Measured in docs/search.md: they lose to the dead table alone.
 """
 
 from __future__ import annotations
@@ -190,6 +196,8 @@ class Engine:
         self.cap = -1  # node count at which the current restart gives up; -1 for none
         self.nodes = 0
         self.dead: set[int] = set()
+        # Sleep sets: states explored with moves asleep, and the sleep set they were explored with.
+        self.partial: dict[int, frozenset[int]] = {}
         self.pruned_counts = 0
         self.pruned_locks = 0
         self.pruned_stuck = 0
@@ -678,7 +686,7 @@ class Engine:
             self.pruned_stuck += 1
             dead.add(occ)
             return False
-        partial = self._partial
+        partial = self.partial
         mm = self.metal_mask | self.q_mask
         done: list[int] = []
         for r in self.moves(occ, free):
@@ -718,9 +726,3 @@ class Engine:
         else:
             dead.add(occ)
         return False
-
-    @property
-    def _partial(self) -> dict[int, frozenset[int]]:
-        if not hasattr(self, "_partial_table"):
-            self._partial_table: dict[int, frozenset[int]] = {}
-        return self._partial_table
