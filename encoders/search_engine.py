@@ -58,6 +58,8 @@ from sigmar.models.tiles import ELEMENTS, METALS, MORS, NAMES, QUICKSILVER, SALT
 ORDERS = ("none", "centre", "metal", "neighbours", "freed", "mixed", "random", "restarts")
 # The orders a restart cycles through (``restarts``), each with a fresh random tie-break.
 RESTART_ORDERS = ("random",)
+# Dead states kept before the tables are emptied (about 100 bytes each: some 400 MB).
+MAX_DEAD = 4_000_000
 
 
 class Timeout(Exception):
@@ -196,6 +198,8 @@ class Engine:
         self.cap = -1  # node count at which the current restart gives up; -1 for none
         self.nodes = 0
         self.dead: set[int] = set()
+        self.max_dead = MAX_DEAD
+        self.table_clears = 0
         # Sleep sets: states explored with moves asleep, and the sleep set they were explored with.
         self.partial: dict[int, frozenset[int]] = {}
         self.pruned_counts = 0
@@ -608,9 +612,24 @@ class Engine:
             "pruned_stuck": self.pruned_stuck,
             "sleep_skips": self.sleep_skips,
             "restarts": self.restarts,
+            "table_clears": self.table_clears,
             "order": self.order,
             "search_seconds": round(seconds, 6),
         }
+
+    def _checkpoint(self, deadline: float) -> None:
+        """Every 256 nodes: honour the deadline and ``stop()``, and keep the tables' memory bounded.
+
+        A dead state takes about 100 bytes; past ``max_dead`` states the tables are emptied.
+        Forgetting is sound (a forgotten dead state is only searched again), so the search
+        stays complete, only slower.
+        """
+        if self._stop or time.perf_counter() > deadline:
+            raise Timeout
+        if len(self.dead) + len(self.partial) > self.max_dead:
+            self.dead.clear()
+            self.partial.clear()
+            self.table_clears += 1
 
     def _child_free(self, occ: int, free: int, r: int) -> int:
         """The free set after removing ``r``: only neighbours of removed tiles can change."""
@@ -637,8 +656,8 @@ class Engine:
     def _dfs(self, occ: int, free: int, deadline: float, _: None = None) -> list[int] | bool:
         """A solution (removal masks) from ``occ``, or False when ``occ`` is dead."""
         self.nodes += 1
-        if not self.nodes & 255 and (self._stop or time.perf_counter() > deadline):
-            raise Timeout
+        if not self.nodes & 255:
+            self._checkpoint(deadline)
         if self.nodes == self.cap:
             raise Budget
         dead = self.dead
@@ -677,8 +696,8 @@ class Engine:
         sleep set is skipped (it would explore a subset of the same moves).
         """
         self.nodes += 1
-        if not self.nodes & 255 and (self._stop or time.perf_counter() > deadline):
-            raise Timeout
+        if not self.nodes & 255:
+            self._checkpoint(deadline)
         if self.nodes == self.cap:
             raise Budget
         dead = self.dead

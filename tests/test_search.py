@@ -237,6 +237,23 @@ def test_stuck_set_in_search_keeps_answers() -> None:
         assert (outcome.status == "solved") == brute_solvable(board), f"board #{number}"
 
 
+def test_forgetting_the_dead_table_keeps_answers() -> None:
+    """A tiny memory cap empties the tables often; the answers must not change."""
+    rng = random.Random(13)
+    for number in range(80):
+        board = random_board(rng)
+        engine = Engine(board, order="none", stuck=False)
+        engine.max_dead = 2
+        engine.nodes = 255  # the next node is a checkpoint
+        outcome = engine.run(10)
+        assert (outcome.status == "solved") == brute_solvable(board), f"board #{number}"
+    # A board big enough to pass several checkpoints really does empty them.
+    engine = Engine(_big_locked_board(random.Random(1)), order="none", locks=False, stuck=False)
+    engine.max_dead = 50
+    assert engine.run(0.5).status == "unknown"
+    assert engine.table_clears > 0
+
+
 def test_luby_sequence() -> None:
     assert [luby(i) for i in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
 
