@@ -261,3 +261,27 @@ def test_luby_sequence() -> None:
 def test_unknown_variant_is_refused() -> None:
     with pytest.raises(ValueError):
         SearchBackend("nonsense")
+
+
+def test_benchmark_script_runs(tmp_path: Path) -> None:
+    """A smoke run of scripts/bench_search.py: CSV rows and a summary for every board."""
+    import importlib.util
+
+    data = ROOT.parent / "shared" / "data"
+    if not (data / "real-game.txt").exists():
+        pytest.skip(f"{data} is absent (the public boards live outside the repository)")
+    spec = importlib.util.spec_from_file_location("bench_search", ROOT / "scripts" / "bench_search.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = tmp_path / "bench.csv"
+    assert bench.main(["--sets", "real-game", "--shuffled", "3", "--out", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("board,status,seconds,nodes")
+    assert len(lines) == 1 + 2 + 3
+    assert all(",solved," in line for line in lines[1:3])
+    boards = bench.shuffled_boards(2, 0)
+    assert all(len(b.tiles) == 55 for b in boards)
+    locked = bench.deadlocked(read_boards(ROOT / "instances" / "real-game.txt")[0])
+    if locked is not None:
+        assert SearchBackend().solve(locked, 10).reason is Reason.STATIC
