@@ -329,3 +329,15 @@ def test_any_symmetric_shape_yields_a_board_its_witness_clears(dim: int, fold: i
     made = generate(template, rng)
     assert verify(made.board, made.witness).valid
     assert count_problem(made.board) is None
+
+
+def test_cli_unsolvable_small_boards_are_unsolvable_by_brute_force(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    shape = tmp_path / "side3.txt"
+    shape.write_text(format_template(full_template(3)))
+    out = tmp_path / "small-unsolvable.txt"
+    argv = ["generate", "--template", str(shape), "--unsolvable", "--count", "6", "--seed", "3", "-o", str(out)]
+    assert main([*argv, "--time-limit", "5"]) == 0
+    boards = read_boards(out)
+    assert len(boards) == 6
+    for board in boards:
+        assert solve_by_brute_force(board) is None, f"{board.name} has a solution"
