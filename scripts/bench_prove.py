@@ -8,7 +8,7 @@ three pairs.  The deadlocks built by the generator
 verified second opinion and the corroboration are off (they are reported
 separately in docs/prove.md); every counted answer is checked.
 
-    python scripts/bench_prove.py [--tries 200] [--seed 1] [--out results/bench_prove.json]
+    python scripts/bench_prove.py [--tries 200] [--seed 1] [--prover glucose4] [--out results/bench_prove.json]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
-from sigmar.runners.prove import prove
+from sigmar.runners.prove import DEFAULT_PROVER, PROVERS, prove
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("hexmatch-easy-100.txt", "hexmatch-hard-100.txt", "ondrovo-100.txt")
@@ -44,9 +44,9 @@ def swapped(board: Board, swaps: int, rng: random.Random) -> Board:
     return Board(board.dim, tuple(tiles), f"{board.name} swap {' '.join(done)}")
 
 
-def measure(board: Board, group: str, time_limit: float) -> dict[str, Any]:
+def measure(board: Board, group: str, time_limit: float, prover: str) -> dict[str, Any]:
     start = time.perf_counter()
-    proved = prove(board, time_limit, corroborate_limit=None, second_opinion=False)
+    proved = prove(board, time_limit, prover=prover, corroborate_limit=None, second_opinion=False)
     wall = time.perf_counter() - start
     proof = proved.details.get("proof", {})
     return {
@@ -95,6 +95,7 @@ def main() -> int:
     parser.add_argument("--tries", type=int, default=200, help="swapped boards tried per swap group")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--prover", default=DEFAULT_PROVER, choices=PROVERS)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "bench_prove.json")
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -105,7 +106,7 @@ def main() -> int:
         group = f"swap{swaps}"
         tried[group] = args.tries
         for n in range(args.tries):
-            row = measure(swapped(rng.choice(sources), swaps, rng), group, args.time_limit)
+            row = measure(swapped(rng.choice(sources), swaps, rng), group, args.time_limit, args.prover)
             if row["status"] != Status.SOLVED.value:
                 rows.append(row)
             print(f"\r{group}: {n + 1}/{args.tries} tried, {len(rows)} kept", end="", file=sys.stderr, flush=True)
@@ -114,7 +115,7 @@ def main() -> int:
     if deadlocks.exists():
         boards = read_boards(deadlocks)
         tried["deadlock"] = len(boards)
-        rows.extend(measure(b, "deadlock", args.time_limit) for b in boards)
+        rows.extend(measure(b, "deadlock", args.time_limit, args.prover) for b in boards)
     summary = {group: summarise([r for r in rows if r["group"] == group]) for group in tried}
     summary["all"] = summarise(rows)
     for group, numbers in summary.items():
