@@ -253,7 +253,11 @@ def corroborate(board: Board, time_limit: float) -> tuple[dict[str, str], Result
     for family in CORROBORATORS:
         if not info(family).available:
             continue
-        backend = make(family)
+        try:
+            backend = make(family)
+        except Exception as exc:  # a corroborator that cannot start is reported, never fatal
+            answers[family] = f"error: {exc}"
+            continue
         result = run_checked(backend, board, time_limit)
         answers[result.backend or family] = result.status.value
         if result.status is Status.SOLVED and result.verified and solution is None:
