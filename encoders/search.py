@@ -60,6 +60,8 @@ class SearchBackend(Backend):
         try:
             return self._solve(board, time_limit)
         finally:
+            self._stopped = False  # a stop() ends one solve, not the backend
+            self._engine = None
             if collecting:
                 gc.enable()
 

@@ -194,6 +194,9 @@ def test_stop_from_outside_gives_unknown() -> None:
     backend = SearchBackend(locks=False, stuck=False)
     backend.stop()  # a stop before the start is honoured at the first check
     assert backend.solve(board, time_limit=30).status is Status.UNKNOWN
+    # The stop ended that solve only: the same backend answers the next board.
+    (small,) = parse_boards(RINGED)
+    assert backend.solve(small, time_limit=10).status is Status.UNSOLVABLE
 
 
 def test_engine_statistics_and_free_set() -> None:
