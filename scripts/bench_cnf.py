@@ -109,7 +109,8 @@ def main() -> int:
     parser.add_argument("--unsolvable", type=int, default=10, help="unsolvable boards to make (default 10)")
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per SAT call (default 60)")
     parser.add_argument("--thesis-limit", type=float, default=60.0, help="seconds per thesis SAT call (default 60)")
-    parser.add_argument("--sections", default="solvable,ablation,unsolvable", help="which parts to run")
+    parser.add_argument("--sections", default="solvable,ablation,unsolvable", help="which parts to run (also: sizes)")
+    parser.add_argument("--size-boards", type=int, default=200, help="boards per public set for 'sizes'")
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_cnf.json"))
     args = parser.parse_args()
     sets = sample_sets(args.boards)
@@ -145,6 +146,8 @@ def main() -> int:
         return row
 
     def table(title: str, selected: list[dict[str, Any]], key: tuple[str, ...]) -> None:
+        if not selected:
+            return
         print(f"\n## {title}\n")
         print(
             "| " + " | ".join(key) + " | boards | clauses (median) | clauses (max) | variables (median) "
@@ -170,6 +173,20 @@ def main() -> int:
         report.setdefault("tables", {})[title] = groups and {" ".join(map(str, g)): len(m) for g, m in groups.items()}
 
     sections = set(args.sections.split(","))
+    # 0. sizes only, on many boards of the public sets (no solving)
+    if "sizes" in sections:
+        print("\n## Default encoding size on the public sets\n")
+        print("| set | boards | clauses (median) | clauses (max) | over 24,500 |")
+        print("| --- | --- | --- | --- | --- |")
+        for public in ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048", "real-game"):
+            path = SHARED / f"{public}.txt"
+            if not path.exists():
+                continue
+            boards = [b for b in read_boards(str(path))[: args.size_boards] if count_problem(b) is None]
+            sizes = [len(build_formula(b).clauses) for b in boards]
+            report.setdefault("sizes", {})[public] = sizes
+            over = sum(size > 24_500 for size in sizes)
+            print(f"| {public} | {len(sizes)} | {med(sizes):,.0f} | {max(sizes):,} | {over} |")
     # 1. both variants, three solvers, every set
     for set_name, boards in sets.items() if "solvable" in sections else ():
         for board in boards:
@@ -213,7 +230,8 @@ def main() -> int:
         ("variant", "solver"),
     )
     confirmed = [r for r in rows if r["section"] == "unsolvable" and r["variant"] == "thesis"]
-    print(f"\nthesis confirms unsolvable: {sum(r['answer'] == 'unsat' for r in confirmed)} of {len(confirmed)}")
+    if confirmed:
+        print(f"\nthesis confirms unsolvable: {sum(r['answer'] == 'unsat' for r in confirmed)} of {len(confirmed)}")
     for family in ("search", "cpsat"):
         if unsolvable and info(family).available:
             backend = make(family)
