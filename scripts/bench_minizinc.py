@@ -154,9 +154,7 @@ def main() -> int:
     text = table(rows)
     if args.sweep:
         text += "\n\nstrategies: " + "; ".join(f"{k} = {v}" for k, v in STRATEGY_NAMES.items())
-    header = f"python scripts/bench_minizinc.py --n {args.n} --time-limit {args.time_limit} --sub {args.sub}" + (
-        " --sweep" if args.sweep else ""
-    )
+    header = "python scripts/bench_minizinc.py " + " ".join(sys.argv[1:])
     print(header)
     print(text)
     out = Path(args.out)
