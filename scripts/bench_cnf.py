@@ -109,7 +109,9 @@ def main() -> int:
     parser.add_argument("--unsolvable", type=int, default=10, help="unsolvable boards to make (default 10)")
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per SAT call (default 60)")
     parser.add_argument("--thesis-limit", type=float, default=60.0, help="seconds per thesis SAT call (default 60)")
-    parser.add_argument("--sections", default="solvable,ablation,unsolvable", help="which parts to run (also: sizes)")
+    parser.add_argument(
+        "--sections", default="solvable,ablation,unsolvable", help="which parts to run (also: sizes, backend)"
+    )
     parser.add_argument("--size-boards", type=int, default=200, help="boards per public set for 'sizes'")
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_cnf.json"))
     args = parser.parse_args()
@@ -187,6 +189,25 @@ def main() -> int:
             report.setdefault("sizes", {})[public] = sizes
             over = sum(size > 24_500 for size in sizes)
             print(f"| {public} | {len(sizes)} | {med(sizes):,.0f} | {max(sizes):,} | {over} |")
+    # 0b. the backend end to end (encode + solve + rule-engine check), boards 1000.. of the public sets
+    if "backend" in sections:
+        from sigmar.encoders.cnf import CnfBackend
+        from sigmar.runners.check import run_checked
+
+        print("\n## cnf backend end to end (encode, solve, replay)\n")
+        print("| set | boards | solved and verified | seconds (median) | seconds (max) |")
+        print("| --- | --- | --- | --- | --- |")
+        for public in ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048"):
+            path = SHARED / f"{public}.txt"
+            if not path.exists():
+                continue
+            boards = read_boards(str(path))[1000 : 1000 + args.size_boards]
+            results = [run_checked(CnfBackend(), board, args.limit) for board in boards]
+            good = sum(r.verified for r in results)
+            times = [r.seconds for r in results]
+            report.setdefault("backend", {})[public] = times
+            print(f"| {public} | {len(boards)} | {good} | {med(times):.3f} | {max(times):.3f} |")
+
     # 1. both variants, three solvers, every set
     for set_name, boards in sets.items() if "solvable" in sections else ():
         for board in boards:
