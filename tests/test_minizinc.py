@@ -252,3 +252,30 @@ def test_every_search_strategy_alone_is_exact(strategy: int) -> None:
     for kind in ("solvable", "stuck"):
         board, solvable = board_of_kind(7, kind)
         check_answer(board, MinizincBackend(strategy=strategy), solvable)
+
+
+def test_agrees_with_search_on_instance_samples() -> None:
+    """Standard boards from each bundled sample, and deadlocks built from them: same answers as ``search``."""
+    search = pytest.importorskip("sigmar.encoders.search", reason="the search backend is not built")
+    files = [INSTANCES / f for f in ("hexmatch-easy-100.txt", "hexmatch-hard-100.txt", "ondrovo-100.txt")]
+    if not all(f.exists() for f in files):
+        pytest.skip("the instances/ samples are missing")
+    rng = random.Random(5)
+    boards = []
+    for path in files:
+        first = read_boards(path)[:2]
+        boards += first
+        boards += [d for d in (deadlocked(b, rng, f"deadlocked {b.name}") for b in first[:1]) if d is not None]
+    ours, theirs = MinizincBackend(), search.SearchBackend()
+    compared = 0
+    for board in boards:
+        mine, other = ours.solve(board, 30), theirs.solve(board, 30)
+        if Status.UNKNOWN in (mine.status, other.status):
+            continue  # a time limit is not a disagreement
+        assert mine.status is other.status, (
+            f"{ours.name} says {mine.status}, search says {other.status} on {board.name}"
+        )
+        if mine.status is Status.SOLVED:
+            assert verify(board, mine.moves).valid, board.name
+        compared += 1
+    assert compared >= len(boards) - 1, f"only {compared} of {len(boards)} boards answered by both"
