@@ -372,7 +372,7 @@ class MinizincBackend(Backend):
     async def _run_once(self, board: Board, strategy: int, seconds: float | None) -> tuple[str, Any, dict[str, Any]]:
         """One MiniZinc run: ("solved", solution, stats), ("unsat", None, stats) or ("unknown", None, stats)."""
         model = Path(self.options.get("model") or MODELS[self.variant])
-        base = _base_instance(self.solver_name, str(model))
+        base = _base_instance(self.solver_name, str(model), threading.get_ident())
         kwargs: dict[str, Any] = {}
         if seconds is not None:
             kwargs["time_limit"] = timedelta(seconds=max(seconds, 0.05))
@@ -417,11 +417,14 @@ class MinizincBackend(Backend):
 
 
 @functools.cache
-def _base_instance(solver_name: str, model: str) -> Any:
-    """The model on its solver, analysed once per process; each board runs in a branch of it.
+def _base_instance(solver_name: str, model: str, thread: int) -> Any:
+    """The model on its solver, analysed once per thread; each board runs in a branch of it.
 
     ``minizinc.Instance`` runs the compiler once just to learn the model's
     interface; doing that for every board would add about 0.15 s to each.
+    One per thread because ``branch`` holds the parent's (threading) lock for
+    the whole solve: shared, it would make a second thread wait, deaf to its
+    own time limit.
     """
     import minizinc
 

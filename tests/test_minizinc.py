@@ -279,3 +279,24 @@ def test_agrees_with_search_on_instance_samples() -> None:
             assert verify(board, mine.moves).valid, board.name
         compared += 1
     assert compared >= len(boards) - 1, f"only {compared} of {len(boards)} boards answered by both"
+
+
+def test_two_threads_each_keep_their_own_time_limit() -> None:
+    """Solves in two threads run side by side (the minizinc package locks a shared instance during a solve)."""
+    board = _hard_board()
+    seconds: dict[int, float] = {}
+    statuses: dict[int, Status] = {}
+
+    def run(k: int) -> None:
+        start = time.perf_counter()
+        statuses[k] = MinizincBackend("gecode:steps").solve(board, 1.0).status
+        seconds[k] = time.perf_counter() - start
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert statuses == {0: Status.UNKNOWN, 1: Status.UNKNOWN}
+    assert max(seconds.values()) < 4.5, seconds
+    assert _children() == []
