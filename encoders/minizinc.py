@@ -52,7 +52,7 @@ VARIANTS = tuple(MODELS)
 DEFAULT_VARIANT = "order"
 
 # Search strategies named in the models' ``strategy`` parameter.
-FIND, REFUTE, PERSIST, WDEG = 1, 2, 3, 7
+FIND, REFUTE, PERSIST, WDEG, FIRST_FAIL = 1, 2, 3, 7, 8
 STRATEGY_NAMES = {
     1: "smallest key",
     2: "refute (metal openings first)",
@@ -61,6 +61,7 @@ STRATEGY_NAMES = {
     5: "mates, then rounds",
     6: "key in input order",
     7: "weighted degree, no restarts",
+    8: "first fail on the key",
 }
 # The searches run one after the other (measured in docs/minizinc.md).  The
 # finding searches are complementary: each solves boards on which another
@@ -71,6 +72,7 @@ STRATEGY_NAMES = {
 STAGES: tuple[tuple[int, float, float], ...] = (
     (FIND, 1.5, 0.4),
     (WDEG, 10.0, 0.4),
+    (FIRST_FAIL, 5.0, 0.3),
     (PERSIST, 30.0, 0.5),
     (REFUTE, float("inf"), 1.0),
 )
