@@ -218,6 +218,23 @@ def _short_name(config: dict[str, Any]) -> str:
     return str(config.get("id", "")).rsplit(".", 1)[-1].lower()
 
 
+@functools.cache
+def _has_presolver_library() -> bool:
+    """Whether this MiniZinc ships the ``gecode_presolver`` library that ``sigmar-gecode.msc`` names.
+
+    Debian's does; if another build lacks it, its stock Gecode configuration is used instead.
+    """
+    exe = shutil.which("minizinc")
+    if exe is None:
+        return False
+    try:
+        out = subprocess.run([exe, "--config-dirs"], capture_output=True, text=True, timeout=20, check=True).stdout
+        stdlib = Path(json.loads(out)["mznStdlibDir"])
+    except (OSError, subprocess.SubprocessError, json.JSONDecodeError, KeyError):
+        return False
+    return (stdlib / "gecode_presolver").is_dir()
+
+
 def installed_solvers() -> dict[str, str]:
     """{short name: solver id} of the MiniZinc solvers usable here (``gecode`` means sigmar's config)."""
     found = {"gecode": str(GECODE_CONFIG)} if shutil.which("fzn-gecode") else {}
@@ -430,8 +447,10 @@ def _base_instance(solver_name: str, model: str, thread: int) -> Any:
     """
     import minizinc
 
-    if solver_name == "gecode":
+    if solver_name == "gecode" and _has_presolver_library():
         solver = minizinc.Solver.load(GECODE_CONFIG)
+    elif solver_name == "gecode":
+        solver = minizinc.Solver.lookup("gecode")  # another MiniZinc build: its own Gecode config
     else:
         solver = minizinc.Solver.lookup(installed_solvers().get(solver_name, solver_name))
     instance = minizinc.Instance(solver, minizinc.Model(Path(model)))

@@ -300,3 +300,14 @@ def test_two_threads_each_keep_their_own_time_limit() -> None:
     assert statuses == {0: Status.UNKNOWN, 1: Status.UNKNOWN}
     assert max(seconds.values()) < 4.5, seconds
     assert _children() == []
+
+
+def test_the_backend_runs_the_shipped_configuration_when_the_library_is_there() -> None:
+    """Where gecode_presolver is missing the backend falls back to the stock Gecode configuration."""
+    from sigmar.encoders.minizinc import _base_instance, _has_presolver_library
+
+    assert '"-Ggecode_presolver"' in GECODE_CONFIG.read_text()
+    if not _has_presolver_library():
+        pytest.skip("this MiniZinc has no gecode_presolver library; the stock gecode configuration is used")
+    base = _base_instance("gecode", str(MODELS["order"]), threading.get_ident())
+    assert base._solver.id == "org.sigmar.gecode"
