@@ -78,11 +78,13 @@ def run(args: argparse.Namespace) -> int:
             TimeElapsedColumn(),
             TimeRemainingColumn(),
             console=err,
+            auto_refresh=False,  # no refresh thread: worker processes are forked while the bar is up
         ) as progress:
             task = progress.add_task(f"{len(runs)} runs", total=len(runs))
 
             def on_done(run_: Any, answer: Result) -> None:
                 progress.update(task, advance=1, description=f"{run_.backend} {answer.status}")
+                progress.refresh()
 
             result = bench(runs, names, executor, on_done)
     finally:
