@@ -70,7 +70,10 @@ def run(args: argparse.Namespace) -> int:
                     detail += "; WRONG: " + "; ".join(outcome.wrong.values())
                 table.add_row(board.name, str(result.status), result.backend, f"{result.seconds:.3f}", detail)
     if not args.json:
-        Console().print(table)
+        console = Console()
+        if not console.is_terminal:  # a file or pipe: no terminal width to respect
+            console = Console(width=160)
+        console.print(table)
     return exit_code(results)
 
 
