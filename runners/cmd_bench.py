@@ -18,6 +18,7 @@ from .bench import bench, cactus_plot, machine_lines, plan, run_local, summarise
 from .cmd_solve import chosen_backends
 from .options import add_backend, add_time_limit
 from .report import exit_code
+from .tables import table_console
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -98,9 +99,7 @@ def run(args: argparse.Namespace) -> int:
         title = f"sigmar bench: {sum(len(b) for _, b in boards_by_file)} boards, limit {args.time_limit:g} s"
         cactus_plot(args.plot, result.rows, names, args.time_limit, title)
 
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=160)
+    console = table_console()
     for line in header:
         console.print(f"[dim]# {line}[/]", highlight=False)
     table = Table(title="sigmar bench: seconds over answered runs")

@@ -5,17 +5,16 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from rich.console import Console
 from rich.table import Table
 
-from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Result, Status
 
 from .cmd_solve import chosen_backends
 from .grading import Grade, grade_board
-from .options import add_backend, add_board_file, add_json, add_time_limit
+from .options import add_backend, add_board_files, add_json, add_time_limit, read_board_files
 from .race import Race
 from .report import dumps, exit_code, result_json
+from .tables import add_text_row, table_console
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "its own process; verify every solution; grade every answer (correct, unconfirmed, wrong, unknown, "
         "error) and say where backends disagree. Exit 3 on any disagreement or wrong answer.",
     )
-    add_board_file(parser)
+    add_board_files(parser)
     add_backend(parser)
     add_time_limit(parser)
     add_json(parser)
@@ -34,15 +33,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = read_boards(args.file)
+    boards = read_board_files(args.files)
     names = chosen_backends(args.backend)
-    console = Console()
-    if not console.is_terminal:  # a file or pipe: no terminal width to respect, so do not squeeze
-        console = Console(width=160)
+    console = table_console()
     results: list[Result] = []
     tally: dict[str, Counter[Grade]] = {name: Counter() for name in names}
     disagreements = 0
-    table = Table(title=f"sigmar crosscheck {args.file}", caption="seconds per backend; grade shown unless correct")
+    table = Table(
+        title=f"sigmar crosscheck {' '.join(args.files)}", caption="seconds per backend; grade shown unless correct"
+    )
     table.add_column("board", no_wrap=True, max_width=24, overflow="ellipsis")
     table.add_column("answer", no_wrap=True)
     for name in names:
@@ -72,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 cells = [cell(answers[n], verdict.grades[n]) for n in names]
                 agree = "yes" if verdict.agree else "[red]NO[/]"
-                table.add_row(board.name, short_answer(verdict.result), *cells, agree)
+                add_text_row(table, board.name, short_answer(verdict.result), *cells, agree)
                 for note in verdict.notes:
                     console.print(f"[bold red]{board.name}[/]: {note}", highlight=False)
     if not args.json:

@@ -5,16 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
-from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
 
-from .options import add_board_file, add_json, add_time_limit, positive_float
+from .options import add_board_files, add_json, add_time_limit, positive_float, read_board_files
 from .prove import DEFAULT_PROVER, PROVERS, NameAllocator, prove
 from .report import dumps, exit_code, result_json, summary_line
+from .tables import add_text_row, table_console
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "gets its verified solution. Exit 0 all answered, 1 some not, 2 bad input, 3 a wrong answer "
         "(a rejected proof or solution, or a corroborating backend that solved a refuted board).",
     )
-    add_board_file(parser)
+    add_board_files(parser)
     parser.add_argument(
         "--proof-dir",
         type=Path,
@@ -53,10 +51,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = read_boards(args.file)
+    boards = read_board_files(args.files)
     names = NameAllocator()
     results = []
-    table = Table(title=f"sigmar prove {args.file}")
+    table = Table(title=f"sigmar prove {' '.join(args.files)}")
     for column in ("board", "status", "reason", "checked", "seconds", "detail"):
         table.add_column(column)
     for index, board in enumerate(boards):
@@ -83,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         checked = ("yes" if proved.checked else "NO") if unsolvable else ("yes" if result.verified else "-")
         # Text, not markup: board names and paths may hold square brackets.
         cells = (board.name, str(result.status), str(result.reason or "-"), checked, f"{result.seconds:.3f}", detail)
-        table.add_row(*(Text(cell) for cell in cells))
+        add_text_row(table, *cells)
     if not args.json:
-        Console().print(table)
+        table_console().print(table)
     return exit_code(results)

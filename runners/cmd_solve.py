@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
 from rich.table import Table
 
 from sigmar.encoders.registry import expand
 from sigmar.models.board import Board
-from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Result, Status
 
-from .options import add_backend, add_board_file, add_json, add_time_limit
+from .options import add_backend, add_board_files, add_json, add_time_limit, read_board_files
 from .race import Race, RaceOutcome
 from .report import dumps, exit_code, result_json, summary_line
+from .tables import add_text_row, table_console
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "own process; an unsolvable claim from an encoding needs a backend of another family to "
         "agree. Exit 0 all answered, 1 some not, 2 bad input, 3 a wrong answer.",
     )
-    add_board_file(parser)
+    add_board_files(parser)
     add_backend(parser)
     add_time_limit(parser)
     add_json(parser)
@@ -50,10 +49,10 @@ def outcome_json(board: Board, outcome: RaceOutcome) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = read_boards(args.file)
+    boards = read_board_files(args.files)
     names = chosen_backends(args.backend)
     results: list[Result] = []
-    table = Table(title=f"sigmar solve {args.file}")
+    table = Table(title=f"sigmar solve {' '.join(args.files)}")
     for column in ("board", "status", "backend", "seconds", "detail"):
         table.add_column(column)
     with Race(names) as race:
@@ -68,12 +67,9 @@ def run(args: argparse.Namespace) -> int:
                 detail = summary_line(result)
                 if outcome.wrong:
                     detail += "; WRONG: " + "; ".join(outcome.wrong.values())
-                table.add_row(board.name, str(result.status), result.backend, f"{result.seconds:.3f}", detail)
+                add_text_row(table, board.name, str(result.status), result.backend, f"{result.seconds:.3f}", detail)
     if not args.json:
-        console = Console()
-        if not console.is_terminal:  # a file or pipe: no terminal width to respect
-            console = Console(width=160)
-        console.print(table)
+        table_console().print(table)
     return exit_code(results)
 
 

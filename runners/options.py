@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from collections import Counter
+from dataclasses import replace
+
+from sigmar.models.board import Board
+from sigmar.models.boardfile import read_boards
 
 
 def positive_float(text: str) -> float:
@@ -41,3 +46,17 @@ def add_backend(parser: argparse.ArgumentParser, default: str = "all") -> None:
         metavar="B",
         help=f"backend name, comma list, or 'all' (default {default}); see 'sigmar backends'",
     )
+
+
+def add_board_files(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", metavar="FILE", nargs="+", help="board files (each one or many boards)")
+
+
+def read_board_files(paths: list[str]) -> list[Board]:
+    """The boards of several files, in order; a name shared by two files gets its file as a prefix."""
+    per_file = [(path, read_boards(path)) for path in paths]
+    boards = [board for _, found in per_file for board in found]
+    counts = Counter(board.name for board in boards)
+    if all(n == 1 for n in counts.values()):
+        return boards
+    return [replace(b, name=f"{path}:{b.name}") if counts[b.name] > 1 else b for path, found in per_file for b in found]

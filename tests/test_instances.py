@@ -9,11 +9,12 @@ import pytest
 
 from sigmar.models.boardfile import format_boards, read_boards
 from sigmar.models.rules import count_problem, verify
+from sigmar.models.static import static_problem
 from tests.bruteforce import solve_by_brute_force
 from tests.conftest import INSTANCES
 
 SMALL = read_boards(INSTANCES / "small.txt")
-EXPECTED = re.compile(r"\[(solvable|unsolvable: (counts|static))\]$")
+EXPECTED = re.compile(r"\[(solvable|unsolvable: (counts|static|search))\]$")
 
 
 @pytest.mark.parametrize("path", sorted(INSTANCES.glob("*.txt")), ids=lambda p: p.name)
@@ -42,6 +43,8 @@ def test_small_boards_have_the_answer_worked_out_by_hand(board) -> None:  # type
         return
     assert solution is None
     assert (count_problem(board) is not None) == (match.group(2) == "counts")
+    if match.group(2) == "search":
+        assert static_problem(board) is None, "a [search] board must not be caught by the static argument"
 
 
 def test_public_samples_have_the_sizes_the_readme_says() -> None:

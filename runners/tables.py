@@ -1,0 +1,17 @@
+"""Readable tables: cells are plain text (board names such as "x [solvable]" are not rich markup)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+
+def add_text_row(table: Table, *cells: str) -> None:
+    table.add_row(*(Text(cell) for cell in cells))
+
+
+def table_console() -> Console:
+    """A console for tables: the terminal's width, or 160 columns into a file or pipe."""
+    console = Console()
+    return console if console.is_terminal else Console(width=160)
