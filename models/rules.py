@@ -178,7 +178,8 @@ def count_problem(board: Board) -> str | None:
     salt = counts[SALT]
     if salt < len(odd):
         names = ", ".join(name_of(e) for e in odd)
-        return f"{len(odd)} elements have an odd count ({names}) but there are only {salt} salt"
+        have = "element has" if len(odd) == 1 else "elements have"
+        return f"{len(odd)} {have} an odd count ({names}) but there are only {salt} salt"
     if (salt - len(odd)) % 2:
         return f"{salt} salt cannot pair up: after matching the {len(odd)} odd elements, an odd number is left"
     if counts[VITAE] != counts[MORS]:

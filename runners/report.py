@@ -40,7 +40,9 @@ def dumps(record: dict[str, Any]) -> str:
 def summary_line(result: Result) -> str:
     """A short human sentence for the table's last column."""
     if result.status is Status.SOLVED:
-        return f"{len(result.moves)} moves, verified" if result.verified else "NOT verified"
+        count = len(result.moves)
+        moves = f"{count} move{'' if count == 1 else 's'}"
+        return f"{moves}, verified" if result.verified else f"{moves}, NOT verified"
     if result.status is Status.UNSOLVABLE:
         return f"{result.reason}: {result.explanation}"
     if result.status is Status.ERROR:
