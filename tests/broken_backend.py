@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import os
 import time
-from functools import cache
 
 from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
 from sigmar.models.result import Move, Reason, Result, Status
-from sigmar.models.rules import Position
+from tests.bruteforce import solve_by_brute_force
 
 FAKE_FAMILIES = (
     ("honest", "tests.broken_backend", "HonestBackend"),
@@ -41,20 +40,9 @@ def register(monkeypatch: object) -> None:
 
 
 def dfs(board: Board) -> tuple[Move, ...] | None:
-    """A clearing move sequence, or None when there is none (exhaustive, tiny boards only)."""
-
-    @cache
-    def search(occupied: frozenset) -> tuple[Move, ...] | None:
-        position = Position(board, occupied)
-        if position.is_clear:
-            return ()
-        for move in position.legal_moves():
-            rest = search(occupied - set(move.cells))
-            if rest is not None:
-                return (move, *rest)
-        return None
-
-    return search(Position.start(board).occupied)
+    """A clearing move sequence, or None when there is none (the shared brute force; tiny boards only)."""
+    found = solve_by_brute_force(board)
+    return tuple(found) if found is not None else None
 
 
 class HonestBackend(Backend):

@@ -38,3 +38,7 @@ def count_move_sequences(board: Board) -> int:
         return sum(count(occupied - set(m.cells)) for m in position.legal_moves())
 
     return count(Position.start(board).occupied)
+
+
+def is_solvable(board: Board) -> bool:
+    return solve_by_brute_force(board) is not None

@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 import threading
 import time
-from functools import cache
 from pathlib import Path
 
 import pytest
+
+from tests.bruteforce import is_solvable
 
 pytest.importorskip("ortools", reason="the cpsat backend needs the Python package 'ortools'")
 
@@ -18,24 +19,14 @@ from sigmar.models.board import Board, Tile  # noqa: E402
 from sigmar.models.boardfile import parse_boards, read_boards  # noqa: E402
 from sigmar.models.hexgrid import cells, from_rowcol  # noqa: E402
 from sigmar.models.result import Move, Reason, Status  # noqa: E402
-from sigmar.models.rules import Position, count_problem, verify  # noqa: E402
+from sigmar.models.rules import count_problem, verify  # noqa: E402
 from sigmar.runners.cli import main as sigmar_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = ROOT / "instances"
 
 
-def solvable_by_dfs(board: Board) -> bool:
-    """A tiny exhaustive search over the rule engine, memoised on the set of occupied cells."""
-
-    @cache
-    def clears(occupied: frozenset) -> bool:
-        position = Position(board, occupied)
-        if position.is_clear:
-            return True
-        return any(clears(occupied - set(move.cells)) for move in position.legal_moves())
-
-    return clears(Position.start(board).occupied)
+solvable_by_dfs = is_solvable  # the shared brute force over the rule engine
 
 
 def random_board(rng: random.Random, index: int) -> Board:

@@ -7,7 +7,6 @@ import shutil
 import subprocess
 import threading
 import time
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,8 @@ from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.generator import deadlocked
 from sigmar.models.hexgrid import cells
 from sigmar.models.result import Reason, Status
-from sigmar.models.rules import Position, count_problem, verify
+from sigmar.models.rules import count_problem, verify
+from tests.bruteforce import is_solvable
 
 if shutil.which("minizinc") is None or shutil.which("fzn-gecode") is None:
     pytest.skip("the minizinc executable or fzn-gecode is not on PATH", allow_module_level=True)
@@ -29,15 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = ROOT / "instances"
 
 
-def solvable_by_dfs(board: Board) -> bool:
-    """A tiny exhaustive search over the rule engine: the judge for small boards."""
-
-    @cache
-    def clear(occupied: frozenset) -> bool:
-        position = Position(board, occupied)
-        return position.is_clear or any(clear(occupied - set(m.cells)) for m in position.legal_moves())
-
-    return clear(Position.start(board).occupied)
+solvable_by_dfs = is_solvable  # the shared brute force over the rule engine
 
 
 def random_board(rng: random.Random, dim: int, index: int) -> Board:

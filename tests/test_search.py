@@ -4,7 +4,6 @@ checked against an exhaustive brute force on small random boards."""
 from __future__ import annotations
 
 import random
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.hexgrid import cells
 from sigmar.models.result import Reason, Status
 from sigmar.models.rules import Position, count_problem, verify
+from tests.bruteforce import is_solvable
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,17 +29,7 @@ RINGED = """
 """
 
 
-def brute_solvable(board: Board) -> bool:
-    """The reference: try every legal move of the rule engine, memoised on the tiles left."""
-
-    @cache
-    def clears(occupied: frozenset) -> bool:
-        if not occupied:
-            return True
-        position = Position(board, occupied)
-        return any(clears(occupied - set(move.cells)) for move in position.legal_moves())
-
-    return clears(Position.start(board).occupied)
+brute_solvable = is_solvable  # the shared brute force over the rule engine
 
 
 def random_board(rng: random.Random) -> Board:
