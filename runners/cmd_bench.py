@@ -16,7 +16,7 @@ from sigmar.models.result import Result
 
 from .bench import bench, cactus_plot, machine_lines, plan, run_local, summarise, write_csv
 from .cmd_solve import chosen_backends
-from .options import add_backend, add_time_limit
+from .options import add_backend, add_time_limit, apply_sat_cmd
 from .report import exit_code
 from .tables import table_console
 
@@ -48,6 +48,7 @@ def fmt(seconds: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    apply_sat_cmd(args)
     from .cli import UsageError
 
     if args.jobs < 1:

@@ -11,7 +11,15 @@ from sigmar.models.result import Result, Status
 
 from .cmd_solve import chosen_backends
 from .grading import Grade, grade_board
-from .options import add_backend, add_board_files, add_json, add_time_limit, read_board_files
+from .options import (
+    add_backend,
+    add_board_files,
+    add_json,
+    add_sat_cmd,
+    add_time_limit,
+    apply_sat_cmd,
+    read_board_files,
+)
 from .race import Race
 from .report import dumps, exit_code, result_json
 from .tables import add_text_row, table_console
@@ -28,11 +36,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_board_files(parser)
     add_backend(parser)
     add_time_limit(parser)
+    add_sat_cmd(parser)
     add_json(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    apply_sat_cmd(args)
     boards = read_board_files(args.files)
     names = chosen_backends(args.backend)
     console = table_console()

@@ -10,7 +10,15 @@ from sigmar.encoders.registry import expand
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
-from .options import add_backend, add_board_files, add_json, add_time_limit, read_board_files
+from .options import (
+    add_backend,
+    add_board_files,
+    add_json,
+    add_sat_cmd,
+    add_time_limit,
+    apply_sat_cmd,
+    read_board_files,
+)
 from .race import Race, RaceOutcome
 from .report import dumps, exit_code, result_json, summary_line
 from .tables import add_text_row, table_console
@@ -28,6 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_board_files(parser)
     add_backend(parser)
     add_time_limit(parser)
+    add_sat_cmd(parser)
     add_json(parser)
     parser.set_defaults(run=run)
 
@@ -49,6 +58,7 @@ def outcome_json(board: Board, outcome: RaceOutcome) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
+    apply_sat_cmd(args)
     boards = read_board_files(args.files)
     names = chosen_backends(args.backend)
     results: list[Result] = []

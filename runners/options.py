@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections import Counter
 from dataclasses import replace
 
@@ -46,6 +47,25 @@ def add_backend(parser: argparse.ArgumentParser, default: str = "all") -> None:
         metavar="B",
         help=f"backend name, comma list, or 'all' (default {default}); see 'sigmar backends'",
     )
+
+
+def add_sat_cmd(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sat-cmd",
+        metavar="CMD",
+        help="an external SAT solver that reads DIMACS and prints SAT-competition output (e.g. 'kissat -q'); "
+        "runs as backend cnf:external, which it selects when --backend is left at its default",
+    )
+
+
+def apply_sat_cmd(args: argparse.Namespace) -> None:
+    """Hand --sat-cmd to the cnf backend (through its environment variable, which worker processes inherit)."""
+    if getattr(args, "sat_cmd", None):
+        from sigmar.encoders.cnf import SAT_CMD_ENV
+
+        os.environ[SAT_CMD_ENV] = args.sat_cmd
+        if args.backend == "all":
+            args.backend = "cnf:external"
 
 
 def add_board_files(parser: argparse.ArgumentParser) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 import time
@@ -324,3 +325,21 @@ def test_sat_cmd_runs_an_external_solver(tmp_path: Path) -> None:
         assert result.status is (Status.SOLVED if truth else Status.UNSOLVABLE), format_board(board)
         if truth:
             assert verify(board, result.moves).valid
+
+
+def test_solve_sat_cmd_option_runs_the_external_solver(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`sigmar solve --sat-cmd CMD` races cnf:external with that command when no backend is named."""
+    from sigmar.encoders.cnf import SAT_CMD_ENV
+
+    monkeypatch.setenv(SAT_CMD_ENV, "")  # restored after the test: --sat-cmd sets it for the workers
+
+    script = tmp_path / "solver.py"
+    script.write_text(SOLVER_SCRIPT)
+    board_file = Path(__file__).resolve().parents[1] / "instances" / "real-game.txt"
+    code = main(["solve", str(board_file), "--sat-cmd", f"{sys.executable} {script}", "--json"])
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 0
+    assert [r["backend"] for r in records] == ["cnf:external", "cnf:external"]
+    assert all(r["status"] == "solved" and r["verified"] for r in records)
