@@ -41,7 +41,7 @@ VARIANTS = ("default", "steps", "thesis", "thesis-literal")
 DEFAULT_SOLVER = "glucose4"
 # Solvers whose native code ignores interrupt(): run them in a child process we can kill.
 UNINTERRUPTIBLE = ("cadical", "kissat", "lingeling")
-# ``cnf:external`` runs the DIMACS solver command in $SIGMAR_SAT_CMD (the CLI has no --sat-cmd).
+# ``cnf:external`` runs the DIMACS solver command in $SIGMAR_SAT_CMD (set by the CLI's --sat-cmd).
 EXTERNAL = "external"
 SAT_CMD_ENV = "SIGMAR_SAT_CMD"
 # The python-sat solvers offered as names (any other works through build_formula);
