@@ -26,6 +26,30 @@ from sigmar.models.board import Board
 from sigmar.models.result import Move, Reason, Result, Status
 from tests.bruteforce import solve_by_brute_force
 
+# Three tiny boards: a solvable pair, a stuck one (counts fine, no way out), one the counts refute.
+BOARDS_TEXT = """\
+# pair
+a . .
+ . . . .
+  . . a . .
+   . . . .
+    . . .
+
+# stuck
+. e .
+f . m .
+. s . a .
+. a f v
+. . .
+
+# counts
+a . .
+ . . . .
+  . . e . .
+   . . . .
+    . . .
+"""
+
 FAKE_FAMILIES = (
     ("honest", "tests.broken_backend", "HonestBackend"),
     ("broken", "tests.broken_backend", "BrokenBackend"),

@@ -13,20 +13,7 @@ from sigmar.models.result import Result, Status
 from sigmar.runners import cli
 from sigmar.runners.bench import Row, bench, percentile, plan, read_csv, run_local, summarise
 from sigmar.runners.grading import Grade
-from tests.broken_backend import register
-from tests.test_race import BOARDS_TEXT
-
-
-@pytest.fixture
-def fakes(monkeypatch: pytest.MonkeyPatch) -> None:
-    register(monkeypatch)
-
-
-@pytest.fixture
-def board_file(tmp_path: Path) -> Path:
-    path = tmp_path / "tiny.txt"
-    path.write_text(BOARDS_TEXT)
-    return path
+from tests.broken_backend import BOARDS_TEXT
 
 
 def test_percentile_is_nearest_rank() -> None:

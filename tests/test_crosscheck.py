@@ -8,32 +8,13 @@ from pathlib import Path
 import pytest
 
 from sigmar.encoders import registry
-from sigmar.models.boardfile import parse_boards, read_boards
+from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.runners import cli
 from sigmar.runners.check import checked
 from sigmar.runners.grading import Grade, grade_board
-from tests.broken_backend import register
-from tests.test_race import BOARDS_TEXT
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def fakes(monkeypatch: pytest.MonkeyPatch) -> None:
-    register(monkeypatch)
-
-
-@pytest.fixture
-def boards():
-    return {b.name: b for b in parse_boards(BOARDS_TEXT, "tiny")}
-
-
-@pytest.fixture
-def board_file(tmp_path: Path) -> Path:
-    path = tmp_path / "tiny.txt"
-    path.write_text(BOARDS_TEXT)
-    return path
 
 
 def solution(board) -> Result:

@@ -13,56 +13,13 @@ from pathlib import Path
 import psutil
 import pytest
 
-from sigmar.models.boardfile import parse_boards
 from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import verify
 from sigmar.runners import cli
 from sigmar.runners.race import Race, corroborate
 from sigmar.runners.workers import Worker
-from tests.broken_backend import register
 
 ROOT = Path(__file__).resolve().parents[1]
-
-# Three tiny boards: a solvable pair, a stuck one (counts fine, no way out), one the counts refute.
-BOARDS_TEXT = """\
-# pair
-a . .
- . . . .
-  . . a . .
-   . . . .
-    . . .
-
-# stuck
-. e .
-f . m .
-. s . a .
-. a f v
-. . .
-
-# counts
-a . .
- . . . .
-  . . e . .
-   . . . .
-    . . .
-"""
-
-
-@pytest.fixture
-def fakes(monkeypatch: pytest.MonkeyPatch) -> None:
-    register(monkeypatch)
-
-
-@pytest.fixture
-def boards():
-    return {b.name: b for b in parse_boards(BOARDS_TEXT, "tiny")}
-
-
-@pytest.fixture
-def board_file(tmp_path: Path) -> Path:
-    path = tmp_path / "tiny.txt"
-    path.write_text(BOARDS_TEXT)
-    return path
 
 
 def descendants() -> set[int]:
