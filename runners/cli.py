@@ -15,6 +15,7 @@ from types import ModuleType
 
 from sigmar.encoders.registry import UnknownBackend
 from sigmar.models.boardfile import BoardFileError
+from sigmar.models.certificate import CertificateError
 
 # In the order `sigmar --help` lists them (SPEC §3).
 SUBCOMMANDS = (
@@ -22,6 +23,7 @@ SUBCOMMANDS = (
     "verify",
     "crosscheck",
     "prove",
+    "check",
     "bench",
     "generate",
     "encode",
@@ -64,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
         return code
-    except (BoardFileError, UnknownBackend, UsageError) as exc:
+    except (BoardFileError, CertificateError, UnknownBackend, UsageError) as exc:
         print(f"sigmar {args.command}: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -100,8 +100,11 @@ def parse_dimacs(text: str) -> tuple[int, list[Clause]]:
     return header[0], clauses
 
 
-def parse_drup(text: str) -> list[tuple[int, Step]]:
-    """``(line number, (is_deletion, literals))`` per proof line; text DRUP only (one clause a line)."""
+def parse_drup(text: str, max_variable: int | None = None) -> list[tuple[int, Step]]:
+    """``(line number, (is_deletion, literals))`` per proof line; text DRUP only (one clause a line).
+
+    With ``max_variable``, a literal beyond the formula's variables is refused as it is read.
+    """
     steps: list[tuple[int, Step]] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -121,6 +124,8 @@ def parse_drup(text: str) -> list[tuple[int, Step]]:
             raise ProofFormatError(f"proof line {number}: not a clause: '{line}'") from None
         if not literals or literals[-1] != 0 or 0 in literals[:-1]:
             raise ProofFormatError(f"proof line {number}: a clause must end with a single 0: '{line}'")
+        if max_variable is not None and any(abs(lit) > max_variable for lit in literals):
+            raise ProofFormatError(f"proof line {number}: a literal is beyond the formula's {max_variable} variables")
         steps.append((number, (False, literals[:-1])))
     return steps
 
