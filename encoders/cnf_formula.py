@@ -103,9 +103,9 @@ class Formula:
         lines.extend(" ".join(map(str, clause)) + " 0" for clause in self.clauses)
         return "\n".join(lines) + "\n"
 
-    def sidecar(self) -> str:
+    def sidecar(self, *, with_names: bool = True) -> str:
         """JSON that lets ``sigmar decode`` rebuild and check a model without guessing."""
-        record = {
+        record: dict[str, object] = {
             "variant": self.variant,
             "board": self.board.name,
             "dim": self.board.dim,
@@ -113,8 +113,9 @@ class Formula:
             "horizon": self.horizon,
             "variables": self.nv,
             "clauses": len(self.clauses),
-            "names": {str(var): name for var, name in self.names.items()},
         }
+        if with_names:
+            record["names"] = {str(var): name for var, name in self.names.items()}
         return json.dumps(record, indent=1) + "\n"
 
 
