@@ -26,6 +26,11 @@ class Backend(ABC):
     # ``sigmar encode --to TARGET`` targets this backend can write.
     encode_targets: ClassVar[tuple[str, ...]] = ()
 
+    @property
+    def certifies(self) -> bool:
+        """Whether its "unsolvable" comes with a SPEC §5 certificate (else it is only a claim)."""
+        return False
+
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         self.sub = sub if sub is not None else self.default_sub
         self.options = options

@@ -185,6 +185,11 @@ class CnfBackend(Backend):
         formula = build_formula(board, self.variant, **self._build_options())
         return {".cnf": formula.to_dimacs(), ".vars.json": formula.sidecar()}
 
+    @property
+    def certifies(self) -> bool:
+        """DRUP proofs of the default encoding only: that is the formula the checker rebuilds."""
+        return self.variant == "default" and self.card == DEFAULT_CARD and self.solver in PROOF_SOLVERS
+
     def _build_options(self) -> dict[str, Any]:
         return {"card": self.card} if self.variant in ("default", "steps") else {}
 
@@ -271,7 +276,7 @@ class CnfBackend(Backend):
         from pysat.solvers import Solver
 
         # Only the default encoding is certified: the checker re-encodes the board with it.
-        logging = self.variant == "default" and self.card == DEFAULT_CARD and self.solver in PROOF_SOLVERS
+        logging = self.certifies
         self._proof = None
         with Solver(name=self.solver, bootstrap_with=formula.clauses, with_proof=logging) as sat:
             self._live = sat

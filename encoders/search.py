@@ -38,6 +38,10 @@ class SearchBackend(Backend):
     default_sub = None
     description = "native depth-first search: bitmask states, dead-state table, sound pruning"
 
+    @property
+    def certifies(self) -> bool:
+        return True
+
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         if sub not in (None, "dfs", "sleep"):
             raise ValueError(f"search has no variant '{sub}' (choose from dfs, sleep)")

@@ -141,9 +141,12 @@ def default_context() -> multiprocessing.context.BaseContext:
 class Worker:
     """One worker process seen from the parent: send a job, read the answer, kill it."""
 
-    def __init__(self, label: str, context: multiprocessing.context.BaseContext | None = None) -> None:
+    def __init__(
+        self, label: str, context: multiprocessing.context.BaseContext | None = None, *, niceness: int = 0
+    ) -> None:
         self.label = label
         self.context = context or default_context()
+        self.niceness = niceness  # added to the worker's CPU priority (its solver children inherit it)
         self.job_id: int | None = None  # the job it is working on, None when idle
         self.stop_sent = 0.0  # perf_counter when it was asked to stop its job, 0 if not
         self._start()
@@ -165,6 +168,9 @@ class Worker:
         self.stops: Connection = stop_write
         with contextlib.suppress(OSError):  # also here, so a kill right after start finds the group
             os.setpgid(process.pid, process.pid)
+        if self.niceness:
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, process.pid, os.getpriority(os.PRIO_PROCESS, 0) + self.niceness)
         self.conn: Connection = parent_conn
         self.process = process
         self._pid = process.pid
