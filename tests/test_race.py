@@ -223,3 +223,15 @@ def test_the_others_join_as_soon_as_the_leader_is_done(fakes, boards) -> None:
         result = race.solve(boards["stuck"], 5.0).result
         assert result.reason is Reason.CORROBORATED
         assert time.perf_counter() - start < 2.0, "waited out the head start although the leader had answered"
+
+
+def test_backends_that_only_claim_yield_the_cpu_to_those_that_certify() -> None:
+    """cpsat's "no" is a claim: next to search, whose "no" is certified, it runs at a lower priority."""
+    from sigmar.runners.race import CLAIMS_ONLY_NICENESS
+
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    with Race(["search", "cpsat"]) as race:
+        niceness = {name: os.getpriority(os.PRIO_PROCESS, w.pid) for name, w in race.workers.items() if w.pid}
+    assert niceness == {"search": base, "cpsat": min(base + CLAIMS_ONLY_NICENESS, 19)}
+    with Race(["cpsat"]) as race:  # nothing certifies: nobody is held back
+        assert [os.getpriority(os.PRIO_PROCESS, w.pid) for w in race.workers.values() if w.pid] == [base]
