@@ -26,7 +26,7 @@ KINDS = ("counts", "stuck", "dead-states", "drup")
 def check_certificate(board: Board, certificate: dict[str, Any], base: Path | None = None) -> Verdict:
     """Whether ``certificate`` proves ``board`` unsolvable; CertificateError when it is malformed.
 
-    ``base`` is the folder a relative ``file`` is read from (default: the working folder).
+    A relative ``file`` is read from the working folder, else from ``base``.
     """
     kind = certificate.get("kind")
     if kind not in KINDS:
@@ -62,8 +62,8 @@ def _file(certificate: dict[str, Any], base: Path | None) -> Path:
     if not isinstance(name, str) or not name:
         raise CertificateError(f'a {certificate.get("kind")} certificate needs "file"')
     path = Path(name)
-    if base is not None and not path.is_absolute():
-        path = base / path
+    if not path.is_file() and base is not None and not path.is_absolute() and (base / path).is_file():
+        path = base / path  # a path relative to the folder of the JSON that names it
     if not path.is_file():
         raise CertificateError(f"{path}: no such certificate file")
     return path

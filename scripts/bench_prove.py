@@ -48,45 +48,43 @@ def measure(board: Board, group: str, time_limit: float, prover: str) -> dict[st
     start = time.perf_counter()
     proved = prove(board, time_limit, prover=prover, corroborate_limit=None, second_opinion=False)
     wall = time.perf_counter() - start
-    proof = proved.details.get("proof", {})
+    result = proved.result
+    certificate = result.certificate
+    size = 0
+    if certificate is not None and certificate.file and Path(certificate.file).exists():
+        size = Path(certificate.file).stat().st_size
+    check = result.check_seconds or 0.0
     return {
         "group": group,
         "board": board.name,
-        "status": proved.result.status.value,
-        "reason": proved.result.reason.value if proved.result.reason else None,
+        "status": result.status.value,
+        "reason": result.reason.value if result.reason else None,
+        "kind": certificate.kind.value if certificate else None,
         "checked": proved.checked,
         "seconds": wall,
-        "solve_seconds": proof.get("solve_seconds"),
-        "check_seconds": proof.get("check_seconds"),
-        "encode_seconds": proof.get("encode_seconds"),
-        "lemmas": proof.get("lemmas"),
-        "bytes": proof.get("bytes"),
+        "check_seconds": check,
+        "solve_seconds": max(wall - check, 1e-6),
+        "bytes": size,
     }
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     unsolvable = [r for r in rows if r["status"] == "unsolvable"]
-    proofs = [r for r in unsolvable if r["reason"] == "proof"]
-    ratios = [r["check_seconds"] / r["solve_seconds"] for r in proofs if r["solve_seconds"]]
     out: dict[str, Any] = {
         "unsolvable": len(unsolvable),
         "checked": sum(r["checked"] for r in unsolvable),
-        "by_reason": {k: sum(r["reason"] == k for r in unsolvable) for k in ("counts", "static", "proof")},
+        "by_kind": {k: sum(r["kind"] == k for r in unsolvable) for k in ("counts", "stuck", "dead-states", "drup")},
     }
     if unsolvable:
         times = [r["seconds"] for r in unsolvable]
+        ratios = [r["check_seconds"] / r["solve_seconds"] for r in unsolvable]
         out["median_seconds"] = statistics.median(times)
         out["max_seconds"] = max(times)
         out["within_1s"] = sum(t <= 1.0 for t in times)
-    if proofs:
-        out["proof_median_seconds"] = statistics.median(r["seconds"] for r in proofs)
-        out["median_solve_seconds"] = statistics.median(r["solve_seconds"] for r in proofs)
-        out["median_check_seconds"] = statistics.median(r["check_seconds"] for r in proofs)
+        out["median_check_seconds"] = statistics.median(r["check_seconds"] for r in unsolvable)
         out["median_check_over_solve"] = statistics.median(ratios)
         out["max_check_over_solve"] = max(ratios)
-        out["median_lemmas"] = statistics.median(r["lemmas"] for r in proofs)
-        out["median_bytes"] = statistics.median(r["bytes"] for r in proofs)
-        out["max_bytes"] = max(r["bytes"] for r in proofs)
+        out["max_bytes"] = max(r["bytes"] for r in unsolvable)
     return out
 
 
