@@ -41,8 +41,8 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 
 from sigmar.models.board import Board
+from sigmar.models.facts import facts_of
 from sigmar.models.result import Move
-from sigmar.models.tiles import could_ever_pair
 
 from .cnf_formula import ClauseSink, Formula, Lit, neg
 
@@ -55,48 +55,9 @@ CARD_ENCODINGS = {
 }
 
 
-def horizon(board: Board) -> int:
-    """Moves a sequential solution needs: pairs plus gold alone (rounded up when counts are odd)."""
-    gold = 1 if board.gold is not None else 0
-    return (len(board.tiles) - gold + 1) // 2 + gold
-
-
-def partner_pairs(board: Board) -> list[tuple[int, int]]:
-    """Tile pairs ``i < j`` that pair under some current metal; gold pairs with nothing."""
-    symbols = [t.symbol for t in board.tiles]
-    gold = board.gold
-    out = []
-    for i in range(len(symbols)):
-        if symbols[i] == gold:
-            continue
-        for j in range(i + 1, len(symbols)):
-            if symbols[j] != gold and could_ever_pair(symbols[i], symbols[j]):
-                out.append((i, j))
-    return out
-
-
-def neighbour_sets(board: Board) -> list[list[tuple[int, ...]] | None]:
-    """Per tile, the tile sets of its three-consecutive-neighbour windows (minimal ones only).
-
-    None means the tile is free from the start (a window with no tile in it).
-    """
-    out: list[list[tuple[int, ...]] | None] = []
-    for ring in board.neighbour_tiles:
-        sets = {
-            tuple(sorted(n for n in (ring[k], ring[(k + 1) % 6], ring[(k + 2) % 6]) if n is not None)) for k in range(6)
-        }
-        if () in sets:
-            out.append(None)
-            continue
-        minimal = [s for s in sets if not any(o != s and set(o) <= set(s) for o in sets)]
-        out.append(sorted(minimal))
-    return out
-
-
-def metal_tiles(board: Board) -> list[int]:
-    """Tile ids of the metals in the order they must leave (gold last)."""
-    by_symbol = {t.symbol: i for i, t in enumerate(board.tiles)}
-    return [by_symbol[m] for m in board.metals]
+def freeing_windows(board: Board) -> list[tuple[tuple[int, ...], ...] | None]:
+    """Per tile, its minimal windows (``sigmar.models.facts``); None when it is free from the start."""
+    return [None if runs == ((),) else runs for runs in facts_of(board).minimal_windows]
 
 
 def windows(board: Board, K: int) -> tuple[list[int], list[int]]:
@@ -107,12 +68,12 @@ def windows(board: Board, K: int) -> tuple[list[int], list[int]]:
     a tile lying in every window of another must leave before it.
     """
     n = len(board.tiles)
-    sets = neighbour_sets(board)
+    sets = freeing_windows(board)
     mates: list[list[int]] = [[] for _ in range(n)]
-    for i, j in partner_pairs(board):
+    for i, j in facts_of(board).partner_pairs:
         mates[i].append(j)
         mates[j].append(i)
-    metals = metal_tiles(board)
+    metals = list(facts_of(board).metal_chain)
     gold_tile = metals[-1] if metals else None
     previous_metal = {b: a for a, b in zip(metals, metals[1:], strict=False)}
     never = K + 1
@@ -177,10 +138,10 @@ def build(
     """
     # -- data
     n = len(board.tiles)
-    K = horizon(board)
+    K = facts_of(board).horizon
     early, late = windows(board, K) if prune else ([1] * n, [K] * n)
-    sets = neighbour_sets(board)
-    metals = metal_tiles(board)
+    sets = freeing_windows(board)
+    metals = list(facts_of(board).metal_chain)
     gold_tile = metals[-1] if metals else None
     pool = IDPool()
     sink = ClauseSink()
@@ -288,7 +249,7 @@ def build(
             sink.add([neg(gone(b, s)), gone(a, s - 1)])
 
     mate_vars: dict[tuple[int, int], int] = {}
-    for i, j in partner_pairs(board):
+    for i, j in facts_of(board).partner_pairs:
         if max(early[i], early[j]) <= min(late[i], late[j]):
             mate_vars[(i, j)] = pool.id(("mate", i, j))
     sink.group("same step")

@@ -25,14 +25,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
+from sigmar.models.facts import Facts, facts_of
 from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
-from sigmar.models.tiles import METALS, could_ever_pair, name_of
+from sigmar.models.tiles import METALS, name_of
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -50,38 +50,32 @@ class BoardData:
     board: Board
 
     @cached_property
+    def facts(self) -> Facts:
+        return facts_of(self.board)
+
+    @property
     def n(self) -> int:
-        return len(self.board.tiles)
+        return self.facts.size
 
-    @cached_property
+    @property
     def symbols(self) -> tuple[str, ...]:
-        return tuple(t.symbol for t in self.board.tiles)
+        return self.facts.symbols
 
-    @cached_property
+    @property
     def metal_chain(self) -> tuple[int, ...]:
-        """Tile ids of the metals in the order they must leave; the last is gold."""
-        metals = [i for i, s in enumerate(self.symbols) if s in METALS]
-        return tuple(sorted(metals, key=lambda i: self.symbols[i]))
+        return self.facts.metal_chain
 
-    @cached_property
+    @property
     def gold(self) -> int | None:
-        return self.metal_chain[-1] if self.metal_chain else None
+        return self.facts.gold if self.facts.gold >= 0 else None
 
-    @cached_property
+    @property
     def pairs(self) -> tuple[tuple[int, int], ...]:
-        """Candidate pairs (i < j) that match under some current metal; gold pairs with nothing."""
-        gold = self.gold
-        return tuple(
-            (i, j)
-            for i, j in combinations(range(self.n), 2)
-            if gold not in (i, j) and could_ever_pair(self.symbols[i], self.symbols[j])
-        )
+        return self.facts.partner_pairs
 
-    @cached_property
+    @property
     def moves(self) -> int:
-        """Moves that clear the board: one per pair plus gold alone (the horizon)."""
-        singles = 1 if self.gold is not None else 0
-        return (self.n - singles + 1) // 2 + singles
+        return self.facts.horizon
 
     def cannot_precede(self, n: int, i: int) -> bool:
         """Neighbour ``n`` can never leave before tile ``i``: both metals and ``n`` is the later one."""
@@ -98,11 +92,10 @@ class BoardData:
         and the solver reports it, rather than a check outside the model.
         """
         out: list[tuple[tuple[int, ...], ...] | None] = []
-        for i, ring in enumerate(self.board.neighbour_tiles):
+        for i, windows in enumerate(self.facts.windows):
             runs: list[tuple[int, ...]] = []
             always = False
-            for k in range(6):
-                run = tuple(sorted({n for n in (ring[k], ring[(k + 1) % 6], ring[(k + 2) % 6]) if n is not None}))
+            for run in windows:
                 if not run:
                     always = True
                     break

@@ -41,9 +41,10 @@ from typing import Any
 
 from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
+from sigmar.models.facts import facts_of
 from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
-from sigmar.models.tiles import METALS, QUICKSILVER, could_ever_pair
+from sigmar.models.tiles import QUICKSILVER
 
 HERE = Path(__file__).resolve().parent
 MODELS = {"order": HERE / "sigmar_order.mzn", "steps": HERE / "sigmar_steps.mzn"}
@@ -83,17 +84,10 @@ GRACE = 1.0
 # ------------------------------------------------------------------ data ----
 
 
-def _gold_id(board: Board) -> int | None:
-    return next((i for i, t in enumerate(board.tiles) if t.symbol == board.gold), None)
-
-
 def _partners(board: Board, i: int) -> list[int]:
-    """Tiles that tile ``i`` could ever leave with (SPEC §1), ignoring order and freeness; gold: itself."""
-    gold_id = _gold_id(board)
-    if i == gold_id:
-        return [i]
-    a = board.tiles[i].symbol
-    return [j for j, t in enumerate(board.tiles) if j not in (i, gold_id) and could_ever_pair(a, t.symbol)]
+    """Tiles that tile ``i`` could ever leave with (``sigmar.models.facts``); gold: itself (it leaves alone)."""
+    facts = facts_of(board)
+    return [i] if i == facts.gold else facts.partners_of(i)
 
 
 def _openings(board: Board, i: int) -> tuple[list[list[int]], list[int]]:
@@ -102,8 +96,7 @@ def _openings(board: Board, i: int) -> tuple[list[list[int]], list[int]]:
     An opening is dominated when another one's blockers are a subset of its
     own (ties keep the first), so the search never branches on both.
     """
-    ring = board.neighbour_tiles[i]
-    openings = [sorted({j for j in (ring[k], ring[(k + 1) % 6], ring[(k + 2) % 6]) if j is not None}) for k in range(6)]
+    openings = [list(window) for window in facts_of(board).windows[i]]
     useful = []
     for k, mine in enumerate(openings):
         dominated = any(
@@ -112,12 +105,6 @@ def _openings(board: Board, i: int) -> tuple[list[list[int]], list[int]]:
         if not dominated:
             useful.append(k)
     return openings, useful
-
-
-def move_count(board: Board) -> int:
-    """Moves in any solution: pairs, plus gold alone."""
-    gold = 1 if board.gold is not None else 0
-    return (len(board.tiles) - gold) // 2 + gold
 
 
 def candidate_pairs(board: Board) -> tuple[tuple[int, int], ...]:
@@ -132,10 +119,9 @@ def _mzn_set(items: list[int]) -> str:
 def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND) -> str:
     """The board as MiniZinc data (``.dzn``); tile ids shift by one (MiniZinc counts from 1)."""
     n = len(board.tiles)
-    metal_ids = sorted(
-        (i for i, t in enumerate(board.tiles) if t.symbol in METALS), key=lambda i: board.tiles[i].symbol
-    )
-    quick = [i for i, t in enumerate(board.tiles) if t.symbol == QUICKSILVER]
+    facts = facts_of(board)
+    metal_ids = facts.metal_chain
+    quick = [i for i, symbol in enumerate(facts.symbols) if symbol == QUICKSILVER]
     rowcols = [board.rowcol(t.cell) for t in board.tiles]
     lines = [
         f"% board: {board.name or '(unnamed)'}; variant: {variant}",
@@ -146,7 +132,7 @@ def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND
         "n_metals = " + str(len(metal_ids)) + ";",
         "metal = [" + ", ".join(str(i + 1) for i in metal_ids) + "];",
         "quicksilver = " + _mzn_set(quick) + ";",
-        f"n_moves = {move_count(board)};",
+        f"n_moves = {facts.horizon};",
     ]
     lines.append(f"strategy = {strategy};  % the search: 1 finds, 2 refutes (see the model)")
     blockers, useful = [], []

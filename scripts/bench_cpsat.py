@@ -27,6 +27,7 @@ from pathlib import Path
 from sigmar.encoders.cpsat import CpsatBackend
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import read_boards
+from sigmar.models.facts import facts_of
 from sigmar.models.result import Status
 from sigmar.models.rules import count_problem
 from sigmar.runners.check import checked
@@ -56,11 +57,11 @@ def deadlock_board(board: Board, rng: random.Random, name: str) -> Board | None:
     and three in a row are needed), so the board is unsolvable.
     """
     symbols = [t.symbol for t in board.tiles]
-    inner = [i for i, ring in enumerate(board.neighbour_tiles) if all(n is not None for n in ring)]
+    inner = [i for i, ring in enumerate(facts_of(board).neighbours) if all(n is not None for n in ring)]
     if not inner:
         return None
     centre = rng.choice(inner)
-    ring = [n for n in board.neighbour_tiles[centre] if n is not None]
+    ring = [n for n in facts_of(board).neighbours[centre] if n is not None]
     metal = rng.choice("123")
     later = [d for d in "23456" if d > metal]
     count_later = rng.randint(1, len(later))
