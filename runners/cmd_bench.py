@@ -15,8 +15,7 @@ from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Result
 
 from .bench import bench, cactus_plot, machine_lines, plan, run_local, summarise, write_csv
-from .cmd_solve import chosen_backends
-from .options import add_backend, add_time_limit, apply_sat_cmd
+from .options import UsageError, add_backend, add_time_limit, apply_sat_cmd, chosen_backends
 from .report import exit_code
 from .tables import table_console
 
@@ -49,8 +48,6 @@ def fmt(seconds: float) -> str:
 
 def run(args: argparse.Namespace) -> int:
     apply_sat_cmd(args)
-    from .cli import UsageError
-
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     boards_by_file: list[tuple[str, list[Board]]] = [(f, read_boards(f)) for f in args.files]

@@ -54,7 +54,5 @@ def test_real_game_boards(name: str) -> None:
     require(name)
     backend = make(name)
     for board in REAL:
-        result = run_checked(backend, board, 60.0)
-        if result.status is Status.UNKNOWN:
-            pytest.skip(f"{name} found no answer for {board.name!r} within 60 s (reported as unknown)")
+        result = run_checked(backend, board, 60.0)  # generous: every backend answers these in seconds
         assert result.status is Status.SOLVED and result.verified, f"{name} on {board.name!r}: {result}"
