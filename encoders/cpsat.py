@@ -334,6 +334,15 @@ class StepsModel:
         return tuple(moves)
 
 
+@dataclass(frozen=True)
+class CpsatOptions:
+    """``num_workers``: CP-SAT's threads (default: the cores); ``probing_level``: presolve probing (0: off)."""
+
+    num_workers: int | None = None
+    seed: int = 0
+    probing_level: int = 0
+
+
 def build(board: Board, formulation: str) -> OrderModel | StepsModel:
     data = BoardData(board)
     if formulation == "order":
@@ -357,6 +366,7 @@ class CpsatBackend(Backend):
     default_sub = "order"
     description = "OR-Tools CP-SAT: leave-step order model (default) or one-move-per-step timestep model"
     encode_targets = ("cpsat",)
+    options_type = CpsatOptions
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
@@ -398,6 +408,13 @@ class CpsatBackend(Backend):
         return {".pbtxt": str(built.model.proto)}
 
     def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        try:
+            return self._solve(board, time_limit)
+        finally:
+            with self._lock:
+                self._stopped = False  # a stop() ends one solve, not the backend
+
+    def _solve(self, board: Board, time_limit: float | None) -> Result:
         from ortools.sat.python import cp_model
 
         start = time.perf_counter()
@@ -415,11 +432,11 @@ class CpsatBackend(Backend):
 
         # Solve.
         solver = cp_model.CpSolver()
-        solver.parameters.num_workers = int(self.options.get("num_workers") or os.cpu_count() or 1)
-        solver.parameters.random_seed = int(self.options.get("seed", 0))
+        solver.parameters.num_workers = int(self.options.num_workers or os.cpu_count() or 1)
+        solver.parameters.random_seed = int(self.options.seed)
         # Probing in presolve took most of the time on these small, easy models (about half the
         # CPU time of cpsat:steps on standard boards); the search finds what it would fix anyway.
-        solver.parameters.cp_model_probing_level = int(self.options.get("probing_level", 0))
+        solver.parameters.cp_model_probing_level = int(self.options.probing_level)
         if time_limit is not None:
             solver.parameters.max_time_in_seconds = max(time_limit - build_seconds, 0.001)
         with self._lock:

@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -234,11 +235,20 @@ def installed_solvers() -> dict[str, str]:
 # ------------------------------------------------------------- backend ----
 
 
+@dataclass(frozen=True)
+class MinizincOptions:
+    """``strategy``: force the search (1 finds, 2 refutes; default: both in turn); ``model``: another .mzn file."""
+
+    strategy: int | None = None
+    model: str | None = None
+
+
 class MinizincBackend(Backend):
     family = "minizinc"
     default_sub = "gecode"
     description = "MiniZinc model (round per tile; :steps for one move per step) on Gecode or another MiniZinc solver"
     encode_targets = ("mzn", "dzn")
+    options_type = MinizincOptions
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
@@ -322,7 +332,7 @@ class MinizincBackend(Backend):
         The option ``strategy=N`` runs one search alone, and ``model=PATH`` another
         model file with the same data (both for measuring).
         """
-        forced = self.options.get("strategy")
+        forced = self.options.strategy
         if forced is not None:
             return [(int(forced), float("inf"), 1.0)]
         if self.variant == "steps":
@@ -376,7 +386,7 @@ class MinizincBackend(Backend):
 
     async def _run_once(self, board: Board, strategy: int, seconds: float | None) -> tuple[str, Any, dict[str, Any]]:
         """One MiniZinc run: ("solved", solution, stats), ("unsat", None, stats) or ("unknown", None, stats)."""
-        model = Path(self.options.get("model") or MODELS[self.variant])
+        model = Path(self.options.model or MODELS[self.variant])
         base = _base_instance(self.solver_name, str(model), threading.get_ident())
         kwargs: dict[str, Any] = {}
         if seconds is not None:
