@@ -90,7 +90,7 @@ class Facts:
     @cached_property
     def minimal_windows(self) -> tuple[tuple[Window, ...], ...]:
         """:attr:`window_masks` as sorted tile ids; ``((),)`` for a tile free from the start."""
-        return tuple(tuple(sorted(tuple(_bits(m)) for m in masks)) for masks in self.window_masks)
+        return tuple(tuple(sorted(tuple(tile_ids(m)) for m in masks)) for masks in self.window_masks)
 
     @cached_property
     def metal_mask(self) -> int:
@@ -163,12 +163,12 @@ class Facts:
 
     def partners_of(self, tile: int) -> list[int]:
         """The tile ids of ``tile``'s partners, ascending."""
-        return _bits(self.partners[tile])
+        return tile_ids(self.partners[tile])
 
     @cached_property
     def partner_pairs(self) -> tuple[tuple[int, int], ...]:
         """Every pair ``i < j`` of tiles that could ever leave together."""
-        return tuple((i, j) for i in range(self.size) for j in _bits(self.partners[i]) if j > i)
+        return tuple((i, j) for i in range(self.size) for j in tile_ids(self.partners[i]) if j > i)
 
     @cached_property
     def horizon(self) -> int:
@@ -196,7 +196,8 @@ def _mask_or(masks: Iterable[int]) -> int:
     return out
 
 
-def _bits(mask: int) -> list[int]:
+def tile_ids(mask: int) -> list[int]:
+    """The tile ids whose bits are set in ``mask``, ascending."""
     out = []
     while mask:
         low = mask & -mask
