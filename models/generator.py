@@ -190,51 +190,59 @@ def generate(template: Template, rng: random.Random, mix: Mix | None = None, nam
     raise GenerationError(f"template '{template.name}': the frontier ran dry {MAX_ATTEMPTS} times")
 
 
+class _Frontier:
+    """The cells that could be placed next (free if the board ended here), with O(1) removal."""
+
+    def __init__(self, shape: _Shape) -> None:
+        self.ring, self.gold = shape.ring, shape.gold
+        self.placed = bytearray(len(shape.cells))
+        self.symbols = [""] * len(shape.cells)
+        self.cells: list[int] = []
+        self.where: dict[int, int] = {}  # cell -> index in cells
+        for i in range(len(shape.cells)):
+            if i != self.gold and _placeable(self.ring[i], self.placed):
+                self._add(i)
+
+    def _add(self, i: int) -> None:
+        self.where[i] = len(self.cells)
+        self.cells.append(i)
+
+    def take(self, i: int) -> None:
+        j = self.where.pop(i)
+        last = self.cells.pop()
+        if last != i:
+            self.cells[j] = last
+            self.where[last] = j
+
+    def place(self, *put: tuple[int, str]) -> None:
+        """Place a step's tiles; every cell of the step is marked first, so none is re-added."""
+        for i, symbol in put:
+            self.placed[i] = 1
+            self.symbols[i] = symbol
+        for i, _ in put:
+            for n in self.ring[i]:
+                fresh = n >= 0 and n != self.gold and not self.placed[n] and n not in self.where
+                if fresh and _placeable(self.ring[n], self.placed):
+                    self._add(n)
+
+    def gold_ready(self) -> bool:
+        return _placeable(self.ring[self.gold], self.placed)
+
+
 def _attempt(shape: _Shape, mix: Mix, rng: random.Random) -> tuple[list[str], list[tuple[int, ...]]] | None:
     """One run of the frontier loop; None when it reaches a dead end (fewer than two frontier cells)."""
-    ring = shape.ring
-    size = len(shape.cells)
-    gold = shape.gold
-    gold_symbol = str(mix.metals)
-    placed = bytearray(size)
-    symbols = [""] * size
-    frontier: list[int] = []
-    where: dict[int, int] = {}  # cell -> index in frontier, for O(1) removal
-    for i in range(size):
-        if i != gold and _placeable(ring[i], placed):
-            where[i] = len(frontier)
-            frontier.append(i)
-
-    def take(i: int) -> None:
-        j = where.pop(i)
-        last = frontier.pop()
-        if last != i:
-            frontier[j] = last
-            where[last] = j
-
-    def place(*put: tuple[int, str]) -> None:
-        # Mark every cell of the step before growing the frontier, so a cell
-        # being placed now is never re-added to it.
-        for i, symbol in put:
-            placed[i] = 1
-            symbols[i] = symbol
-        for i, _ in put:
-            for n in ring[i]:
-                if n >= 0 and n != gold and not placed[n] and n not in where and _placeable(ring[n], placed):
-                    where[n] = len(frontier)
-                    frontier.append(n)
-
+    frontier = _Frontier(shape)
     stack = pair_stack(mix, rng)
     metals_left = mix.metals - 1
     gold_placed = False
     order: list[tuple[int, ...]] = []
     while stack or not gold_placed:
-        n = len(frontier)
-        gold_ready = not gold_placed and metals_left == 0 and _placeable(ring[gold], placed)
+        n = len(frontier.cells)
+        gold_ready = not gold_placed and metals_left == 0 and frontier.gold_ready()
         if gold_ready and (not stack or n < 2 or rng.random() * (n + 1) < 1):
-            place((gold, gold_symbol))
+            frontier.place((shape.gold, str(mix.metals)))
             gold_placed = True
-            order.append((gold,))
+            order.append((shape.gold,))
             continue
         if n < 2 or not stack:
             return None
@@ -242,16 +250,16 @@ def _attempt(shape: _Shape, mix: Mix, rng: random.Random) -> tuple[list[str], li
         b = rng.randrange(n - 1)
         if b >= a:
             b += 1
-        first, second = frontier[a], frontier[b]
+        first, second = frontier.cells[a], frontier.cells[b]
         x, y = stack.pop()
         if y == METAL:
             y = str(mix.metals - metals_left)
             metals_left -= 1
-        take(first)
-        take(second)
-        place((first, x), (second, y))
+        frontier.take(first)
+        frontier.take(second)
+        frontier.place((first, x), (second, y))
         order.append((first, second))
-    return symbols, order
+    return frontier.symbols, order
 
 
 # ---------------------------------------------------------------------------
