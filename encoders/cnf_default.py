@@ -68,22 +68,26 @@ def windows(board: Board, K: int) -> tuple[list[int], list[int]]:
     neighbour window and with a mate; metals leave one after another.  Latest:
     a tile lying in every window of another must leave before it.
     """
-    n = len(board.tiles)
-    sets = freeing_windows(board)
-    mates: list[list[int]] = [[] for _ in range(n)]
-    for i, j in facts_of(board).partner_pairs:
+    facts = facts_of(board)
+    mates: list[list[int]] = [[] for _ in range(facts.size)]
+    for i, j in facts.partner_pairs:
         mates[i].append(j)
         mates[j].append(i)
-    metals = list(facts_of(board).metal_chain)
-    gold_tile = metals[-1] if metals else None
-    previous_metal = {b: a for a, b in zip(metals, metals[1:], strict=False)}
-    never = K + 1
+    return _earliest(board, K, mates), _latest(board, K, mates)
 
-    early = [1] * n
+
+def _earliest(board: Board, K: int, mates: list[list[int]]) -> list[int]:
+    facts = facts_of(board)
+    sets = freeing_windows(board)
+    chain = facts.metal_chain
+    previous_metal = dict(zip(chain[1:], chain, strict=False))
+    gold_tile = facts.gold
+    never = K + 1
+    early = [1] * facts.size
     changed = True
     while changed:
         changed = False
-        for i in range(n):
+        for i in range(facts.size):
             best = 1 if sets[i] is None else 1 + min(max(early[m] for m in s) for s in sets[i] or [])
             if i != gold_tile:
                 best = max(best, min((early[j] for j in mates[i]), default=never))
@@ -93,18 +97,25 @@ def windows(board: Board, K: int) -> tuple[list[int], list[int]]:
             if best > early[i]:
                 early[i] = best
                 changed = True
+    return early
 
-    late = [K] * n
-    must_precede: list[list[int]] = [[] for _ in range(n)]  # i must leave before each j listed
+
+def _latest(board: Board, K: int, mates: list[list[int]]) -> list[int]:
+    facts = facts_of(board)
+    sets = freeing_windows(board)
+    chain = facts.metal_chain
+    next_metal = dict(zip(chain, chain[1:], strict=False))
+    gold_tile = facts.gold
+    late = [K] * facts.size
+    must_precede: list[list[int]] = [[] for _ in range(facts.size)]  # i must leave before each j listed
     for j, s in enumerate(sets):
         if s:
             for m in set(s[0]).intersection(*map(set, s[1:])):
                 must_precede[m].append(j)
-    next_metal = {a: b for b, a in previous_metal.items()}
     changed = True
     while changed:
         changed = False
-        for i in range(n):
+        for i in range(facts.size):
             best = late[i]
             for j in must_precede[i]:
                 best = min(best, late[j] - 1)
@@ -115,7 +126,7 @@ def windows(board: Board, K: int) -> tuple[list[int], list[int]]:
             if best < late[i]:
                 late[i] = best
                 changed = True
-    return early, late
+    return late
 
 
 @dataclass(frozen=True)
