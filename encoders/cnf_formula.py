@@ -119,30 +119,6 @@ class Formula:
         return json.dumps(record, indent=1) + "\n"
 
 
-def parse_dimacs(text: str) -> tuple[int, list[list[int]]]:
-    """(number of variables, clauses) of a DIMACS CNF text; comments skipped."""
-    nv = 0
-    clauses: list[list[int]] = []
-    current: list[int] = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("c") or line.startswith("%"):
-            continue
-        if line.startswith("p"):
-            nv = int(line.split()[2])
-            continue
-        for token in line.split():
-            lit = int(token)
-            if lit == 0:
-                clauses.append(current)
-                current = []
-            else:
-                current.append(lit)
-    if current:
-        clauses.append(current)
-    return nv, clauses
-
-
 def parse_model(text: str) -> tuple[str, list[int]]:
     """(status, model) from SAT-competition output (``s ...`` and ``v ...`` lines) or a bare list of literals.
 
