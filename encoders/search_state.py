@@ -35,6 +35,12 @@ class EngineState:
         self.stuck_root = stuck
         self.stuck_after = 0
         self.stuck_min = len(board.tiles) + 1
+        self._masks(board)
+        self._order_keys(board, order)
+        self._counters()
+
+    def _masks(self, board: Board) -> None:
+        """The board's facts as the search's masks (``sigmar.models.facts``)."""
         n = len(board.tiles)
         self.n = n
         self.full = (1 << n) - 1
@@ -60,7 +66,10 @@ class EngineState:
         # Stuck sets: per tile its partners, and per metal the lower metals it waits for.
         self.partners = list(facts.partners)
         self.lower = list(facts.lower)
-        # Static move-order keys (lower first).
+
+    def _order_keys(self, board: Board, order: str) -> None:
+        """Static move-order keys (lower first)."""
+        n = self.n
         cells = [t.cell for t in board.tiles]
         centre = (0, 0)
         self.key_centre = [distance(c, centre) for c in cells]
@@ -71,6 +80,9 @@ class EngineState:
         if order == "random":  # one fixed random order (``restarts`` draws a new one per restart)
             rng = random.Random(n * 7919 + len(board.name))
             self.key_random = [rng.randrange(1 << 16) for _ in range(n)]
+
+    def _counters(self) -> None:
+        """The dead table, the restart budget and the statistics."""
         self.restart_base = 100
         self.restarts = 0
         self.cap = -1  # node count at which the current restart gives up; -1 for none
