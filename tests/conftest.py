@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
+from hypothesis import strategies as st
 
-from sigmar.models.board import Board
+from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards
+from sigmar.models.hexgrid import cells
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = ROOT / "instances"
@@ -48,3 +51,22 @@ def board_file(tmp_path: Path) -> Path:
     path = tmp_path / "tiny.txt"
     path.write_text(BOARDS_TEXT)
     return path
+
+
+# -- the one Hypothesis board strategy
+
+
+@st.composite
+def small_boards(draw: st.DrawFn) -> Board:
+    """The one Hypothesis board strategy: up to 12 tiles on a side of 2-4, metals and quicksilver included."""
+    dim = draw(st.integers(2, 4))
+    all_cells = list(cells(dim))
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    rng.shuffle(all_cells)
+    count = draw(st.integers(1, min(len(all_cells), 12)))
+    pool = list("aaeeffwwssvvmm") + ["q", "q", "1", "2", "3"]
+    rng.shuffle(pool)
+    symbols = pool[:count]
+    tiles = [Tile(c, s) for c, s in zip(all_cells, symbols, strict=False)]
+    tiles.sort(key=lambda t: (t.cell[1], t.cell[0]))
+    return Board(dim, tuple(tiles), "hypothesis")

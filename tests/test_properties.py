@@ -7,11 +7,11 @@ import random
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from sigmar.models.board import Board, Tile
-from sigmar.models.hexgrid import cells
+from sigmar.models.board import Board
 from sigmar.models.result import Move
 from sigmar.models.rules import Fault, Position, verify
 from tests.bruteforce import solve_by_brute_force
+from tests.conftest import small_boards as boards
 
 RING = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 
@@ -43,21 +43,6 @@ def oracle_legal(board: Board, occupied: set, cells_: tuple) -> bool:
     if a.isdigit() and b == "q":
         return a == metals[0] and a != gold
     return False
-
-
-@st.composite
-def boards(draw: st.DrawFn) -> Board:
-    dim = draw(st.integers(2, 4))
-    all_cells = list(cells(dim))
-    rng = random.Random(draw(st.integers(0, 2**32)))
-    rng.shuffle(all_cells)
-    count = draw(st.integers(1, min(len(all_cells), 12)))
-    pool = list("aaeeffwwssvvmm") + ["q", "q", "1", "2", "3"]
-    rng.shuffle(pool)
-    symbols = pool[:count]
-    tiles = [Tile(c, s) for c, s in zip(all_cells, symbols, strict=False)]
-    tiles.sort(key=lambda t: (t.cell[1], t.cell[0]))
-    return Board(dim, tuple(tiles), "hypothesis")
 
 
 def random_play(board: Board, rng: random.Random) -> list[Move]:
