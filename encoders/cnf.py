@@ -31,7 +31,7 @@ import time
 from typing import Any
 
 from sigmar.models.board import Board
-from sigmar.models.result import Reason, Result, Status
+from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
 from sigmar.models.rules import count_problem
 
 from .backend import Backend
@@ -118,6 +118,18 @@ def _stats(sat: Any) -> dict[str, Any]:
         return {}
 
 
+# python-sat solvers that run in this process and can log a DRUP proof (``with_proof=True``).
+PROOF_SOLVERS = frozenset({"glucose3", "glucose4", "glucose42"})
+
+
+def proof_text(lines: list[str]) -> str:
+    """A solver's DRUP lines, ending in the empty clause (some solvers leave it implicit)."""
+    body = [line.strip() for line in lines if line.strip()]
+    if not body or body[-1] != "0":
+        body.append("0")
+    return "\n".join(body) + "\n"
+
+
 class CnfBackend(Backend):
     family = "cnf"
     default_sub = DEFAULT_SOLVER
@@ -137,6 +149,7 @@ class CnfBackend(Backend):
         self.card: str = options.get("card", "seqcounter")
         self._stop = threading.Event()
         self._live: Any = None  # the running pysat solver, a child process or a Popen
+        self._proof: list[str] | None = None  # the DRUP lines of the last refutation, when logged
 
     @classmethod
     def available(cls) -> tuple[bool, str]:
@@ -239,15 +252,27 @@ class CnfBackend(Backend):
                 explanation=f"the {self.variant} CNF encoding (horizon {formula.horizon} steps, which every "
                 f"solution fits) is unsatisfiable ({self.sat_cmd or self.solver})",
                 statistics=stats,
+                certificate=self._certificate(formula),
             )
         if "error" in stats:
             return Result(Status.ERROR, self.name, seconds, message=str(stats["error"]), statistics=stats)
         return Result(Status.UNKNOWN, self.name, seconds, message="time limit", statistics=stats)
 
+    def _certificate(self, formula: Formula) -> Certificate | None:
+        """The refutation as a SPEC §5 ``drup`` certificate, when the solver logged a proof."""
+        proof, self._proof = self._proof, None
+        if proof is None:
+            return None
+        texts = {".drup": proof_text(proof), ".cnf": formula.to_dimacs(), ".vars.json": formula.sidecar()}
+        return Certificate(CertificateKind.DRUP, texts=texts)
+
     def _solve_pysat(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
         from pysat.solvers import Solver
 
-        with Solver(name=self.solver, bootstrap_with=formula.clauses) as sat:
+        # Only the default encoding is certified: the checker re-encodes the board with it.
+        logging = self.variant == "default" and self.solver in PROOF_SOLVERS
+        self._proof = None
+        with Solver(name=self.solver, bootstrap_with=formula.clauses, with_proof=logging) as sat:
             self._live = sat
             timer = None
             if limit is not None:
@@ -263,6 +288,8 @@ class CnfBackend(Backend):
                     timer.cancel()
                 self._live = None
             model = sat.get_model() if answer else None
+            if answer is False and logging:
+                self._proof = list(sat.get_proof() or [])
             return answer, model, _stats(sat)
 
     def _solve_child(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:

@@ -20,9 +20,16 @@ import time
 from typing import Any
 
 from sigmar.encoders.backend import Backend
-from sigmar.encoders.search_engine import Engine
+from sigmar.encoders.search_certificate import (
+    Solvable,
+    TooLarge,
+    dead_states,
+    dead_states_text,
+    stuck_witness,
+)
+from sigmar.encoders.search_engine import Engine, Outcome
 from sigmar.models.board import Board
-from sigmar.models.result import Move, Reason, Result, Status
+from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
 
 
@@ -93,10 +100,40 @@ class SearchBackend(Backend):
             )
             return Result(Status.SOLVED, self.name, seconds, moves=moves, statistics=stats)
         if outcome.status == "unsolvable":
-            reason = Reason.EXHAUSTED if outcome.why == "exhausted" else Reason.STATIC
-            return Result(
-                Status.UNSOLVABLE, self.name, seconds, reason=reason, explanation=outcome.explanation, statistics=stats
-            )
+            return self._refutation(engine, outcome, start, time_limit)
         return Result(
             Status.UNKNOWN, self.name, seconds, message="time limit reached before the search ended", statistics=stats
         )
+
+    def _refutation(self, engine: Engine, outcome: Outcome, start: float, time_limit: float | None) -> Result:
+        """The search's "unsolvable" with its SPEC §5 certificate: a stuck set, else the closed dead states.
+
+        The search itself prunes with safe moves and arguments a reader cannot
+        check; the certificate is derived again without them.  When the dead
+        states outgrow the time or the size limit, the answer carries no
+        certificate and the runner treats it as a claim.
+        """
+        stats = outcome.statistics
+        board = engine.board
+
+        def unsolvable(reason: Reason, **extra: Any) -> Result:
+            seconds = time.perf_counter() - start
+            return Result(
+                Status.UNSOLVABLE, self.name, seconds, reason=reason, explanation=outcome.explanation, **extra
+            )
+
+        reason = Reason.EXHAUSTED if outcome.why == "exhausted" else Reason.STATIC
+        stuck = stuck_witness(engine, engine.full)
+        if stuck:
+            cells = tuple(board.rowcol(tile.cell) for t, tile in enumerate(board.tiles) if stuck >> t & 1)
+            return unsolvable(reason, statistics=stats, certificate=Certificate(CertificateKind.STUCK, cells))
+        try:
+            dead = dead_states(engine, None if time_limit is None else start + time_limit)
+        except Solvable:
+            message = "the search said unsolvable, but listing its dead states reached the empty board"
+            return Result(Status.ERROR, self.name, time.perf_counter() - start, message=message, statistics=stats)
+        except TooLarge as exc:
+            return unsolvable(reason, statistics=stats, message=f"no certificate: {exc}")
+        stats["certificate_states"] = len(dead)
+        texts = {".dead.jsonl": dead_states_text(engine, dead)}
+        return unsolvable(reason, statistics=stats, certificate=Certificate(CertificateKind.DEAD_STATES, texts=texts))

@@ -43,6 +43,50 @@ class Move:
     cells: tuple[Hex, ...]
 
 
+class CertificateKind(StrEnum):
+    """The four kinds of unsolvability certificate (SPEC §5)."""
+
+    COUNTS = "counts"
+    STUCK = "stuck"
+    DEAD_STATES = "dead-states"
+    DRUP = "drup"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# The file suffixes a certificate of each kind is written with (the first names it).
+CERTIFICATE_SUFFIXES = {
+    CertificateKind.DEAD_STATES: (".dead.jsonl",),
+    CertificateKind.DRUP: (".drup", ".cnf", ".vars.json"),
+}
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What backs an "unsolvable" (SPEC §4, §5).
+
+    A backend fills ``texts`` (file suffix -> content) and leaves ``file``
+    empty; the runner writes the texts into its proof folder, sets ``file``,
+    and has the certificate checked by code that shares nothing with the
+    backend.  ``cells`` is the set K of a ``stuck`` certificate, as
+    ``(row, col)`` of the board file.
+    """
+
+    kind: CertificateKind
+    cells: tuple[tuple[int, int], ...] = ()
+    file: str | None = None
+    texts: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    # True when ``file`` is in a folder removed at the end of the run: the JSON then names no file.
+    temporary: bool = False
+
+    def json(self) -> dict[str, Any]:
+        record: dict[str, Any] = {"kind": self.kind.value, "file": None if self.temporary else self.file}
+        if self.kind is CertificateKind.STUCK:
+            record["cells"] = [list(cell) for cell in self.cells]
+        return record
+
+
 @dataclass(frozen=True)
 class Result:
     """One backend's answer for one board.
@@ -63,6 +107,12 @@ class Result:
     # Set by the runner when the answer is provably wrong (a rejected
     # solution), as opposed to a crash: BenchExec's "wrong" against "error".
     wrong: bool = False
+    certificate: Certificate | None = None
+    # Set by the runner once code independent of the backend accepted ``certificate``.
+    checked: bool = False
+    check_seconds: float | None = None
+    # For ``unknown``: what each backend said before the end (SPEC §4 ``claims``).
+    claims: tuple[Result, ...] = ()
 
     def with_(self, **changes: Any) -> Result:
         return replace(self, **changes)

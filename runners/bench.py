@@ -30,6 +30,7 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
+from .certify import ProofStore, certify
 from .check import checked
 from .grading import BoardVerdict, Grade, grade_board
 from .workers import Worker
@@ -158,13 +159,14 @@ def bench(
     executor: Iterator[tuple[Run, Result]],
     on_done: Callable[[Run, Result], None] | None = None,
 ) -> BenchResult:
-    """Collect every run's answer from ``executor``, check it, and grade each board across backends."""
+    """Collect every run's answer from ``executor``, check it and its certificate, and grade each board."""
     answers: dict[int, dict[str, Result]] = {}
-    for run, raw in executor:
-        answer = checked(run.board, raw)
-        answers.setdefault(run.index // len(names), {})[run.backend] = answer
-        if on_done is not None:
-            on_done(run, answer)
+    with ProofStore() as proofs:
+        for run, raw in executor:
+            answer = certify(run.board, checked(run.board, raw), proofs)
+            answers.setdefault(run.index // len(names), {})[run.backend] = answer
+            if on_done is not None:
+                on_done(run, answer)
     rows: list[Row] = []
     verdicts: list[tuple[Board, BoardVerdict]] = []
     for i in range(0, len(runs), len(names)):

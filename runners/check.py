@@ -11,7 +11,8 @@ import time
 
 from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
-from sigmar.models.result import Reason, Result, Status
+from sigmar.models.certificate import check_counts
+from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
 from sigmar.models.rules import count_problem, verify
 
 
@@ -33,11 +34,24 @@ def checked(board: Board, result: Result) -> Result:
 
 
 def counts_answer(board: Board) -> Result | None:
-    """An ``unsolvable`` answer from the counts alone, or None."""
+    """An ``unsolvable`` answer from the counts alone, checked by the certificate checker, or None."""
     problem = count_problem(board)
     if problem is None:
         return None
-    return Result(Status.UNSOLVABLE, "counts", 0.0, reason=Reason.COUNTS, explanation=problem)
+    start = time.perf_counter()
+    verdict = check_counts(board)  # the independent reading of SPEC §1's counts
+    certificate = Certificate(CertificateKind.COUNTS)
+    return Result(
+        Status.UNSOLVABLE if verdict.valid else Status.ERROR,
+        "counts",
+        0.0,
+        reason=Reason.COUNTS,
+        explanation=problem,
+        message="" if verdict.valid else f"the counts check disagrees with the rule engine: {verdict.reason}",
+        certificate=certificate,
+        checked=verdict.valid,
+        check_seconds=time.perf_counter() - start,
+    )
 
 
 def run_checked(backend: Backend, board: Board, time_limit: float | None) -> Result:

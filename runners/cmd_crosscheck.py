@@ -9,12 +9,14 @@ from rich.table import Table
 
 from sigmar.models.result import Result, Status
 
+from .certify import ProofStore
 from .cmd_solve import chosen_backends
 from .grading import Grade, grade_board
 from .options import (
     add_backend,
     add_board_files,
     add_json,
+    add_proof_dir,
     add_sat_cmd,
     add_time_limit,
     apply_sat_cmd,
@@ -37,6 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_backend(parser)
     add_time_limit(parser)
     add_sat_cmd(parser)
+    add_proof_dir(parser)
     add_json(parser)
     parser.set_defaults(run=run)
 
@@ -57,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     for name in names:
         table.add_column(name, no_wrap=True)
     table.add_column("agree")
-    with Race(names) as race:
+    with ProofStore(args.proof_dir) as proofs, Race(names, proofs=proofs) as race:
         for board in boards:
             answers = race.solve_all(board, args.time_limit)
             verdict = grade_board(board, answers)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from rich.table import Table
 
-from sigmar.models.result import Status
+from sigmar.models.result import Result, Status
 
-from .options import add_board_files, add_json, add_time_limit, positive_float, read_board_files
-from .prove import DEFAULT_PROVER, PROVERS, NameAllocator, prove
+from .certify import ProofStore
+from .options import add_board_files, add_json, add_proof_dir, add_time_limit, positive_float, read_board_files
+from .prove import DEFAULT_PROVER, PROVERS, Prover
 from .report import dumps, exit_code, result_json, summary_line
 from .tables import add_text_row, table_console
 
@@ -19,18 +19,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "prove",
         help="prove boards unsolvable with a checked certificate (or solve them)",
-        description="For each board: a sound reason (counts, a stuck set of tiles) or a DRUP proof that the "
-        "board's CNF is unsatisfiable, checked lemma by lemma by an independent checker; a solvable board "
-        "gets its verified solution. Exit 0 all answered, 1 some not, 2 bad input, 3 a wrong answer "
-        "(a rejected proof or solution, or a corroborating backend that solved a refuted board).",
+        description="For each board: a certificate of unsolvability (the counts, a stuck set of tiles, the "
+        "board's dead states closed under every move, or a DRUP proof that its CNF is unsatisfiable), "
+        "whichever route is first, checked by code independent of the backend that found it; a solvable "
+        "board gets its verified solution. Exit 0 all answered, 1 some not, 2 bad input, 3 a wrong answer "
+        "(a rejected certificate or solution, or a corroborating backend that solved a refuted board).",
     )
     add_board_files(parser)
-    parser.add_argument(
-        "--proof-dir",
-        type=Path,
-        metavar="D",
-        help="write NAME.cnf (the formula refuted), NAME.drup (the proof) and NAME.vars.json (the variables)",
-    )
+    add_proof_dir(parser)
     add_time_limit(parser)
     add_json(parser)
     parser.add_argument(
@@ -52,36 +48,40 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     boards = read_board_files(args.files)
-    names = NameAllocator()
     results = []
     table = Table(title=f"sigmar prove {' '.join(args.files)}")
     for column in ("board", "status", "reason", "checked", "seconds", "detail"):
         table.add_column(column)
-    for index, board in enumerate(boards):
-        proved = prove(
-            board,
-            args.time_limit,
+    with (
+        ProofStore(args.proof_dir) as proofs,
+        Prover(
+            proofs,
             prover=args.prover,
-            proof_dir=args.proof_dir,
-            stem=names.stem(board.name, index),
             corroborate_limit=None if args.no_corroborate else args.corroborate,
             second_opinion=not args.no_second_opinion,
-        )
-        result = proved.result
-        results.append(result)
-        if args.json:
-            print(dumps(result_json(board, result, **proved.json_extra())), flush=True)
-            continue
-        unsolvable = result.status is Status.UNSOLVABLE
-        detail = summary_line(result)
-        if unsolvable and proved.certificate:
-            detail += f" [{proved.certificate}]"
-        if result.message and result.status is not Status.ERROR:
-            detail += f" ({result.message})"
-        checked = ("yes" if proved.checked else "NO") if unsolvable else ("yes" if result.verified else "-")
-        # Text, not markup: board names and paths may hold square brackets.
-        cells = (board.name, str(result.status), str(result.reason or "-"), checked, f"{result.seconds:.3f}", detail)
-        add_text_row(table, *cells)
+        ) as engine,
+    ):
+        for board in boards:
+            proved = engine.prove(board, args.time_limit)
+            result = proved.result
+            results.append(result)
+            if args.json:
+                print(dumps(result_json(board, result, **proved.json_extra())), flush=True)
+            else:
+                add_text_row(table, *row(board.name, result))
     if not args.json:
         table_console().print(table)
     return exit_code(results)
+
+
+def row(name: str, result: Result) -> tuple[str, ...]:
+    """One table row; text, not markup, as board names and paths may hold square brackets."""
+    unsolvable = result.status is Status.UNSOLVABLE
+    detail = summary_line(result)
+    certificate = result.certificate
+    if unsolvable and certificate is not None and certificate.file:
+        detail += f" [{certificate.file}]"
+    if result.message and result.status is not Status.ERROR:
+        detail += f" ({result.message})"
+    checked = ("yes" if result.checked else "NO") if unsolvable else ("yes" if result.verified else "-")
+    return (name, str(result.status), str(result.reason or "-"), checked, f"{result.seconds:.3f}", detail)

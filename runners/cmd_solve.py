@@ -10,10 +10,12 @@ from sigmar.encoders.registry import expand
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
+from .certify import ProofStore
 from .options import (
     add_backend,
     add_board_files,
     add_json,
+    add_proof_dir,
     add_sat_cmd,
     add_time_limit,
     apply_sat_cmd,
@@ -29,14 +31,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "solve",
         help="answer each board (backends race; the first checked answer wins)",
         description="Answer each board: solved (moves replayed by the rule engine), "
-        "unsolvable (with its reason) or unknown. With several backends they race, each in its "
-        "own process; an unsolvable claim from an encoding needs a backend of another family to "
-        "agree. Exit 0 all answered, 1 some not, 2 bad input, 3 a wrong answer.",
+        "unsolvable (with a certificate checked independently of the backend that found it) or unknown. "
+        "With several backends they race, each in its own process; a refutation without a checked "
+        "certificate is a claim, listed in the answer. Exit 0 all answered, 1 some not, 2 bad input, "
+        "3 a wrong answer.",
     )
     add_board_files(parser)
     add_backend(parser)
     add_time_limit(parser)
     add_sat_cmd(parser)
+    add_proof_dir(parser)
     add_json(parser)
     parser.set_defaults(run=run)
 
@@ -65,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     table = Table(title=f"sigmar solve {' '.join(args.files)}")
     for column in ("board", "status", "backend", "seconds", "detail"):
         table.add_column(column)
-    with Race(names) as race:
+    with ProofStore(args.proof_dir) as proofs, Race(names, proofs=proofs) as race:
         for board in boards:
             outcome = race.solve(board, args.time_limit)
             result = outcome.result

@@ -4,9 +4,10 @@ Shared by ``crosscheck`` and ``bench``.  No answer key is needed: the board
 itself and the answers decide.
 
 - A verified solution is the truth: it beats any ``unsolvable`` claim.
-- Otherwise the board is unsolvable when the counts say so, when an answer
-  carries a reason anyone can check (``static``, ``exhausted``), or when
-  backends of two different families say unsolvable.
+- Otherwise the board is unsolvable when the counts say so or when some
+  answer's certificate was checked (:mod:`sigmar.runners.policy`).  Two
+  families that say unsolvable without one make ``corroborated``, which
+  settles nothing: their answers are graded ``unconfirmed``.
 
 Grades: ``correct``; ``unconfirmed`` (BenchExec's correct-unconfirmed: an
 ``unsolvable`` that nothing contradicts but nothing confirms, such as a lone
@@ -24,7 +25,7 @@ from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
 from .check import counts_answer
-from .race import corroborate, family_of, is_sound_unsolvable
+from .policy import accepted, claims_message, corroborated
 
 
 class Grade(StrEnum):
@@ -69,18 +70,16 @@ def board_answer(board: Board, answers: dict[str, Result]) -> tuple[Result, bool
     counted = counts_answer(board)
     if counted is not None:
         return counted, True
-    sound = [a for a in answers.values() if is_sound_unsolvable(a)]
-    if sound:
-        return min(sound, key=lambda a: a.seconds), True
-    unsolvable = sorted((a for a in answers.values() if a.status is Status.UNSOLVABLE), key=lambda a: a.seconds)
-    for i, first in enumerate(unsolvable):
-        for second in unsolvable[i + 1 :]:
-            if family_of(first.backend) != family_of(second.backend):
-                return corroborate(first, second).with_(seconds=second.seconds), True
-    if unsolvable:
-        who = ", ".join(f"{a.backend} ({a.reason})" for a in unsolvable)
-        message = f"only {who} claimed unsolvable; no backend of another family corroborated it"
-        return Result(Status.UNKNOWN, "crosscheck", message=message), False
+    certified = [a for a in answers.values() if a.status is Status.UNSOLVABLE and accepted(a)]
+    if certified:
+        return min(certified, key=lambda a: a.seconds), True
+    said = tuple(answers.values())
+    agreed = corroborated(said)
+    if agreed is not None:
+        return agreed.with_(claims=said), False
+    if any(a.status is Status.UNSOLVABLE for a in said):
+        message = f"{claims_message(said)}; no checked certificate and no backend of another family agreed"
+        return Result(Status.UNKNOWN, "crosscheck", message=message, claims=said), False
     wrong = [a for a in answers.values() if a.wrong]
     if wrong:
         return Result(Status.ERROR, wrong[0].backend, message=wrong[0].message, wrong=True), False

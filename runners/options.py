@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
@@ -66,6 +68,30 @@ def apply_sat_cmd(args: argparse.Namespace) -> None:
         os.environ[SAT_CMD_ENV] = args.sat_cmd
         if args.backend == "all":
             args.backend = "cnf:external"
+
+
+def writable_folder(text: str) -> Path:
+    """A folder that exists (made if missing) and takes a new file; checked before any work is done."""
+    path = Path(text)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except FileExistsError:
+        raise argparse.ArgumentTypeError(f"'{text}' is a file, not a folder") from None
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot write in '{text}': {exc.strerror or exc}") from None
+    return path
+
+
+def add_proof_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--proof-dir",
+        type=writable_folder,
+        metavar="D",
+        help="keep the certificate files (NAME.dead.jsonl, NAME.drup with NAME.cnf and NAME.vars.json) in D; "
+        "without it they go in a temporary folder that is removed",
+    )
 
 
 def add_board_files(parser: argparse.ArgumentParser) -> None:

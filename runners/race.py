@@ -1,19 +1,17 @@
 """The race: several backends on one board, the first answer that passes the checks wins.
 
-Rules (issue 7):
+Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.policy`):
 
 - The count precheck answers before any backend is asked.
 - Every backend runs in its own worker process (:mod:`sigmar.runners.workers`);
   the workers live across the boards of a file, so solver imports are paid once.
 - ``solved`` wins when the rule engine replays the moves (``check.checked``).
-- ``unsolvable`` wins alone only with a reason anyone can check: ``counts``,
-  ``static`` or ``exhausted`` (a complete search).  A solver's refutation
-  (``proof``) wins only when a backend of *another family* also says
-  unsolvable: then it is reported as ``corroborated``, naming both.  Two
-  solvers behind the same encoding (``cnf:glucose4`` and ``cnf:cadical195``)
-  share its bugs, so they do not corroborate each other.
-- A claim nobody corroborates waits until the time limit, then the board is
-  ``unknown`` with a message saying what was claimed.
+- ``unsolvable`` wins only with a certificate that code independent of the
+  backend has checked (``certify.certify``).  A refutation without one (CP-SAT,
+  MiniZinc, a rejected certificate) is a claim: the race waits for a checked
+  certificate from another backend until the time limit.  Claims from two
+  families then make ``corroborated``, a weaker label; a lone claim is
+  ``unknown``, and the answer lists every claim.
 - Losers are asked to stop; one that has not stopped within ``grace`` seconds
   when it is next needed is killed and replaced by a fresh worker.
 - A crashed or hung backend is an answer (``error``) or nothing; the race goes on.
@@ -30,33 +28,12 @@ from typing import Any
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
-from sigmar.models.result import Reason, Result, Status
+from sigmar.models.result import Result, Status
 
+from .certify import ProofStore, certify
 from .check import checked, counts_answer
+from .policy import accepted, claims_message, corroborated
 from .workers import Worker
-
-# Reasons a reader can check from the board alone or from a complete search.
-SOUND_REASONS = frozenset({Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED})
-
-
-def family_of(name: str) -> str:
-    return registry.split_name(name)[0]
-
-
-def is_sound_unsolvable(result: Result) -> bool:
-    return result.status is Status.UNSOLVABLE and result.reason in SOUND_REASONS
-
-
-def corroborate(first: Result, second: Result) -> Result:
-    """Two unsolvable claims from different families, reported as one ``corroborated`` answer."""
-    why = first.explanation or f"{first.reason} from {first.backend}"
-    return Result(
-        Status.UNSOLVABLE,
-        f"{first.backend}+{second.backend}",
-        reason=Reason.CORROBORATED,
-        explanation=f"{first.backend} ({first.reason}) and {second.backend} ({second.reason}) "
-        f"both found it unsolvable: {why}",
-    )
 
 
 @dataclass
@@ -77,7 +54,15 @@ class Race:
     Ctrl-C included.
     """
 
-    def __init__(self, names: list[str], *, slack: float = 0.5, grace: float = 0.2, stagger: float = 0.02) -> None:
+    def __init__(
+        self,
+        names: list[str],
+        *,
+        proofs: ProofStore | None = None,
+        slack: float = 0.5,
+        grace: float = 0.2,
+        stagger: float = 0.02,
+    ) -> None:
         if not names:
             raise registry.UnknownBackend("no backend named")
         for name in names:
@@ -91,6 +76,9 @@ class Race:
         # costs at most ``stagger`` on a board the leader cannot answer quickly.
         self.stagger = stagger
         self.wins: Counter[str] = Counter()
+        # Certificate files: the caller's folder, or a temporary one that close() removes.
+        self._own_proofs = proofs is None
+        self.proofs = proofs if proofs is not None else ProofStore()
         self._job = 0
         self.workers: dict[str, Worker] = {}
         try:
@@ -112,6 +100,11 @@ class Race:
                 worker.kill()
             else:
                 worker.close()
+        if self._own_proofs and hasattr(self, "proofs"):
+            self.proofs.close()
+
+    def _certified(self, board: Board, result: Result) -> Result:
+        return certify(board, checked(board, result), self.proofs)
 
     def pids(self) -> list[int]:
         return [w.pid for w in self.workers.values() if w.pid is not None]
@@ -139,7 +132,7 @@ class Race:
         start = time.perf_counter()
         early = counts_answer(board)
         if early is not None:
-            return RaceOutcome(early.with_(seconds=time.perf_counter() - start))
+            return RaceOutcome(self._certified(board, early).with_(seconds=time.perf_counter() - start))
         self._job += 1
         job = self._job
         deadline = None if time_limit is None else start + time_limit + self.slack
@@ -164,7 +157,7 @@ class Race:
                     waiting.add(name)
 
         dispatch(order[: len(order) - len(later)], start)
-        claims: list[Result] = []  # unsolvable answers that need corroboration
+        claims: list[Result] = []  # unsolvable answers without a checked certificate
         winner: Result | None = None
         while winner is None and (running or waiting or later):
             now = time.perf_counter()
@@ -209,18 +202,14 @@ class Race:
                         running.add(name)
                     continue
                 running.discard(name)
-                answer = checked(board, done.result.with_(seconds=done.seconds))
+                answer = self._certified(board, done.result.with_(seconds=done.seconds))
                 outcome.answers[name] = answer
                 if answer.wrong:
                     outcome.wrong[name] = answer.message
-                elif answer.verified or is_sound_unsolvable(answer):
+                elif accepted(answer):
                     winner = answer
                 elif answer.status is Status.UNSOLVABLE:
-                    partner = next((c for c in claims if family_of(c.backend) != family_of(answer.backend)), None)
-                    if partner is not None:
-                        winner = corroborate(partner, answer)
-                    else:
-                        claims.append(answer)
+                    claims.append(answer)
                 if winner is not None:
                     winner = winner.with_(seconds=now - start)
                     self.wins[name] += 1
@@ -246,10 +235,13 @@ class Race:
 
     def _no_winner(self, outcome: RaceOutcome, claims: list[Result], elapsed: float, limit: float | None) -> Result:
         answers = outcome.answers
+        said = tuple(answers.values())
         if claims:
-            who = ", ".join(f"{c.backend} ({c.reason}: {c.explanation or 'no explanation'})" for c in claims)
-            message = f"only {who} claimed unsolvable; no backend of another family corroborated it"
-            return Result(Status.UNKNOWN, "race", elapsed, message=message)
+            agreed = corroborated(claims)
+            if agreed is not None:
+                return agreed.with_(seconds=elapsed, claims=said)
+            message = f"{claims_message(claims)}; no checked certificate and no backend of another family agreed"
+            return Result(Status.UNKNOWN, "race", elapsed, message=message, claims=said)
         if outcome.wrong:
             name, message = next(iter(outcome.wrong.items()))
             return Result(Status.ERROR, name, elapsed, message=message, wrong=True)
@@ -262,7 +254,7 @@ class Race:
             parts.append(f"no answer from {', '.join(silent)} in {limit:g} s")
         for name, answer in answers.items():
             parts.append(f"{name}: {answer.message or answer.status}")
-        return Result(Status.UNKNOWN, "race", elapsed, message="; ".join(parts) or "no answer")
+        return Result(Status.UNKNOWN, "race", elapsed, message="; ".join(parts) or "no answer", claims=said)
 
     def solve_all(self, board: Board, time_limit: float | None) -> dict[str, Result]:
         """Every backend to the end on ``board`` (for crosscheck): checked answers by name.
@@ -301,7 +293,7 @@ class Race:
                     answers[name] = Result(Status.ERROR, name, time.perf_counter() - start, message=message)
                     worker.restart()
                 else:
-                    answers[name] = checked(board, done.result.with_(seconds=done.seconds))
+                    answers[name] = self._certified(board, done.result.with_(seconds=done.seconds))
         for name in running:
             self.workers[name].restart()
             message = f"no answer in {time_limit:g} s; killed" if time_limit is not None else "no answer"

@@ -25,11 +25,31 @@ def result_json(board: Board, result: Result, **extra: Any) -> dict[str, Any]:
     if result.status is Status.UNSOLVABLE:
         record["reason"] = result.reason.value if result.reason else None
         record["explanation"] = result.explanation
-    if result.status is Status.ERROR:
+        record["certificate"] = result.certificate.json() if result.certificate else None
+        record["checked"] = result.checked
+        record["check_seconds"] = None if result.check_seconds is None else round(result.check_seconds, 6)
+    if result.claims and result.status is not Status.SOLVED:
+        record["claims"] = [claim_json(c) for c in result.claims]
+    if result.status is Status.ERROR or (result.status is Status.UNKNOWN and result.message):
         record["message"] = result.message
     if result.statistics:
         record["statistics"] = result.statistics
     record.update(extra)
+    return record
+
+
+def claim_json(claim: Result) -> dict[str, Any]:
+    """What one backend said before the end (SPEC §4 ``claims``)."""
+    record: dict[str, Any] = {
+        "backend": claim.backend,
+        "status": claim.status.value,
+        "reason": claim.reason.value if claim.reason else None,
+        "seconds": round(claim.seconds, 6),
+    }
+    if claim.status is Status.UNSOLVABLE:
+        record["checked"] = claim.checked
+    if claim.message:
+        record["message"] = claim.message
     return record
 
 
@@ -44,7 +64,9 @@ def summary_line(result: Result) -> str:
         moves = f"{count} move{'' if count == 1 else 's'}"
         return f"{moves}, verified" if result.verified else f"{moves}, NOT verified"
     if result.status is Status.UNSOLVABLE:
-        return f"{result.reason}: {result.explanation}"
+        if result.checked and result.certificate is not None:
+            return f"{result.reason}: {result.explanation} [{result.certificate.kind} certificate checked]"
+        return f"{result.reason} (unchecked): {result.explanation}"
     if result.status is Status.ERROR:
         return result.message
     return result.message or "no answer in time"

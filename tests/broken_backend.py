@@ -5,8 +5,9 @@ with :func:`register` (monkeypatch), and the worker processes receive that
 registry from the parent.
 
 ``honest:dfs`` solves tiny boards by a complete search over the rule engine
-(unsolvable ones as ``exhausted``); ``honest:proof`` is the same search but
-reports unsolvable as a solver's ``proof`` (needs corroboration);
+(unsolvable ones as ``exhausted``, with a dead-states certificate listing every
+reachable state); ``honest:proof`` is the same search but reports unsolvable
+as a solver's ``proof`` with no certificate (a claim);
 ``honest:slow`` sleeps ``SIGMAR_FAKE_DELAY`` seconds (default 0.5) first;
 ``honest:sticky`` is as slow but obeys ``stop()`` and then stays stopped for
 good (a real bug pattern: a stop flag never reset).
@@ -23,8 +24,8 @@ import time
 
 from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
-from sigmar.models.result import Move, Reason, Result, Status
-from tests.bruteforce import solve_by_brute_force
+from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
+from tests.bruteforce import dead_states_text, solve_by_brute_force
 
 # Three tiny boards: a solvable pair, a stuck one (counts fine, no way out), one the counts refute.
 BOARDS_TEXT = """\
@@ -103,8 +104,19 @@ class HonestBackend(Backend):
         seconds = time.perf_counter() - start
         if moves is not None:
             return Result(Status.SOLVED, self.name, seconds, moves=moves)
-        reason = Reason.PROOF if self.sub == "proof" else Reason.EXHAUSTED
-        return Result(Status.UNSOLVABLE, self.name, seconds, reason=reason, explanation="the search found no way")
+        if self.sub == "proof":  # a solver's word alone: a claim, no certificate
+            return Result(Status.UNSOLVABLE, self.name, seconds, reason=Reason.PROOF, explanation="no way")
+        text = dead_states_text(board)
+        assert text is not None
+        certificate = Certificate(CertificateKind.DEAD_STATES, texts={".dead.jsonl": text})
+        return Result(
+            Status.UNSOLVABLE,
+            self.name,
+            seconds,
+            reason=Reason.EXHAUSTED,
+            explanation="the search found no way",
+            certificate=certificate,
+        )
 
 
 class BrokenBackend(Backend):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import cache
 
 from sigmar.models.board import Board
@@ -38,6 +39,31 @@ def count_move_sequences(board: Board) -> int:
         return sum(count(occupied - set(m.cells)) for m in position.legal_moves())
 
     return count(Position.start(board).occupied)
+
+
+def dead_states_text(board: Board) -> str | None:
+    """A SPEC §5 dead-states certificate listing every reachable state, or None if the board is solvable.
+
+    Written from SPEC alone over the rule engine, so that test backends can
+    bring a real certificate without sharing the search backend's code.
+    """
+    start = Position.start(board)
+    bit = {tile.cell: 1 << i for i, tile in enumerate(board.tiles)}
+    seen: dict[frozenset, None] = {}
+    stack = [start.occupied]
+    while stack:
+        occupied = stack.pop()
+        if occupied in seen:
+            continue
+        if not occupied:
+            return None
+        seen[occupied] = None
+        stack.extend(occupied - set(m.cells) for m in Position(board, occupied).legal_moves())
+    tiles = [list(board.rowcol(tile.cell)) for tile in board.tiles]
+    header = {"format": "sigmar-dead-states", "version": 1, "board": board.name, "tiles": tiles}
+    lines = [json.dumps(header)]
+    lines += [json.dumps({"state": format(sum(bit[c] for c in state), "x")}) for state in seen]
+    return "\n".join(lines) + "\n"
 
 
 def is_solvable(board: Board) -> bool:

@@ -9,7 +9,7 @@ import pytest
 
 from sigmar.encoders import registry
 from sigmar.models.boardfile import read_boards
-from sigmar.models.result import Move, Reason, Result, Status
+from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
 from sigmar.runners import cli
 from sigmar.runners.check import checked
 from sigmar.runners.grading import Grade, grade_board
@@ -33,7 +33,7 @@ def test_a_verified_solution_beats_an_unsolvable_claim(boards) -> None:
     assert not verdict.agree and verdict.result.verified
 
 
-def test_a_lone_proof_is_unconfirmed_two_families_are_correct(boards) -> None:
+def test_refutations_are_correct_only_with_a_checked_certificate(boards) -> None:
     board = boards["stuck"]
     proof = Result(Status.UNSOLVABLE, "cnf:glucose4", reason=Reason.PROOF)
     alone = grade_board(board, {"cnf": proof, "cpsat": Result(Status.UNKNOWN, "cpsat")})
@@ -43,8 +43,13 @@ def test_a_lone_proof_is_unconfirmed_two_families_are_correct(boards) -> None:
     assert set(same_family.grades.values()) == {Grade.UNCONFIRMED}
     other = proof.with_(backend="cpsat")
     both = grade_board(board, {"cnf": proof, "cpsat": other})
-    assert set(both.grades.values()) == {Grade.CORRECT}
-    assert both.result.reason is Reason.CORROBORATED
+    # Two families agreeing is a weaker label (corroborated), not a proof: still unconfirmed.
+    assert set(both.grades.values()) == {Grade.UNCONFIRMED}
+    assert both.result.reason is Reason.CORROBORATED and not both.result.checked
+    certified = proof.with_(certificate=Certificate(CertificateKind.DRUP, file="x.drup"), checked=True)
+    settled = grade_board(board, {"cnf": certified, "cpsat": other})
+    assert set(settled.grades.values()) == {Grade.CORRECT}
+    assert settled.result.checked and settled.result.backend == "cnf:glucose4"
 
 
 def test_rejected_solution_and_crash_grades(boards) -> None:

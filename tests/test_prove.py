@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from pathlib import Path
 
 import pytest
@@ -14,12 +13,13 @@ from pysat.solvers import Solver
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.hexgrid import cells
-from sigmar.models.result import Reason, Result, Status
+from sigmar.models.result import CertificateKind, Reason, Result, Status
 from sigmar.models.rules import count_problem, verify
 from sigmar.models.static import unsolvable_reason
 from sigmar.runners import rup_check
+from sigmar.runners.certify import proof_stem
 from sigmar.runners.cli import main
-from sigmar.runners.prove import NameAllocator, prove, safe_name
+from sigmar.runners.prove import prove
 from sigmar.runners.report import exit_code
 from tests.bruteforce import solve_by_brute_force
 
@@ -147,12 +147,14 @@ def test_checker_reads_files_and_rejects_malformed_ones(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- the engine
 
 
-def test_safe_names_are_files_and_distinct() -> None:
-    assert safe_name("easy 0 [unsolvable: counts]", "x") == "easy_0_unsolvable_counts"
-    assert safe_name("../../etc/passwd", "x") == "etc_passwd"
-    assert safe_name("...", "fallback") == "fallback"
-    names = NameAllocator()
-    assert [names.stem("a b", 0), names.stem("a b", 1), names.stem("", 2)] == ["a_b", "a_b-2", "board-2"]
+def test_proof_stems_are_file_names_that_tell_boards_apart() -> None:
+    (first,) = parse_boards("# ../../etc/passwd [x]\n  a a\n . . .\n  . .\n")
+    (second,) = parse_boards("# ../../etc/passwd [x]\n  e e\n . . .\n  . .\n")
+    stem = proof_stem(first)
+    assert stem.startswith("etc_passwd_x-") and "/" not in stem
+    assert stem == proof_stem(first) != proof_stem(second)  # same name, other tiles: another file
+    (nameless,) = parse_boards("# ...\n  a a\n . . .\n  . .\n")
+    assert proof_stem(nameless).startswith("board-")
 
 
 def unsolvable_without_static_reason(seed: int) -> Board:
@@ -170,20 +172,33 @@ def unsolvable_without_static_reason(seed: int) -> Board:
             return board
 
 
-def test_a_board_without_cheap_reason_gets_a_checked_certificate(tmp_path: Path) -> None:
+def test_the_drup_route_writes_a_checked_proof(tmp_path: Path) -> None:
     needs_cnf()
     board = unsolvable_without_static_reason(5)
-    proved = prove(board, 60, proof_dir=tmp_path, stem="b", corroborate_limit=None)
+    proved = prove(board, 60, proof_dir=tmp_path, routes=("cnf",), corroborate_limit=None)
     result = proved.result
     assert result.status is Status.UNSOLVABLE and result.reason is Reason.PROOF, result
-    assert proved.checked and proved.certificate == str(tmp_path / "b.drup")
+    stem = tmp_path / proof_stem(board)
+    assert result.certificate is not None and result.certificate.kind is CertificateKind.DRUP
+    assert proved.checked and result.certificate.file == f"{stem}.drup"
     for suffix in (".cnf", ".drup", ".vars.json"):
-        assert (tmp_path / f"b{suffix}").stat().st_size > 0
+        assert Path(f"{stem}{suffix}").stat().st_size > 0
     # The files alone check, with no help from the engine.
-    assert rup_check.check_files(tmp_path / "b.cnf", tmp_path / "b.drup").valid
-    assert json.loads((tmp_path / "b.vars.json").read_text())
+    assert rup_check.check_files(f"{stem}.cnf", f"{stem}.drup").valid
+    assert json.loads(Path(f"{stem}.vars.json").read_text())
     if rup_check.drup_available()[0]:
-        assert proved.details["proof"]["second_opinion"] == "valid"
+        assert proved.details["second_opinion"] == "valid"
+
+
+def test_the_search_route_writes_checked_dead_states(tmp_path: Path) -> None:
+    board = unsolvable_without_static_reason(5)
+    proved = prove(board, 60, proof_dir=tmp_path, routes=("search",), corroborate_limit=None)
+    result = proved.result
+    assert result.status is Status.UNSOLVABLE and result.reason is Reason.EXHAUSTED, result
+    assert result.certificate is not None and result.certificate.kind is CertificateKind.DEAD_STATES
+    assert proved.checked and result.certificate.file == str(tmp_path / f"{proof_stem(board)}.dead.jsonl")
+    lines = Path(result.certificate.file).read_text().splitlines()
+    assert json.loads(lines[0])["format"] == "sigmar-dead-states" and len(lines) > 1
 
 
 def test_every_unsolvable_bundled_board_gets_a_checked_proof_or_sound_reason() -> None:
@@ -217,7 +232,9 @@ def test_counts_come_first() -> None:
     (board,) = parse_boards("  v v\n . m .\n  . .\n")
     proved = prove(board, 5)
     assert count_problem(board) is not None
-    assert proved.result.reason is Reason.COUNTS and proved.checked and proved.certificate is None
+    assert proved.result.reason is Reason.COUNTS and proved.checked
+    certificate = proved.result.certificate
+    assert certificate is not None and certificate.json() == {"kind": "counts", "file": None}
 
 
 def test_cli_json_and_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -232,8 +249,10 @@ def test_cli_json_and_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[
     code = main(["prove", str(path), "--json", "--proof-dir", str(out), "--corroborate", "5"])
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 0
-    assert records[0]["status"] == "unsolvable" and records[0]["reason"] == "proof"
-    assert records[0]["checked"] is True and records[0]["certificate"].endswith("a_board_with_odd_name.drup")
+    assert records[0]["status"] == "unsolvable" and records[0]["reason"] in ("proof", "exhausted")
+    certificate = records[0]["certificate"]
+    assert records[0]["checked"] is True and certificate["kind"] in ("drup", "dead-states")
+    assert Path(certificate["file"]).name.startswith("a_board_with_odd_name-") and Path(certificate["file"]).is_file()
     for answer in records[0].get("corroboration", {}).values():
         assert answer in ("unsolvable", "unknown"), records[0]["corroboration"]
     assert records[1]["status"] == "solved" and records[1]["verified"] is True
@@ -248,22 +267,15 @@ def test_cli_table_keeps_square_brackets(tmp_path: Path, capsys: pytest.CaptureF
     assert "v [x]" in capsys.readouterr().out
 
 
-def test_time_limit_interrupts_the_prover() -> None:
-    from sigmar.runners.prove import _solve_with_limit
-
-    with Solver(name="glucose4", with_proof=True, bootstrap_with=PHP(11).clauses) as solver:
-        start = time.perf_counter()
-        assert _solve_with_limit(solver, 0.3) is None
-        assert time.perf_counter() - start < 10
-
-
-def test_a_proof_that_does_not_check_is_a_wrong_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_certificate_that_does_not_check_is_a_wrong_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     needs_cnf()
+    from sigmar.models.certificate import Verdict
+    from sigmar.runners import certify
+
     board = unsolvable_without_static_reason(5)
-    bad = rup_check.CheckReport(False, 1, 0, 0, 0.0, "tampered", failed_at=1)
-    monkeypatch.setattr(rup_check, "check_text", lambda cnf, drup: bad)
+    monkeypatch.setattr(certify, "check_certificate", lambda board, certificate: Verdict(False, "tampered"))
     proved = prove(board, 60, corroborate_limit=None)
-    assert proved.result.status is Status.UNSOLVABLE and not proved.checked and proved.result.wrong
+    assert not proved.checked and proved.result.wrong and "tampered" in proved.result.message
     assert exit_code([proved.result]) == 3
 
 
@@ -275,5 +287,5 @@ def test_a_corroborating_solution_against_a_refuted_cnf_is_reported(monkeypatch:
     fake = Result(Status.SOLVED, "fake", 0.0, verified=True)
     monkeypatch.setattr(engine, "corroborate", lambda b, limit: ({"fake": "solved"}, fake))
     proved = prove(board, 60, corroborate_limit=1.0)
-    assert proved.result.wrong and "encoding is wrong" in proved.result.message
+    assert proved.result.wrong and "checker is wrong" in proved.result.message
     assert proved.corroboration == {"fake": "solved"} and exit_code([proved.result]) == 3

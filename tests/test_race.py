@@ -16,7 +16,8 @@ import pytest
 from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import verify
 from sigmar.runners import cli
-from sigmar.runners.race import Race, corroborate
+from sigmar.runners.policy import corroborate
+from sigmar.runners.race import Race
 from sigmar.runners.workers import Worker
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,0 +1,241 @@
+"""Certificates from the search engine: SPEC §5 stuck sets and dead-states files.
+
+The search prunes with arguments that are sound but not all checkable by a
+reader (safe moves, a dead table filled under them, locked quicksilver).  A
+certificate may use only what SPEC §5 defines, so this module re-derives the
+refutation in those terms once the search has said "no":
+
+- :func:`stuck_witness` finds the largest stuck set of a state under rules
+  (a)-(e), the greatest fixed point of "held" (the rules only get easier as
+  the set grows, so shrinking from every tile present reaches it);
+- :func:`dead_states` lists the states reachable from the start, closed under
+  every legal move: a state with a stuck set is listed with it and not
+  expanded; a state whose counts cannot pair up is left out (the checker
+  recomputes that); every other state is listed and all its successors
+  followed.  Reaching the empty state means the board was solvable after all,
+  and is raised, never written.
+
+The file is then checked by :mod:`sigmar.models.certificate`, which shares no
+code with this module.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .search_engine import Engine
+
+# A closure larger than this is given up (the answer stays the search's, unchecked): on a
+# side-6 board 300,000 states are about 8 MB, within the 10 MB a certificate file may take.
+MAX_DEAD_STATES = 300_000
+
+
+class Solvable(Exception):
+    """The closure reached the empty state: the search's "unsolvable" was wrong."""
+
+
+class TooLarge(Exception):
+    """The closure outgrew :data:`MAX_DEAD_STATES` or its time."""
+
+
+@dataclass(frozen=True)
+class DeadStates:
+    """A closed set of states: each state with its stuck set (0 when expanded instead)."""
+
+    states: dict[int, int]
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+
+def _lowest_metal(engine: Engine, occ: int) -> int:
+    for bit in engine.metal_bits:
+        if occ & bit:
+            return bit
+    return 0
+
+
+def _walled(engine: Engine, t: int, held_by: int) -> bool:
+    """Rule (a): every window of ``t`` holds a tile of ``held_by``."""
+    return all(w & held_by for w in engine.triples[t])
+
+
+def _metal_locked(engine: Engine, t: int, occ: int, stuck: int) -> bool:
+    """Rule (c): every window holds a tile of the set or more quicksilver than there are lower metals."""
+    lower = (engine.lower[t] & occ).bit_count()
+    q = engine.q_mask & occ
+    return all(w & stuck or (w & q).bit_count() > lower for w in engine.triples[t])
+
+
+def _held_alone(engine: Engine, occ: int, stuck: int) -> int:
+    """The tiles of ``stuck`` that rule (a), (b) or (c) holds."""
+    held = 0
+    metals = engine.metal_mask
+    rest = stuck
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        t = low.bit_length() - 1
+        walled = _walled(engine, t, stuck)
+        if walled or low & metals and (engine.lower[t] & stuck or _metal_locked(engine, t, occ, stuck)):
+            held |= low
+    return held
+
+
+def _held(engine: Engine, occ: int, stuck: int) -> int:
+    """The tiles of ``stuck`` held by some rule (a)-(e), relative to ``stuck`` in state ``occ``."""
+    held = _held_alone(engine, occ, stuck)
+    q_tiles = stuck & engine.q_mask & ~held
+    if q_tiles:  # rule (d): the lowest metal present is in the set and held by (a) or (c)
+        lowest = _lowest_metal(engine, occ)
+        if lowest and lowest & stuck:
+            t = lowest.bit_length() - 1
+            if _walled(engine, t, stuck) or _metal_locked(engine, t, occ, stuck):
+                held |= q_tiles
+    base = held  # rule (e) leans on (a)-(d) only
+    rest = stuck & ~base
+    partners = engine.partners
+    while rest:  # rule (e): every possible partner present is in the set and held by (a)-(d)
+        low = rest & -rest
+        rest ^= low
+        t = low.bit_length() - 1
+        if t != engine.gold_tile and not partners[t] & occ & ~base:
+            held |= low
+    return held
+
+
+def stuck_witness(engine: Engine, occ: int) -> int:
+    """The largest stuck set of state ``occ`` under SPEC §5 rules (a)-(e), as a mask (0: none)."""
+    stuck = occ
+    while stuck:
+        held = _held(engine, occ, stuck)
+        if held == stuck:
+            return stuck
+        stuck = held
+    return 0
+
+
+def _metal_lock(engine: Engine, occ: int, cache: dict[int, int]) -> int:
+    """A stuck set from a metal that rule (c) holds: the metal with every later metal present (0: none).
+
+    The later metals are held by rule (b).  This is the one stuck set looked
+    for inside the closure: it depends only on the metals and quicksilver
+    present (so it is cached on them), and the full fixed point cost four
+    times the closure on the boards measured (docs/search.md).
+    """
+    key = occ & (engine.metal_mask | engine.q_mask)
+    if key in cache:
+        return cache[key]
+    found = 0
+    present = [m for m in engine.metal_tiles if occ >> m & 1]
+    for m in present:
+        if m == engine.gold_tile:
+            break
+        later = sum(1 << o for o in present if engine.sym[o] > engine.sym[m])
+        if _metal_locked(engine, m, occ, later):
+            found = (1 << m) | later
+            break
+    cache[key] = found
+    return found
+
+
+def counts_dead(engine: Engine, occ: int) -> bool:
+    """SPEC §5's counts test on a state: its tiles cannot all pair up."""
+    odd = sum((occ & em).bit_count() & 1 for em in engine.el_masks)
+    salt = (occ & engine.salt_mask).bit_count()
+    if odd > salt or (salt - odd) & 1:
+        return True
+    if (occ & engine.vitae_mask).bit_count() != (occ & engine.mors_mask).bit_count():
+        return True
+    metals = occ & engine.metal_mask & ~engine.gold_bit
+    return (occ & engine.q_mask).bit_count() != metals.bit_count()
+
+
+def legal_moves(engine: Engine, occ: int, free: int) -> Iterator[int]:
+    """Every legal move of state ``occ`` (SPEC §1) as a removal mask: no safe move, no pruning."""
+    salt = free & engine.salt_mask
+    salts = _bit_list(salt)
+    for em in engine.el_masks:
+        elems = _bit_list(free & em)
+        yield from _pairs(elems)
+        for s in salts:
+            for e in elems:
+                yield s | e
+    yield from _pairs(salts)
+    mors = _bit_list(free & engine.mors_mask)
+    for v in _bit_list(free & engine.vitae_mask):
+        for m in mors:
+            yield v | m
+    current = _lowest_metal(engine, occ)
+    if current and free & current:
+        if current == engine.gold_bit:
+            yield current
+        else:
+            for q in _bit_list(free & engine.q_mask):
+                yield current | q
+
+
+def _bit_list(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
+
+
+def _pairs(bits: list[int]) -> Iterator[int]:
+    for i in range(len(bits) - 1):
+        for j in range(i + 1, len(bits)):
+            yield bits[i] | bits[j]
+
+
+def dead_states(engine: Engine, deadline: float | None = None, limit: int = MAX_DEAD_STATES) -> DeadStates:
+    """The states reachable from the start that need listing, closed under every legal move.
+
+    Raises :class:`Solvable` if the empty state is reachable and :class:`TooLarge`
+    past ``limit`` states or ``deadline`` (``time.perf_counter()`` seconds).
+    """
+    import time
+
+    listed: dict[int, int] = {}
+    locks: dict[int, int] = {}
+    stack = [(engine.full, engine.free_set(engine.full))]
+    while stack:
+        occ, free = stack.pop()
+        if occ in listed:
+            continue
+        if len(listed) >= limit or (deadline is not None and not len(listed) & 255 and time.perf_counter() > deadline):
+            raise TooLarge(f"more than {len(listed)} states to list")
+        stuck = stuck_witness(engine, occ) if occ == engine.full else _metal_lock(engine, occ, locks)
+        listed[occ] = stuck
+        if stuck:
+            continue
+        for move in legal_moves(engine, occ, free):
+            child = occ & ~move
+            if not child:
+                raise Solvable("the empty state is reachable")
+            if child in listed or counts_dead(engine, child):
+                continue
+            stack.append((child, engine._child_free(occ, free, move)))
+    return DeadStates(listed)
+
+
+def _indices(mask: int) -> list[int]:
+    return [low.bit_length() - 1 for low in _bit_list(mask)]
+
+
+def dead_states_text(engine: Engine, dead: DeadStates) -> str:
+    """The SPEC §5 JSON Lines file: a header naming the board and its tiles, then one state a line."""
+    board = engine.board
+    tiles = [list(board.rowcol(tile.cell)) for tile in board.tiles]
+    header = {"format": "sigmar-dead-states", "version": 1, "board": board.name, "tiles": tiles}
+    lines = [json.dumps(header, separators=(",", ":"))]
+    for occ, stuck in dead.states.items():  # the start was listed first
+        if stuck:
+            lines.append(f'{{"state":"{occ:x}","stuck":{json.dumps(_indices(stuck))}}}')
+        else:
+            lines.append(f'{{"state":"{occ:x}"}}')
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,119 @@
+"""Certificates through the runner: write what a backend sent, have it checked independently.
+
+A backend returns its certificate as texts (SPEC §5: a stuck set's cells, a
+dead-states file, a DRUP proof with its formula).  The runner writes them to
+its proof folder, so that a killed backend never leaves a half-written file
+and two backends never write the same name, and then asks
+:func:`sigmar.runners.certcheck.check_certificate`, which shares no code with
+any backend.  Only a certificate that passed makes an "unsolvable" an answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+
+from sigmar.models.board import Board
+from sigmar.models.boardfile import format_board
+from sigmar.models.certificate import CertificateError
+from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Reason, Result, Status
+
+from .certcheck import check_certificate
+
+
+def proof_stem(board: Board) -> str:
+    """A file stem for the board: its name made file-safe, and a short hash of its tiles.
+
+    Two boards that share a name (two files, or two runs on one folder) get
+    different stems; the same board always gets the same one.
+    """
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", board.name).strip("._-")[:80] or "board"
+    digest = hashlib.sha256(format_board(board, with_name=False).encode()).hexdigest()[:10]
+    return f"{name}-{digest}"
+
+
+class ProofStore:
+    """The folder certificate files go to: ``--proof-dir``, or a temporary one removed on close."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self._temporary = tempfile.TemporaryDirectory(prefix="sigmar-proofs-") if directory is None else None
+        self.path = Path(self._temporary.name) if self._temporary is not None else directory
+        assert self.path is not None
+        self.path.mkdir(parents=True, exist_ok=True)
+        self._used: set[str] = set()
+
+    @property
+    def kept(self) -> bool:
+        """Whether the files outlive the run (a ``--proof-dir`` was given)."""
+        return self._temporary is None
+
+    def close(self) -> None:
+        if self._temporary is not None:
+            self._temporary.cleanup()
+
+    def __enter__(self) -> ProofStore:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def _stem(self, board: Board) -> str:
+        """A stem none of whose files this store wrote before (another backend, the same board twice)."""
+        base = proof_stem(board)
+        stem, n = base, 1
+        while stem in self._used:
+            n += 1
+            stem = f"{base}-{n}"
+        self._used.add(stem)
+        return stem
+
+    def write(self, board: Board, certificate: Certificate) -> Certificate:
+        """The certificate with its texts written (each atomically) and ``file`` naming the main one."""
+        if not certificate.texts:
+            return certificate
+        suffixes = CERTIFICATE_SUFFIXES.get(certificate.kind, tuple(certificate.texts))
+        stem = self._stem(board)
+        for suffix, text in certificate.texts.items():
+            _write_atomic(self.path / f"{stem}{suffix}", text)
+        main = self.path / f"{stem}{suffixes[0]}"
+        return Certificate(certificate.kind, certificate.cells, str(main), temporary=not self.kept)
+
+
+def _write_atomic(target: Path, text: str) -> None:
+    """Write beside ``target`` under a unique name, then rename: readers never see half a file."""
+    handle, partial = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(partial, target)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+
+
+def certify(board: Board, result: Result, store: ProofStore) -> Result:
+    """An "unsolvable" answer with its certificate written and checked; any other answer unchanged."""
+    if result.status is not Status.UNSOLVABLE or result.checked:
+        return result
+    certificate = result.certificate
+    if certificate is None and result.reason is Reason.COUNTS:
+        certificate = Certificate(CertificateKind.COUNTS)
+    if certificate is None:
+        return result
+    certificate = store.write(board, certificate)
+    start = time.perf_counter()
+    try:
+        verdict = check_certificate(board, certificate.json())
+        valid, why = verdict.valid, verdict.reason
+    except CertificateError as exc:
+        valid, why = False, str(exc)
+    seconds = time.perf_counter() - start
+    if valid:
+        return result.with_(certificate=certificate, checked=True, check_seconds=seconds)
+    message = f"{result.backend}'s {certificate.kind} certificate was rejected: {why}"
+    return result.with_(certificate=certificate, checked=False, check_seconds=seconds, message=message)
