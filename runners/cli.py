@@ -75,4 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as ``python -m``, this file is ``__main__``; subcommands raise the UsageError of
+    # ``sigmar.runners.cli``, so run that module's main for its except clause to catch them.
+    from sigmar.runners.cli import main as package_main
+
+    sys.exit(package_main())
