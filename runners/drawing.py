@@ -49,7 +49,8 @@ STYLE = (
     ".t.held>use{stroke:#000;stroke-width:4.5}"
     ".t.gone{display:none}"
     ".t.dim{opacity:.45}"
-    ".rc{font:6.5px sans-serif;text-anchor:middle}"
+    ".t>text.rc{font:6.5px sans-serif;dominant-baseline:auto}"
+    ".e{font:6.5px sans-serif;text-anchor:middle;fill:#9a927f}"
 )
 
 
@@ -116,6 +117,8 @@ def board_svg(
     for cell in cells(board.dim):
         x, y = centre(cell)
         parts.append(f'<use href="#h" class="c" x="{x:.1f}" y="{y:.1f}"/>')
+        if coords and cell not in board.symbol_at:
+            parts.append('<text class="e" x="{:.1f}" y="{:.1f}">{},{}</text>'.format(x, y + 2, *board.rowcol(cell)))
     for tile in board.tiles:
         if tile.cell not in present and not keep_gone:
             continue
@@ -132,11 +135,12 @@ def board_svg(
 def _tile(board: Board, cell: Hex, symbol: str, classes: str, coords: bool) -> str:
     x, y = centre(cell)
     row, col = board.rowcol(cell)
-    light = ' class="l"' if symbol in LIGHT_LETTERS else ""
-    lift = ' y="-3"' if coords else ""
-    where = f'<text class="rc" y="12">{row},{col}</text>' if coords else ""
+    light = " l" if symbol in LIGHT_LETTERS else ""
+    lift = ' y="-4"' if coords else ""
+    where = f'<text class="rc{light}" y="13">{row},{col}</text>' if coords else ""
     return (
         f'<g class="{classes}" data-cell="{row},{col}" data-tile="{symbol}" transform="translate({x:.1f},{y:.1f})">'
         f"<title>{name_of(symbol)} [{row}, {col}]</title>"
-        f'<use href="#h" style="fill:{fill_of(symbol)}"/><text{light}{lift}>{letter_of(symbol)}</text>{where}</g>'
+        f'<use href="#h" style="fill:{fill_of(symbol)}"/>'
+        f'<text class="k{light}"{lift}>{letter_of(symbol)}</text>{where}</g>'
     )

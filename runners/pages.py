@@ -174,10 +174,11 @@ def stuck_page(board: Board, held: dict[Hex, str], explanation: str) -> str:
             f"<td>{label}</td><td>{escape(sentence)}</td></tr>"
         )
     svg = board_svg(board, held=held, dim_others=True)
+    faded = " (outlined; the other tiles faded)" if len(held) < len(board) else " (outlined)"
     why = (
-        f"<p>Unsolvable: no tile of these {len(held)} (outlined; the other tiles faded) can ever be the first "
-        "of them to leave, so they never leave at all. Each is held by a rule of the stuck-set certificate:</p>"
-        "<table><tr><th>cell</th><th>tile</th><th>rule</th><th>why it is held</th></tr>" + "".join(rows) + "</table>"
+        f"<p>Unsolvable: no tile of these {len(held)}{faded} can ever be the first of them to leave, "
+        "so they never leave at all. Each is held by a rule of the stuck-set certificate:</p><table>"
+        "<tr><th>cell</th><th>tile</th><th>rule</th><th>why it is held</th></tr>" + "".join(rows) + "</table>"
     )
     body = _heading(board, escape(explanation)) + _board_box(board, svg) + why + legend(board)
     return _page(f"{board.name}: stuck set", body)
