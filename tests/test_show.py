@@ -245,3 +245,22 @@ def test_unwritable_out_exit_2(tmp_path: Path, where: str) -> None:
     for option in ("--svg", "--html"):
         one_line_exit_2(sigmar("show", str(path), option, str(out)), "cannot write", str(out))
     assert not (tmp_path / "missing").exists() and not list((tmp_path / "folder").iterdir())
+
+
+def test_no_answer_in_time_says_so() -> None:
+    board = read_boards(REAL)[0]
+    result = Result(Status.UNKNOWN, "search", message="time limit reached before the search ended")
+    page = page_for(board, result, 2.5)
+    assert "No answer within 2.5 s." in page and "time limit reached" in page
+
+
+def test_side_1_board_replays_gold_alone(tmp_path: Path) -> None:
+    path = tmp_path / "gold.txt"
+    path.write_text(" 6\n")
+    sol = tmp_path / "gold.sol"
+    sol.write_text("0,0\n")
+    out = tmp_path / "gold.html"
+    done = sigmar("show", str(path), "--solution", str(sol), "--html", str(out), "--svg", str(tmp_path / "g.svg"))
+    assert done.returncode == 0, done.stderr
+    assert blocks(out.read_text(), "li", "data-cells") == ["0,0"]
+    assert drawn_tiles((tmp_path / "g.svg").read_text()) == {((0, 0), "6")}
