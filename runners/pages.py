@@ -74,7 +74,7 @@ RULE_SENTENCES = {
     "c": "a metal whose every run of three neighbours holds a tile of the set, "
     "or more quicksilver than the lower metals can take away",
     "d": "quicksilver whose only partner, the lowest metal, is in the set and can never be freed",
-    "e": "every tile it could pair with is in the set and can never leave first",
+    "e": "every tile it could pair with is in the set and is itself held by (a) to (d)",
     "": "not held by any rule (a checker would reject this set)",
 }
 
