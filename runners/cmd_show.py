@@ -1,4 +1,9 @@
-"""``sigmar show FILE [--solution S]``: the hexagon in the terminal, one colour per kind."""
+"""``sigmar show FILE [--solution S] [--svg OUT] [--html OUT]``: boards to look at.
+
+Without ``--svg`` or ``--html``, the hexagon in the terminal, one colour per
+kind.  The files are drawn by :mod:`sigmar.runners.drawing` and
+:mod:`sigmar.runners.pages`; this module only reads the input and names them.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from sigmar.models.rules import Position
 from sigmar.models.solution import Solution, match_solutions, parse_solutions, to_moves
 from sigmar.models.tiles import METALS
 
-from .options import add_board_file
+from .options import add_board_file, positive_float
 
 STYLES = {
     "a": "bold bright_cyan",
@@ -35,12 +40,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "show",
         help="draw boards (and a solution, move by move)",
         description="Draw each board as a hexagon, one colour per tile kind; with "
-        "--solution, the board after every move.",
+        "--solution, the board after every move. --svg writes a picture of each board; --html a page "
+        "that replays the solution (or, without one, asks 'prove': a solvable board is solved and replayed, an "
+        "unsolvable one shows its checked certificate). With several boards, OUT gets the board's index before "
+        "its suffix (out.0.svg, out.1.svg, ...).",
     )
     add_board_file(parser)
     parser.add_argument("--solution", metavar="SOLUTION", help="a solution to play out (as for 'verify')")
     parser.add_argument("--board", metavar="NAME", help="which board a plain solution is for (default: the first)")
     parser.add_argument("--no-color", action="store_true", help="plain text")
+    parser.add_argument("--svg", metavar="OUT", help="write each board as SVG")
+    parser.add_argument("--html", metavar="OUT", help="write a self-contained page per board")
+    parser.add_argument("--coords", action="store_true", help="write each cell's row,col in the SVG")
+    parser.add_argument(
+        "--time-limit",
+        type=positive_float,
+        default=60.0,
+        metavar="S",
+        help="seconds for 'prove' per board, for --html without a solution (default 60)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -68,12 +86,16 @@ def render(board: Board, occupied: frozenset | None = None, highlight: tuple = (
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console(no_color=args.no_color, highlight=False)
     boards = read_boards(args.file)
     played: dict[str, Solution] = {}
     if args.solution:
         solutions = parse_solutions(read_text(args.solution), args.solution)
         played = {b.name: sol for b, sol in match_solutions(boards, solutions, args.board, args.solution)}
+    if args.svg or args.html:
+        from .show_files import write_files
+
+        return write_files(args, boards, played)
+    console = Console(no_color=args.no_color, highlight=False)
     for board in boards:
         plural = "" if len(board) == 1 else "s"
         console.print(f"[bold]{escape(board.name)}[/bold]  ({len(board)} tile{plural}, side {board.dim})")
