@@ -109,13 +109,13 @@ class SearchBackend(Backend):
         outcome = engine.run(remaining, sleep=self.sub == "sleep")
         seconds = time.perf_counter() - start
         stats = outcome.statistics
-        if outcome.status == "solved":
+        if outcome.status is Status.SOLVED:
             tiles = board.tiles
             moves = tuple(
                 Move(tuple(tiles[i].cell for i in range(len(tiles)) if r >> i & 1)) for r in reversed(outcome.solution)
             )
             return Result(Status.SOLVED, self.name, seconds, moves=moves, statistics=stats)
-        if outcome.status == "unsolvable":
+        if outcome.status is Status.UNSOLVABLE:
             return self._refutation(engine, outcome, start, time_limit)
         return Result(
             Status.UNKNOWN, self.name, seconds, message="time limit reached before the search ended", statistics=stats

@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sigmar.models.facts import tile_ids
+from sigmar.models.result import Status
 from sigmar.models.static import explain_stuck
 
 from .search_moves import MoveGeneration
@@ -88,7 +89,7 @@ def luby(i: int) -> int:
 class Outcome:
     """What the engine found: ``solution`` (removal masks in order), or proof of none, or nothing."""
 
-    status: str  # "solved", "unsolvable", "unknown"
+    status: Status
     solution: list[int] = field(default_factory=list)
     why: str = ""  # for unsolvable: "exhausted" or "static"
     explanation: str = ""
@@ -105,7 +106,7 @@ class Engine(Pruning, MoveGeneration):
         start = time.perf_counter()
         deadline = start + time_limit if time_limit is not None else float("inf")
         occ = self.full
-        status = "unknown"
+        status = Status.UNKNOWN
         solution: list[int] = []
         why = explanation = ""
         problem = self.lock_problem(occ) if self.locks else None
@@ -117,19 +118,19 @@ class Engine(Pruning, MoveGeneration):
             stuck = self.stuck_set_fast(occ, free)
             problem = explain_stuck(self.board, frozenset(tile_ids(stuck))) if stuck else None
         if problem is not None:
-            status, why, explanation = "unsolvable", "static", problem
+            status, why, explanation = Status.UNSOLVABLE, "static", problem
         else:
             try:
                 found = self._search(occ, free, deadline, sleep)
             except Timeout:
                 found = None
             if found is None:
-                status = "unknown"
+                status = Status.UNKNOWN
             elif isinstance(found, list):
-                status = "solved"
+                status = Status.SOLVED
                 solution = found
             else:
-                status, why = "unsolvable", "exhausted"
+                status, why = Status.UNSOLVABLE, "exhausted"
                 explanation = f"a complete search of {self.nodes} states found no way to clear the board"
         return Outcome(status, solution, why, explanation, self.statistics(time.perf_counter() - start))
 

@@ -221,7 +221,7 @@ def test_stuck_set_in_search_keeps_answers() -> None:
         engine = Engine(board, order="none")
         engine.stuck_min = 0
         outcome = engine.run(10)
-        assert (outcome.status == "solved") == brute_solvable(board), f"board #{number}"
+        assert (outcome.status is Status.SOLVED) == brute_solvable(board), f"board #{number}"
 
 
 def test_forgetting_the_dead_table_keeps_answers() -> None:
@@ -233,11 +233,11 @@ def test_forgetting_the_dead_table_keeps_answers() -> None:
         engine.max_dead = 2
         engine.nodes = 255  # the next node is a checkpoint
         outcome = engine.run(10)
-        assert (outcome.status == "solved") == brute_solvable(board), f"board #{number}"
+        assert (outcome.status is Status.SOLVED) == brute_solvable(board), f"board #{number}"
     # A board big enough to pass several checkpoints really does empty them.
     engine = Engine(_big_locked_board(random.Random(1)), order="none", locks=False, stuck=False)
     engine.max_dead = 50
-    assert engine.run(0.5).status == "unknown"
+    assert engine.run(0.5).status is Status.UNKNOWN
     assert engine.table_clears > 0
 
 
