@@ -177,21 +177,3 @@ def kill_descendants(pid: int) -> None:
     for child in reversed(descendants(pid)):
         with contextlib.suppress(OSError):
             os.kill(child, signal.SIGKILL)
-
-
-def cpu_of_tree(pid: int) -> float | None:
-    """CPU seconds so far of ``pid``, its live descendants and the children they waited for (the parent's view).
-
-    Used for a run the parent kills at the time limit: the worker cannot report it.
-    """
-    try:
-        import psutil
-
-        total = 0.0
-        for proc in [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]:
-            with contextlib.suppress(psutil.Error):
-                t = proc.cpu_times()
-                total += t.user + t.system + t.children_user + t.children_system
-        return total
-    except Exception:
-        return None
