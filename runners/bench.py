@@ -117,6 +117,45 @@ def plan(boards_by_file: list[tuple[str, list[Board]]], names: list[str]) -> lis
 # -- local worker processes ------------------------------------------------------
 
 
+class WorkerPool:
+    """Idle workers kept per backend: a worker only ever runs one backend.
+
+    So a run's memory is its own backend's (a Python heap rarely shrinks:
+    a worker that had just run CP-SAT would lend its size to the next
+    backend's run), and no backend's caches warm up another's.
+    """
+
+    def __init__(self, mem_limit_mb: float | None) -> None:
+        self.mem_limit_mb = mem_limit_mb
+        self.idle: dict[str, list[Worker]] = {}
+        self.live: list[Worker] = []
+        self.started = 0
+
+    def take(self, backend: str) -> Worker:
+        spare = self.idle.get(backend, [])
+        while spare:
+            worker = spare.pop()
+            if worker.alive():
+                return worker
+            self.retire(worker)
+        worker = Worker(f"bench-{self.started}", mem_limit_mb=self.mem_limit_mb)
+        self.started += 1
+        self.live.append(worker)
+        return worker
+
+    def give_back(self, backend: str, worker: Worker) -> None:
+        self.idle.setdefault(backend, []).append(worker)
+
+    def retire(self, worker: Worker) -> None:
+        worker.kill()
+        if worker in self.live:
+            self.live.remove(worker)
+
+    def kill_all(self) -> None:
+        for worker in self.live:
+            worker.kill()
+
+
 def run_local(
     runs: list[Run], time_limit: float | None, jobs: int = 1, slack: float = 1.0, mem_limit_mb: float | None = None
 ) -> Iterator[Outcome]:
@@ -131,52 +170,49 @@ def run_local(
     from multiprocessing.connection import wait
 
     todo = list(reversed(runs))
-    count = max(1, min(jobs, len(runs)))
-    workers = [Worker(f"bench-{i}", mem_limit_mb=mem_limit_mb) for i in range(count)]
-    busy: dict[int, tuple[Run, float]] = {}  # worker slot -> (run, started)
+    pool = WorkerPool(mem_limit_mb)
+    busy: dict[Worker, tuple[Run, float]] = {}  # worker -> (run, started)
     try:
         while todo or busy:
-            for slot, worker in enumerate(workers):
-                if slot not in busy and todo:
-                    run = todo.pop()
-                    if not worker.alive():
-                        worker.restart()
-                    worker.submit(run.index, run.backend, run.board, time_limit)
-                    busy[slot] = (run, time.perf_counter())
+            while todo and len(busy) < max(1, jobs):
+                run = todo.pop()
+                worker = pool.take(run.backend)
+                worker.submit(run.index, run.backend, run.board, time_limit)
+                busy[worker] = (run, time.perf_counter())
             now = time.perf_counter()
             timeout = None
             if time_limit is not None:
                 timeout = max(0.0, min(started + time_limit + slack for _, started in busy.values()) - now)
-            handles: dict[Any, int] = {}
-            for slot in busy:
-                handles[workers[slot].conn] = slot
-                handles[workers[slot].sentinel] = slot
+            handles: dict[Any, Worker] = {}
+            for worker in busy:
+                handles[worker.conn] = worker
+                handles[worker.sentinel] = worker
             ready = wait(list(handles), timeout)
-            for slot in dict.fromkeys(handles[h] for h in ready):
-                worker = workers[slot]
+            for worker in dict.fromkeys(handles[h] for h in ready):
                 done = worker.receive() if worker.conn.poll() else None
                 if done is None and worker.alive():
                     continue
-                run, started = busy.pop(slot)
+                run, started = busy.pop(worker)
                 if done is None:
                     message = f"{run.backend}: {worker.exit_description()} while solving"
+                    pool.retire(worker)
                     yield run, Result(Status.ERROR, run.backend, time.perf_counter() - started, message=message), None
-                    worker.restart()
+                    continue
+                if done.usage is not None and done.usage.over_memory:
+                    pool.retire(worker)  # its watchdog may be taking it down; start clean
                 else:
-                    if done.usage is not None and done.usage.over_memory:
-                        worker.restart()  # its watchdog may be taking it down; start clean
-                    yield run, done.result.with_(seconds=done.seconds), done.usage
+                    pool.give_back(run.backend, worker)
+                yield run, done.result.with_(seconds=done.seconds), done.usage
             if time_limit is not None:
                 now = time.perf_counter()
-                for slot, (run, started) in list(busy.items()):
+                for worker, (run, started) in list(busy.items()):
                     if now - started > time_limit + slack:
-                        busy.pop(slot)
-                        workers[slot].restart()
+                        busy.pop(worker)
+                        pool.retire(worker)
                         message = f"no answer in {time_limit:g} s; killed"
                         yield run, Result(Status.UNKNOWN, run.backend, now - started, message=message), None
     finally:
-        for worker in workers:
-            worker.kill()
+        pool.kill_all()
 
 
 # -- the whole benchmark ---------------------------------------------------------

@@ -71,14 +71,12 @@ def hardest_boards_html(names: list[str], boards: Mapping[str, Board]) -> str:
 
 
 def hardest(report: Report) -> list[str]:
-    """Boards by the VBS's time, slowest first; a board no backend answered correctly counts as slowest."""
-
-    def cost(verdict: BoardVerdict, board: Board) -> float:
-        times = [r.result.seconds for r in report.rows if r.board == board.name and r.grade is Grade.CORRECT]
-        return min(times) if times else math.inf
-
-    ranked = sorted(report.verdicts, key=lambda bv: cost(bv[1], bv[0]), reverse=True)
-    return [board.name for board, _ in ranked[:HARDEST]]
+    """Boards hardest for the field: the largest total PAR-2 cost over every backend (unanswered: 2x the limit)."""
+    limit = report.time_limit or max((r.result.seconds for r in report.rows), default=1.0)
+    cost: dict[str, float] = {}
+    for r in report.rows:
+        cost[r.board] = cost.get(r.board, 0.0) + (r.result.seconds if r.grade is Grade.CORRECT else 2 * limit)
+    return sorted(cost, key=lambda name: cost[name], reverse=True)[:HARDEST]
 
 
 def summary_table(report: Report) -> str:
@@ -152,7 +150,7 @@ def changes_html(report: Report) -> str:
         for c in report.changes
     )
     return (
-        "<h2>Against the baseline</h2><table class='summary'><thead><tr><th>board</th><th>backend</th>"
+        "<h2>Against the baseline</h2><table class='changes'><thead><tr><th>board</th><th>backend</th>"
         f"<th>what</th><th>before</th><th>now</th></tr></thead><tbody>{items}</tbody></table>"
     )
 
@@ -200,7 +198,7 @@ def board_table(report: Report) -> str:
                 f"{row.result.status} {row.reason}".strip() + f"; CPU {num(row.usage.cpu_seconds)} s; "
                 f"memory {num(row.usage.memory_mb, 1)} MB"
             )
-            text = f"{row.result.seconds:.3f}" if answered else f"{row.grade}"
+            text = f"{row.result.seconds:.3f}" if answered else ("memory" if row.reason == "memory" else str(row.grade))
             cells.append(f"<td class='g-{row.grade}' data-v='{sort:.6f}' title='{escape(tip)}'>{escape(text)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table>")
@@ -212,13 +210,14 @@ body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd}
 h3{font-size:15px;margin:18px 0 6px}.meta{color:#666;font-size:12px;margin:0}
 table{border-collapse:collapse;margin:6px 0}th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right}
-th{background:#f4f4f4;position:sticky;top:0}td.name,.boards td:first-child{text-align:left;font-weight:600}
+th{background:#f4f4f4;position:sticky;top:0}
+td.name,.boards td:first-child,.boards th:first-child{text-align:left;font-weight:600}
 tr.vbs td{background:#eef5ff;font-style:italic}.bad{color:#b00020;font-weight:600}
 .boards th{cursor:pointer;user-select:none}.boards th:hover{background:#e6e6e6}
 .g-correct{color:#1b5e20}.g-unconfirmed{color:#8a6d00}.g-wrong{background:#ffd7dc;color:#b00020;font-weight:700}
 .g-unknown{color:#888}.g-error{background:#fff0d9;color:#8a4b00}
 .plots{display:flex;flex-wrap:wrap;gap:12px}.plots img{border:1px solid #eee;max-width:100%}
-.legend span{margin-right:14px}
+.legend span{margin-right:14px}.changes td,.changes th{text-align:left}
 """
 
 SCRIPT = """

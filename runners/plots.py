@@ -70,6 +70,7 @@ def cactus_figure(
     ax.set_xlabel("time per board (s, log scale)")
     ax.set_ylabel(f"boards answered (of {boards})")
     ax.set_ylim(0, max(boards, 1) * 1.02)
+    ax.yaxis.get_major_locator().set_params(integer=True)
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="lower right", fontsize="small")
@@ -95,7 +96,7 @@ def scatter_figure(rows: list[Row], x: str, y: str, time_limit: float | None) ->
         faster_x = sum(a < b for a, b in pairs)
         ax.scatter(xs, ys, s=14, alpha=0.6, edgecolors="none")
         ax.set_title(f"{x} faster on {faster_x}, {y} on {sum(b < a for a, b in pairs)}", fontsize="small")
-    low = FLOOR
+    low = max(FLOOR, min((min(pair) for pair in pairs), default=FLOOR) / 3)
     ax.plot([low, ceiling], [low, ceiling], color="grey", linewidth=0.8)
     for factor in (10, 0.1):
         ax.plot([low, ceiling], [low * factor, ceiling * factor], color="grey", linewidth=0.5, linestyle=":")

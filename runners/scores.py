@@ -110,6 +110,11 @@ class Change:
     why: str  # "answer" or "slower"
 
 
+def described(status: str, reason: str, grade: str, seconds: float) -> str:
+    """One run in a few words: "solved (correct) 0.120s", "error/memory (error) 0.300s"."""
+    return f"{status}{'/' + reason if reason else ''} ({grade}) {seconds:.3f}s"
+
+
 def _correct(grade: str) -> bool:
     return grade == Grade.CORRECT.value
 
@@ -124,8 +129,8 @@ def compare(rows: list[Row], old: list[dict[str, str]]) -> tuple[dict[str, float
         if o is None:
             continue
         new_s, old_s = row.result.seconds, float(o["seconds"])
-        new_text = f"{row.result.status} {row.grade} {new_s:.3f}s"
-        old_text = f"{o['status']} {o['grade']} {old_s:.3f}s"
+        new_text = described(str(row.result.status), row.reason, str(row.grade), new_s)
+        old_text = described(o["status"], o.get("reason") or "", o["grade"], old_s)
         if o["status"] != str(row.result.status):
             changes.append(Change(row.board, row.backend, old_text, new_text, "answer"))
         if _correct(o["grade"]) and row.grade is Grade.CORRECT:

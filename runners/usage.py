@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 INTERVAL = 0.02  # seconds between memory samples while a run is going
 MB = 1024 * 1024
@@ -136,11 +137,16 @@ class Meter:
             self._thread.start()
         self._running.set()
 
-    def end(self) -> Usage:
-        self._running.clear()
+    def cpu_so_far(self) -> float:
+        """CPU seconds of this run until now (children count once the worker has waited for them)."""
         self_1 = resource.getrusage(resource.RUSAGE_SELF)
         child_1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = _cpu(self_1) - _cpu(self._self0) + _cpu(child_1) - _cpu(self._child0)
+        return max(0.0, _cpu(self_1) - _cpu(self._self0) + _cpu(child_1) - _cpu(self._child0))
+
+    def end(self) -> Usage:
+        self._running.clear()
+        cpu = self.cpu_so_far()
+        child_1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         with self._lock:
             peak = max(self._peak, own_peak_bytes() or rss_bytes(self._pid))
             self._generation += 1
@@ -148,7 +154,7 @@ class Meter:
             peak = max(peak, child_1.ru_maxrss * 1024)
         memory_mb = peak / MB
         over = self.limit_mb is not None and memory_mb > self.limit_mb
-        return Usage(cpu_seconds=max(0.0, cpu), memory_mb=memory_mb, over_memory=over)
+        return Usage(cpu_seconds=cpu, memory_mb=memory_mb, over_memory=over)
 
     def _sample_loop(self) -> None:
         while True:
@@ -168,6 +174,27 @@ class Meter:
                     self._fired = fire = True
             if fire and self.on_over is not None:
                 self.on_over(total / MB)
+
+
+def release_free_memory() -> None:
+    """Hand the C heap's free pages back to the OS (glibc ``malloc_trim``), so the next run starts small.
+
+    Run between jobs: a solver's freed arenas otherwise stay resident and
+    would count as the next run's memory.
+    """
+    global _trim
+    if _trim is None:
+        try:
+            import ctypes
+
+            _trim = ctypes.CDLL(None).malloc_trim
+        except (OSError, AttributeError):
+            _trim = False
+    if _trim:
+        _trim(0)
+
+
+_trim: Any = None
 
 
 def kill_descendants(pid: int) -> None:

@@ -36,7 +36,7 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
-from .usage import Meter, Usage, kill_descendants
+from .usage import Meter, Usage, kill_descendants, release_free_memory
 
 # On ``conn``, parent -> worker: ("job", job_id, name, board, time_limit) or ("quit",);
 # worker -> parent: Done.  On the stop pipe, parent -> worker: job_id.
@@ -73,7 +73,7 @@ def _start_meter(conn: Connection, send_lock: threading.Lock, job: dict[str, Any
     """The run meter of this worker; over ``limit_mb`` it answers the job with a memory error and exits."""
 
     def over(peak_mb: float) -> None:
-        usage = Usage(None, peak_mb, over_memory=True)
+        usage = Usage(meter.cpu_so_far(), peak_mb, over_memory=True)
         seconds = time.perf_counter() - job["start"]
         with send_lock:
             with contextlib.suppress(Exception):
@@ -81,7 +81,8 @@ def _start_meter(conn: Connection, send_lock: threading.Lock, job: dict[str, Any
             kill_descendants(os.getpid())
             os._exit(0)  # the parent sees over_memory and starts a fresh worker
 
-    return Meter(limit_mb, over)
+    meter = Meter(limit_mb, over)
+    return meter
 
 
 def _graded_for_memory(result: Result, name: str, usage: Usage, limit_mb: float | None) -> Result:
@@ -178,6 +179,7 @@ def _worker_main(
         except Exception as exc:  # an answer that cannot be pickled
             with send_lock:
                 conn.send(Done(job_id, Result(Status.ERROR, name, message=f"answer not sendable: {exc}"), seconds))
+        release_free_memory()  # while the parent checks the answer
     os._exit(0)
 
 
