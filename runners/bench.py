@@ -305,6 +305,7 @@ class Summary:
     cpu_ratio: float = math.nan  # CPU seconds / wall seconds over the runs with both measured
     memory_median: float = math.nan  # MB, over every run with a measure
     memory_max: float = math.nan
+    out_of_memory: int = 0  # errors that were runs over --mem-limit
 
 
 def cpu_ratio(rows: list[Row]) -> float:
@@ -337,6 +338,7 @@ def summarise(rows: list[Row], names: list[str], time_limit: float | None = None
                 cpu_ratio=cpu_ratio(mine),
                 memory_median=percentile(memory, 50),
                 memory_max=memory[-1] if memory else math.nan,
+                out_of_memory=sum(r.reason == "memory" for r in mine),
             )
         )
     return out

@@ -60,15 +60,16 @@ def fmt(seconds: float, digits: int = 3) -> str:
 
 def summary_table(summaries: list[Any], best: Any, speedups: dict[str, float] | None) -> Table:
     """Counts, PAR-2, time percentiles, CPU/wall and memory per backend, then the VBS."""
-    table = Table(title="sigmar bench: seconds over answered runs; PAR-2 mean per board")
+    table = Table(title="sigmar bench: seconds over answered runs; PAR-2 mean per board; memory peak RSS in MB")
     for column in ("backend", "runs", "solved", "unsolvable", "unknown", "error", "wrong", "PAR-2"):
-        table.add_column(column, justify="right" if column != "backend" else "left")
-    for column in ("median", "p90", "p99", "max", "cpu/wall", "mem med MB", "mem max MB"):
+        table.add_column(column, justify="right" if column != "backend" else "left", no_wrap=True)
+    for column in ("median", "p90", "p99", "max", "cpu/wall", "mem med", "mem max"):
         table.add_column(column, justify="right")
     if speedups is not None:
         table.add_column("speedup", justify="right")
     for s in summaries:
-        counts = (s.runs, s.solved, s.unsolvable, s.unknown, s.error)
+        error = f"{s.error} ({s.out_of_memory} mem)" if s.out_of_memory else str(s.error)
+        counts = (s.runs, s.solved, s.unsolvable, s.unknown, error)
         wrong = f"[red]{s.wrong}[/]" if s.wrong else "0"
         cells = [
             s.backend,

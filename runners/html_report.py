@@ -104,7 +104,8 @@ def summary_table(report: Report) -> str:
         wrong = f"<td class='bad'>{s.wrong}</td>" if s.wrong else "<td>0</td>"
         cells = [
             f"<td class='name'>{escape(s.backend)}</td>",
-            *(f"<td>{v}</td>" for v in (s.runs, s.solved, s.unsolvable, s.unknown, s.error)),
+            *(f"<td>{v}</td>" for v in (s.runs, s.solved, s.unsolvable, s.unknown)),
+            f"<td>{s.error}{f' <small>({s.out_of_memory} mem)</small>' if s.out_of_memory else ''}</td>",
             wrong,
             *(f"<td>{num(v)}</td>" for v in (s.par2, s.median, s.p90, s.p99, s.max)),
             f"<td>{num(s.cpu_ratio, 2)}</td>",
@@ -209,7 +210,8 @@ STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd}
 h3{font-size:15px;margin:18px 0 6px}.meta{color:#666;font-size:12px;margin:0}
-table{border-collapse:collapse;margin:6px 0}th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right}
+table{border-collapse:collapse;margin:6px 0}th,td{padding:3px 7px;border-bottom:1px solid #eee;text-align:right}
+td{white-space:nowrap}
 th{background:#f4f4f4;position:sticky;top:0}
 td.name,.boards td:first-child,.boards th:first-child{text-align:left;font-weight:600}
 tr.vbs td{background:#eef5ff;font-style:italic}.bad{color:#b00020;font-weight:600}
@@ -247,8 +249,8 @@ def render(report: Report, boards: Sequence[Board]) -> str:
         f"<h1>{escape(report.title)}</h1>{meta}"
         "<h2>Summary</h2><p>PAR-2: mean seconds per board, an unanswered or unconfirmed run costing twice the "
         "time limit; one wrong answer disqualifies. Times in seconds over answered runs.</p>"
-        f"{summary_table(report)}{changes_html(report)}"
-        f"<h2>Plots</h2>{plots_html(report)}"
+        f"{summary_table(report)}"
+        f"<h2>Plots</h2>{plots_html(report)}{changes_html(report)}"
         f"<h2>The hardest boards</h2>{hardest_boards_html(hardest(report), lookup)}"
         f"<h2>Every board</h2>{legend}{board_table(report)}"
         f"<script>{SCRIPT}</script></body></html>"

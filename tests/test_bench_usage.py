@@ -39,7 +39,7 @@ def test_peak_memory_sees_the_worker_and_its_child(fakes, monkeypatch: pytest.Mo
 
 
 def test_a_run_over_the_memory_limit_is_an_error_and_the_bench_goes_on(
-    fakes, board_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fakes, board_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
     monkeypatch.setenv("SIGMAR_FAKE_MB", "400")
     idle = psutil.Process().memory_info().rss / 2**20
@@ -58,6 +58,7 @@ def test_a_run_over_the_memory_limit_is_an_error_and_the_bench_goes_on(
         else:
             assert r["grade"] == Grade.CORRECT.value and float(r["memory_mb"]) > 0, r
     assert any(line.startswith("# memory limit") for line in out.read_text().splitlines())
+    assert "3 (3 mem)" in capsys.readouterr().out  # the summary says which errors were memory
 
 
 @pytest.mark.parametrize(
