@@ -38,6 +38,7 @@ import psutil  # noqa: E402
 
 from sigmar.encoders import registry  # noqa: E402
 from sigmar.models.boardfile import read_boards  # noqa: E402
+from sigmar.models.result import Result  # noqa: E402
 from sigmar.runners.bench import CsvSink, bench, plan, run_local  # noqa: E402
 from tests.broken_backend import FAKE_FAMILIES  # noqa: E402
 
@@ -50,7 +51,7 @@ def overhead(repeat: int = 15) -> dict[str, float]:
     stamps: list[float] = []
     seconds: list[float] = []
 
-    def done(run, answer) -> None:  # noqa: ANN001
+    def done(run: object, answer: Result) -> None:
         stamps.append(time.perf_counter())
         seconds.append(answer.seconds)
 
@@ -93,7 +94,7 @@ def minizinc_cpu(limit: float = 3.0, count: int = 2) -> dict[str, object]:
         seen: dict[int, float] = {}
         stop = threading.Event()
 
-        def watch() -> None:
+        def watch(stop: threading.Event, seen: dict[int, float]) -> None:
             me = psutil.Process()
             while not stop.is_set():
                 for proc in me.children(recursive=True):
@@ -105,7 +106,7 @@ def minizinc_cpu(limit: float = 3.0, count: int = 2) -> dict[str, object]:
                         pass
                 time.sleep(0.02)
 
-        watcher = threading.Thread(target=watch, daemon=True)
+        watcher = threading.Thread(target=watch, args=(stop, seen), daemon=True)
         watcher.start()
         (row,) = bench(runs, ["minizinc"], run_local(runs, limit)).rows
         stop.set()
@@ -130,20 +131,26 @@ def main() -> int:
     report: dict[str, object] = {"command": "nice python scripts/bench_overhead.py"}
     t0 = time.perf_counter()
     report["overhead"] = ov = overhead()
-    print(f"overhead per run: median {ov['median_ms']:.2f} ms, p90 {ov['p90_ms']:.2f} ms over {ov['runs']} runs "
-          f"(search's own median {ov['solve_median_ms']:.2f} ms); target median <= 5 ms")
+    print(
+        f"overhead per run: median {ov['median_ms']:.2f} ms, p90 {ov['p90_ms']:.2f} ms over {ov['runs']} runs "
+        f"(search's own median {ov['solve_median_ms']:.2f} ms); target median <= 5 ms"
+    )
     report["memory"] = mem = memory()
     print(f"idle worker {mem['idle_worker_mb']:.1f} MB")
     for name in ("broken:hog", "broken:hogchild"):
         m = mem[name]
         assert isinstance(m, dict)
-        print(f"{name}: reported {m['reported_mb']:.1f} MB, {m['above_idle_mb']:.1f} MB above idle for 200 MB "
-              f"allocated ({m['error_pct']:+.1f}%); target within 10%")
+        print(
+            f"{name}: reported {m['reported_mb']:.1f} MB, {m['above_idle_mb']:.1f} MB above idle for 200 MB "
+            f"allocated ({m['error_pct']:+.1f}%); target within 10%"
+        )
     if registry.info("minizinc").available:
         report["minizinc"] = mz = minizinc_cpu()
         for r in mz["runs"]:  # type: ignore[attr-defined]
-            print(f"minizinc {r['board']}: {r['status']} wall {r['wall_s']:.2f} s, cpu {r['cpu_s']:.2f} s, "
-                  f"fzn-gecode seen using {r['gecode_cpu_seen_s']:.2f} s: included {r['includes_gecode']}")
+            print(
+                f"minizinc {r['board']}: {r['status']} wall {r['wall_s']:.2f} s, cpu {r['cpu_s']:.2f} s, "
+                f"fzn-gecode seen using {r['gecode_cpu_seen_s']:.2f} s: included {r['includes_gecode']}"
+            )
     else:
         print("minizinc is not installed here: its CPU target not measured")
     report["seconds"] = time.perf_counter() - t0
