@@ -109,11 +109,11 @@ def tree_rss_bytes(pid: int) -> int:
 class Meter:
     """Measures the runs of one worker process, one at a time; optionally a memory watchdog.
 
-    ``on_over(peak_mb)`` is called from the sampler thread, at most once a
+    ``on_over(peak_mb, generation)`` is called from the sampler thread, at most once a
     run, when the worker and its descendants together go over ``limit_mb``.
     """
 
-    def __init__(self, limit_mb: float | None = None, on_over: Callable[[float], None] | None = None) -> None:
+    def __init__(self, limit_mb: float | None = None, on_over: Callable[[float, int], None] | None = None) -> None:
         self.limit_mb = limit_mb
         self.on_over = on_over
         self._lock = threading.Lock()
@@ -136,6 +136,11 @@ class Meter:
             self._thread = threading.Thread(target=self._sample_loop, name="sigmar-meter", daemon=True)
             self._thread.start()
         self._running.set()
+
+    def current(self, generation: int) -> bool:
+        """Whether the run that ``generation`` names is still going (not ended since)."""
+        with self._lock:
+            return generation == self._generation
 
     def cpu_so_far(self) -> float:
         """CPU seconds of this run until now (children count once the worker has waited for them)."""
@@ -173,7 +178,7 @@ class Meter:
                 if self.limit_mb is not None and total / MB > self.limit_mb and not self._fired:
                     self._fired = fire = True
             if fire and self.on_over is not None:
-                self.on_over(total / MB)
+                self.on_over(total / MB, generation)
 
 
 def release_free_memory() -> None:

@@ -72,10 +72,12 @@ def memory_error(name: str, peak_mb: float, limit_mb: float | None) -> Result:
 def _start_meter(conn: Connection, send_lock: threading.Lock, job: dict[str, Any], limit_mb: float | None) -> Meter:
     """The run meter of this worker; over ``limit_mb`` it answers the job with a memory error and exits."""
 
-    def over(peak_mb: float) -> None:
+    def over(peak_mb: float, generation: int) -> None:
         usage = Usage(meter.cpu_so_far(), peak_mb, over_memory=True)
         seconds = time.perf_counter() - job["start"]
         with send_lock:
+            if not meter.current(generation):
+                return  # the run ended meanwhile: its own answer carries over_memory (the peak was recorded)
             with contextlib.suppress(Exception):
                 conn.send(Done(job["id"], memory_error(job["name"], peak_mb, limit_mb), seconds, usage))
             kill_descendants(os.getpid())
