@@ -16,6 +16,10 @@ Each worker leads its own process group, so killing the group also kills a
 solver binary the backend started (MiniZinc runs ``minizinc`` as a child),
 and Ctrl-C at the terminal reaches only the parent, which then kills the
 workers.  On Linux a worker also dies with its parent (``PR_SET_PDEATHSIG``).
+
+Each job is measured inside its worker (CPU time and peak memory, the
+worker's children included; :mod:`sigmar.runners.usage`), and the same meter
+enforces the worker's memory limit.
 """
 
 from __future__ import annotations
@@ -66,7 +70,8 @@ def _die_with_parent() -> None:
 
 
 def memory_error(name: str, peak_mb: float, limit_mb: float | None) -> Result:
-    return Result(Status.ERROR, name, message=f"memory: peak {peak_mb:.0f} MB over the limit of {limit_mb:g} MB")
+    limit = f"the limit of {limit_mb:g} MB" if limit_mb is not None else "what the machine gave"
+    return Result(Status.ERROR, name, message=f"memory: peak {peak_mb:.0f} MB over {limit}")
 
 
 def _start_meter(conn: Connection, send_lock: threading.Lock, job: dict[str, Any], limit_mb: float | None) -> Meter:
@@ -166,9 +171,10 @@ def _worker_main(
             result = Result(Status.ERROR, name, message=f"{name} raised {type(exc).__name__}: {exc}{where}")
         seconds = time.perf_counter() - start
         usage = meter.end()
-        if over_memory and not usage.over_memory:
+        if over_memory:  # MemoryError: the answer already says so
             usage = Usage(usage.cpu_seconds, usage.memory_mb, over_memory=True)
-        result = _graded_for_memory(result, name, usage, mem_limit_mb)
+        else:
+            result = _graded_for_memory(result, name, usage, mem_limit_mb)
         with lock:
             if current[2]:  # a stopped backend may stay stopped: the next job gets a fresh instance
                 backends.pop(name, None)

@@ -16,7 +16,8 @@ engine rejects), ``crash`` (raises), ``exit`` (the process dies), ``hang``
 (sleeps forever, ignores stop), ``proof`` (claims unsolvable, proof, always),
 ``unknown`` (gives up at once), ``hog`` (holds ``SIGMAR_FAKE_MB`` MB, default
 200, for 0.2 s, then gives up), ``hogchild`` (the same in a child process),
-``spinchild`` (a child process burns 0.3 s of CPU while the worker sleeps).
+``spinchild`` (a child process burns 0.3 s of CPU while the worker sleeps),
+``memerror`` (raises MemoryError).
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ class BrokenBackend(Backend):
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:
-        return ("wrong", "crash", "exit", "hang", "proof", "unknown", "hog", "hogchild", "spinchild")
+        return ("wrong", "crash", "exit", "hang", "proof", "unknown", "hog", "hogchild", "spinchild", "memerror")
 
     @classmethod
     def version(cls) -> str:
@@ -139,6 +140,8 @@ class BrokenBackend(Backend):
     def solve(self, board: Board, time_limit: float | None = None) -> Result:
         if self.sub == "crash":
             raise RuntimeError("deliberate crash")
+        if self.sub == "memerror":
+            raise MemoryError("deliberate")
         if self.sub == "exit":
             os._exit(7)
         if self.sub == "hang":
@@ -148,7 +151,7 @@ class BrokenBackend(Backend):
             return Result(Status.UNSOLVABLE, self.name, reason=Reason.PROOF, explanation="I say so")
         if self.sub == "unknown":
             return Result(Status.UNKNOWN, self.name, message="gave up")
-        if self.sub in ("hog", "hogchild", "spinchild"):
+        if self.sub in ("hog", "hogchild", "spinchild", "memerror"):
             return self._use_resources()
         # "wrong": removes the first tile alone, which is never a whole solution of a board with pairs
         first = board.tiles[0].cell

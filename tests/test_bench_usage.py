@@ -61,6 +61,15 @@ def test_a_run_over_the_memory_limit_is_an_error_and_the_bench_goes_on(
     assert "3 (3 mem)" in capsys.readouterr().out  # the summary says which errors were memory
 
 
+def test_a_memory_error_without_a_limit_is_an_error_with_reason_memory(fakes) -> None:
+    runs = one_board_runs(["broken:memerror", "honest"])
+    rows = {r.backend: r for r in bench(runs, ["broken:memerror", "honest"], run_local(runs, 10)).rows}
+    bad = rows["broken:memerror"]
+    assert (str(bad.result.status), bad.reason, bad.grade) == ("error", "memory", Grade.ERROR)
+    assert "ran out of memory" in bad.result.message
+    assert rows["honest"].grade is Grade.CORRECT
+
+
 @pytest.mark.parametrize(
     "extra, words",
     [
