@@ -145,8 +145,8 @@ def run(args: argparse.Namespace) -> int:
     if args.mem_limit is not None and args.cluster:
         raise UsageError("--mem-limit works with local workers only, not with --cluster")
     baseline = read_baseline(args.baseline) if args.baseline else None
-    check_outputs(args)
     boards_by_file: list[tuple[str, list[Board]]] = [(f, read_boards(f)) for f in args.files]
+    check_outputs(args)  # after the boards: a malformed board file leaves no empty output behind
     names = chosen_backends(args.backend)
     runs = plan(boards_by_file, names)
     err = Console(stderr=True)

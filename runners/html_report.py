@@ -70,6 +70,11 @@ def hardest_boards_html(names: list[str], boards: Mapping[str, Board]) -> str:
     return f'<ol class="hardest">{items}</ol>'
 
 
+def board_keys(rows: Sequence[Row]) -> list[tuple[str, str]]:
+    """(file, board) of every board in the rows, in order: two files may hold boards of the same name."""
+    return list(dict.fromkeys((r.file, r.board) for r in rows))
+
+
 def hardest(report: Report) -> list[str]:
     """Boards hardest for the field: the largest total PAR-2 cost over every backend (unanswered: 2x the limit)."""
     limit = report.time_limit or max((r.result.seconds for r in report.rows), default=1.0)
@@ -179,17 +184,17 @@ def plots_html(report: Report) -> str:
 
 def board_table(report: Report) -> str:
     """One row per board: its answer, then per backend its seconds coloured by grade; sortable."""
-    by = {(r.board, r.backend): r for r in report.rows}
+    by = {(r.file, r.board, r.backend): r for r in report.rows}
     heads = ["board", "answer", *report.names]
     out = [
         "<table id='boards' class='boards'><thead><tr>",
         *(f"<th data-col='{i}'>{escape(h)}</th>" for i, h in enumerate(heads)),
         "</tr></thead><tbody>",
     ]
-    for board, verdict in report.verdicts:
-        cells = [f"<td>{escape(board.name)}</td>", f"<td>{escape(str(verdict.result.status))}</td>"]
+    for (file, board), (_, verdict) in zip(board_keys(report.rows), report.verdicts, strict=False):
+        cells = [f"<td title='{escape(file)}'>{escape(board)}</td>", f"<td>{escape(str(verdict.result.status))}</td>"]
         for name in report.names:
-            row = by.get((board.name, name))
+            row = by.get((file, board, name))
             if row is None:
                 cells.append("<td data-v='1e99'>–</td>")
                 continue
