@@ -176,3 +176,37 @@ def test_benchexec_table_generator_reads_the_xml(fakes, board_file: Path, tmp_pa
     table = csv_table.read_text()
     assert "pair" in table and "counts" in table and "cputime" in table and "memory" in table
     assert list(tables.glob("*.table.html"))
+
+
+def test_scatter_puts_an_unanswered_run_on_the_time_limit_line() -> None:
+    from sigmar.runners.plots import scatter_figure
+
+    rows = [
+        row("b1", "a", 1.0, Grade.CORRECT),
+        row("b1", "b", 4.0, Grade.CORRECT),
+        row("b2", "a", 0.5, Grade.UNKNOWN),  # gave up early: still drawn at the limit
+        row("b2", "b", 2.0, Grade.CORRECT),
+    ]
+    fig = scatter_figure(rows, "a", "b", time_limit=10)
+    (points,) = fig.axes[0].collections
+    xy = {tuple(p) for p in points.get_offsets().tolist()}
+    assert xy == {(1.0, 4.0), (10.0, 2.0)}
+
+
+def test_benchexec_run_of_a_memory_error_says_out_of_memory() -> None:
+    from datetime import UTC, datetime
+
+    from sigmar.runners.benchexec_xml import run_set
+    from sigmar.runners.usage import Usage
+
+    over = Row("f", "b1", "x", Result(Status.ERROR, "x", 0.5), Grade.ERROR, Usage(0.4, 900.0, over_memory=True))
+    element = run_set([over], "x", "1", 10, 512, datetime.now(UTC))
+    values = {c.get("title"): c.get("value") for c in element.find("run").findall("column")}  # type: ignore[union-attr]
+    assert values == {
+        "status": "OUT OF MEMORY",
+        "category": "error",
+        "cputime": "0.400000s",
+        "walltime": "0.500000s",
+        "memory": f"{900 * 1024 * 1024}B",
+    }
+    assert element.get("memlimit") == "512 MB"
