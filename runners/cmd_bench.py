@@ -27,10 +27,12 @@ from .tables import table_console
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "bench",
-        help="every backend on every board: progress bar, summary table, CSV and cactus plot",
+        help="every backend on every board: summary (PAR-2, VBS), CSV, plots, HTML report, BenchExec XML",
         description="Run every chosen backend alone on every board (each run in a worker process, killed at "
-        "the time limit), check and grade every answer, and print a summary per backend. Exit 3 if a backend "
-        "answered wrongly or two disagreed, 1 if some board got no answer from any backend.",
+        "the time limit), measure its wall time, CPU time and peak memory (children included), check and grade "
+        "every answer, and print a summary per backend (PAR-2, percentiles, CPU/wall, memory) and the virtual "
+        "best solver. Exit 3 if a backend answered wrongly or two disagreed, 1 if some board got no answer from "
+        "any backend, 2 on bad input.",
     )
     parser.add_argument("files", metavar="FILE", nargs="+", help="board files")
     add_backend(parser)
