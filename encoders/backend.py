@@ -8,10 +8,16 @@ answer through the rule engine (``sigmar.runners.check``).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from sigmar.models.board import Board
 from sigmar.models.result import Result
+
+
+@dataclass(frozen=True)
+class NoOptions:
+    """The options of a backend that takes none."""
 
 
 class Backend(ABC):
@@ -25,6 +31,8 @@ class Backend(ABC):
     description: ClassVar[str] = ""
     # ``sigmar encode --to TARGET`` targets this backend can write.
     encode_targets: ClassVar[tuple[str, ...]] = ()
+    # A frozen dataclass of the backend's options: an unknown or missing one fails at construction.
+    options_type: ClassVar[type] = NoOptions
 
     @property
     def certifies(self) -> bool:
@@ -33,7 +41,12 @@ class Backend(ABC):
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         self.sub = sub if sub is not None else self.default_sub
-        self.options = options
+        valid = {f.name for f in fields(self.options_type)}
+        unknown = sorted(set(options) - valid)
+        if unknown:
+            choices = ", ".join(sorted(valid)) or "none"
+            raise ValueError(f"{self.family} has no option {', '.join(unknown)} (valid: {choices})")
+        self.options: Any = self.options_type(**options)
 
     @property
     def name(self) -> str:
@@ -61,7 +74,12 @@ class Backend(ABC):
         """
 
     def stop(self) -> None:  # noqa: B027 - optional hook, a no-op by default
-        """Ask a running ``solve`` (in another thread) to give up soon; optional."""
+        """Ask the running ``solve`` (in another thread) to end within a second, with ``unknown``.
+
+        The contract every backend keeps (tests/test_backends_agree.py): the
+        stop ends that one solve, and the instance answers the next board as
+        if it had never been stopped.
+        """
 
     def encode(self, board: Board, target: str) -> dict[str, str]:
         """Files for other tools, as {suffix: text}; the first is the main one."""

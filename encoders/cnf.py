@@ -28,6 +28,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from sigmar.models.board import Board
@@ -131,23 +132,32 @@ def proof_text(lines: list[str]) -> str:
     return "\n".join(body) + "\n"
 
 
+@dataclass(frozen=True)
+class CnfOptions:
+    """``sat_cmd``: an external DIMACS solver (``cnf:external``); ``card``: the exactly-one encoding."""
+
+    sat_cmd: str | None = None
+    card: str = DEFAULT_CARD
+
+
 class CnfBackend(Backend):
     family = "cnf"
     default_sub = DEFAULT_SOLVER
     description = "hand-written CNF (parallel-step leave times; or the thesis's timestep encoding) on python-sat"
     encode_targets = ("dimacs",)
+    options_type = CnfOptions
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
         self.variant, self.solver = split_sub(self.sub)
         if self.variant not in VARIANTS:
             raise ValueError(f"unknown cnf variant '{self.variant}' (choose from {', '.join(VARIANTS)})")
-        self.sat_cmd: str | None = options.get("sat_cmd")
+        self.sat_cmd: str | None = self.options.sat_cmd
         if self.solver == EXTERNAL:
             self.sat_cmd = self.sat_cmd or os.environ.get(SAT_CMD_ENV)
             if not self.sat_cmd:
                 raise ValueError(f"cnf:{EXTERNAL} needs the solver command in ${SAT_CMD_ENV} (e.g. 'cadical -q')")
-        self.card: str = options.get("card", DEFAULT_CARD)
+        self.card: str = self.options.card
         self._stop = threading.Event()
         self._live: Any = None  # the running pysat solver, a child process or a Popen
         self._proof: list[str] | None = None  # the DRUP lines of the last refutation, when logged

@@ -35,14 +35,15 @@ Sizes on standard boards (600 public boards): 19,400-20,200 clauses median,
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import Any
 
 from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 
 from sigmar.models.board import Board
+from sigmar.models.facts import facts_of
 from sigmar.models.result import Move
-from sigmar.models.tiles import could_ever_pair
 
 from .cnf_formula import ClauseSink, Formula, Lit, neg
 
@@ -55,48 +56,9 @@ CARD_ENCODINGS = {
 }
 
 
-def horizon(board: Board) -> int:
-    """Moves a sequential solution needs: pairs plus gold alone (rounded up when counts are odd)."""
-    gold = 1 if board.gold is not None else 0
-    return (len(board.tiles) - gold + 1) // 2 + gold
-
-
-def partner_pairs(board: Board) -> list[tuple[int, int]]:
-    """Tile pairs ``i < j`` that pair under some current metal; gold pairs with nothing."""
-    symbols = [t.symbol for t in board.tiles]
-    gold = board.gold
-    out = []
-    for i in range(len(symbols)):
-        if symbols[i] == gold:
-            continue
-        for j in range(i + 1, len(symbols)):
-            if symbols[j] != gold and could_ever_pair(symbols[i], symbols[j]):
-                out.append((i, j))
-    return out
-
-
-def neighbour_sets(board: Board) -> list[list[tuple[int, ...]] | None]:
-    """Per tile, the tile sets of its three-consecutive-neighbour windows (minimal ones only).
-
-    None means the tile is free from the start (a window with no tile in it).
-    """
-    out: list[list[tuple[int, ...]] | None] = []
-    for ring in board.neighbour_tiles:
-        sets = {
-            tuple(sorted(n for n in (ring[k], ring[(k + 1) % 6], ring[(k + 2) % 6]) if n is not None)) for k in range(6)
-        }
-        if () in sets:
-            out.append(None)
-            continue
-        minimal = [s for s in sets if not any(o != s and set(o) <= set(s) for o in sets)]
-        out.append(sorted(minimal))
-    return out
-
-
-def metal_tiles(board: Board) -> list[int]:
-    """Tile ids of the metals in the order they must leave (gold last)."""
-    by_symbol = {t.symbol: i for i, t in enumerate(board.tiles)}
-    return [by_symbol[m] for m in board.metals]
+def freeing_windows(board: Board) -> list[tuple[tuple[int, ...], ...] | None]:
+    """Per tile, its minimal windows (``sigmar.models.facts``); None when it is free from the start."""
+    return [None if runs == ((),) else runs for runs in facts_of(board).minimal_windows]
 
 
 def windows(board: Board, K: int) -> tuple[list[int], list[int]]:
@@ -107,12 +69,12 @@ def windows(board: Board, K: int) -> tuple[list[int], list[int]]:
     a tile lying in every window of another must leave before it.
     """
     n = len(board.tiles)
-    sets = neighbour_sets(board)
+    sets = freeing_windows(board)
     mates: list[list[int]] = [[] for _ in range(n)]
-    for i, j in partner_pairs(board):
+    for i, j in facts_of(board).partner_pairs:
         mates[i].append(j)
         mates[j].append(i)
-    metals = metal_tiles(board)
+    metals = list(facts_of(board).metal_chain)
     gold_tile = metals[-1] if metals else None
     previous_metal = {b: a for a, b in zip(metals, metals[1:], strict=False)}
     never = K + 1
@@ -156,120 +118,162 @@ def windows(board: Board, K: int) -> tuple[list[int], list[int]]:
     return early, late
 
 
-def build(
-    board: Board,
-    card: str = "seqcounter",
-    prune: bool = True,
-    one_move_per_step: bool = False,
-    sync: str = "order",
-    free: str = "precede",
-) -> Formula:
-    """The default encoding of one board (see the module docstring).
+@dataclass(frozen=True)
+class Options:
+    """The default encoding's switches; all but ``card`` exist to measure an idea (scripts/bench_cnf.py).
 
-    The options exist to measure what each idea buys (scripts/bench_cnf.py):
     ``card`` picks the ``pysat.card`` encoding of exactly-one mate, ``prune``
     the reachability windows, ``sync`` how mates share a step (``order``:
     the order-encoded leave steps agree; ``bits``: binary leave steps agree),
     ``free`` how freeness is said (``precede``: a tile picks a window whose
     tiles leave before it; ``clear``: per step, some window is clear), and
-    ``one_move_per_step`` turns the parallel
-    steps into a classic timestep encoding (variant ``steps``).
+    ``one_move_per_step`` turns the parallel steps into a classic timestep
+    encoding (variant ``steps``).
     """
-    # -- data
-    n = len(board.tiles)
-    K = horizon(board)
-    early, late = windows(board, K) if prune else ([1] * n, [K] * n)
-    sets = neighbour_sets(board)
-    metals = metal_tiles(board)
-    gold_tile = metals[-1] if metals else None
-    pool = IDPool()
-    sink = ClauseSink()
+
+    card: str = "seqcounter"
+    prune: bool = True
+    one_move_per_step: bool = False
+    sync: str = "order"
+    free: str = "precede"
+
+    def __post_init__(self) -> None:
+        choices = {"card": tuple(CARD_ENCODINGS), "sync": ("order", "bits"), "free": ("precede", "clear")}
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"cnf option {name}={getattr(self, name)!r}: choose from {', '.join(allowed)}")
+
+
+def build(board: Board, **options: Any) -> Formula:
+    """The default encoding of one board (see the module docstring); ``options`` as in :class:`Options`."""
+    known = {f.name for f in fields(Options)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ValueError(f"unknown cnf option {', '.join(unknown)} (valid: {', '.join(sorted(known))})")
+    return _Builder(board, Options(**options)).formula()
+
+
+class _Builder:
+    """One board's default encoding, one method per constraint group (the groups of docs/cnf.md)."""
+
+    def __init__(self, board: Board, options: Options) -> None:
+        facts = facts_of(board)
+        self.board = board
+        self.options = options
+        self.n = n = facts.size
+        self.K = K = facts.horizon
+        self.early, self.late = windows(board, K) if options.prune else ([1] * n, [K] * n)
+        self.sets = freeing_windows(board)
+        self.metals = list(facts.metal_chain)
+        self.gold_tile = self.metals[-1] if self.metals else None
+        self.pool = IDPool()
+        self.sink = ClauseSink()
+        self.cleared: dict[tuple[tuple[int, ...], int], Lit] = {}
+        self.precedes: dict[tuple[str, int, int], Lit] = {}
+        self.mate_vars: dict[tuple[int, int], int] = {}
 
     # -- variables
-    def gone(i: int, s: int) -> Lit:
-        if s < early[i] or s < 1:
+    def gone(self, i: int, s: int) -> Lit:
+        """Tile i has left by the end of step s: a constant outside its reachable window."""
+        if s < self.early[i] or s < 1:
             return False
-        if s >= late[i]:
+        if s >= self.late[i]:
             return True
-        return pool.id(("gone", i, s))
+        return self.pool.id(("gone", i, s))
 
-    for i in range(n):  # every leave-step variable exists, even one no clause needs (gold, often)
-        for s in range(early[i], late[i]):
-            gone(i, s)
-
-    cleared: dict[tuple[tuple[int, ...], int], Lit] = {}
-
-    def clear(tiles: tuple[int, ...], t: int) -> Lit:
-        lits = [gone(m, t) for m in tiles]
+    def clear(self, tiles: tuple[int, ...], t: int) -> Lit:
+        """Every tile of ``tiles`` has left by the end of step t."""
+        lits = [self.gone(m, t) for m in tiles]
         if any(lit is False for lit in lits):
             return False
         open_ = tuple(sorted(m for m, lit in zip(tiles, lits, strict=True) if lit is not True))
         if not open_:
             return True
         if len(open_) == 1:
-            return gone(open_[0], t)
+            return self.gone(open_[0], t)
         key = (open_, t)
-        if key not in cleared:
-            aux = pool.id(("clear", open_, t))
-            cleared[key] = aux
-            sink.group("clear")
+        if key not in self.cleared:
+            aux = self.pool.id(("clear", open_, t))
+            self.cleared[key] = aux
+            self.sink.group("clear")
             for m in open_:
-                sink.add([-aux, gone(m, t)])
-        return cleared[key]
+                self.sink.add([-aux, self.gone(m, t)])
+        return self.cleared[key]
+
+    def before(self, m: int, i: int) -> Lit:
+        """``("before", m, i)``: tile m leaves in an earlier step than its neighbour i."""
+        early, late, sink = self.early, self.late, self.sink
+        if early[m] >= late[i]:
+            return False
+        if late[m] < early[i]:
+            return True
+        key = ("before", m, i)
+        if key not in self.precedes:
+            var = self.pool.id(key)
+            self.precedes[key] = var
+            sink.group("before")
+            if early[m] >= early[i]:  # i cannot be gone by early[m] (nor earlier, by monotony)
+                sink.add([-var, neg(self.gone(i, early[m]))])
+            for s in range(max(early[i], early[m] + 1), min(late[i], late[m]) + 1):
+                sink.add([-var, neg(self.gone(i, s)), self.gone(m, s - 1)])
+        return self.precedes[key]
 
     # -- constraints
-    sink.group("impossible")
-    for i in range(n):
-        if early[i] > late[i]:
-            sink.add([])  # the tile can never leave: unsolvable outright
+    def formula(self) -> Formula:
+        for i in range(self.n):  # every leave-step variable exists, even one no clause needs (gold, often)
+            for s in range(self.early[i], self.late[i]):
+                self.gone(i, s)
+        self.impossible()
+        self.monotone()
+        if self.options.free == "clear":
+            self.free_by_clear_windows()
+        else:
+            self.free_by_precedence()
+        self.metal_order()
+        self.mates_leave_together()
+        self.one_mate_each()
+        if self.options.one_move_per_step:
+            self.one_move_per_step()
+        return self._formula()
 
-    sink.group("monotone")
-    for i in range(n):
-        for s in range(early[i], late[i] - 1):
-            sink.add([neg(gone(i, s)), gone(i, s + 1)])
+    def impossible(self) -> None:
+        self.sink.group("impossible")
+        for i in range(self.n):
+            if self.early[i] > self.late[i]:
+                self.sink.add([])  # the tile can never leave: unsolvable outright
 
-    if free == "clear":
-        # Per step: a tile gone by s had a clear window at the end of s - 1.
-        for i in range(n):
-            if sets[i] is None:
+    def monotone(self) -> None:
+        self.sink.group("monotone")
+        for i in range(self.n):
+            for s in range(self.early[i], self.late[i] - 1):
+                self.sink.add([neg(self.gone(i, s)), self.gone(i, s + 1)])
+
+    def free_by_clear_windows(self) -> None:
+        """Per step: a tile gone by s had a clear window at the end of s - 1."""
+        for i in range(self.n):
+            if self.sets[i] is None:
                 continue
-            for s in range(early[i], late[i] + 1):
-                cleared_now = [clear(tiles, s - 1) for tiles in sets[i] or []]
-                sink.group("free")
-                sink.add([neg(gone(i, s)), *cleared_now])
-    else:
-        # Precedence: a tile picks a window whose tiles all leave strictly before it.
-        def before(m: int, i: int) -> Lit:
-            """``("before", m, i)``: tile m leaves in an earlier step than its neighbour i."""
-            if early[m] >= late[i]:
-                return False
-            if late[m] < early[i]:
-                return True
-            key = ("before", m, i)
-            if key not in precedes:
-                var = pool.id(key)
-                precedes[key] = var
-                sink.group("before")
-                if early[m] >= early[i]:  # i cannot be gone by early[m] (nor earlier, by monotony)
-                    sink.add([-var, neg(gone(i, early[m]))])
-                for s in range(max(early[i], early[m] + 1), min(late[i], late[m]) + 1):
-                    sink.add([-var, neg(gone(i, s)), gone(m, s - 1)])
-            return precedes[key]
+            for s in range(self.early[i], self.late[i] + 1):
+                cleared_now = [self.clear(tiles, s - 1) for tiles in self.sets[i] or []]
+                self.sink.group("free")
+                self.sink.add([neg(self.gone(i, s)), *cleared_now])
 
-        precedes: dict[tuple[str, int, int], Lit] = {}
-        for i in range(n):
-            if sets[i] is None:
+    def free_by_precedence(self) -> None:
+        """A tile picks a window whose tiles all leave strictly before it."""
+        sink = self.sink
+        for i in range(self.n):
+            if self.sets[i] is None:
                 continue
             options: list[Lit] = []
-            for tiles in sets[i] or []:
-                lits = [before(m, i) for m in tiles]
+            for tiles in self.sets[i] or []:
+                lits = [self.before(m, i) for m in tiles]
                 if any(lit is False for lit in lits):
                     continue
                 open_ = [lit for lit in lits if lit is not True]
                 if len(open_) <= 1:
                     options.append(open_[0] if open_ else True)
                     continue
-                window = pool.id(("window", i, tiles))
+                window = self.pool.id(("window", i, tiles))
                 sink.group("window")
                 for lit in open_:
                     sink.add([-window, lit])
@@ -277,61 +281,74 @@ def build(
             sink.group("free")
             sink.add(options)
         sink.group("before")
-        for (_, m, i), var in list(precedes.items()):
-            other = precedes.get(("before", i, m))
+        for (_, m, i), var in list(self.precedes.items()):
+            other = self.precedes.get(("before", i, m))
             if other is not None and m < i:
                 sink.add([-var, -other])
 
-    sink.group("metal order")
-    for a, b in zip(metals, metals[1:], strict=False):
-        for s in range(early[b], late[b] + 1):
-            sink.add([neg(gone(b, s)), gone(a, s - 1)])
+    def metal_order(self) -> None:
+        self.sink.group("metal order")
+        for a, b in zip(self.metals, self.metals[1:], strict=False):
+            for s in range(self.early[b], self.late[b] + 1):
+                self.sink.add([neg(self.gone(b, s)), self.gone(a, s - 1)])
 
-    mate_vars: dict[tuple[int, int], int] = {}
-    for i, j in partner_pairs(board):
-        if max(early[i], early[j]) <= min(late[i], late[j]):
-            mate_vars[(i, j)] = pool.id(("mate", i, j))
-    sink.group("same step")
-    if sync == "bits":
-        # Leave steps in binary: leaving at s fixes the tile's bits; mates have equal bits.
-        width = max(K, 1).bit_length()
-        bits = {i: [pool.id(("bit", i, k)) for k in range(width)] for i in by_mate_tiles(mate_vars)}
+    def mates_leave_together(self) -> None:
+        early, late = self.early, self.late
+        for i, j in facts_of(self.board).partner_pairs:
+            if max(early[i], early[j]) <= min(late[i], late[j]):
+                self.mate_vars[(i, j)] = self.pool.id(("mate", i, j))
+        self.sink.group("same step")
+        if self.options.sync == "bits":
+            self._same_step_in_binary()
+        else:
+            self._same_step_in_order_encoding()
+
+    def _same_step_in_binary(self) -> None:
+        """Leave steps in binary: leaving at s fixes the tile's bits; mates have equal bits."""
+        sink = self.sink
+        width = max(self.K, 1).bit_length()
+        bits = {i: [self.pool.id(("bit", i, k)) for k in range(width)] for i in by_mate_tiles(self.mate_vars)}
         for i, tile_bits in bits.items():
-            for s in range(early[i], late[i] + 1):
+            for s in range(self.early[i], self.late[i] + 1):
                 for k, bit in enumerate(tile_bits):
-                    sink.add([neg(gone(i, s)), gone(i, s - 1), bit if (s >> k) & 1 else -bit])
-        for (i, j), m in mate_vars.items():
+                    sink.add([neg(self.gone(i, s)), self.gone(i, s - 1), bit if (s >> k) & 1 else -bit])
+        for (i, j), m in self.mate_vars.items():
             for bi, bj in zip(bits[i], bits[j], strict=True):
                 sink.add([-m, -bi, bj])
                 sink.add([-m, bi, -bj])
-    else:
-        # Order encoding: equal over the windows' overlap, and outside it one clause each way.
-        for (i, j), m in mate_vars.items():
-            lo, hi = max(early[i], early[j]), min(late[i], late[j])
+
+    def _same_step_in_order_encoding(self) -> None:
+        """Equal over the windows' overlap, and outside it one clause each way."""
+        sink, gone = self.sink, self.gone
+        for (i, j), m in self.mate_vars.items():
+            lo, hi = max(self.early[i], self.early[j]), min(self.late[i], self.late[j])
             for s in range(lo, hi):
                 sink.add([-m, neg(gone(i, s)), gone(j, s)])
                 sink.add([-m, neg(gone(j, s)), gone(i, s)])
             for t in (i, j):
                 sink.add([-m, neg(gone(t, lo - 1))])
                 sink.add([-m, gone(t, hi)])
-    sink.group("one mate")
-    by_tile: dict[int, list[int]] = {i: [] for i in range(n) if i != gold_tile}
-    for (i, j), m in mate_vars.items():
-        by_tile[i].append(m)
-        by_tile[j].append(m)
-    for lits in by_tile.values():
-        if not lits:
-            sink.add([])
-            continue
-        encoded = CardEnc.equals(lits=lits, bound=1, vpool=pool, encoding=CARD_ENCODINGS[card])
-        sink.extend(encoded.clauses)
 
-    if one_move_per_step:
-        # At most two tiles leave in a step: with K steps for K moves, exactly one move each.
+    def one_mate_each(self) -> None:
+        self.sink.group("one mate")
+        by_tile: dict[int, list[int]] = {i: [] for i in range(self.n) if i != self.gold_tile}
+        for (i, j), m in self.mate_vars.items():
+            by_tile[i].append(m)
+            by_tile[j].append(m)
+        for lits in by_tile.values():
+            if not lits:
+                self.sink.add([])
+                continue
+            encoded = CardEnc.equals(lits=lits, bound=1, vpool=self.pool, encoding=CARD_ENCODINGS[self.options.card])
+            self.sink.extend(encoded.clauses)
+
+    def one_move_per_step(self) -> None:
+        """At most two tiles leave in a step: with K steps for K moves, exactly one move each."""
+        sink, pool, gone = self.sink, self.pool, self.gone
         sink.group("one move per step")
-        for s in range(1, K + 1):
+        for s in range(1, self.K + 1):
             leaving = []
-            for i in range(n):
+            for i in range(self.n):
                 now, prev = gone(i, s), gone(i, s - 1)
                 if now is False or prev is True:
                     continue
@@ -349,39 +366,44 @@ def build(
                 if constant > 2:
                     sink.add([])
                 elif ints:
-                    enc = CardEnc.atmost(lits=ints, bound=2 - constant, vpool=pool, encoding=CARD_ENCODINGS[card])
-                    sink.extend(enc.clauses)
+                    card = CARD_ENCODINGS[self.options.card]
+                    sink.extend(CardEnc.atmost(lits=ints, bound=2 - constant, vpool=pool, encoding=card).clauses)
 
     # -- decode
-    def decoder(true: set[int]) -> list[Move]:
+    def decode(self, true: set[int]) -> list[Move]:
+        """Moves in playing order from a model's true variables (by leave step; any order within one)."""
+        board = self.board
+
         def leave(i: int) -> int:
-            for s in range(early[i], late[i] + 1):
-                lit = gone(i, s)
+            for s in range(self.early[i], self.late[i] + 1):
+                lit = self.gone(i, s)
                 if lit is True or (lit is not False and lit in true):
                     return s
-            return late[i]
+            return self.late[i]
 
         moves: list[tuple[int, Move]] = []
-        for (i, j), m in mate_vars.items():
+        for (i, j), m in self.mate_vars.items():
             if m in true:
                 moves.append((leave(i), Move((board.tiles[i].cell, board.tiles[j].cell))))
-        if gold_tile is not None:
-            moves.append((leave(gold_tile), Move((board.tiles[gold_tile].cell,))))
+        if self.gold_tile is not None:
+            moves.append((leave(self.gold_tile), Move((board.tiles[self.gold_tile].cell,))))
         moves.sort(key=lambda item: item[0])
         return [move for _, move in moves]
 
-    projection = sorted(set(mate_vars.values()) | {v for v in range(1, pool.top + 1) if _kind(pool, v) == "gone"})
-    return Formula(
-        board=board,
-        variant="steps" if one_move_per_step else "default",
-        clauses=sink.clauses,
-        pool=pool,
-        decoder=decoder,
-        horizon=K,
-        groups=dict(sink.groups),
-        describe=describer(board),
-        projection=projection,
-    )
+    def _formula(self) -> Formula:
+        pool = self.pool
+        gone_vars = {v for v in range(1, pool.top + 1) if _kind(pool, v) == "gone"}
+        return Formula(
+            board=self.board,
+            variant="steps" if self.options.one_move_per_step else "default",
+            clauses=self.sink.clauses,
+            pool=pool,
+            decoder=self.decode,
+            horizon=self.K,
+            groups=dict(self.sink.groups),
+            describe=describer(self.board),
+            projection=sorted(set(self.mate_vars.values()) | gone_vars),
+        )
 
 
 def by_mate_tiles(mate_vars: dict[tuple[int, int], int]) -> list[int]:

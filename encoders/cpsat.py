@@ -25,14 +25,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
+from sigmar.models.facts import Facts, facts_of
 from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
-from sigmar.models.tiles import METALS, could_ever_pair, name_of
+from sigmar.models.tiles import METALS, name_of
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -50,38 +50,32 @@ class BoardData:
     board: Board
 
     @cached_property
+    def facts(self) -> Facts:
+        return facts_of(self.board)
+
+    @property
     def n(self) -> int:
-        return len(self.board.tiles)
+        return self.facts.size
 
-    @cached_property
+    @property
     def symbols(self) -> tuple[str, ...]:
-        return tuple(t.symbol for t in self.board.tiles)
+        return self.facts.symbols
 
-    @cached_property
+    @property
     def metal_chain(self) -> tuple[int, ...]:
-        """Tile ids of the metals in the order they must leave; the last is gold."""
-        metals = [i for i, s in enumerate(self.symbols) if s in METALS]
-        return tuple(sorted(metals, key=lambda i: self.symbols[i]))
+        return self.facts.metal_chain
 
-    @cached_property
+    @property
     def gold(self) -> int | None:
-        return self.metal_chain[-1] if self.metal_chain else None
+        return self.facts.gold if self.facts.gold >= 0 else None
 
-    @cached_property
+    @property
     def pairs(self) -> tuple[tuple[int, int], ...]:
-        """Candidate pairs (i < j) that match under some current metal; gold pairs with nothing."""
-        gold = self.gold
-        return tuple(
-            (i, j)
-            for i, j in combinations(range(self.n), 2)
-            if gold not in (i, j) and could_ever_pair(self.symbols[i], self.symbols[j])
-        )
+        return self.facts.partner_pairs
 
-    @cached_property
+    @property
     def moves(self) -> int:
-        """Moves that clear the board: one per pair plus gold alone (the horizon)."""
-        singles = 1 if self.gold is not None else 0
-        return (self.n - singles + 1) // 2 + singles
+        return self.facts.horizon
 
     def cannot_precede(self, n: int, i: int) -> bool:
         """Neighbour ``n`` can never leave before tile ``i``: both metals and ``n`` is the later one."""
@@ -98,11 +92,10 @@ class BoardData:
         and the solver reports it, rather than a check outside the model.
         """
         out: list[tuple[tuple[int, ...], ...] | None] = []
-        for i, ring in enumerate(self.board.neighbour_tiles):
+        for i, windows in enumerate(self.facts.windows):
             runs: list[tuple[int, ...]] = []
             always = False
-            for k in range(6):
-                run = tuple(sorted({n for n in (ring[k], ring[(k + 1) % 6], ring[(k + 2) % 6]) if n is not None}))
+            for run in windows:
                 if not run:
                     always = True
                     break
@@ -231,54 +224,65 @@ class StepsModel:
     model: cp_model.CpModel = field(init=False)
     candidates: list[tuple[int, ...]] = field(init=False)
     move: dict[tuple[int, int], cp_model.IntVar] = field(init=False)
+    present: dict[tuple[int, int], cp_model.IntVar] = field(init=False)
+    removed: dict[tuple[int, int], cp_model.IntVar] = field(init=False)
 
     def __post_init__(self) -> None:
         from ortools.sat.python import cp_model
 
         data = self.data
-        n, horizon = data.n, data.moves
-        chain = data.metal_chain
-        rank = {tile: k for k, tile in enumerate(chain)}
-        self.model = model = cp_model.CpModel()
-        model.name = f"sigmar steps model of {data.board.name or 'a board'}"
+        self.model = cp_model.CpModel()
+        self.model.name = f"sigmar steps model of {data.board.name or 'a board'}"
         self.candidates = [*data.pairs, *([(data.gold,)] if data.gold is not None else [])]
+        self._variables()
+        self._start_and_end()
+        self._one_move_per_step()
+        self._frame()
+        self._freeness()
+        self._redundant()
+        self._metal_order()
 
-        # Variables: move[m,t] (candidate m is the move of step t), present[i,t] (tile i is on
-        # the board before step t; t = horizon is the end), removed[i,t] (tile i leaves at step t).
+    def _variables(self) -> None:
+        """move[m,t] (candidate m is the move of step t), present[i,t] (tile i is on the board
+        before step t; t = horizon is the end), removed[i,t] (tile i leaves at step t)."""
+        model, n, horizon = self.model, self.data.n, self.data.moves
         self.move = {
             (m, t): model.new_bool_var(f"move[{m},{t}]") for m in range(len(self.candidates)) for t in range(horizon)
         }
-        present = {(i, t): model.new_bool_var(f"present[{i},{t}]") for i in range(n) for t in range(horizon + 1)}
-        removed = {(i, t): model.new_bool_var(f"removed[{i},{t}]") for i in range(n) for t in range(horizon)}
+        self.present = {(i, t): model.new_bool_var(f"present[{i},{t}]") for i in range(n) for t in range(horizon + 1)}
+        self.removed = {(i, t): model.new_bool_var(f"removed[{i},{t}]") for i in range(n) for t in range(horizon)}
 
-        # Constraints: counts that cannot pair up, stated as an empty clause.
-        if data.count_problem:
-            model.add_bool_or([]).with_name("counts cannot pair up")
+    def _start_and_end(self) -> None:
+        """Counts that cannot pair up, as an empty clause; the full board at the start, empty at the end."""
+        if self.data.count_problem:
+            self.model.add_bool_or([]).with_name("counts cannot pair up")
+        for i in range(self.data.n):
+            self.model.add(self.present[(i, 0)] == 1)
+            self.model.add(self.present[(i, self.data.moves)] == 0)
 
-        # Constraints: the full board at the start, the empty board at the end.
-        for i in range(n):
-            model.add(present[(i, 0)] == 1)
-            model.add(present[(i, horizon)] == 0)
+    def _one_move_per_step(self) -> None:
+        for t in range(self.data.moves):
+            self.model.add_exactly_one(self.move[(m, t)] for m in range(len(self.candidates)))
 
-        # Constraints: exactly one move per step.
-        for t in range(horizon):
-            model.add_exactly_one(self.move[(m, t)] for m in range(len(self.candidates)))
-
-        # Constraints: explanatory frame: a tile disappears at step t exactly when a move of t takes it.
-        moves_of: list[list[int]] = [[] for _ in range(n)]
+    def _frame(self) -> None:
+        """Explanatory frame: a tile disappears at step t exactly when a move of t takes it."""
+        moves_of: list[list[int]] = [[] for _ in range(self.data.n)]
         for m, tiles in enumerate(self.candidates):
             for i in tiles:
                 moves_of[i].append(m)
-        for i in range(n):
-            for t in range(horizon):
-                model.add(removed[(i, t)] == sum(self.move[(m, t)] for m in moves_of[i]))
-                model.add(present[(i, t)] - present[(i, t + 1)] == removed[(i, t)])
+        present, removed = self.present, self.removed
+        for i in range(self.data.n):
+            for t in range(self.data.moves):
+                self.model.add(removed[(i, t)] == sum(self.move[(m, t)] for m in moves_of[i]))
+                self.model.add(present[(i, t)] - present[(i, t + 1)] == removed[(i, t)])
 
-        # Constraints: a tile leaves only when free: some run of three neighbours is already gone.
-        for i, runs in enumerate(data.windows):
+    def _freeness(self) -> None:
+        """A tile leaves only when free: some window of it is already gone."""
+        model, present = self.model, self.present
+        for i, runs in enumerate(self.data.windows):
             if runs is None:
                 continue
-            for t in range(horizon):
+            for t in range(self.data.moves):
                 options = []
                 for k, run in enumerate(runs):
                     if len(run) == 1:
@@ -288,34 +292,38 @@ class StepsModel:
                     for nb in run:
                         model.add_implication(window, ~present[(nb, t)])
                     options.append(window)
-                model.add_bool_or(options).only_enforce_if(removed[(i, t)])
+                model.add_bool_or(options).only_enforce_if(self.removed[(i, t)])
 
-        # Constraints (redundant, for propagation): each tile leaves at exactly one step, and a
-        # metal still present keeps every later metal present.
-        for i in range(n):
-            model.add_exactly_one(removed[(i, t)] for t in range(horizon))
+    def _redundant(self) -> None:
+        """For propagation: each tile leaves at exactly one step; a metal still present keeps every
+        later metal present; quicksilver leaves only with a metal other than gold, and vitae only
+        with mors, so at every step as many of one as of the other have gone (this lets the solver
+        see at once that a metal ringed by quicksilver waits for the quicksilver forever)."""
+        data, model, present, horizon = self.data, self.model, self.present, self.data.moves
+        chain = data.metal_chain
+        for i in range(data.n):
+            model.add_exactly_one(self.removed[(i, t)] for t in range(horizon))
         for a, b in zip(chain, chain[1:], strict=False):
             for t in range(1, horizon):
                 model.add_implication(present[(a, t)], present[(b, t)])
-
-        # Constraints (redundant): quicksilver leaves only with a metal other than gold, and vitae
-        # only with mors, so at every step as many of one as of the other have gone.  This lets the
-        # solver see at once that a metal ringed by quicksilver waits for the quicksilver forever.
-        quicksilver = [i for i in range(n) if data.symbols[i] == "q"]
-        vitae = [i for i in range(n) if data.symbols[i] == "v"]
-        mors = [i for i in range(n) if data.symbols[i] == "m"]
+        quicksilver = [i for i in range(data.n) if data.symbols[i] == "q"]
+        vitae = [i for i in range(data.n) if data.symbols[i] == "v"]
+        mors = [i for i in range(data.n) if data.symbols[i] == "m"]
         for t in range(1, horizon):
             model.add(sum(present[(i, t)] for i in quicksilver) == sum(present[(i, t)] for i in chain[:-1]))
             model.add(sum(present[(i, t)] for i in vitae) == sum(present[(i, t)] for i in mors))
 
-        # Constraints: the metal order: a metal leaves only once every earlier metal has gone.
+    def _metal_order(self) -> None:
+        """A metal leaves only once every earlier metal has gone."""
+        chain = self.data.metal_chain
+        rank = {tile: k for k, tile in enumerate(chain)}
         for m, tiles in enumerate(self.candidates):
             metal = next((i for i in tiles if i in rank), None)
             if metal is None or rank[metal] == 0:
                 continue
-            for t in range(horizon):
-                earlier = [~present[(chain[k], t)] for k in range(rank[metal])]
-                model.add_bool_and(earlier).only_enforce_if(self.move[(m, t)])
+            for t in range(self.data.moves):
+                earlier = [~self.present[(chain[k], t)] for k in range(rank[metal])]
+                self.model.add_bool_and(earlier).only_enforce_if(self.move[(m, t)])
 
     def decode(self, solver: cp_model.CpSolver) -> tuple[Move, ...]:
         cells = [t.cell for t in self.data.board.tiles]
@@ -324,6 +332,15 @@ class StepsModel:
             m = next(m for m in range(len(self.candidates)) if solver.boolean_value(self.move[(m, t)]))
             moves.append(Move(tuple(cells[i] for i in self.candidates[m])))
         return tuple(moves)
+
+
+@dataclass(frozen=True)
+class CpsatOptions:
+    """``num_workers``: CP-SAT's threads (default: the cores); ``probing_level``: presolve probing (0: off)."""
+
+    num_workers: int | None = None
+    seed: int = 0
+    probing_level: int = 0
 
 
 def build(board: Board, formulation: str) -> OrderModel | StepsModel:
@@ -349,6 +366,7 @@ class CpsatBackend(Backend):
     default_sub = "order"
     description = "OR-Tools CP-SAT: leave-step order model (default) or one-move-per-step timestep model"
     encode_targets = ("cpsat",)
+    options_type = CpsatOptions
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
@@ -390,6 +408,13 @@ class CpsatBackend(Backend):
         return {".pbtxt": str(built.model.proto)}
 
     def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        try:
+            return self._solve(board, time_limit)
+        finally:
+            with self._lock:
+                self._stopped = False  # a stop() ends one solve, not the backend
+
+    def _solve(self, board: Board, time_limit: float | None) -> Result:
         from ortools.sat.python import cp_model
 
         start = time.perf_counter()
@@ -407,11 +432,11 @@ class CpsatBackend(Backend):
 
         # Solve.
         solver = cp_model.CpSolver()
-        solver.parameters.num_workers = int(self.options.get("num_workers") or os.cpu_count() or 1)
-        solver.parameters.random_seed = int(self.options.get("seed", 0))
+        solver.parameters.num_workers = int(self.options.num_workers or os.cpu_count() or 1)
+        solver.parameters.random_seed = int(self.options.seed)
         # Probing in presolve took most of the time on these small, easy models (about half the
         # CPU time of cpsat:steps on standard boards); the search finds what it would fix anyway.
-        solver.parameters.cp_model_probing_level = int(self.options.get("probing_level", 0))
+        solver.parameters.cp_model_probing_level = int(self.options.probing_level)
         if time_limit is not None:
             solver.parameters.max_time_in_seconds = max(time_limit - build_seconds, 0.001)
         with self._lock:

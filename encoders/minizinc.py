@@ -35,15 +35,17 @@ import shutil
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
+from sigmar.models.facts import facts_of
 from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
-from sigmar.models.tiles import METALS, QUICKSILVER, could_ever_pair
+from sigmar.models.tiles import QUICKSILVER
 
 HERE = Path(__file__).resolve().parent
 MODELS = {"order": HERE / "sigmar_order.mzn", "steps": HERE / "sigmar_steps.mzn"}
@@ -83,17 +85,10 @@ GRACE = 1.0
 # ------------------------------------------------------------------ data ----
 
 
-def _gold_id(board: Board) -> int | None:
-    return next((i for i, t in enumerate(board.tiles) if t.symbol == board.gold), None)
-
-
 def _partners(board: Board, i: int) -> list[int]:
-    """Tiles that tile ``i`` could ever leave with (SPEC §1), ignoring order and freeness; gold: itself."""
-    gold_id = _gold_id(board)
-    if i == gold_id:
-        return [i]
-    a = board.tiles[i].symbol
-    return [j for j, t in enumerate(board.tiles) if j not in (i, gold_id) and could_ever_pair(a, t.symbol)]
+    """Tiles that tile ``i`` could ever leave with (``sigmar.models.facts``); gold: itself (it leaves alone)."""
+    facts = facts_of(board)
+    return [i] if i == facts.gold else facts.partners_of(i)
 
 
 def _openings(board: Board, i: int) -> tuple[list[list[int]], list[int]]:
@@ -102,8 +97,7 @@ def _openings(board: Board, i: int) -> tuple[list[list[int]], list[int]]:
     An opening is dominated when another one's blockers are a subset of its
     own (ties keep the first), so the search never branches on both.
     """
-    ring = board.neighbour_tiles[i]
-    openings = [sorted({j for j in (ring[k], ring[(k + 1) % 6], ring[(k + 2) % 6]) if j is not None}) for k in range(6)]
+    openings = [list(window) for window in facts_of(board).windows[i]]
     useful = []
     for k, mine in enumerate(openings):
         dominated = any(
@@ -112,12 +106,6 @@ def _openings(board: Board, i: int) -> tuple[list[list[int]], list[int]]:
         if not dominated:
             useful.append(k)
     return openings, useful
-
-
-def move_count(board: Board) -> int:
-    """Moves in any solution: pairs, plus gold alone."""
-    gold = 1 if board.gold is not None else 0
-    return (len(board.tiles) - gold) // 2 + gold
 
 
 def candidate_pairs(board: Board) -> tuple[tuple[int, int], ...]:
@@ -132,10 +120,9 @@ def _mzn_set(items: list[int]) -> str:
 def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND) -> str:
     """The board as MiniZinc data (``.dzn``); tile ids shift by one (MiniZinc counts from 1)."""
     n = len(board.tiles)
-    metal_ids = sorted(
-        (i for i, t in enumerate(board.tiles) if t.symbol in METALS), key=lambda i: board.tiles[i].symbol
-    )
-    quick = [i for i, t in enumerate(board.tiles) if t.symbol == QUICKSILVER]
+    facts = facts_of(board)
+    metal_ids = facts.metal_chain
+    quick = [i for i, symbol in enumerate(facts.symbols) if symbol == QUICKSILVER]
     rowcols = [board.rowcol(t.cell) for t in board.tiles]
     lines = [
         f"% board: {board.name or '(unnamed)'}; variant: {variant}",
@@ -146,7 +133,7 @@ def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND
         "n_metals = " + str(len(metal_ids)) + ";",
         "metal = [" + ", ".join(str(i + 1) for i in metal_ids) + "];",
         "quicksilver = " + _mzn_set(quick) + ";",
-        f"n_moves = {move_count(board)};",
+        f"n_moves = {facts.horizon};",
     ]
     lines.append(f"strategy = {strategy};  % the search: 1 finds, 2 refutes (see the model)")
     blockers, useful = [], []
@@ -248,11 +235,20 @@ def installed_solvers() -> dict[str, str]:
 # ------------------------------------------------------------- backend ----
 
 
+@dataclass(frozen=True)
+class MinizincOptions:
+    """``strategy``: force the search (1 finds, 2 refutes; default: both in turn); ``model``: another .mzn file."""
+
+    strategy: int | None = None
+    model: str | None = None
+
+
 class MinizincBackend(Backend):
     family = "minizinc"
     default_sub = "gecode"
     description = "MiniZinc model (round per tile; :steps for one move per step) on Gecode or another MiniZinc solver"
     encode_targets = ("mzn", "dzn")
+    options_type = MinizincOptions
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
@@ -336,7 +332,7 @@ class MinizincBackend(Backend):
         The option ``strategy=N`` runs one search alone, and ``model=PATH`` another
         model file with the same data (both for measuring).
         """
-        forced = self.options.get("strategy")
+        forced = self.options.strategy
         if forced is not None:
             return [(int(forced), float("inf"), 1.0)]
         if self.variant == "steps":
@@ -390,7 +386,7 @@ class MinizincBackend(Backend):
 
     async def _run_once(self, board: Board, strategy: int, seconds: float | None) -> tuple[str, Any, dict[str, Any]]:
         """One MiniZinc run: ("solved", solution, stats), ("unsat", None, stats) or ("unknown", None, stats)."""
-        model = Path(self.options.get("model") or MODELS[self.variant])
+        model = Path(self.options.model or MODELS[self.variant])
         base = _base_instance(self.solver_name, str(model), threading.get_ident())
         kwargs: dict[str, Any] = {}
         if seconds is not None:

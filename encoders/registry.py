@@ -53,8 +53,6 @@ def info(family: str) -> FamilyInfo:
         cls = load(family)
     except ModuleNotFoundError as exc:
         missing = exc.name or "a module"
-        if missing.startswith("sigmar.encoders."):
-            return FamilyInfo(family, None, False, "not built yet", "-", ())
         return FamilyInfo(family, None, False, f"needs the Python package '{missing}'", "-", ())
     except ImportError as exc:
         return FamilyInfo(family, None, False, f"cannot be imported: {exc}", "-", ())

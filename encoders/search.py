@@ -17,6 +17,7 @@ from __future__ import annotations
 import gc
 import platform
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from sigmar.encoders.backend import Backend
@@ -33,10 +34,21 @@ from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Res
 from sigmar.models.rules import count_problem
 
 
+@dataclass(frozen=True)
+class SearchOptions:
+    """``order``: the move order (``search_engine.ORDERS``); the rest switch pruning rules off, to measure them."""
+
+    order: str = "restarts"
+    safe: bool = True
+    locks: bool = True
+    stuck: bool = True
+
+
 class SearchBackend(Backend):
     family = "search"
     default_sub = None
     description = "native depth-first search: bitmask states, dead-state table, sound pruning"
+    options_type = SearchOptions
 
     @property
     def certifies(self) -> bool:
@@ -85,10 +97,10 @@ class SearchBackend(Backend):
             )
         engine = Engine(
             board,
-            order=self.options.get("order", "restarts"),
-            safe=self.options.get("safe", True),
-            locks=self.options.get("locks", True),
-            stuck=self.options.get("stuck", True),
+            order=self.options.order,
+            safe=self.options.safe,
+            locks=self.options.locks,
+            stuck=self.options.stuck,
         )
         self._engine = engine
         if self._stopped:

@@ -5,9 +5,8 @@ reader (safe moves, a dead table filled under them, locked quicksilver).  A
 certificate may use only what SPEC §5 defines, so this module re-derives the
 refutation in those terms once the search has said "no":
 
-- :func:`stuck_witness` finds the largest stuck set of a state under rules
-  (a)-(e), the greatest fixed point of "held" (the rules only get easier as
-  the set grows, so shrinking from every tile present reaches it);
+- :func:`stuck_witness` is the largest stuck set of a state under rules
+  (a)-(e) (``sigmar.models.static``, the suite's one stuck-set finder);
 - :func:`dead_states` lists the states reachable from the start, closed under
   every legal move: a state with a stuck set is listed with it and not
   expanded; a state whose counts cannot pair up is left out (the checker
@@ -24,6 +23,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from sigmar.models.facts import facts_of
+from sigmar.models.static import largest_stuck_set, metal_lock
 
 from .search_engine import Engine
 
@@ -50,95 +52,24 @@ class DeadStates:
         return len(self.states)
 
 
+def stuck_witness(engine: Engine, occ: int) -> int:
+    """The largest stuck set of state ``occ`` under SPEC §5 rules (a)-(e), as a mask (0: none)."""
+    return largest_stuck_set(facts_of(engine.board), occ)
+
+
+def _metal_lock(engine: Engine, occ: int, cache: dict[int, int]) -> int:
+    """:func:`sigmar.models.static.metal_lock`, cached on the metals and quicksilver present."""
+    key = occ & (engine.metal_mask | engine.q_mask)
+    if key not in cache:
+        cache[key] = metal_lock(facts_of(engine.board), occ)
+    return cache[key]
+
+
 def _lowest_metal(engine: Engine, occ: int) -> int:
     for bit in engine.metal_bits:
         if occ & bit:
             return bit
     return 0
-
-
-def _walled(engine: Engine, t: int, held_by: int) -> bool:
-    """Rule (a): every window of ``t`` holds a tile of ``held_by``."""
-    return all(w & held_by for w in engine.triples[t])
-
-
-def _metal_locked(engine: Engine, t: int, occ: int, stuck: int) -> bool:
-    """Rule (c): every window holds a tile of the set or more quicksilver than there are lower metals."""
-    lower = (engine.lower[t] & occ).bit_count()
-    q = engine.q_mask & occ
-    return all(w & stuck or (w & q).bit_count() > lower for w in engine.triples[t])
-
-
-def _held_alone(engine: Engine, occ: int, stuck: int) -> int:
-    """The tiles of ``stuck`` that rule (a), (b) or (c) holds."""
-    held = 0
-    metals = engine.metal_mask
-    rest = stuck
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        t = low.bit_length() - 1
-        walled = _walled(engine, t, stuck)
-        if walled or low & metals and (engine.lower[t] & stuck or _metal_locked(engine, t, occ, stuck)):
-            held |= low
-    return held
-
-
-def _held(engine: Engine, occ: int, stuck: int) -> int:
-    """The tiles of ``stuck`` held by some rule (a)-(e), relative to ``stuck`` in state ``occ``."""
-    held = _held_alone(engine, occ, stuck)
-    q_tiles = stuck & engine.q_mask & ~held
-    if q_tiles:  # rule (d): the lowest metal present is in the set and held by (a) or (c)
-        lowest = _lowest_metal(engine, occ)
-        if lowest and lowest & stuck:
-            t = lowest.bit_length() - 1
-            if _walled(engine, t, stuck) or _metal_locked(engine, t, occ, stuck):
-                held |= q_tiles
-    base = held  # rule (e) leans on (a)-(d) only
-    rest = stuck & ~base
-    partners = engine.partners
-    while rest:  # rule (e): every possible partner present is in the set and held by (a)-(d)
-        low = rest & -rest
-        rest ^= low
-        t = low.bit_length() - 1
-        if t != engine.gold_tile and not partners[t] & occ & ~base:
-            held |= low
-    return held
-
-
-def stuck_witness(engine: Engine, occ: int) -> int:
-    """The largest stuck set of state ``occ`` under SPEC §5 rules (a)-(e), as a mask (0: none)."""
-    stuck = occ
-    while stuck:
-        held = _held(engine, occ, stuck)
-        if held == stuck:
-            return stuck
-        stuck = held
-    return 0
-
-
-def _metal_lock(engine: Engine, occ: int, cache: dict[int, int]) -> int:
-    """A stuck set from a metal that rule (c) holds: the metal with every later metal present (0: none).
-
-    The later metals are held by rule (b).  This is the one stuck set looked
-    for inside the closure: it depends only on the metals and quicksilver
-    present (so it is cached on them), and the full fixed point cost four
-    times the closure on the boards measured (docs/search.md).
-    """
-    key = occ & (engine.metal_mask | engine.q_mask)
-    if key in cache:
-        return cache[key]
-    found = 0
-    present = [m for m in engine.metal_tiles if occ >> m & 1]
-    for m in present:
-        if m == engine.gold_tile:
-            break
-        later = sum(1 << o for o in present if engine.sym[o] > engine.sym[m])
-        if _metal_locked(engine, m, occ, later):
-            found = (1 << m) | later
-            break
-    cache[key] = found
-    return found
 
 
 def counts_dead(engine: Engine, occ: int) -> bool:

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
-from .hexgrid import Hex, on_board, ring_neighbours, to_rowcol
+from .hexgrid import Hex, on_board, to_rowcol
 from .tiles import METALS
 
 
@@ -49,18 +49,6 @@ class Board:
     def gold(self) -> str | None:
         """The highest metal digit: it leaves alone, last among the metals."""
         return self.metals[-1] if self.metals else None
-
-    @cached_property
-    def neighbour_tiles(self) -> tuple[tuple[int | None, ...], ...]:
-        """Per tile, its six ring-order neighbours as tile ids; None for no tile.
-
-        ``-1`` would be ambiguous with Python indexing, so absent is None.
-        Off-board cells and empty cells are both None: both count as empty.
-        """
-        out = []
-        for tile in self.tiles:
-            out.append(tuple(self.index_of.get(n) for n in ring_neighbours(tile.cell)))
-        return tuple(out)
 
     def rowcol(self, cell: Hex) -> tuple[int, int]:
         return to_rowcol(cell, self.dim)

@@ -14,33 +14,24 @@ from __future__ import annotations
 import random
 
 from .board import Board
-from .tiles import METALS, pairs_with
+from .facts import facts_of
+from .tiles import pairs_with
 
 
 class Play:
     """A board as bitmask tables: tile ``i`` present when bit ``i`` of the mask is set."""
 
     def __init__(self, board: Board) -> None:
+        facts = facts_of(board)
         self.board = board
-        self.symbols = tuple(t.symbol for t in board.tiles)
-        self.ring = tuple(tuple(-1 if n is None else n for n in ns) for ns in board.neighbour_tiles)
+        self.symbols = facts.symbols
+        self.windows = facts.window_masks
         self.gold = board.gold
-        self.full = (1 << len(self.symbols)) - 1
-        metal_ids = sorted((s, i) for i, s in enumerate(self.symbols) if s in METALS)
-        self.metal_ids = tuple(i for _, i in metal_ids)
+        self.full = (1 << facts.size) - 1
+        self.metal_ids = facts.metal_chain
 
     def is_free(self, i: int, mask: int) -> bool:
-        ring = self.ring[i]
-        run = 0
-        for k in range(8):
-            n = ring[k % 6]
-            if n < 0 or not (mask >> n) & 1:
-                run += 1
-                if run == 3:
-                    return True
-            else:
-                run = 0
-        return False
+        return any(not mask & window for window in self.windows[i])
 
     def current_metal(self, mask: int) -> str | None:
         for i in self.metal_ids:

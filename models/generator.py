@@ -37,8 +37,9 @@ from .board import Board, Tile
 from .hexgrid import Hex, ring_neighbours
 from .result import Move
 from .rules import count_problem
+from .static import static_problem
 from .templates import Template, random_template
-from .tiles import METALS, MORS, QUICKSILVER, SALT, VITAE, name_of
+from .tiles import METALS, MORS, QUICKSILVER, SALT, VITAE
 
 ELEMENT_ORDER = ("a", "e", "f", "w")
 METAL = "M"  # placeholder in the pair stack; numbered when placed
@@ -257,33 +258,6 @@ def _attempt(shape: _Shape, mix: Mix, rng: random.Random) -> tuple[list[str], li
 # Unsolvable boards: a sound static argument, and ways to make candidates.
 
 
-def lowest_metal_deadlock(board: Board) -> str | None:
-    """A sentence when the lowest metal can never be freed, else None.
-
-    Sound: while the lowest metal L (not gold) is on the board it is the
-    current metal, so a higher metal cannot leave and quicksilver can leave
-    only with L itself, which needs L free first.  If L's ring has no three
-    consecutive cells that could be empty before L leaves, L is never free.
-    """
-    metals = board.metals
-    if len(metals) < 2:
-        return None
-    lowest = metals[0]
-    cell = next(t.cell for t in board.tiles if t.symbol == lowest)
-    stuck = []
-    for n in ring_neighbours(cell):
-        symbol = board.symbol_at.get(n)
-        stuck.append(symbol is not None and (symbol == QUICKSILVER or symbol in METALS))
-    openable = [not s for s in stuck]
-    if any(openable[i] and openable[(i + 1) % 6] and openable[(i + 2) % 6] for i in range(6)):
-        return None
-    row, col = board.rowcol(cell)
-    return (
-        f"{name_of(lowest)} at [{row}, {col}] is ringed by quicksilver and later metals with no three "
-        "consecutive neighbours that can leave first, so it is never free"
-    )
-
-
 def _with_symbols(board: Board, symbols: Sequence[str], name: str) -> Board:
     return Board(board.dim, tuple(Tile(t.cell, s) for t, s in zip(board.tiles, symbols, strict=True)), name)
 
@@ -316,7 +290,8 @@ def deadlocked(board: Board, rng: random.Random, name: str = "") -> Board | None
 
     Two opposite ring neighbours blocked leave no three consecutive open
     ones (every run of three around a six-ring holds one of an opposite
-    pair).  Counts are unchanged, so only the static argument refutes it.
+    pair).  Counts are unchanged, so only the stuck-set argument (``sigmar.models.static``,
+    rule (c) for the lowest metal) refutes it.
     None when no tile has two opposite neighbours or blockers are short.
     """
     metals = board.metals
@@ -354,7 +329,7 @@ def deadlocked(board: Board, rng: random.Random, name: str = "") -> Board | None
             return None
         swap(b, rng.choice(sources))
     out = _with_symbols(board, symbols, name)
-    return out if lowest_metal_deadlock(out) and count_problem(out) is None else None
+    return out if count_problem(out) is None and static_problem(out) is not None else None
 
 
 def standard_template_for(dim: int, rng: random.Random, fold: int | None = None) -> Template:

@@ -1,131 +1,119 @@
-"""Static unsolvability arguments: reasons read off the starting board, no search.
+"""The stuck-set argument (SPEC §5): tiles that can never leave, read off a state without search.
 
-Every argument here is *sound*: when it fires, no sequence of legal moves
-clears the board.  Each comes with its proof sketch, because a reason the
-user cannot follow is no better than a solver's bare "no".
+This is the one home of the suite's deadlock argument.  The search backend
+uses it for its ``static`` answers and its certificates, the generator and
+``prove`` for their reasons; the certificate checker
+(``sigmar.models.certificate``) reads the same rules again on its own.
 
-1. **Counts** (SPEC §1): the tiles cannot all pair up.  This lives in
-   :func:`sigmar.models.rules.count_problem`; it is called, not repeated.
+In a state S, a nonempty set K of tiles is *stuck* when every tile t of K is
+held by one of (SPEC §5, with the glossary of ``sigmar.models.facts``):
 
-2. **A stuck set**: a non-empty set ``S`` of tiles such that every tile of
-   ``S`` is, with all of ``S`` still on the board,
+- (a) every window of t holds a tile of K;
+- (b) t is a metal and K holds a lower metal;
+- (c) t is a metal and every window of t holds a tile of K or more
+  quicksilver than there are metals lower than t in S;
+- (d) t is quicksilver and the lowest metal of S is in K and held by (a) or (c);
+- (e) t is not gold and every partner of t in S is in K and held by (a)-(d).
 
-   (a) *walled in*: each of its six windows of three ring-consecutive
-       neighbours holds a tile of ``S``, so it is not free; or
-   (b) *waiting for a lower metal*: it is a metal and a lower metal is in
-       ``S``, so it is not the current metal (nor, for gold, the last
-       metal); or
-   (c) *pairing only with locked tiles*: it is not gold, and every tile it
-       could pair with while all of ``S`` is on the board is in ``S`` and
-       satisfies (a) or (b).  Quicksilver pairs only with the current metal,
-       which is at most the lowest metal of ``S``, so its partners are the
-       non-gold metals up to that digit.
+*Proof sketch.*  Look at the first move that takes a tile t of K: all of K
+is still there.  (a) and (c) keep t from being free (a window can only empty
+after its quicksilver left, each with a metal lower than t); (b) keeps it out
+of turn; (d) leaves it only the lowest metal as a partner, which cannot move;
+(e) leaves it only partners that cannot move.  So K never loses a tile.
 
-   *Proof.*  Suppose some play clears the board, and look at the first move
-   that removes a tile of ``S``.  Just before it, every tile of ``S`` is on
-   the board.  A tile of kind (a) is not free then, and one of kind (b) can
-   neither pair with quicksilver nor leave alone as gold, so the move takes
-   neither kind.  A tile of kind (c) leaves with a partner that pairs with it
-   in that position; that partner is in ``S`` and of kind (a) or (b), so it
-   cannot be in the move either.  Hence no first move removes a tile of
-   ``S``: its tiles stay forever and the board is never cleared.  ∎
-
-   The classic cases are instances: a metal ringed by quicksilver and later
-   metals (the quicksilver can only pair with that very metal, the later
-   metals wait for it), and a block of tiles that wall each other in.  The
-   largest stuck set is the greatest fixed point of the rules above, found
-   by starting from every tile and discarding tiles that no rule keeps.
-
-:func:`is_stuck_set` re-checks a witness directly against (a)-(c), without
-the fixed-point iteration, so a claimed set can be confirmed independently.
+The rules only get easier to meet as K grows, so the largest stuck set is
+the greatest fixed point: start from every tile present and drop the tiles
+no rule holds until nothing changes.  Searching with masks keeps this cheap
+enough to run at the root of every search.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
 from .board import Board
+from .facts import Facts, facts_of
 from .rules import count_problem
-from .tiles import METALS, QUICKSILVER, could_ever_pair, name_of
+from .tiles import name_of
 
 
-def _windows(board: Board, tile: int) -> list[tuple[int | None, ...]]:
-    """The six runs of three ring-consecutive neighbours (tile ids; None is empty or off-board)."""
-    ring = board.neighbour_tiles[tile]
-    return [tuple(ring[(i + k) % 6] for k in range(3)) for i in range(6)]
+def _walled(f: Facts, t: int, stuck: int) -> bool:
+    """Rule (a); minimal windows suffice, since every window holds one."""
+    return all(w & stuck for w in f.window_masks[t])
 
 
-def _walled_in(board: Board, tile: int, stuck: Collection[int]) -> bool:
-    """Rule (a): every window holds a tile of the set, so the tile is not free while the set stays."""
-    return all(any(n is not None and n in stuck for n in window) for window in _windows(board, tile))
+def _metal_locked(f: Facts, t: int, present: int, stuck: int) -> bool:
+    """Rule (c) for metal t."""
+    lower = (f.lower[t] & present).bit_count()
+    quicksilver = present & f.quicksilver_mask
+    return all(w & stuck or (w & quicksilver).bit_count() > lower for w in f.window_masks[t])
 
 
-def _waits_for_metal(board: Board, tile: int, stuck: Collection[int]) -> bool:
-    """Rule (b): a metal with a lower metal in the set is never current while the set stays."""
-    symbol = board.tiles[tile].symbol
-    if symbol not in METALS:
-        return False
-    return any(board.tiles[u].symbol in METALS and board.tiles[u].symbol < symbol for u in stuck)
+def _lowest_metal(f: Facts, present: int) -> int:
+    return next((t for t in f.metal_chain if present >> t & 1), -1)
 
 
-def _locked(board: Board, stuck: Collection[int]) -> set[int]:
-    """Tiles of the set that rule (a) or (b) keeps: none of them can be in the first move."""
-    return {t for t in stuck if _walled_in(board, t, stuck) or _waits_for_metal(board, t, stuck)}
+def held(f: Facts, present: int, stuck: int) -> int:
+    """The tiles of ``stuck`` that some rule (a)-(e) holds in state ``present``."""
+    metals = f.metal_mask
+    by_ac = 0
+    by_b = 0
+    rest = stuck
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        t = low.bit_length() - 1
+        if _walled(f, t, stuck) or low & metals and _metal_locked(f, t, present, stuck):
+            by_ac |= low
+        elif low & metals and f.lower[t] & stuck:
+            by_b |= low
+    by_d = 0
+    lowest = _lowest_metal(f, present)
+    if lowest >= 0 and by_ac >> lowest & 1:
+        by_d = stuck & f.quicksilver_mask
+    base = by_ac | by_b | by_d  # rule (e) leans on (a)-(d) only
+    by_e = 0
+    rest = stuck & ~base
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        t = low.bit_length() - 1
+        if t != f.gold and not f.partners[t] & present & ~base:
+            by_e |= low
+    return base | by_e
 
 
-def _partners(board: Board, tile: int, stuck: Collection[int]) -> list[int] | None:
-    """Tiles that could pair with ``tile`` while every tile of ``stuck`` is on the board.
+def largest_stuck_set(f: Facts, present: int | None = None) -> int:
+    """The largest stuck set of the state (default: the starting board), as a mask; 0 when there is none."""
+    present = (1 << f.size) - 1 if present is None else present
+    stuck = present
+    while stuck:
+        kept = held(f, present, stuck)
+        if kept == stuck:
+            return stuck
+        stuck = kept
+    return 0
 
-    None for gold: it leaves alone, so rule (c) does not apply to it.
+
+def metal_lock(f: Facts, present: int) -> int:
+    """A small stuck set, when a metal below gold is held by (c) with the later metals present (held by (b)).
+
+    Cheaper than :func:`largest_stuck_set` (it looks only at metals and
+    quicksilver), so it is the one looked for in every state of a dead-states
+    closure; 0 when no metal is so locked.
     """
-    symbol = board.tiles[tile].symbol
-    gold = board.gold
-    if symbol == gold:
-        return None
-    if symbol == QUICKSILVER:
-        stuck_metals = [board.tiles[u].symbol for u in stuck if board.tiles[u].symbol in METALS]
-        ceiling = min(stuck_metals) if stuck_metals else None
-        return [
-            u
-            for u, other in enumerate(board.tiles)
-            if other.symbol in METALS and other.symbol != gold and (ceiling is None or other.symbol <= ceiling)
-        ]
-    return [u for u, other in enumerate(board.tiles) if u != tile and could_ever_pair(symbol, other.symbol)]
-
-
-def _kept(board: Board, stuck: Collection[int]) -> set[int]:
-    """The tiles of ``stuck`` that some rule (a)-(c) keeps, relative to ``stuck`` itself."""
-    locked = _locked(board, stuck)
-    kept = set(locked)
-    for tile in stuck:
-        if tile in locked:
-            continue
-        partners = _partners(board, tile, stuck)
-        if partners is not None and all(p in locked for p in partners):
-            kept.add(tile)
-    return kept
+    present_metals = [t for t in f.metal_chain if present >> t & 1]
+    for i, t in enumerate(present_metals):
+        if t == f.gold:
+            break
+        later = sum(1 << o for o in present_metals[i + 1 :])
+        if _metal_locked(f, t, present, later):
+            return (1 << t) | later
+    return 0
 
 
 def stuck_set(board: Board) -> frozenset[int]:
-    """The largest stuck set (tile ids); empty when the argument does not apply.
-
-    The rules are monotone in the set, so discarding unkept tiles until
-    nothing changes reaches the greatest fixed point.
-    """
-    current = set(range(len(board.tiles)))
-    while True:
-        kept = _kept(board, current)
-        if kept == current:
-            return frozenset(current)
-        current = kept
-
-
-def is_stuck_set(board: Board, tiles: Collection[int]) -> bool:
-    """Whether ``tiles`` is a non-empty stuck set: a direct check of rules (a)-(c), no iteration."""
-    chosen = set(tiles)
-    if not chosen or not all(0 <= t < len(board.tiles) for t in chosen):
-        return False
-    return _kept(board, chosen) == chosen
+    """The largest stuck set of the starting board, as tile ids (empty when the argument does not apply)."""
+    stuck = largest_stuck_set(facts_of(board))
+    return frozenset(t for t in range(len(board.tiles)) if stuck >> t & 1)
 
 
 def _describe(board: Board, tile: int) -> str:
@@ -144,39 +132,38 @@ def _list(board: Board, tiles: list[int], limit: int = 4) -> str:
 
 def explain_stuck(board: Board, stuck: frozenset[int]) -> str:
     """One sentence naming the tile that best shows why ``stuck`` is stuck."""
+    f = facts_of(board)
+    mask = sum(1 << t for t in stuck)
     ordered = sorted(stuck)
-    locked = _locked(board, stuck)
-    walled = [t for t in ordered if _walled_in(board, t, stuck)]
+    walled = [t for t in ordered if _walled(f, t, mask)]
     # A walled-in metal is the clearest story (the lowest one), then any walled-in tile.
-    metals = sorted((t for t in walled if board.tiles[t].symbol in METALS), key=lambda t: board.tiles[t].symbol)
+    metals = [t for t in f.metal_chain if t in walled]
     focus = metals[0] if metals else (walled[0] if walled else None)
     size = len(stuck)
+    rest = "each is walled in by the others, waits for a lower metal among them, or pairs only with such a tile"
     if focus is not None:
-        blockers = sorted({n for n in board.neighbour_tiles[focus] if n is not None and n in stuck})
+        blockers = sorted(n for n in f.neighbours[focus] if n is not None and n in stuck)
         return (
             f"{_describe(board, focus)} can never be freed: every three neighbours in a row include one of "
-            f"{_list(board, blockers)}, and none of these {size} tiles can leave first (each is walled in by "
-            f"the others, waits for a lower metal among them, or pairs only with such a tile)"
+            f"{_list(board, blockers)}, and none of these {size} tiles can leave first ({rest})"
         )
-    for tile in ordered:
-        if tile in locked:
-            continue
-        partners = _partners(board, tile, stuck) or []
-        if not partners:
-            return f"{_describe(board, tile)} has no tile it could ever pair with"
+    metals_in = [t for t in f.metal_chain if t in stuck]
+    if metals_in:
         return (
-            f"{_describe(board, tile)} can never leave: every tile it could pair with "
-            f"({_list(board, partners)}) is stuck among {size} tiles that block each other"
+            f"{_describe(board, metals_in[0])} can never be freed: its neighbours hold more quicksilver than "
+            f"there are metals to take it first, and none of these {size} tiles can leave first ({rest})"
         )
-    return f"{_list(board, ordered)} can never leave: each waits for a lower metal among them"  # pragma: no cover
+    lonely = next((t for t in ordered if t != f.gold and not f.partners[t]), None)
+    if lonely is not None:
+        return f"{_describe(board, lonely)} has no tile it could ever pair with"
+    return f"{_list(board, ordered)} can never leave: {rest}"
 
 
 def static_problem(board: Board) -> str | None:
     """One sentence saying why the board is unsolvable from its layout alone, else None.
 
-    The counts are not repeated here (see ``count_problem``); callers ask
-    for them first.  This finds the largest stuck set (see the module
-    docstring for the proof) and explains it.
+    The counts are not repeated here (see ``count_problem``); callers ask for
+    them first.
     """
     stuck = stuck_set(board)
     if not stuck:

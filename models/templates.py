@@ -6,7 +6,7 @@ cell that takes a tile, ``.`` a cell that stays empty, and a metal digit
 Comment lines name templates as they name boards.
 
 The 43 shapes of the public ondrovo boards ship with the project as
-``instances/templates/ondrovo-templates.txt`` (Unlicense), so generation
+``models/data/ondrovo-templates.txt``, package data (Unlicense), so generation
 works without ``../shared``.  Random shapes are unions of whole rotation
 orbits, which is what gives them 2-, 3- or 6-fold symmetry.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 from pathlib import Path
 
 from .boardfile import BoardFileError, read_text
@@ -27,7 +28,7 @@ GOLD_MARKS = frozenset("123456789")
 CENTRE: Hex = (0, 0)
 FOLDS = (2, 3, 6)
 
-ONDROVO_FILE = Path(__file__).resolve().parents[1] / "instances" / "templates" / "ondrovo-templates.txt"
+ONDROVO_FILE = "ondrovo-templates.txt"  # in the package data of sigmar.models (data/)
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,8 @@ def read_templates(path: str | Path) -> list[Template]:
 @cache
 def ondrovo_templates() -> tuple[Template, ...]:
     """The 43 shapes of the ondrovo boards (side 6, 55 cells each)."""
-    return tuple(read_templates(ONDROVO_FILE))
+    text = resources.files("sigmar.models").joinpath("data", ONDROVO_FILE).read_text(encoding="utf-8")
+    return tuple(parse_templates(text, f"sigmar.models/data/{ONDROVO_FILE}"))
 
 
 def format_template(template: Template) -> str:

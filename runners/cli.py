@@ -17,6 +17,8 @@ from sigmar.encoders.registry import UnknownBackend
 from sigmar.models.boardfile import BoardFileError
 from sigmar.models.certificate import CertificateError
 
+from .options import UsageError
+
 # In the order `sigmar --help` lists them (SPEC §3).
 SUBCOMMANDS = (
     "solve",
@@ -33,19 +35,8 @@ SUBCOMMANDS = (
 )
 
 
-class UsageError(Exception):
-    """Bad arguments discovered after parsing; exit status 2."""
-
-
 def _modules() -> list[ModuleType]:
-    found = []
-    for name in SUBCOMMANDS:
-        try:
-            found.append(importlib.import_module(f"sigmar.runners.cmd_{name}"))
-        except ModuleNotFoundError as exc:
-            if exc.name != f"sigmar.runners.cmd_{name}":
-                raise
-    return found
+    return [importlib.import_module(f"sigmar.runners.cmd_{name}") for name in SUBCOMMANDS]
 
 
 def build_parser() -> argparse.ArgumentParser:

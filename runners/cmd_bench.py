@@ -17,8 +17,7 @@ from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Result
 
 from .bench import CsvSink, bench, cactus_plot, machine_lines, plan, read_csv, run_local, summarise
-from .cmd_solve import chosen_backends
-from .options import add_backend, add_time_limit, apply_sat_cmd
+from .options import UsageError, add_backend, add_time_limit, apply_sat_cmd, chosen_backends
 from .report import exit_code
 from .scores import compare, vbs
 from .tables import table_console
@@ -98,8 +97,6 @@ def summary_table(summaries: list[Any], best: Any, speedups: dict[str, float] | 
 
 def read_baseline(path: str) -> list[dict[str, str]]:
     """An earlier bench CSV; anything else is a usage error naming the file (and the row)."""
-    from .cli import UsageError
-
     try:
         rows = read_csv(path)
     except (OSError, UnicodeDecodeError) as exc:
@@ -119,8 +116,6 @@ def read_baseline(path: str) -> list[dict[str, str]]:
 
 def check_outputs(args: argparse.Namespace) -> None:
     """Fail before any run, with one line, when an output cannot be written."""
-    from .cli import UsageError
-
     for flag, path in (("--html", args.html), ("--plot", args.plot)):
         if path:
             try:
@@ -138,8 +133,6 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     apply_sat_cmd(args)
-    from .cli import UsageError
-
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.mem_limit is not None and not args.mem_limit > 0:

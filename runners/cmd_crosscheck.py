@@ -10,7 +10,6 @@ from rich.table import Table
 from sigmar.models.result import Result, Status
 
 from .certify import ProofStore
-from .cmd_solve import chosen_backends
 from .grading import Grade, grade_board
 from .options import (
     add_backend,
@@ -20,6 +19,7 @@ from .options import (
     add_sat_cmd,
     add_time_limit,
     apply_sat_cmd,
+    chosen_backends,
     read_board_files,
 )
 from .race import Race

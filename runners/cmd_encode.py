@@ -13,8 +13,7 @@ from sigmar.encoders.backend import Backend
 from sigmar.encoders.registry import family_names, info
 from sigmar.models.boardfile import read_boards
 
-from .cli import UsageError
-from .options import add_board_file
+from .options import UsageError, add_board_file
 
 TARGETS = ("dimacs", "cpsat", "mzn", "dzn")
 

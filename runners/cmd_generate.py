@@ -31,19 +31,18 @@ from sigmar.models.generator import (
     GenerationError,
     deadlocked,
     generate,
-    lowest_metal_deadlock,
     mix_for,
     shuffled,
     swapped,
     tiles_for_dim,
 )
 from sigmar.models.result import Reason, Result, Status
-from sigmar.models.rules import count_problem, verify
+from sigmar.models.rules import verify
+from sigmar.models.static import unsolvable_reason
 from sigmar.models.templates import FOLDS, Template, ondrovo_templates, random_template, read_templates
 
 from .check import run_checked
-from .cli import UsageError
-from .options import positive_float
+from .options import UsageError, positive_float
 from .report import dumps, result_json
 
 SOUND = (Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED)
@@ -132,19 +131,12 @@ def _search_result(board: Board, time_limit: float) -> Result | None:
 
 
 def static_reason(board: Board) -> tuple[Reason, str] | None:
-    """The counts or a static argument, when one refutes the board (no search)."""
-    problem = count_problem(board)
-    if problem is not None:
-        return Reason.COUNTS, problem
-    problem = lowest_metal_deadlock(board)
-    if problem is not None:
-        return Reason.STATIC, problem
-    try:
-        from sigmar.models.static import static_problem
-    except ImportError:  # written in parallel; the search below still decides
+    """The counts or the stuck-set argument, when one refutes the board (no search)."""
+    found = unsolvable_reason(board)
+    if found is None:
         return None
-    problem = static_problem(board)
-    return (Reason.STATIC, problem) if problem is not None else None
+    kind, sentence = found
+    return (Reason.COUNTS if kind == "counts" else Reason.STATIC), sentence
 
 
 def refute(board: Board, time_limit: float) -> tuple[Reason, str] | None:

@@ -6,7 +6,6 @@ import argparse
 
 from rich.table import Table
 
-from sigmar.encoders.registry import expand
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
@@ -19,6 +18,7 @@ from .options import (
     add_sat_cmd,
     add_time_limit,
     apply_sat_cmd,
+    chosen_backends,
     read_board_files,
 )
 from .race import Race, RaceOutcome
@@ -43,15 +43,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_proof_dir(parser)
     add_json(parser)
     parser.set_defaults(run=run)
-
-
-def chosen_backends(spec: str) -> list[str]:
-    names = expand(spec)
-    if not names:
-        from .cli import UsageError
-
-        raise UsageError("no backend is available here; see 'sigmar backends'")
-    return names
 
 
 def outcome_json(board: Board, outcome: RaceOutcome) -> dict[str, object]:

@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from sigmar.encoders.registry import expand
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 
@@ -106,3 +107,15 @@ def read_board_files(paths: list[str]) -> list[Board]:
     if all(n == 1 for n in counts.values()):
         return boards
     return [replace(b, name=f"{path}:{b.name}") if counts[b.name] > 1 else b for path, found in per_file for b in found]
+
+
+class UsageError(Exception):
+    """Bad arguments discovered after parsing; exit status 2."""
+
+
+def chosen_backends(spec: str) -> list[str]:
+    """The backends a ``--backend`` value names, at least one available here."""
+    names = expand(spec)
+    if not names:
+        raise UsageError("no backend is available here; see 'sigmar backends'")
+    return names

@@ -142,103 +142,21 @@ class Race:
         if early is not None:
             return RaceOutcome(self._certified(board, early).with_(seconds=time.perf_counter() - start))
         self._job += 1
-        job = self._job
-        deadline = None if time_limit is None else start + time_limit + self.slack
-        outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
-        running: set[str] = set()  # working on this board
-        waiting: set[str] = set()  # still finishing an earlier board
         for worker in self.workers.values():  # a loser still busy past its grace burns CPU: kill it now
             if worker.job_id is not None and worker.stop_sent and start - worker.stop_sent >= self.grace:
                 worker.kill()
-        order = self.order()
-        head_start = self.stagger > 0 and len(order) > 1 and self.wins[order[0]] > 0
-        later = order[1:] if head_start else []
-        release_at = start + self.stagger
-
-        def dispatch(names: list[str], now: float) -> None:
-            for name in names:
-                worker = self.workers[name]
-                if self._ready_for(worker, now):
-                    worker.submit(job, name, board, time_limit)
-                    running.add(name)
-                else:
-                    waiting.add(name)
-
-        dispatch(order[: len(order) - len(later)], start)
-        claims: list[Result] = []  # unsolvable answers without a checked certificate
-        winner: Result | None = None
-        while winner is None and (running or waiting or later):
-            now = time.perf_counter()
-            if later and (now >= release_at or not (running or waiting)):
-                dispatch(later, now)  # the leader did not answer within its head start
-                later = []
-            if deadline is not None and now >= deadline:
-                break
-            timeout = None if deadline is None else deadline - now
-            if later:
-                timeout = release_at - now if timeout is None else min(timeout, release_at - now)
-            for name in list(waiting):
-                expiry = self.workers[name].stop_sent + self.grace - now
-                timeout = expiry if timeout is None else min(timeout, expiry)
-            busy = {name: self.workers[name] for name in running | waiting}
-            handles: dict[Any, str] = {}
-            for name, worker in busy.items():
-                handles[worker.conn] = name
-                handles[worker.sentinel] = name
-            ready = wait(list(handles), None if timeout is None else max(timeout, 0.0))
-            now = time.perf_counter()
-            for name in dict.fromkeys(handles[h] for h in ready):
-                worker = busy[name]
-                done = worker.receive() if worker.conn.poll() else None
-                if done is None and worker.alive():
-                    continue  # woken by nothing readable; look again
-                if done is None:  # the worker died
-                    if name in running:
-                        running.discard(name)
-                        message = f"{name}: {worker.exit_description()} while solving"
-                        outcome.answers[name] = Result(Status.ERROR, name, message=message)
-                    elif name in waiting:
-                        waiting.discard(name)
-                        worker.restart()
-                        worker.submit(job, name, board, time_limit)
-                        running.add(name)
-                    continue
-                if done.job_id != job:  # a stale answer from an earlier board
-                    if name in waiting:
-                        waiting.discard(name)
-                        worker.submit(job, name, board, time_limit)
-                        running.add(name)
-                    continue
-                running.discard(name)
-                answer = self._certified(board, done.result.with_(seconds=done.seconds))
-                outcome.answers[name] = answer
-                if answer.wrong:
-                    outcome.wrong[name] = answer.message
-                elif accepted(answer):
-                    winner = answer
-                elif answer.status is Status.UNSOLVABLE:
-                    claims.append(answer)
-                if winner is not None:
-                    winner = winner.with_(seconds=now - start)
-                    self.wins[name] += 1
-                    break
-            for name in list(waiting):  # losers from the last board that did not stop in time
-                worker = self.workers[name]
-                if now - worker.stop_sent >= self.grace:
-                    waiting.discard(name)
-                    worker.restart()
-                    worker.submit(job, name, board, time_limit)
-                    running.add(name)
-
-        for name in running:
+        heat = _Heat(self, board, self._job, time_limit, start)
+        winner = heat.run()
+        for name in heat.running:
             self.workers[name].ask_stop()
         elapsed = time.perf_counter() - start
+        outcome = heat.outcome
         if winner is not None and winner.verified:
-            for claim in claims:  # "unsolvable" against a verified solution is wrong
+            for claim in heat.claims:  # "unsolvable" against a verified solution is wrong
                 outcome.wrong[claim.backend] = (
                     f"{claim.backend} said unsolvable ({claim.reason}) but {winner.backend} found a verified solution"
                 )
-        outcome.result = winner if winner is not None else self._no_winner(outcome, claims, elapsed, time_limit)
+        outcome.result = winner if winner is not None else self._no_winner(outcome, heat.claims, elapsed, time_limit)
         return outcome
 
     def _no_winner(self, outcome: RaceOutcome, claims: list[Result], elapsed: float, limit: float | None) -> Result:
@@ -307,3 +225,106 @@ class Race:
             message = f"no answer in {time_limit:g} s; killed" if time_limit is not None else "no answer"
             answers[name] = Result(Status.UNKNOWN, name, time.perf_counter() - start, message=message)
         return {name: answers[name] for name in self.workers}
+
+
+class _Heat:
+    """One board's race: which workers run it, which still finish an earlier board, and what came back."""
+
+    def __init__(self, race: Race, board: Board, job: int, time_limit: float | None, start: float) -> None:
+        self.race, self.board, self.job, self.time_limit, self.start = race, board, job, time_limit, start
+        self.deadline = None if time_limit is None else start + time_limit + race.slack
+        self.outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
+        self.running: set[str] = set()  # working on this board
+        self.waiting: set[str] = set()  # still finishing an earlier board
+        self.claims: list[Result] = []  # unsolvable answers without a checked certificate
+        order = race.order()
+        head_start = race.stagger > 0 and len(order) > 1 and race.wins[order[0]] > 0
+        self.later = order[1:] if head_start else []  # released after the leader's head start
+        self.release_at = start + race.stagger
+        self.dispatch(order[: len(order) - len(self.later)], start)
+
+    def dispatch(self, names: list[str], now: float) -> None:
+        for name in names:
+            worker = self.race.workers[name]
+            if self.race._ready_for(worker, now):
+                self._submit(name)
+            else:
+                self.waiting.add(name)
+
+    def _submit(self, name: str) -> None:
+        self.race.workers[name].submit(self.job, name, self.board, self.time_limit)
+        self.running.add(name)
+
+    def run(self) -> Result | None:
+        """The first accepted answer, or None when every backend answered without one or time ran out."""
+        while self.running or self.waiting or self.later:
+            now = time.perf_counter()
+            if self.later and (now >= self.release_at or not (self.running or self.waiting)):
+                self.dispatch(self.later, now)  # the leader did not answer within its head start
+                self.later = []
+            if self.deadline is not None and now >= self.deadline:
+                return None
+            busy = {name: self.race.workers[name] for name in self.running | self.waiting}
+            handles: dict[Any, str] = {}
+            for name, worker in busy.items():
+                handles[worker.conn] = name
+                handles[worker.sentinel] = name
+            ready = wait(list(handles), self._timeout(now))
+            now = time.perf_counter()
+            for name in dict.fromkeys(handles[h] for h in ready):
+                winner = self._receive(name, busy[name], now)
+                if winner is not None:
+                    return winner
+            self._restart_stragglers(now)
+        return None
+
+    def _timeout(self, now: float) -> float | None:
+        """How long to wait for the next event: the deadline, the head start, a straggler's grace."""
+        timeout = None if self.deadline is None else self.deadline - now
+        if self.later:
+            timeout = self.release_at - now if timeout is None else min(timeout, self.release_at - now)
+        for name in self.waiting:
+            expiry = self.race.workers[name].stop_sent + self.race.grace - now
+            timeout = expiry if timeout is None else min(timeout, expiry)
+        return None if timeout is None else max(timeout, 0.0)
+
+    def _receive(self, name: str, worker: Worker, now: float) -> Result | None:
+        """Handle what one ready worker sent (or its death); the answer when it wins."""
+        done = worker.receive() if worker.conn.poll() else None
+        if done is None:
+            if worker.alive():
+                return None  # woken by nothing readable; look again
+            if name in self.running:
+                self.running.discard(name)
+                message = f"{name}: {worker.exit_description()} while solving"
+                self.outcome.answers[name] = Result(Status.ERROR, name, message=message)
+            elif name in self.waiting:
+                self.waiting.discard(name)
+                worker.restart()
+                self._submit(name)
+            return None
+        if done.job_id != self.job:  # a stale answer from an earlier board
+            if name in self.waiting:
+                self.waiting.discard(name)
+                self._submit(name)
+            return None
+        self.running.discard(name)
+        answer = self.race._certified(self.board, done.result.with_(seconds=done.seconds))
+        self.outcome.answers[name] = answer
+        if answer.wrong:
+            self.outcome.wrong[name] = answer.message
+        elif accepted(answer):
+            self.race.wins[name] += 1
+            return answer.with_(seconds=now - self.start)
+        elif answer.status is Status.UNSOLVABLE:
+            self.claims.append(answer)
+        return None
+
+    def _restart_stragglers(self, now: float) -> None:
+        """Losers from the last board that did not stop within their grace are restarted and given this one."""
+        for name in list(self.waiting):
+            worker = self.race.workers[name]
+            if now - worker.stop_sent >= self.race.grace:
+                self.waiting.discard(name)
+                worker.restart()
+                self._submit(name)

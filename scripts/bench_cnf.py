@@ -24,10 +24,11 @@ from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula
 from sigmar.encoders.cnf_default import build as build_default
-from sigmar.encoders.cnf_default import horizon, windows
+from sigmar.encoders.cnf_default import windows
 from sigmar.encoders.registry import info, make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import read_boards
+from sigmar.models.facts import facts_of
 from sigmar.models.rules import count_problem, verify
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,7 +90,7 @@ def swapped_unsolvable(boards: list[Board], want: int, seed: int) -> list[Board]
             swapped = list(tiles)
             swapped[i], swapped[j] = Tile(tiles[i].cell, tiles[j].symbol), Tile(tiles[j].cell, tiles[i].symbol)
             candidate = Board(board.dim, tuple(swapped), f"{board.name} swap {i},{j}")
-            K = horizon(candidate)
+            K = facts_of(candidate).horizon
             early, late = windows(candidate, K)
             if any(first > last for first, last in zip(early, late, strict=True)):
                 continue  # refuted by reachability alone: too easy to time a solver on

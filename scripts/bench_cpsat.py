@@ -27,6 +27,7 @@ from pathlib import Path
 from sigmar.encoders.cpsat import CpsatBackend
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import read_boards
+from sigmar.models.generator import deadlocked
 from sigmar.models.result import Status
 from sigmar.models.rules import count_problem
 from sigmar.runners.check import checked
@@ -46,41 +47,6 @@ def swapped(board: Board, a: int, b: int, name: str) -> Board:
 def with_symbols(board: Board, symbols: dict[int, str], name: str) -> Board:
     tiles = tuple(Tile(t.cell, symbols.get(i, t.symbol)) for i, t in enumerate(board.tiles))
     return Board(board.dim, tiles, name)
-
-
-def deadlock_board(board: Board, rng: random.Random, name: str) -> Board | None:
-    """Move a metal (lead, tin or iron) to an inner tile and ring it with quicksilver and later metals.
-
-    Only tiles are permuted, so the counts still pair up; none of the ring can
-    leave before the metal (at most two quicksilver pair with earlier metals,
-    and three in a row are needed), so the board is unsolvable.
-    """
-    symbols = [t.symbol for t in board.tiles]
-    inner = [i for i, ring in enumerate(board.neighbour_tiles) if all(n is not None for n in ring)]
-    if not inner:
-        return None
-    centre = rng.choice(inner)
-    ring = [n for n in board.neighbour_tiles[centre] if n is not None]
-    metal = rng.choice("123")
-    later = [d for d in "23456" if d > metal]
-    count_later = rng.randint(1, len(later))
-    ring_symbols = rng.sample(later, count_later) + ["q"] * (6 - count_later)
-    rng.shuffle(ring_symbols)
-    wanted = {centre: metal} | dict(zip(ring, ring_symbols, strict=True))
-    # Take each wanted symbol from elsewhere (a tile outside the ring), giving that tile the displaced one.
-    for cell, symbol in wanted.items():
-        if symbols[cell] == symbol:
-            continue
-        donor = next(
-            (i for i, s in enumerate(symbols) if s == symbol and i not in wanted),
-            None,
-        )
-        if donor is None:
-            donor = next(i for i, s in enumerate(symbols) if s == symbol and symbols[i] != wanted.get(i))
-        symbols[donor], symbols[cell] = symbols[cell], symbols[donor]
-    board2 = with_symbols(board, dict(enumerate(symbols)), name)
-    ok = all(board2.tiles[c].symbol == s for c, s in wanted.items()) and count_problem(board2) is None
-    return board2 if ok else None
 
 
 def run_one(sub: str, workers: int, board: Board, time_limit: float) -> dict[str, object]:
@@ -149,7 +115,7 @@ def main() -> int:
     for k in range(args.deadlocks * 5):
         if len(deadlocks) >= args.deadlocks:
             break
-        board = deadlock_board(rng.choice(solvable), rng, f"deadlock {k}")
+        board = deadlocked(rng.choice(solvable), rng, f"deadlock {k}")
         if board is not None:
             deadlocks.append(board)
     groups["deadlock"] = deadlocks

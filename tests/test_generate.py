@@ -18,7 +18,6 @@ from sigmar.models.generator import (
     STANDARD_MIX,
     deadlocked,
     generate,
-    lowest_metal_deadlock,
     mix_for,
     pair_stack,
     shuffled,
@@ -29,6 +28,7 @@ from sigmar.models.generator import (
 from sigmar.models.hexgrid import on_board
 from sigmar.models.result import Status
 from sigmar.models.rules import count_problem, verify
+from sigmar.models.static import static_problem
 from sigmar.models.templates import (
     FOLDS,
     Template,
@@ -202,14 +202,14 @@ def test_deadlock_construction_keeps_the_counts_and_locks_the_lowest_metal() -> 
         assert board is not None
         assert board.counts == base.counts
         assert count_problem(board) is None
-        assert lowest_metal_deadlock(board) is not None
+        assert static_problem(board) is not None
         assert clear_rate(board, 5, rng) == 0.0
 
 
-def test_lowest_metal_deadlock_is_silent_on_solvable_boards() -> None:
+def test_the_stuck_set_argument_is_silent_on_generated_boards() -> None:
     rng = random.Random(4)
     for i in range(30):
-        assert lowest_metal_deadlock(generate(ondrovo_templates()[i], rng).board) is None
+        assert static_problem(generate(ondrovo_templates()[i], rng).board) is None
 
 
 def test_clear_rate_is_one_on_a_board_with_one_choice_and_in_range_otherwise() -> None:

@@ -21,9 +21,12 @@ DIMS = range(1, 9)
 
 
 @pytest.mark.parametrize("dim", DIMS)
-def test_cell_count_is_centred_hexagonal_number(dim: int) -> None:
-    assert len(cells(dim)) == cell_count(dim) == 3 * dim * (dim - 1) + 1
-    assert len(set(cells(dim))) == len(cells(dim))
+def test_cell_count_matches_a_brute_force_count(dim: int) -> None:
+    """Count the cells within distance dim - 1 of the centre over a square of axial coordinates."""
+    square = [(q, r) for q in range(-dim, dim + 1) for r in range(-dim, dim + 1)]
+    within = {cell for cell in square if distance(cell, (0, 0)) < dim}
+    assert set(cells(dim)) == within
+    assert len(cells(dim)) == cell_count(dim) == len(within)
 
 
 @pytest.mark.parametrize("dim", DIMS)

@@ -105,8 +105,6 @@ def test_count_problems_are_answered_without_the_solver(seed: int) -> None:
 
 def test_hand_checked_small_boards() -> None:
     path = INSTANCES / "small.txt"
-    if not path.exists():
-        pytest.skip("instances/small.txt is missing")
     backend = MinizincBackend()
     for board in read_boards(path):
         check_answer(board, backend, solvable_by_dfs(board))
@@ -114,8 +112,6 @@ def test_hand_checked_small_boards() -> None:
 
 def test_real_game_boards_are_solved_and_verified() -> None:
     path = INSTANCES / "real-game.txt"
-    if not path.exists():
-        pytest.skip("instances/real-game.txt is missing")
     backend = MinizincBackend()
     for board in read_boards(path):
         result = backend.solve(board, 30)
@@ -126,8 +122,6 @@ def test_real_game_boards_are_solved_and_verified() -> None:
 
 def test_deadlock_board_is_refuted_by_the_model() -> None:
     path = INSTANCES / "real-game.txt"
-    if not path.exists():
-        pytest.skip("instances/real-game.txt is missing")
     board = deadlocked(read_boards(path)[0], random.Random(1), "deadlocked real game")
     assert board is not None
     result = MinizincBackend().solve(board, 30)
@@ -175,8 +169,6 @@ def _children() -> list:
 
 def _hard_board() -> Board:
     path = INSTANCES / "hexmatch-hard-100.txt"
-    if not path.exists():
-        pytest.skip("instances/hexmatch-hard-100.txt is missing")
     return read_boards(path)[0]
 
 
@@ -250,8 +242,6 @@ def test_agrees_with_search_on_instance_samples() -> None:
     """Standard boards from each bundled sample, and deadlocks built from them: same answers as ``search``."""
     search = pytest.importorskip("sigmar.encoders.search", reason="the search backend is not built")
     files = [INSTANCES / f for f in ("hexmatch-easy-100.txt", "hexmatch-hard-100.txt", "ondrovo-100.txt")]
-    if not all(f.exists() for f in files):
-        pytest.skip("the instances/ samples are missing")
     rng = random.Random(5)
     boards = []
     for path in files:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from sigmar.models.board import Board, Tile
@@ -105,8 +105,8 @@ def test_verify_accepts_random_play(board: Board, rng: random.Random) -> None:
 @given(boards(), st.data())
 def test_verify_rejects_swaps_that_break_a_move(board: Board, data: st.DataObject) -> None:
     solution = solve_by_brute_force(board)
-    if solution is None or len(solution) < 2:
-        return
+    assume(solution is not None and len(solution) >= 2)
+    assert solution is not None
     assert verify(board, solution).valid
     i = data.draw(st.integers(0, len(solution) - 2))
     j = data.draw(st.integers(i + 1, len(solution) - 1))

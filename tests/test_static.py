@@ -9,9 +9,10 @@ import pytest
 
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards, read_boards
+from sigmar.models.certificate import check_stuck
 from sigmar.models.hexgrid import cells
 from sigmar.models.rules import count_problem
-from sigmar.models.static import is_stuck_set, static_problem, stuck_set, unsolvable_reason
+from sigmar.models.static import static_problem, stuck_set, unsolvable_reason
 from tests.bruteforce import solve_by_brute_force
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,14 +76,14 @@ def test_random_small_boards_sound_and_often_useful() -> None:
         if stuck:
             fired += 1
             assert not solvable, f"static argument fired on a solvable board: {board}"
-            assert is_stuck_set(board, stuck)
+            assert check_stuck(board, [board.tiles[t].cell for t in stuck]).valid
             assert static_problem(board)
     # The argument should catch a good share of the unsolvable layouts (about 60% when measured).
     assert unsolvable > 0 and fired >= unsolvable // 4, (fired, unsolvable)
 
 
-def test_is_stuck_set_rejects_wrong_witnesses() -> None:
-    """The largest stuck set holds every stuck set (a union of stuck sets is stuck), so it cannot grow."""
+def test_the_largest_stuck_set_is_largest() -> None:
+    """A union of stuck sets is stuck, so no tile can be added to the largest one (by the independent checker)."""
     rng = random.Random(3)
     found = 0
     while found < 30:
@@ -91,12 +92,12 @@ def test_is_stuck_set_rejects_wrong_witnesses() -> None:
         if not stuck:
             continue
         found += 1
-        assert is_stuck_set(board, stuck)
-        assert not is_stuck_set(board, set())
-        assert not is_stuck_set(board, {len(board.tiles)})
+        cells_of = [t.cell for t in board.tiles]
+        assert check_stuck(board, [cells_of[t] for t in stuck]).valid
         for extra in range(len(board.tiles)):
             if extra not in stuck:
-                assert not is_stuck_set(board, stuck | {extra}), (board, extra)
+                grown = [cells_of[t] for t in stuck | {extra}]
+                assert not check_stuck(board, grown).valid, (board, extra)
 
 
 def test_instances_small_reasons_match_brute_force() -> None:

@@ -1,0 +1,159 @@
+"""The search's move generation: every candidate move of a state, safe moves first, in the chosen order."""
+
+from __future__ import annotations
+
+from sigmar.models.facts import tile_ids
+
+from .search_state import EngineState
+
+
+class MoveGeneration(EngineState):
+    """Candidate moves as removal masks, and the move orders."""
+
+    def moves(self, occ: int, free: int) -> list[int]:
+        """Candidate moves as removal masks, safe moves alone when one exists, in search order."""
+        cur = 0  # the current metal's bit
+        for m in self.metal_bits:
+            if occ & m:
+                cur = m
+                break
+        if cur and cur == self.gold_bit and free & cur:
+            self.safe_moves += 1
+            return [cur]  # safe: gold is the last metal and removing it disables nothing
+        out: list[int] = []
+        safe = self.safe
+        salt_occ = occ & self.salt_mask
+        salt_free = free & self.salt_mask
+        sl: list[int] = []
+        while salt_free:
+            low = salt_free & -salt_free
+            sl.append(low)
+            salt_free ^= low
+        odd = 0
+        for em in self.el_masks:
+            odd += (occ & em).bit_count() & 1
+        spare = salt_occ.bit_count() - odd  # even; salt beyond what the odd elements need
+        for em in self.el_masks:
+            ef = free & em
+            if not ef:
+                continue
+            fl: list[int] = []
+            while ef:
+                low = ef & -ef
+                fl.append(low)
+                ef ^= low
+            k = len(fl)
+            if safe and not salt_occ and k > 1 and free & em == occ & em:
+                self.safe_moves += 1
+                return [fl[0] | fl[1]]
+            for x in range(k - 1):
+                bx = fl[x]
+                for y in range(x + 1, k):
+                    out.append(bx | fl[y])
+            if sl:
+                if spare < 2 and not (occ & em).bit_count() & 1:
+                    self.pruned_counts += 1  # salt on an even element would starve an odd one
+                else:
+                    for bs in sl:
+                        for be in fl:
+                            out.append(bs | be)
+        if len(sl) > 1 and spare >= 2:
+            if safe and not occ & self.element_mask and len(sl) == salt_occ.bit_count():
+                self.safe_moves += 1
+                return [sl[0] | sl[1]]
+            for x in range(len(sl) - 1):
+                bx = sl[x]
+                for y in range(x + 1, len(sl)):
+                    out.append(bx | sl[y])
+        vm_occ = occ & self.vm_mask
+        if vm_occ:
+            vf = free & self.vitae_mask
+            mf = free & self.mors_mask
+            if vf and mf:
+                if safe and free & vm_occ == vm_occ:
+                    self.safe_moves += 1
+                    return [(vf & -vf) | (mf & -mf)]
+                ml: list[int] = []
+                while mf:
+                    low = mf & -mf
+                    ml.append(low)
+                    mf ^= low
+                while vf:
+                    low = vf & -vf
+                    vf ^= low
+                    for bm in ml:
+                        out.append(low | bm)
+        if cur and free & cur:
+            qf = free & self.q_mask
+            if qf:
+                if safe and (occ & self.q_mask) == qf and qf & (qf - 1) == 0:
+                    self.safe_moves += 1
+                    return [cur | qf]  # safe: the last quicksilver with the last non-gold metal
+                while qf:
+                    low = qf & -qf
+                    qf ^= low
+                    out.append(cur | low)
+        if len(out) > 1 and self.order != "none":
+            out = self._ordered(out, occ, free, cur.bit_length() - 1)
+        return out
+
+    def _ordered(self, out: list[int], occ: int, free: int, cur: int) -> list[int]:
+        order = self.order
+        if order == "random":
+            # Moves recur in many states: cache each move's weight for this restart's keys.
+            weights = self._weights
+            key = self.key_random
+            for r in out:
+                if r not in weights:
+                    w = 0
+                    rr = r
+                    while rr:
+                        low = rr & -rr
+                        w += key[low.bit_length() - 1]
+                        rr ^= low
+                    weights[r] = w
+            out.sort(key=weights.__getitem__)
+            return out
+        if order == "centre":
+            key = self.key_centre
+        elif order == "neighbours":
+            key = self.key_nbrs
+        elif order == "metal":
+            key = self.key_metal[self.metal_tiles.index(cur)] if cur >= 0 else self.key_centre
+        elif order == "freed":
+            return sorted(out, key=lambda r: -self._freed(r, occ, free))
+        else:  # mixed: metal moves first, then nearest the current metal, then the centre
+            km = self.key_metal[self.metal_tiles.index(cur)] if cur >= 0 else self.key_centre
+            kc = self.key_centre
+            mm = self.metal_mask
+
+            def mixed(r: int) -> int:
+                if r & mm:
+                    return -1000
+                s = 0
+                while r:
+                    low = r & -r
+                    i = low.bit_length() - 1
+                    s += 4 * km[i] + kc[i]
+                    r ^= low
+                return s
+
+            return sorted(out, key=mixed)
+
+        def static(r: int) -> int:
+            s = 0
+            while r:
+                low = r & -r
+                s += key[low.bit_length() - 1]
+                r ^= low
+            return s
+
+        return sorted(out, key=static)
+
+    def _freed(self, r: int, occ: int, free: int) -> int:
+        child = occ & ~r
+        cand = 0
+        for i in tile_ids(r):
+            cand |= self.nbr[i]
+        cand &= child & ~free
+        return sum(1 for i in tile_ids(cand) if self.is_free(i, child))

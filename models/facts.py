@@ -1,0 +1,206 @@
+"""What every solver needs to know about a board, derived once: the suite's glossary.
+
+Every backend, the stuck-set finder, the generator's checks and the
+difficulty measure read these facts here instead of deriving them again
+(SPEC §1 and §5 give the meaning; the names below are used everywhere):
+
+- **tile id**: a tile's index in ``Board.tiles``; bit ``i`` of a *mask* is tile ``i``.
+- **window**: one of a tile's six runs of three ring-consecutive neighbours,
+  as the tile ids in it (empty and off-board cells are left out: they are
+  empty for good).  A tile is free when one of its windows holds no tile.
+- **minimal windows**: the windows whose tiles hold no other window's tiles
+  (enough to decide freeness); a tile with an empty window is free from the
+  start and has just that one, ``()``.
+- **partners**: the tiles a tile could ever pair with (SPEC §5's possible
+  partners): an element its element and salt; salt salt and every element;
+  vitae and mors each other; quicksilver every metal but gold; a metal but
+  gold every quicksilver; gold none.
+- **metal chain**: the metals' tile ids in the order they must leave; the
+  last is **gold**; ``lower[t]`` is the mask of metals before metal ``t``.
+- **horizon**: the moves of any solution: pairs, plus gold alone (rounded up
+  when the counts are odd, which only unsolvable boards have).
+
+The rule engine (``rules.py``) and the certificate checker
+(``certificate.py``) read the neighbours on their own on purpose: they are
+the second reading that the solvers are judged by.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+from .board import Board
+from .hexgrid import ring_neighbours
+from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, SALT, VITAE
+
+Window = tuple[int, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Facts:
+    """One board's derived facts; get them with :func:`facts_of` (computed once per board)."""
+
+    board: Board
+
+    @cached_property
+    def size(self) -> int:
+        return len(self.board.tiles)
+
+    @cached_property
+    def symbols(self) -> tuple[str, ...]:
+        return tuple(t.symbol for t in self.board.tiles)
+
+    @cached_property
+    def neighbours(self) -> tuple[tuple[int | None, ...], ...]:
+        """Per tile, its six ring-order neighbours as tile ids (None: no tile there)."""
+        index = self.board.index_of
+        return tuple(tuple(index.get(n) for n in ring_neighbours(t.cell)) for t in self.board.tiles)
+
+    @cached_property
+    def windows(self) -> tuple[tuple[Window, ...], ...]:
+        """Per tile, its six windows in ring order, each the sorted tile ids in it."""
+        out = []
+        for ring in self.neighbours:
+            runs = []
+            for k in range(6):
+                run = (ring[k], ring[(k + 1) % 6], ring[(k + 2) % 6])
+                runs.append(tuple(sorted(n for n in run if n is not None)))
+            out.append(tuple(runs))
+        return tuple(out)
+
+    @cached_property
+    def window_masks(self) -> tuple[tuple[int, ...], ...]:
+        """Per tile, its minimal windows (those holding no other window) as masks, fewest tiles first.
+
+        A tile is free exactly when one of them is empty; a tile free from the start has just ``(0,)``.
+        """
+        out: list[tuple[int, ...]] = []
+        for ring in self.neighbours:
+            bits = [0 if n is None else 1 << n for n in ring]
+            masks = {bits[k] | bits[(k + 1) % 6] | bits[(k + 2) % 6] for k in range(6)}
+            if 0 in masks:
+                out.append((0,))
+                continue
+            minimal = [m for m in masks if not any(o != m and o & m == o for o in masks)]
+            out.append(tuple(sorted(minimal, key=lambda m: (m.bit_count(), m))))
+        return tuple(out)
+
+    @cached_property
+    def minimal_windows(self) -> tuple[tuple[Window, ...], ...]:
+        """:attr:`window_masks` as sorted tile ids; ``((),)`` for a tile free from the start."""
+        return tuple(tuple(sorted(tuple(tile_ids(m)) for m in masks)) for masks in self.window_masks)
+
+    @cached_property
+    def metal_mask(self) -> int:
+        return _mask(self.metal_chain)
+
+    @cached_property
+    def quicksilver_mask(self) -> int:
+        return self.symbol_masks.get(QUICKSILVER, 0)
+
+    @cached_property
+    def neighbour_masks(self) -> tuple[int, ...]:
+        return tuple(_mask(n for n in ring if n is not None) for ring in self.neighbours)
+
+    @cached_property
+    def symbol_masks(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for i, symbol in enumerate(self.symbols):
+            out[symbol] = out.get(symbol, 0) | 1 << i
+        return out
+
+    def mask_of(self, symbols: str) -> int:
+        """The tiles of any of ``symbols``."""
+        return _mask_or(self.symbol_masks.get(s, 0) for s in symbols)
+
+    @cached_property
+    def metal_chain(self) -> tuple[int, ...]:
+        """The metals' tile ids, in the order they must leave (gold last)."""
+        return tuple(sorted((i for i, s in enumerate(self.symbols) if s in METALS), key=self.symbols.__getitem__))
+
+    @cached_property
+    def gold(self) -> int:
+        """Gold's tile id, -1 when the board has no metal."""
+        return self.metal_chain[-1] if self.metal_chain else -1
+
+    @cached_property
+    def lower(self) -> tuple[int, ...]:
+        """Per tile, the mask of metals that must leave before it (0 for a tile that is not a metal)."""
+        out = [0] * self.size
+        before = 0
+        for t in self.metal_chain:
+            out[t] = before
+            before |= 1 << t
+        return tuple(out)
+
+    @cached_property
+    def partners(self) -> tuple[int, ...]:
+        """Per tile, the mask of the tiles it could ever pair with (never itself)."""
+        elements = self.mask_of("".join(sorted(ELEMENTS)))
+        salt = self.mask_of(SALT)
+        gold_bit = 1 << self.gold if self.gold >= 0 else 0
+        non_gold_metals = _mask(self.metal_chain) & ~gold_bit
+        out = []
+        for i, s in enumerate(self.symbols):
+            if s in ELEMENTS:
+                mask = self.mask_of(s) | salt
+            elif s == SALT:
+                mask = salt | elements
+            elif s == VITAE:
+                mask = self.mask_of(MORS)
+            elif s == MORS:
+                mask = self.mask_of(VITAE)
+            elif s == QUICKSILVER:
+                mask = non_gold_metals
+            elif s in METALS and i != self.gold:
+                mask = self.mask_of(QUICKSILVER)
+            else:
+                mask = 0
+            out.append(mask & ~(1 << i))
+        return tuple(out)
+
+    def partners_of(self, tile: int) -> list[int]:
+        """The tile ids of ``tile``'s partners, ascending."""
+        return tile_ids(self.partners[tile])
+
+    @cached_property
+    def partner_pairs(self) -> tuple[tuple[int, int], ...]:
+        """Every pair ``i < j`` of tiles that could ever leave together."""
+        return tuple((i, j) for i in range(self.size) for j in tile_ids(self.partners[i]) if j > i)
+
+    @cached_property
+    def horizon(self) -> int:
+        gold = 1 if self.gold >= 0 else 0
+        return (self.size - gold + 1) // 2 + gold
+
+
+@lru_cache(maxsize=64)
+def facts_of(board: Board) -> Facts:
+    """The facts of ``board``, computed once (boards are immutable, so they can be shared)."""
+    return Facts(board)
+
+
+def _mask(tiles: Iterable[int]) -> int:
+    out = 0
+    for t in tiles:
+        out |= 1 << t
+    return out
+
+
+def _mask_or(masks: Iterable[int]) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out
+
+
+def tile_ids(mask: int) -> list[int]:
+    """The tile ids whose bits are set in ``mask``, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
