@@ -197,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
 
     summaries = summarise(result.rows, names, args.time_limit)
     best = vbs(result.rows, names, args.time_limit)
-    speedups, changes = compare(result.rows, baseline) if baseline is not None else (None, [])
+    speedups, changes, common = compare(result.rows, baseline) if baseline is not None else (None, [], 0)
     if args.xml:
         from sigmar.encoders import registry
 
@@ -235,6 +235,8 @@ def run(args: argparse.Namespace) -> int:
             f"VBS without {name}: PAR-2 worse by {fmt(best.marginal[name])} s (fastest on {best.winners[name]} boards)",
             highlight=False,
         )
+    if baseline is not None and not common:
+        console.print(f"[yellow]--baseline {args.baseline}: no board and backend in common with this bench[/]")
     for change in changes:
         console.print(
             f"[yellow]{change.board}[/] {change.backend}: {change.why}: {change.old} -> {change.new}", highlight=False

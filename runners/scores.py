@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from .grading import Grade
@@ -119,15 +120,23 @@ def _correct(grade: str) -> bool:
     return grade == Grade.CORRECT.value
 
 
-def compare(rows: list[Row], old: list[dict[str, str]]) -> tuple[dict[str, float], list[Change]]:
-    """Speedup per backend (geometric mean of old/new over runs correct in both) and the changed boards."""
-    before = {(o["file"], o["board"], o["backend"]): o for o in old}
+def run_key(file: str, board: str, backend: str) -> tuple[str, str, str]:
+    """A run across two benches: the board file by its name only, so ``./x.txt`` and ``/abs/x.txt`` meet."""
+    return (PurePath(file).name, board, backend)
+
+
+def compare(rows: list[Row], old: list[dict[str, str]]) -> tuple[dict[str, float], list[Change], int]:
+    """Speedup per backend (geometric mean of old/new over runs correct in both), the changed boards,
+    and how many runs the two benches have in common."""
+    before = {run_key(o["file"], o["board"], o["backend"]): o for o in old}
     logs: dict[str, list[float]] = {}
     changes: list[Change] = []
+    common = 0
     for row in rows:
-        o = before.get((row.file, row.board, row.backend))
+        o = before.get(run_key(row.file, row.board, row.backend))
         if o is None:
             continue
+        common += 1
         new_s, old_s = row.result.seconds, float(o["seconds"])
         new_text = described(str(row.result.status), row.reason, str(row.grade), new_s)
         old_text = described(o["status"], o.get("reason") or "", o["grade"], old_s)
@@ -138,4 +147,4 @@ def compare(rows: list[Row], old: list[dict[str, str]]) -> tuple[dict[str, float
             if new_s > SLOWER * max(old_s, FLOOR) and new_s - old_s >= SLOWER_MIN_SECONDS:
                 changes.append(Change(row.board, row.backend, old_text, new_text, "slower"))
     speedups = {name: math.exp(sum(v) / len(v)) for name, v in logs.items() if v}
-    return speedups, changes
+    return speedups, changes, common

@@ -56,11 +56,19 @@ def test_vbs_takes_the_fastest_correct_answer_and_marginals_say_who_matters() ->
 
 def test_baseline_speedup_and_changed_boards() -> None:
     old = [
-        {"file": "f", "board": "b1", "backend": "a", "status": "solved", "grade": "correct", "seconds": "2.0"},
+        {
+            "file": "/elsewhere/f",
+            "board": "b1",
+            "backend": "a",
+            "status": "solved",
+            "grade": "correct",
+            "seconds": "2.0",
+        },
         {"file": "f", "board": "b3", "backend": "a", "status": "solved", "grade": "correct", "seconds": "1.0"},
         {"file": "f", "board": "b2", "backend": "a", "status": "solved", "grade": "correct", "seconds": "1.0"},
     ]
-    speedups, changes = compare(ROWS, old)
+    speedups, changes, common = compare(ROWS, old)
+    assert common == 3
     assert speedups["a"] == pytest.approx(math.sqrt(2 / 1 * 1 / 3))
     assert {(c.board, c.why) for c in changes} == {("b3", "slower"), ("b2", "answer")}
 
