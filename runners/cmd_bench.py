@@ -41,6 +41,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--out", metavar="CSV", help="write one row per board and backend here")
     parser.add_argument("--plot", metavar="PNG", help="draw the cactus plot here")
+    parser.add_argument("--scatter", metavar="PNG", help="draw a log-log scatter of two backends here")
+    parser.add_argument("--pair", metavar="X,Y", help="the two backends of --scatter (default: the first two chosen)")
     parser.add_argument("--html", metavar="REPORT", help="write one self-contained HTML report here")
     parser.add_argument("--xml", metavar="DIR", help="write BenchExec result XML here, one file per backend")
     parser.add_argument("--baseline", metavar="OLD.csv", help="compare with an earlier bench CSV")
@@ -114,9 +116,24 @@ def read_baseline(path: str) -> list[dict[str, str]]:
     return rows
 
 
+def scatter_pair(args: argparse.Namespace, names: list[str]) -> tuple[str, str] | None:
+    """The two backends of ``--scatter``: ``--pair X,Y`` (both chosen, different) or the first two chosen."""
+    if args.pair and not args.scatter:
+        raise UsageError("--pair names the backends of --scatter; give --scatter PNG too")
+    if not args.scatter:
+        return None
+    pair = [p.strip() for p in args.pair.split(",")] if args.pair else names[:2]
+    if len(pair) != 2 or pair[0] == pair[1]:
+        raise UsageError(f"--pair needs two different backends, as X,Y (got {args.pair or ','.join(names)!r})")
+    missing = [p for p in pair if p not in names]
+    if missing:
+        raise UsageError(f"--pair: {', '.join(missing)} is not among the chosen backends ({', '.join(names)})")
+    return pair[0], pair[1]
+
+
 def check_outputs(args: argparse.Namespace) -> None:
     """Fail before any run, with one line, when an output cannot be written."""
-    for flag, path in (("--html", args.html), ("--plot", args.plot)):
+    for flag, path in (("--html", args.html), ("--plot", args.plot), ("--scatter", args.scatter)):
         if path:
             try:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -143,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
     boards_by_file: list[tuple[str, list[Board]]] = [(f, read_boards(f)) for f in args.files]
     check_outputs(args)  # after the boards: a malformed board file leaves no empty output behind
     names = chosen_backends(args.backend)
+    pair = scatter_pair(args, names)
     runs = plan(boards_by_file, names)
     err = Console(stderr=True)
     client: Any = None
@@ -225,6 +243,10 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         title = f"sigmar bench: {sum(len(b) for _, b in boards_by_file)} boards, limit {args.time_limit:g} s"
         cactus_plot(args.plot, result.rows, names, args.time_limit, title)
+    if pair is not None:
+        from .plots import save_png, scatter_figure
+
+        Path(args.scatter).write_bytes(save_png(scatter_figure(result.rows, *pair, args.time_limit)))
 
     console = table_console()
     for line in header:
@@ -250,6 +272,8 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"wrote {args.out}")
     if args.plot:
         console.print(f"drew {args.plot}")
+    if pair is not None:
+        console.print(f"drew {args.scatter} ({pair[0]} against {pair[1]})")
     if args.html:
         console.print(f"wrote {args.html}")
     if args.xml:

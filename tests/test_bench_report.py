@@ -149,14 +149,18 @@ def test_html_report_is_self_contained_with_summary_vbs_plots_and_a_board_table(
     assert "<script>" in report.read_text() and "data-v=" in report.read_text()  # the sortable table
 
 
-def test_baseline_cli_adds_a_speedup_column(fakes, board_file: Path, tmp_path: Path, capsys) -> None:
+def test_baseline_cli_adds_a_speedup_column_and_scatter_draws_a_pair(
+    fakes, board_file: Path, tmp_path: Path, capsys
+) -> None:
     assert run_bench(board_file, tmp_path) == 0
     old = tmp_path / "old.csv"
     (tmp_path / "b.csv").rename(old)
     capsys.readouterr()
-    assert run_bench(board_file, tmp_path, "--baseline", str(old)) == 0
+    scatter = tmp_path / "scatter.png"
+    assert run_bench(board_file, tmp_path, "--baseline", str(old), "--scatter", str(scatter)) == 0
+    assert scatter.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     out = capsys.readouterr().out
-    assert "speedup" in out and "VBS" in out
+    assert "speedup" in out and "VBS" in out and "(honest against honest:proof)" in out
 
 
 # BenchExec's own `table-generator` console script, run by the interpreter the tests use

@@ -78,6 +78,8 @@ def test_a_memory_error_without_a_limit_is_an_error_with_reason_memory(fakes) ->
         (["--html", "{file}/r.html"], "--html"),
         (["--xml", "{file}/xml"], "--xml"),
         (["--baseline", "{file}"], "not a sigmar bench CSV"),
+        (["--scatter", "{file}.png", "--pair", "honest,cnf"], "cnf is not among the chosen backends"),
+        (["--pair", "honest,honest:proof"], "give --scatter PNG too"),
     ],
 )
 def test_bad_bench_arguments_exit_2_with_one_line(
