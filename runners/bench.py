@@ -4,7 +4,9 @@ A run is one (board, backend) pair.  Each run gets the backend to itself
 (no race), in a worker process that is killed and replaced when the backend
 overstays its time limit or dies, so one bad run costs one row and nothing
 else.  ``seconds`` is the wall time of ``solve`` inside the worker: process
-start-up and the parent's checking are not the backend's time.
+start-up and the parent's checking are not the backend's time.  The worker
+also measures each run's CPU time and peak memory, its solver children
+included (:mod:`sigmar.runners.usage`), and holds it to ``--mem-limit``.
 
 Runs go to ``jobs`` local worker processes (default) or to an existing
 Dask distributed cluster (:mod:`sigmar.runners.cluster`).  Answers are
@@ -20,7 +22,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,9 +35,27 @@ from sigmar.models.result import Result, Status
 from .certify import ProofStore, certify
 from .check import checked
 from .grading import BoardVerdict, Grade, grade_board
+from .scores import par2
+from .usage import Usage
 from .workers import Worker
 
-COLUMNS = ("file", "board", "backend", "status", "reason", "seconds", "grade", "moves", "verified", "message")
+COLUMNS = (
+    "file",
+    "board",
+    "backend",
+    "status",
+    "reason",
+    "seconds",
+    "cpu_seconds",
+    "memory_mb",
+    "grade",
+    "moves",
+    "verified",
+    "message",
+)
+NO_USAGE = Usage()
+# What an executor yields: a run, its raw answer, and what it cost (None where nothing was measured).
+Outcome = tuple["Run", Result, Usage | None]
 
 
 @dataclass(frozen=True)
@@ -57,16 +77,26 @@ class Row:
     backend: str
     result: Result
     grade: Grade
+    usage: Usage = NO_USAGE
+
+    @property
+    def reason(self) -> str:
+        """The CSV's reason: why unsolvable, or ``memory`` for a run over the memory limit."""
+        if self.usage.over_memory and self.result.status is Status.ERROR:
+            return "memory"
+        return str(self.result.reason) if self.result.reason else ""
 
     def values(self) -> list[object]:
-        r = self.result
+        r, u = self.result, self.usage
         return [
             self.file,
             self.board,
             self.backend,
             str(r.status),
-            str(r.reason) if r.reason else "",
+            self.reason,
             f"{r.seconds:.6f}",
+            "" if u.cpu_seconds is None else f"{u.cpu_seconds:.6f}",
+            "" if u.memory_mb is None else f"{u.memory_mb:.1f}",
             str(self.grade),
             len(r.moves) if r.status is Status.SOLVED else "",
             int(r.verified),
@@ -87,61 +117,102 @@ def plan(boards_by_file: list[tuple[str, list[Board]]], names: list[str]) -> lis
 # -- local worker processes ------------------------------------------------------
 
 
+class WorkerPool:
+    """Idle workers kept per backend: a worker only ever runs one backend.
+
+    So a run's memory is its own backend's (a Python heap rarely shrinks:
+    a worker that had just run CP-SAT would lend its size to the next
+    backend's run), and no backend's caches warm up another's.
+    """
+
+    def __init__(self, mem_limit_mb: float | None) -> None:
+        self.mem_limit_mb = mem_limit_mb
+        self.idle: dict[str, list[Worker]] = {}
+        self.live: list[Worker] = []
+        self.started = 0
+
+    def take(self, backend: str) -> Worker:
+        spare = self.idle.get(backend, [])
+        while spare:
+            worker = spare.pop()
+            if worker.alive():
+                return worker
+            self.retire(worker)
+        worker = Worker(f"bench-{self.started}", mem_limit_mb=self.mem_limit_mb)
+        self.started += 1
+        self.live.append(worker)
+        return worker
+
+    def give_back(self, backend: str, worker: Worker) -> None:
+        self.idle.setdefault(backend, []).append(worker)
+
+    def retire(self, worker: Worker) -> None:
+        worker.kill()
+        if worker in self.live:
+            self.live.remove(worker)
+
+    def kill_all(self) -> None:
+        for worker in self.live:
+            worker.kill()
+
+
 def run_local(
-    runs: list[Run], time_limit: float | None, jobs: int = 1, slack: float = 1.0
-) -> Iterator[tuple[Run, Result]]:
-    """Yield (run, raw answer) as runs finish, ``jobs`` at a time in worker processes.
+    runs: list[Run], time_limit: float | None, jobs: int = 1, slack: float = 1.0, mem_limit_mb: float | None = None
+) -> Iterator[Outcome]:
+    """Yield (run, raw answer, usage) as runs finish, ``jobs`` at a time in worker processes.
 
     A run still going ``slack`` seconds past the time limit is killed
-    (``unknown``); a worker that dies gives ``error``.  Workers are replaced
-    as needed and all killed at the end, even when the caller stops early.
+    (``unknown``); a worker that dies gives ``error``; a run over
+    ``mem_limit_mb`` gives ``error`` (reason memory) and a fresh worker.
+    Workers are replaced as needed and all killed at the end, even when the
+    caller stops early.
     """
     from multiprocessing.connection import wait
 
     todo = list(reversed(runs))
-    workers = [Worker(f"bench-{i}") for i in range(max(1, min(jobs, len(runs))))]
-    busy: dict[int, tuple[Run, float]] = {}  # worker slot -> (run, started)
+    pool = WorkerPool(mem_limit_mb)
+    busy: dict[Worker, tuple[Run, float]] = {}  # worker -> (run, started)
     try:
         while todo or busy:
-            for slot, worker in enumerate(workers):
-                if slot not in busy and todo:
-                    run = todo.pop()
-                    if not worker.alive():
-                        worker.restart()
-                    worker.submit(run.index, run.backend, run.board, time_limit)
-                    busy[slot] = (run, time.perf_counter())
+            while todo and len(busy) < max(1, jobs):
+                run = todo.pop()
+                worker = pool.take(run.backend)
+                worker.submit(run.index, run.backend, run.board, time_limit)
+                busy[worker] = (run, time.perf_counter())
             now = time.perf_counter()
             timeout = None
             if time_limit is not None:
                 timeout = max(0.0, min(started + time_limit + slack for _, started in busy.values()) - now)
-            handles: dict[Any, int] = {}
-            for slot in busy:
-                handles[workers[slot].conn] = slot
-                handles[workers[slot].sentinel] = slot
+            handles: dict[Any, Worker] = {}
+            for worker in busy:
+                handles[worker.conn] = worker
+                handles[worker.sentinel] = worker
             ready = wait(list(handles), timeout)
-            for slot in dict.fromkeys(handles[h] for h in ready):
-                worker = workers[slot]
+            for worker in dict.fromkeys(handles[h] for h in ready):
                 done = worker.receive() if worker.conn.poll() else None
                 if done is None and worker.alive():
                     continue
-                run, started = busy.pop(slot)
+                run, started = busy.pop(worker)
                 if done is None:
                     message = f"{run.backend}: {worker.exit_description()} while solving"
-                    yield run, Result(Status.ERROR, run.backend, time.perf_counter() - started, message=message)
-                    worker.restart()
+                    pool.retire(worker)
+                    yield run, Result(Status.ERROR, run.backend, time.perf_counter() - started, message=message), None
+                    continue
+                if done.usage is not None and done.usage.over_memory:
+                    pool.retire(worker)  # its watchdog may be taking it down; start clean
                 else:
-                    yield run, done.result.with_(seconds=done.seconds)
+                    pool.give_back(run.backend, worker)
+                yield run, done.result.with_(seconds=done.seconds), done.usage
             if time_limit is not None:
                 now = time.perf_counter()
-                for slot, (run, started) in list(busy.items()):
+                for worker, (run, started) in list(busy.items()):
                     if now - started > time_limit + slack:
-                        busy.pop(slot)
-                        workers[slot].restart()
+                        busy.pop(worker)
+                        pool.retire(worker)
                         message = f"no answer in {time_limit:g} s; killed"
-                        yield run, Result(Status.UNKNOWN, run.backend, now - started, message=message)
+                        yield run, Result(Status.UNKNOWN, run.backend, now - started, message=message), None
     finally:
-        for worker in workers:
-            worker.kill()
+        pool.kill_all()
 
 
 # -- the whole benchmark ---------------------------------------------------------
@@ -156,30 +227,49 @@ class BenchResult:
 def bench(
     runs: list[Run],
     names: list[str],
-    executor: Iterator[tuple[Run, Result]],
+    executor: Iterable[Outcome],
     on_done: Callable[[Run, Result], None] | None = None,
+    on_board: Callable[[list[Row]], None] | None = None,
 ) -> BenchResult:
-    """Collect every run's answer from ``executor``, check it and its certificate, and grade each board."""
-    answers: dict[int, dict[str, Result]] = {}
+    """Collect every run's answer from ``executor``, check it and its certificate, and grade each board.
+
+    A board is graded as soon as every backend answered it, and its rows go
+    to ``on_board`` then (the CSV is written row by row, so a killed bench
+    keeps what it measured).
+    """
+    width = len(names)
+    answers: dict[int, dict[str, tuple[Result, Usage | None]]] = {}
+    graded: dict[int, tuple[list[Row], tuple[Board, BoardVerdict]]] = {}
+
+    def grade(index: int) -> None:
+        board_runs = runs[index * width : (index + 1) * width]
+        board = board_runs[0].board
+        got = answers.pop(index, {})
+        ordered = {r.backend: got[r.backend] for r in board_runs if r.backend in got}
+        verdict = grade_board(board, {name: answer for name, (answer, _) in ordered.items()})
+        rows = [
+            Row(run.file, board.name, run.backend, answer, verdict.grades[run.backend], usage or NO_USAGE)
+            for run in board_runs
+            if run.backend in ordered
+            for answer, usage in [ordered[run.backend]]
+        ]
+        graded[index] = (rows, (board, verdict))
+        if on_board is not None:
+            on_board(rows)
+
     with ProofStore() as proofs:
-        for run, raw in executor:
+        for run, raw, usage in executor:
             answer = certify(run.board, checked(run.board, raw), proofs)
-            answers.setdefault(run.index // len(names), {})[run.backend] = answer
+            index = run.index // width
+            answers.setdefault(index, {})[run.backend] = (answer, usage)
             if on_done is not None:
                 on_done(run, answer)
-    rows: list[Row] = []
-    verdicts: list[tuple[Board, BoardVerdict]] = []
-    for i in range(0, len(runs), len(names)):
-        board_runs = runs[i : i + len(names)]
-        board = board_runs[0].board
-        got = answers.get(i // len(names), {})
-        ordered = {r.backend: got[r.backend] for r in board_runs if r.backend in got}
-        verdict = grade_board(board, ordered)
-        verdicts.append((board, verdict))
-        for run in board_runs:
-            if run.backend in ordered:
-                rows.append(Row(run.file, board.name, run.backend, ordered[run.backend], verdict.grades[run.backend]))
-    return BenchResult(rows, verdicts)
+            if len(answers[index]) == width:
+                grade(index)
+    for index in sorted(answers):  # boards a stopped executor left part-answered
+        grade(index)
+    ordered_boards = [graded[i] for i in sorted(graded)]
+    return BenchResult([row for rows, _ in ordered_boards for row in rows], [v for _, v in ordered_boards])
 
 
 # -- summary, CSV, plot ----------------------------------------------------------
@@ -211,14 +301,26 @@ class Summary:
     p90: float
     p99: float
     max: float
+    par2: float = math.nan  # mean per board; inf when a wrong answer disqualifies the backend
+    cpu_ratio: float = math.nan  # CPU seconds / wall seconds over the runs with both measured
+    memory_median: float = math.nan  # MB, over every run with a measure
+    memory_max: float = math.nan
+    out_of_memory: int = 0  # errors that were runs over --mem-limit
 
 
-def summarise(rows: list[Row], names: list[str]) -> list[Summary]:
-    """Per backend: counts by answer, and time percentiles over its answered runs."""
+def cpu_ratio(rows: list[Row]) -> float:
+    measured = [r for r in rows if r.usage.cpu_seconds is not None]
+    wall = sum(r.result.seconds for r in measured)
+    return sum(r.usage.cpu_seconds or 0.0 for r in measured) / wall if wall > 0 else math.nan
+
+
+def summarise(rows: list[Row], names: list[str], time_limit: float | None = None) -> list[Summary]:
+    """Per backend: counts by answer, PAR-2, time percentiles over its answered runs, CPU and memory."""
     out = []
     for name in names:
         mine = [r for r in rows if r.backend == name]
         times = sorted(r.result.seconds for r in mine if answered(r))
+        memory = sorted(r.usage.memory_mb for r in mine if r.usage.memory_mb is not None)
         out.append(
             Summary(
                 backend=name,
@@ -232,6 +334,11 @@ def summarise(rows: list[Row], names: list[str]) -> list[Summary]:
                 p90=percentile(times, 90),
                 p99=percentile(times, 99),
                 max=times[-1] if times else math.nan,
+                par2=par2(mine, time_limit),
+                cpu_ratio=cpu_ratio(mine),
+                memory_median=percentile(memory, 50),
+                memory_max=memory[-1] if memory else math.nan,
+                out_of_memory=sum(r.reason == "memory" for r in mine),
             )
         )
     return out
@@ -256,16 +363,37 @@ def machine_lines(names: list[str], time_limit: float | None, executor: str) -> 
     return lines
 
 
-def write_csv(path: str | Path, rows: list[Row], header: list[str]) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as out:
+class CsvSink:
+    """The bench CSV, written row by row as boards are graded: a killed bench keeps what it measured.
+
+    Opened (and so checked writable) before the first run.
+    """
+
+    def __init__(self, path: str | Path, header: list[str]) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._out = path.open("w", newline="")
         for line in header:
-            out.write(f"# {line}\n")
-        writer = csv.writer(out)
-        writer.writerow(COLUMNS)
+            self._out.write(f"# {line}\n")
+        self._writer = csv.writer(self._out)
+        self._writer.writerow(COLUMNS)
+        self._out.flush()
+
+    def write(self, rows: list[Row]) -> None:
         for row in rows:
-            writer.writerow(row.values())
+            self._writer.writerow(row.values())
+        self._out.flush()
+
+    def close(self) -> None:
+        self._out.close()
+
+
+def write_csv(path: str | Path, rows: list[Row], header: list[str]) -> None:
+    sink = CsvSink(path, header)
+    try:
+        sink.write(rows)
+    finally:
+        sink.close()
 
 
 def read_csv(path: str | Path) -> list[dict[str, str]]:
@@ -276,30 +404,7 @@ def read_csv(path: str | Path) -> list[dict[str, str]]:
 
 def cactus_plot(path: str | Path, rows: list[Row], names: list[str], time_limit: float | None, title: str) -> None:
     """Boards answered (y) against time (x, log): one step line per backend, the field's usual picture."""
-    import matplotlib
+    from .plots import cactus_figure, save_png
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    floor = 1e-4
-    for name in names:
-        times = sorted(max(r.result.seconds, floor) for r in rows if r.backend == name and answered(r))
-        if not times:
-            ax.plot([], [], label=f"{name} (0)")
-            continue
-        ax.step([floor, *times], [0, *range(1, len(times) + 1)], where="post", label=f"{name} ({len(times)})")
-    if time_limit:
-        ax.axvline(time_limit, color="grey", linestyle=":", linewidth=1, label=f"time limit {time_limit:g} s")
-    boards = len({(r.file, r.board) for r in rows})
-    ax.set_xscale("log")
-    ax.set_xlabel("time per board (s, log scale)")
-    ax.set_ylabel(f"boards answered (of {boards})")
-    ax.set_ylim(0, max(boards, 1) * 1.02)
-    ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    Path(path).write_bytes(save_png(cactus_figure(rows, names, time_limit, title)))

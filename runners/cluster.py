@@ -22,6 +22,7 @@ from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
 from .bench import Run
+from .usage import Usage
 
 _local = threading.local()  # backend instances per worker thread: they are not thread-safe
 
@@ -60,7 +61,7 @@ def run_task(
 
 def run_cluster(
     runs: list[Run], time_limit: float | None, address: Any, slack: float = 1.0
-) -> Iterator[tuple[Run, Result]]:
+) -> Iterator[tuple[Run, Result, Usage | None]]:
     """Yield (run, raw answer) as the cluster finishes them; ``address`` is a scheduler address or a Client."""
     from distributed import Client, as_completed
 
@@ -77,10 +78,10 @@ def run_cluster(
             run = futures[future]
             if future.status == "error":
                 exc = future.exception()
-                yield run, Result(Status.ERROR, run.backend, message=f"cluster task failed: {exc!r}")
+                yield run, Result(Status.ERROR, run.backend, message=f"cluster task failed: {exc!r}"), None
                 continue
             result, seconds = future.result()
-            yield run, result.with_(seconds=seconds)
+            yield run, result.with_(seconds=seconds), None  # CPU and memory are not measured on a cluster
     finally:
         if client is not address:
             client.close()

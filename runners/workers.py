@@ -16,6 +16,10 @@ Each worker leads its own process group, so killing the group also kills a
 solver binary the backend started (MiniZinc runs ``minizinc`` as a child),
 and Ctrl-C at the terminal reaches only the parent, which then kills the
 workers.  On Linux a worker also dies with its parent (``PR_SET_PDEATHSIG``).
+
+Each job is measured inside its worker (CPU time and peak memory, the
+worker's children included; :mod:`sigmar.runners.usage`), and the same meter
+enforces the worker's memory limit.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
+from .usage import Meter, Usage, kill_descendants, release_free_memory
+
 # On ``conn``, parent -> worker: ("job", job_id, name, board, time_limit) or ("quit",);
 # worker -> parent: Done.  On the stop pipe, parent -> worker: job_id.
 
@@ -47,6 +53,7 @@ class Done:
     job_id: int
     result: Result
     seconds: float
+    usage: Usage | None = None  # CPU and peak memory of the run (worker and its children)
 
 
 def _die_with_parent() -> None:
@@ -62,8 +69,42 @@ def _die_with_parent() -> None:
         pass
 
 
+def memory_error(name: str, peak_mb: float, limit_mb: float | None) -> Result:
+    limit = f"the limit of {limit_mb:g} MB" if limit_mb is not None else "what the machine gave"
+    return Result(Status.ERROR, name, message=f"memory: peak {peak_mb:.0f} MB over {limit}")
+
+
+def _start_meter(conn: Connection, send_lock: threading.Lock, job: dict[str, Any], limit_mb: float | None) -> Meter:
+    """The run meter of this worker; over ``limit_mb`` it answers the job with a memory error and exits."""
+
+    def over(peak_mb: float, generation: int) -> None:
+        usage = Usage(meter.cpu_so_far(), peak_mb, over_memory=True)
+        seconds = time.perf_counter() - job["start"]
+        with send_lock:
+            if not meter.current(generation):
+                return  # the run ended meanwhile: its own answer carries over_memory (the peak was recorded)
+            with contextlib.suppress(Exception):
+                conn.send(Done(job["id"], memory_error(job["name"], peak_mb, limit_mb), seconds, usage))
+            kill_descendants(os.getpid())
+            os._exit(0)  # the parent sees over_memory and starts a fresh worker
+
+    meter = Meter(limit_mb, over)
+    return meter
+
+
+def _graded_for_memory(result: Result, name: str, usage: Usage, limit_mb: float | None) -> Result:
+    """A run whose peak went over the limit is an error (reason memory), whatever it answered."""
+    if usage.over_memory and usage.memory_mb is not None:
+        return memory_error(name, usage.memory_mb, limit_mb)
+    return result
+
+
 def _worker_main(
-    conn: Connection, stops: Connection, families: tuple[tuple[str, str, str], ...], parent_pid: int
+    conn: Connection,
+    stops: Connection,
+    families: tuple[tuple[str, str, str], ...],
+    parent_pid: int,
+    mem_limit_mb: float | None = None,
 ) -> None:
     """The loop of one worker process: read jobs, solve, send answers; stop on request.
 
@@ -97,6 +138,9 @@ def _worker_main(
                         backend.stop()
 
     threading.Thread(target=stopper, daemon=True).start()
+    send_lock = threading.Lock()  # the memory watchdog may answer from its own thread
+    job_info: dict[str, Any] = {"id": None, "name": "", "start": 0.0}
+    meter = _start_meter(conn, send_lock, job_info, mem_limit_mb)
     while True:
         try:
             job = conn.recv()
@@ -106,6 +150,9 @@ def _worker_main(
             break
         _, job_id, name, board, time_limit = job
         start = time.perf_counter()
+        job_info.update(id=job_id, name=name, start=start)
+        meter.begin()
+        over_memory = False
         try:
             backend = backends.get(name)
             if backend is None:
@@ -115,21 +162,32 @@ def _worker_main(
             result = backend.solve(board, time_limit)
             if not isinstance(result, Result):
                 raise TypeError(f"solve returned {type(result).__name__}, not a Result")
+        except MemoryError:
+            over_memory = True
+            result = Result(Status.ERROR, name, message=f"memory: {name} ran out of memory")
         except Exception as exc:  # a crashing backend is an answer, not a crash of the worker
             detail = traceback.extract_tb(exc.__traceback__)[-1]
             where = f" at {os.path.basename(detail.filename)}:{detail.lineno}" if detail else ""
             result = Result(Status.ERROR, name, message=f"{name} raised {type(exc).__name__}: {exc}{where}")
         seconds = time.perf_counter() - start
+        usage = meter.end()
+        if over_memory:  # MemoryError: the answer already says so
+            usage = Usage(usage.cpu_seconds, usage.memory_mb, over_memory=True)
+        else:
+            result = _graded_for_memory(result, name, usage, mem_limit_mb)
         with lock:
             if current[2]:  # a stopped backend may stay stopped: the next job gets a fresh instance
                 backends.pop(name, None)
             current[:] = [None, None, False]
         try:
-            conn.send(Done(job_id, result, seconds))
+            with send_lock:
+                conn.send(Done(job_id, result, seconds, usage))
         except (BrokenPipeError, OSError):
             break
         except Exception as exc:  # an answer that cannot be pickled
-            conn.send(Done(job_id, Result(Status.ERROR, name, message=f"answer not sendable: {exc}"), seconds))
+            with send_lock:
+                conn.send(Done(job_id, Result(Status.ERROR, name, message=f"answer not sendable: {exc}"), seconds))
+        release_free_memory()  # while the parent checks the answer
     os._exit(0)
 
 
@@ -142,9 +200,15 @@ class Worker:
     """One worker process seen from the parent: send a job, read the answer, kill it."""
 
     def __init__(
-        self, label: str, context: multiprocessing.context.BaseContext | None = None, *, niceness: int = 0
+        self,
+        label: str,
+        context: multiprocessing.context.BaseContext | None = None,
+        *,
+        niceness: int = 0,
+        mem_limit_mb: float | None = None,
     ) -> None:
         self.label = label
+        self.mem_limit_mb = mem_limit_mb  # each run's limit on the worker's and its children's RSS
         self.context = context or default_context()
         self.niceness = niceness  # added to the worker's CPU priority (its solver children inherit it)
         self.job_id: int | None = None  # the job it is working on, None when idle
@@ -156,7 +220,7 @@ class Worker:
         stop_read, stop_write = self.context.Pipe(duplex=False)
         process = self.context.Process(  # type: ignore[attr-defined]
             target=_worker_main,
-            args=(child_conn, stop_read, registry.FAMILIES, os.getpid()),
+            args=(child_conn, stop_read, registry.FAMILIES, os.getpid(), self.mem_limit_mb),
             name=f"sigmar-{self.label}",
             # not daemonic: a backend may start processes of its own (cnf runs CaDiCaL in a
             # child), which multiprocessing forbids in a daemon; the owner kills every worker.

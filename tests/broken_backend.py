@@ -14,12 +14,17 @@ good (a real bug pattern: a stop flag never reset).
 ``broken:SUB`` misbehaves as SUB says: ``wrong`` (a solution the rule
 engine rejects), ``crash`` (raises), ``exit`` (the process dies), ``hang``
 (sleeps forever, ignores stop), ``proof`` (claims unsolvable, proof, always),
-``unknown`` (gives up at once).
+``unknown`` (gives up at once), ``hog`` (holds ``SIGMAR_FAKE_MB`` MB, default
+200, for 0.2 s, then gives up), ``hogchild`` (the same in a child process),
+``spinchild`` (a child process burns 0.3 s of CPU while the worker sleeps),
+``memerror`` (raises MemoryError).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 from sigmar.encoders.backend import Backend
@@ -126,7 +131,7 @@ class BrokenBackend(Backend):
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:
-        return ("wrong", "crash", "exit", "hang", "proof", "unknown")
+        return ("wrong", "crash", "exit", "hang", "proof", "unknown", "hog", "hogchild", "spinchild", "memerror")
 
     @classmethod
     def version(cls) -> str:
@@ -135,6 +140,8 @@ class BrokenBackend(Backend):
     def solve(self, board: Board, time_limit: float | None = None) -> Result:
         if self.sub == "crash":
             raise RuntimeError("deliberate crash")
+        if self.sub == "memerror":
+            raise MemoryError("deliberate")
         if self.sub == "exit":
             os._exit(7)
         if self.sub == "hang":
@@ -144,6 +151,22 @@ class BrokenBackend(Backend):
             return Result(Status.UNSOLVABLE, self.name, reason=Reason.PROOF, explanation="I say so")
         if self.sub == "unknown":
             return Result(Status.UNKNOWN, self.name, message="gave up")
+        if self.sub in ("hog", "hogchild", "spinchild", "memerror"):
+            return self._use_resources()
         # "wrong": removes the first tile alone, which is never a whole solution of a board with pairs
         first = board.tiles[0].cell
         return Result(Status.SOLVED, self.name, moves=(Move((first,)),))
+
+    def _use_resources(self) -> Result:
+        size = int(float(os.environ.get("SIGMAR_FAKE_MB", "200")) * 1024 * 1024)
+        if self.sub == "hog":
+            held = b"\x01" * size  # written, so resident
+            time.sleep(0.2)
+            del held
+        else:
+            if self.sub == "hogchild":
+                code = f"import time; x = b'1' * {size}; time.sleep(0.2)"
+            else:
+                code = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
+            subprocess.run([sys.executable, "-c", code], check=False)
+        return Result(Status.UNKNOWN, self.name, message="gave up after using resources")
