@@ -61,13 +61,15 @@ def png_tag(png: bytes, alt: str) -> str:
 
 
 def hardest_boards_html(names: list[str], boards: Mapping[str, Board]) -> str:
-    """THE HARDEST BOARDS DRAWN: the place for the board drawings (helper "draw"'s SVG module).
+    """The hardest boards drawn (``runners/drawing.py``), each with its name."""
+    from .drawing import board_svg
 
-    Until that module lands this lists the names; it should return one SVG
-    per board, drawn from ``boards[name]``.
-    """
-    items = "".join(f"<li>{escape(name)}</li>" for name in names if name in boards)
-    return f'<ol class="hardest">{items}</ol>'
+    items = []
+    for name in names:
+        if name in boards:
+            svg = board_svg(boards[name]).split("?>", 1)[-1]  # inline: no XML declaration
+            items.append(f'<figure class="board">{svg}<figcaption>{escape(name)}</figcaption></figure>')
+    return f'<div class="hardest">{"".join(items)}</div>'
 
 
 def board_keys(rows: Sequence[Row]) -> list[tuple[str, str]]:
@@ -212,6 +214,8 @@ def board_table(report: Report) -> str:
 
 
 STYLE = """
+.hardest{display:flex;flex-wrap:wrap;gap:12px}.hardest figure{margin:0;width:260px}
+.hardest svg{width:260px;height:auto}.hardest figcaption{font-size:12px}
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd}
 h3{font-size:15px;margin:18px 0 6px}.meta{color:#666;font-size:12px;margin:0}

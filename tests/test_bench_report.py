@@ -147,6 +147,7 @@ def test_html_report_is_self_contained_with_summary_vbs_plots_and_a_board_table(
     text = " ".join(page.text)
     assert "VBS" in text and "PAR-2" in text and "hardest" in " ".join(page.headings)
     assert "<script>" in report.read_text() and "data-v=" in report.read_text()  # the sortable table
+    assert report.read_text().count("<svg") >= 3 and 'data-tile="' in report.read_text()  # hardest boards drawn
 
 
 def test_baseline_cli_adds_a_speedup_column_and_scatter_draws_a_pair(
