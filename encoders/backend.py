@@ -12,7 +12,8 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from sigmar.models.board import Board
-from sigmar.models.result import Result
+from sigmar.models.result import Result, Status
+from sigmar.models.tiles import QUINTESSENCE
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class Backend(ABC):
     encode_targets: ClassVar[tuple[str, ...]] = ()
     # A frozen dataclass of the backend's options: an unknown or missing one fails at construction.
     options_type: ClassVar[type] = NoOptions
+    # Whether it plays the quintessence variant (SPEC §1, symbol x).
+    plays_quintessence: ClassVar[bool] = False
 
     @property
     def certifies(self) -> bool:
@@ -84,3 +87,10 @@ class Backend(ABC):
     def encode(self, board: Board, target: str) -> dict[str, str]:
         """Files for other tools, as {suffix: text}; the first is the main one."""
         raise NotImplementedError(f"{self.family} cannot encode to {target}")
+
+    def refusal(self, board: Board) -> Result | None:
+        """An ``error`` naming what this backend does not play on ``board``, else None."""
+        if not self.plays_quintessence and QUINTESSENCE in board.counts:
+            message = f"{self.name} does not play the quintessence variant (symbol x) yet"
+            return Result(Status.ERROR, self.name, message=message)
+        return None

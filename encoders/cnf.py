@@ -220,6 +220,9 @@ class CnfBackend(Backend):
             live.terminate()
 
     def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        refused = self.refusal(board)
+        if refused is not None:
+            return refused
         start = time.perf_counter()
         self._stop.clear()
         problem = count_problem(board)

@@ -408,6 +408,9 @@ class CpsatBackend(Backend):
         return {".pbtxt": str(built.model.proto)}
 
     def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        refused = self.refusal(board)
+        if refused is not None:
+            return refused
         try:
             return self._solve(board, time_limit)
         finally:

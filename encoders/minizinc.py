@@ -311,6 +311,9 @@ class MinizincBackend(Backend):
             loop.call_soon_threadsafe(task.cancel)
 
     def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        refused = self.refusal(board)
+        if refused is not None:
+            return refused
         start = time.perf_counter()
         self._stopped = False
         problem = count_problem(board)

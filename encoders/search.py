@@ -49,6 +49,7 @@ class SearchBackend(Backend):
     default_sub = None
     description = "native depth-first search: bitmask states, dead-state table, sound pruning"
     options_type = SearchOptions
+    plays_quintessence = True
 
     @property
     def certifies(self) -> bool:

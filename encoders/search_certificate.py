@@ -73,8 +73,12 @@ def _lowest_metal(engine: Engine, occ: int) -> int:
 
 
 def counts_dead(engine: Engine, occ: int) -> bool:
-    """SPEC §5's counts test on a state: its tiles cannot all pair up."""
-    odd = sum((occ & em).bit_count() & 1 for em in engine.el_masks)
+    """SPEC §5's counts test on a state: its tiles cannot all pair up (each quintessence takes one of each element)."""
+    fives = (occ & engine.x_mask).bit_count()
+    lefts = [(occ & em).bit_count() - fives for em in engine.el_masks_all]
+    if min(lefts) < 0:
+        return True
+    odd = sum(left & 1 for left in lefts)
     salt = (occ & engine.salt_mask).bit_count()
     if odd > salt or (salt - odd) & 1:
         return True
@@ -106,6 +110,8 @@ def legal_moves(engine: Engine, occ: int, free: int) -> Iterator[int]:
         else:
             for q in _bit_list(free & engine.q_mask):
                 yield current | q
+    if free & engine.x_mask:
+        yield from engine._quintessence_moves(occ, free)
 
 
 def _bit_list(mask: int) -> list[int]:

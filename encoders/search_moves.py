@@ -22,6 +22,8 @@ class MoveGeneration(EngineState):
             return [cur]  # safe: gold is the last metal and removing it disables nothing
         out: list[int] = []
         safe = self.safe
+        fives = occ & self.x_mask  # quintessence left: it needs one of each element, so element
+        # pairs are never safe and the salt/parity pruning (which assumes pairs only) is off
         salt_occ = occ & self.salt_mask
         salt_free = free & self.salt_mask
         sl: list[int] = []
@@ -43,7 +45,7 @@ class MoveGeneration(EngineState):
                 fl.append(low)
                 ef ^= low
             k = len(fl)
-            if safe and not salt_occ and k > 1 and free & em == occ & em:
+            if safe and not fives and not salt_occ and k > 1 and free & em == occ & em:
                 self.safe_moves += 1
                 return [fl[0] | fl[1]]
             for x in range(k - 1):
@@ -51,13 +53,13 @@ class MoveGeneration(EngineState):
                 for y in range(x + 1, k):
                     out.append(bx | fl[y])
             if sl:
-                if spare < 2 and not (occ & em).bit_count() & 1:
+                if not fives and spare < 2 and not (occ & em).bit_count() & 1:
                     self.pruned_counts += 1  # salt on an even element would starve an odd one
                 else:
                     for bs in sl:
                         for be in fl:
                             out.append(bs | be)
-        if len(sl) > 1 and spare >= 2:
+        if len(sl) > 1 and (spare >= 2 or fives):
             if safe and not occ & self.element_mask and len(sl) == salt_occ.bit_count():
                 self.safe_moves += 1
                 return [sl[0] | sl[1]]
@@ -93,9 +95,19 @@ class MoveGeneration(EngineState):
                     low = qf & -qf
                     qf ^= low
                     out.append(cur | low)
+        if fives & free:
+            out.extend(self._quintessence_moves(occ, free))
         if len(out) > 1 and self.order != "none":
             out = self._ordered(out, occ, free, cur.bit_length() - 1)
         return out
+
+    def _quintessence_moves(self, occ: int, free: int) -> list[int]:
+        """Every free quintessence with one free tile of each element (SPEC §1's variant)."""
+        moves = [x_bit for x_bit in (1 << t for t in tile_ids(free & self.x_mask))]
+        for em in self.el_masks_all:
+            choices = [1 << t for t in tile_ids(free & em)]
+            moves = [m | c for m in moves for c in choices]
+        return moves
 
     def _ordered(self, out: list[int], occ: int, free: int, cur: int) -> list[int]:
         order = self.order

@@ -7,7 +7,7 @@ import random
 from sigmar.models.board import Board
 from sigmar.models.facts import facts_of, tile_ids
 from sigmar.models.hexgrid import distance
-from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, SALT, VITAE
+from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
 ORDERS = ("none", "centre", "metal", "neighbours", "freed", "mixed", "random", "restarts")
 # The orders a restart cycles through (``restarts``), each with a fresh random tie-break.
@@ -56,6 +56,8 @@ class EngineState:
         self.q_mask = facts.mask_of(QUICKSILVER)
         self.salt_mask = facts.mask_of(SALT)
         self.el_masks = [self.mask[e] for e in sorted(ELEMENTS) if e in self.mask]
+        self.el_masks_all = [self.mask.get(e, 0) for e in sorted(ELEMENTS)]  # one per element, even if absent
+        self.x_mask = facts.mask_of(QUINTESSENCE)
         self.vitae_mask = facts.mask_of(VITAE)
         self.mors_mask = facts.mask_of(MORS)
         self.vm_mask = self.vitae_mask | self.mors_mask

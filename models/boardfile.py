@@ -121,7 +121,7 @@ def _parse_block(block: _Block, index: int, filename: str) -> Board:
                 continue
             if symbol not in SYMBOLS:
                 shown = raw if raw.isprintable() else repr(raw)
-                raise error(f"unknown symbol '{shown}' (expected one of . a e f w s v m q 1-9)", row, col, line)
+                raise error(f"unknown symbol '{shown}' (expected one of . a e f w s v m q x 1-9)", row, col, line)
             if symbol in METALS:
                 if symbol in seen_metal:
                     r0, c0 = seen_metal[symbol]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +33,7 @@ import numpy as np
 from .board import Board
 from .hexgrid import Hex, from_rowcol, on_board, ring_neighbours, to_rowcol
 from .rules import count_problem
-from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, SALT, VITAE, name_of
+from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of
 
 DEAD_STATES_FORMAT = "sigmar-dead-states"
 DEAD_STATES_VERSION = 1
@@ -100,7 +101,9 @@ class Masks:
         for e in ELEMENTS:
             elements |= get(e, 0)
         if symbol in ELEMENTS:
-            return get(symbol, 0) | get(SALT, 0)
+            return get(symbol, 0) | get(SALT, 0) | get(QUINTESSENCE, 0)
+        if symbol == QUINTESSENCE:  # it leaves with one of each element (the variant of SPEC §1)
+            return elements
         if symbol == SALT:
             return get(SALT, 0) | elements
         if symbol == VITAE:
@@ -402,6 +405,7 @@ class Closure:
         self.m = m
         self.words = max(1, (m.size + 63) // 64)
         self.listed = self._keys(self._array(listed))
+        self.listed_states = set(listed)
 
     def _array(self, states: list[int]) -> np.ndarray:
         """States as an (N, words) uint64 array, word 0 holding tiles 0-63."""
@@ -452,10 +456,11 @@ class Closure:
         m = self.m
         out: list[tuple[tuple[int, ...], int]] = []
         gold_symbol = m.symbols[m.gold] if m.gold >= 0 else None
+        quintessence = m.of_symbol.get(QUINTESSENCE, 0)
         for i in range(m.size):
             for j in range(i + 1, m.size):
-                if not m.partners[i] >> j & 1:
-                    continue
+                if not m.partners[i] >> j & 1 or (quintessence >> i | quintessence >> j) & 1:
+                    continue  # quintessence never leaves in a pair
                 metal = i if m.symbols[i] in METALS else j if m.symbols[j] in METALS else -1
                 out.append(((i, j), m.lower[metal] if metal >= 0 else 0))
         if gold_symbol is not None:
@@ -468,6 +473,31 @@ class Closure:
             return None
         states = self._array(parents)
         free = self._free(states)
+        found = [f for f in (self._open_pair(states, free), self._open_five(parents, free)) if f is not None]
+        return min(found, key=lambda f: f[0]) if found else None
+
+    def _open_five(self, parents: list[int], free: list[np.ndarray]) -> tuple[int, tuple[int, ...], int] | None:
+        """:meth:`first_open` for the quintessence moves, played out one state at a time (they are rare)."""
+        m = self.m
+        kinds = [tile_ids_of(m.of_symbol.get(s, 0)) for s in (QUINTESSENCE, *sorted(ELEMENTS))]
+        if not all(kinds):
+            return None
+        possible = np.ones(len(parents), dtype=bool)
+        for tiles in kinds:
+            any_free = np.zeros(len(parents), dtype=bool)
+            for t in tiles:
+                any_free |= free[t]
+            possible &= any_free
+        for row in np.nonzero(possible)[0]:
+            groups = [[t for t in tiles if free[t][row]] for tiles in kinds]
+            for move in product(*groups):
+                child = parents[row] & ~_mask(move)
+                if child not in self.listed_states and not counts_dead(m, child):
+                    return int(row), tuple(move), child
+        return None
+
+    def _open_pair(self, states: np.ndarray, free: list[np.ndarray]) -> tuple[int, tuple[int, ...], int] | None:
+        """:meth:`first_open` for the pairs and gold alone, every state at once."""
         rows: list[np.ndarray] = []
         children: list[np.ndarray] = []
         move_ids: list[np.ndarray] = []
@@ -506,15 +536,43 @@ class Closure:
         return int(all_rows[first]), moves[int(all_moves[first])][0], child_int
 
     def _counts_dead(self, states: np.ndarray) -> np.ndarray:
-        """SPEC §5's count test on each state: odd elements vs salt, vitae vs mors, quicksilver vs metals."""
+        """SPEC §5's count test on each state: odd elements vs salt, vitae vs mors, quicksilver vs metals.
+
+        With quintessence, each takes one of every element first (fewer of an element is dead too).
+        """
         m = self.m
         get = m.of_symbol.get
+        fives = self._count(states, get(QUINTESSENCE, 0))
         odd = np.zeros(len(states), dtype=np.int64)
+        short = np.zeros(len(states), dtype=bool)
         for e in ELEMENTS:
-            odd += self._count(states, get(e, 0)) % 2
+            left = self._count(states, get(e, 0)) - fives
+            short |= left < 0
+            odd += left % 2
         salt = self._count(states, get(SALT, 0))
         gold_bit = 1 << m.gold if m.gold >= 0 else 0
-        dead = (odd > salt) | ((salt - odd) % 2 == 1)
+        dead = short | (odd > salt) | ((salt - odd) % 2 == 1)
         dead |= self._count(states, get(VITAE, 0)) != self._count(states, get(MORS, 0))
         dead |= self._count(states, m.quicksilver) != self._count(states, m.metals & ~gold_bit)
         return dead
+
+
+def tile_ids_of(mask: int) -> list[int]:
+    return _indices(mask)
+
+
+def counts_dead(m: Masks, state: int) -> bool:
+    """The count test of :meth:`Closure._counts_dead` on one state."""
+    get = m.of_symbol.get
+    fives = (state & get(QUINTESSENCE, 0)).bit_count()
+    lefts = [(state & get(e, 0)).bit_count() - fives for e in ELEMENTS]
+    if min(lefts) < 0:
+        return True
+    odd = sum(left % 2 for left in lefts)
+    salt = (state & get(SALT, 0)).bit_count()
+    if odd > salt or (salt - odd) % 2:
+        return True
+    if (state & get(VITAE, 0)).bit_count() != (state & get(MORS, 0)).bit_count():
+        return True
+    gold_bit = 1 << m.gold if m.gold >= 0 else 0
+    return (state & m.quicksilver).bit_count() != (state & m.metals & ~gold_bit).bit_count()

@@ -12,7 +12,8 @@ difficulty measure read these facts here instead of deriving them again
   (enough to decide freeness); a tile with an empty window is free from the
   start and has just that one, ``()``.
 - **partners**: the tiles a tile could ever pair with (SPEC §5's possible
-  partners): an element its element and salt; salt salt and every element;
+  partners): an element its element, salt and quintessence; quintessence
+  the four elements (it leaves with one of each); salt salt and every element;
   vitae and mors each other; quicksilver every metal but gold; a metal but
   gold every quicksilver; gold none.
 - **metal chain**: the metals' tile ids in the order they must leave; the
@@ -33,7 +34,7 @@ from functools import cached_property, lru_cache
 
 from .board import Board
 from .hexgrid import ring_neighbours
-from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, SALT, VITAE
+from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
 Window = tuple[int, ...]
 
@@ -140,12 +141,15 @@ class Facts:
         """Per tile, the mask of the tiles it could ever pair with (never itself)."""
         elements = self.mask_of("".join(sorted(ELEMENTS)))
         salt = self.mask_of(SALT)
+        quintessence = self.mask_of(QUINTESSENCE)
         gold_bit = 1 << self.gold if self.gold >= 0 else 0
         non_gold_metals = _mask(self.metal_chain) & ~gold_bit
         out = []
         for i, s in enumerate(self.symbols):
             if s in ELEMENTS:
-                mask = self.mask_of(s) | salt
+                mask = self.mask_of(s) | salt | quintessence
+            elif s == QUINTESSENCE:
+                mask = elements
             elif s == SALT:
                 mask = salt | elements
             elif s == VITAE:
@@ -167,13 +171,27 @@ class Facts:
 
     @cached_property
     def partner_pairs(self) -> tuple[tuple[int, int], ...]:
-        """Every pair ``i < j`` of tiles that could ever leave together."""
-        return tuple((i, j) for i in range(self.size) for j in tile_ids(self.partners[i]) if j > i)
+        """Every pair ``i < j`` of tiles that could ever leave together as a pair (quintessence never does)."""
+        quintessence = self.mask_of(QUINTESSENCE)
+        return tuple(
+            (i, j)
+            for i in range(self.size)
+            if not quintessence >> i & 1
+            for j in tile_ids(self.partners[i] & ~quintessence)
+            if j > i
+        )
+
+    @cached_property
+    def quintessence(self) -> tuple[int, ...]:
+        """The quintessence tiles (the variant of SPEC §1); empty on a standard board."""
+        return tuple(tile_ids(self.mask_of(QUINTESSENCE)))
 
     @cached_property
     def horizon(self) -> int:
+        """Moves in any solution: quintessence moves, pairs, and gold alone."""
         gold = 1 if self.gold >= 0 else 0
-        return (self.size - gold + 1) // 2 + gold
+        fives = len(self.quintessence)
+        return fives + (self.size - 5 * fives - gold + 1) // 2 + gold
 
 
 @lru_cache(maxsize=64)

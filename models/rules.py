@@ -10,12 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
-from itertools import combinations
+from itertools import combinations, product
 
 from .board import Board
 from .hexgrid import Hex, has_three_empty_in_a_row, ring_neighbours
 from .result import Move
-from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, SALT, VITAE, name_of, pairs_with
+from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of, pairs_with
+
+# The symbols of a quintessence move, sorted: air, earth, fire, water and quintessence.
+QUINTESSENCE_MOVE = sorted([*ELEMENTS, QUINTESSENCE])
 
 
 class Fault(StrEnum):
@@ -66,14 +69,18 @@ class Position:
     def why_illegal(self, move: Move) -> Illegal | None:
         """None for a legal move, else the first rule it breaks."""
         cells = move.cells
-        if len(cells) not in (1, 2) or len(set(cells)) != len(cells):
-            return Illegal(Fault.MALFORMED, "a move is two different cells, or gold alone")
+        if len(cells) not in (1, 2, 5) or len(set(cells)) != len(cells):
+            return Illegal(Fault.MALFORMED, "a move is two different cells, gold alone, or five for quintessence")
         for cell in cells:
             if cell not in self.occupied:
                 return Illegal(Fault.MISSING, f"no tile at {self._where(cell)}")
         symbols = [self.board.symbol_at[c] for c in cells]
         gold = self.board.gold
-        if len(cells) == 1:
+        if len(cells) == 5:
+            if sorted(symbols) != QUINTESSENCE_MOVE:
+                detail = "five tiles leave only as quintessence with air, earth, fire and water"
+                return Illegal(Fault.NOT_A_PAIR, detail)
+        elif len(cells) == 1:
             if symbols[0] != gold:
                 return Illegal(Fault.NOT_A_PAIR, f"{name_of(symbols[0])} cannot leave alone; only gold can")
             if self.current_metal != gold:
@@ -122,6 +129,9 @@ class Position:
         for a, b in combinations(free, 2):
             if pairs_with(self.board.symbol_at[a], self.board.symbol_at[b], current, gold):
                 moves.append(Move((a, b)))
+        by_symbol = {s: [c for c in free if self.board.symbol_at[c] == s] for s in QUINTESSENCE_MOVE}
+        for group in product(*(by_symbol[s] for s in QUINTESSENCE_MOVE)):
+            moves.append(Move(tuple(group)))
         return moves
 
     def _where(self, cell: Hex) -> str:
@@ -174,7 +184,15 @@ def count_problem(board: Board) -> str | None:
     one; each metal but gold takes exactly one quicksilver.
     """
     counts = board.counts
-    odd = sorted(e for e in ELEMENTS if counts[e] % 2)
+    quintessence = counts[QUINTESSENCE]
+    for e in sorted(ELEMENTS):
+        if counts[e] < quintessence:
+            return (
+                f"{quintessence} quintessence each take one {name_of(e)}, but there "
+                f"{'is' if counts[e] == 1 else 'are'} only {counts[e]}"
+            )
+    left = {e: counts[e] - quintessence for e in ELEMENTS}  # what pairs among themselves and with salt
+    odd = sorted(e for e in ELEMENTS if left[e] % 2)
     salt = counts[SALT]
     if salt < len(odd):
         names = ", ".join(name_of(e) for e in odd)

@@ -7,9 +7,10 @@ SALT = "s"
 VITAE = "v"
 MORS = "m"
 QUICKSILVER = "q"
+QUINTESSENCE = "x"  # the quintessence variant (SPEC §1): leaves with one each of air, earth, fire and water
 METALS = frozenset("123456789")
 EMPTY = "."
-SYMBOLS = ELEMENTS | METALS | {SALT, VITAE, MORS, QUICKSILVER}
+SYMBOLS = ELEMENTS | METALS | {SALT, VITAE, MORS, QUICKSILVER, QUINTESSENCE}
 
 NAMES = {
     "a": "air",
@@ -20,6 +21,7 @@ NAMES = {
     "v": "vitae",
     "m": "mors",
     "q": "quicksilver",
+    "x": "quintessence",
 }
 STANDARD_METAL_NAMES = {"1": "lead", "2": "tin", "3": "iron", "4": "copper", "5": "silver", "6": "gold"}
 

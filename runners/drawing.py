@@ -35,6 +35,7 @@ FILLS = {
     "v": "#f3a7c9",
     "m": "#54465a",
     "q": "#b8bdc4",
+    "x": "#f4f0e0",  # quintessence (the variant): pale gold, its letter says the kind
 }
 METAL_FILL = "#e0bf4f"
 LIGHT_LETTERS = frozenset("wm")

@@ -54,7 +54,7 @@ def test_round_trip_is_identical() -> None:
         ("a a\n. . .\n . .\n. .\n", 3, None, "has 3 rows; this one has 4"),
         ("a a\n. . . .\n . .\n", 1, 3, "has 3 cells; this one has 4"),
         ("a a\n. .\n . .\n", 1, 2, "has 3 cells; this one has 2"),
-        ("a a\n. x .\n . .\n", 1, 1, "unknown symbol 'x'"),
+        ("a a\n. z .\n . .\n", 1, 1, "unknown symbol 'z'"),
         ("1 a\n. 1 .\n . .\n", 1, 1, "metal 1 appears twice (first at [0, 0])"),
         ("a 0\n. . .\n . .\n", 0, 1, "unknown symbol '0'"),
     ],

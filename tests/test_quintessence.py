@@ -1,0 +1,110 @@
+"""The quintessence variant (SPEC §1, symbol x): rules, counts, stuck sets and the search, against brute force."""
+
+from __future__ import annotations
+
+import random
+
+from sigmar.encoders.registry import make
+from sigmar.models.board import Board, Tile
+from sigmar.models.boardfile import parse_boards
+from sigmar.models.certificate import Masks, stuck_verdict
+from sigmar.models.hexgrid import cells
+from sigmar.models.result import Move, Status
+from sigmar.models.rules import Position, count_problem, verify
+from sigmar.runners.certcheck import check_certificate
+from sigmar.runners.certify import ProofStore, certify
+from sigmar.runners.check import checked
+from tests.bruteforce import solve_by_brute_force
+from tests.test_certificate import first_escape
+
+# Quintessence and the four elements on the rim of a side-2 board, all free.
+FIVE = "x a\ne . w\nf .\n"
+
+
+def variant_board(rng: random.Random, size: int = 10) -> Board:
+    """One quintessence with its four elements, plus random pairs and metals on a side-3 board."""
+    symbols = ["x", "a", "e", "f", "w"]
+    metals = 0
+    while len(symbols) < size:
+        group = rng.choice(["aa", "ee", "ff", "ww", "sa", "vm", "qM", "xaefw"])
+        if "M" in group:
+            metals += 1
+            group = group.replace("M", str(metals))
+        symbols.extend(group)
+    if metals:
+        symbols.append(str(metals + 1))  # gold
+    spots = rng.sample(cells(3), len(symbols))
+    tiles = sorted((Tile(c, s) for c, s in zip(spots, symbols, strict=True)), key=lambda t: (t.cell[1], t.cell[0]))
+    return Board(3, tuple(tiles), f"variant-{rng.random():.6f}")
+
+
+def test_a_five_tile_move_is_legal_only_as_quintessence_with_the_four_elements() -> None:
+    (board,) = parse_boards(FIVE, "five")
+    position = Position.start(board)
+    (move,) = position.legal_moves()
+    assert len(move.cells) == 5
+    assert verify(board, [move]).valid
+    (salted,) = parse_boards("x a\ns . w\nf e\n", "salt for earth")
+    salt_instead = Move(tuple(t.cell for t in salted.tiles if t.symbol != "e"))
+    why = Position.start(salted).why_illegal(salt_instead)
+    assert why is not None and "quintessence" in why.detail
+
+
+def test_counts_give_each_quintessence_one_of_each_element_first() -> None:
+    (short,) = parse_boards("x a\ne . .\nf .\n", "no water")
+    assert "water" in (count_problem(short) or "")
+    (fine,) = parse_boards(FIVE, "five")
+    assert count_problem(fine) is None
+
+
+def test_search_agrees_with_brute_force_and_certifies_its_refutations(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rng = random.Random(17)
+    search = make("search")
+    seen = {Status.SOLVED: 0, Status.UNSOLVABLE: 0}
+    with ProofStore(tmp_path) as proofs:
+        for _ in range(120):
+            board = variant_board(rng, rng.choice((8, 10, 12)))
+            truth = solve_by_brute_force(board) is not None
+            result = certify(board, checked(board, search.solve(board, 20)), proofs)
+            seen[result.status] = seen.get(result.status, 0) + 1
+            if truth:
+                assert result.status is Status.SOLVED and result.verified, f"{board}: {result}"
+            else:
+                assert result.status is Status.UNSOLVABLE and result.checked, f"{board}: {result}"
+    assert seen[Status.SOLVED] > 10 and seen[Status.UNSOLVABLE] > 10, seen
+
+
+def test_stuck_sets_with_quintessence_never_lose_a_tile_under_play() -> None:
+    rng = random.Random(23)
+    accepted = with_quintessence = 0
+    for _ in range(120):
+        board = variant_board(rng, 9)
+        m = Masks(board)
+        full = (1 << m.size) - 1
+        for stuck in range(1, full + 1):
+            if stuck_verdict(m, full, stuck).valid:
+                accepted += 1
+                k_cells = frozenset(m.order[i] for i in range(m.size) if stuck >> i & 1)
+                assert first_escape(board, k_cells) is None, board
+                with_quintessence += any(board.symbol_at[c] == "x" for c in k_cells)
+    assert accepted > 20 and with_quintessence > 5, (accepted, with_quintessence)
+
+
+def test_a_dead_states_file_of_a_variant_board_is_checked(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rng = random.Random(29)
+    for _ in range(200):
+        board = variant_board(rng, 12)
+        result = make("search").solve(board, 20)
+        if result.certificate is not None and result.certificate.kind == "dead-states":
+            path = tmp_path / "v.dead.jsonl"
+            path.write_text(result.certificate.texts[".dead.jsonl"])
+            assert check_certificate(board, {"kind": "dead-states", "file": str(path)}).valid
+            return
+    raise AssertionError("no variant board was refuted by a dead-states file")
+
+
+def test_backends_without_the_variant_say_so() -> None:
+    (board,) = parse_boards(FIVE, "five")
+    for name in ("cnf", "cpsat", "minizinc"):
+        result = make(name).solve(board, 5)
+        assert result.status is Status.ERROR and "quintessence" in result.message
