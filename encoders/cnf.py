@@ -34,6 +34,7 @@ from typing import Any
 from sigmar.models.board import Board
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
 from sigmar.models.rules import count_problem
+from sigmar.models.tiles import QUINTESSENCE
 
 from .backend import Backend
 from .cnf_formula import Formula, parse_model
@@ -146,6 +147,7 @@ class CnfBackend(Backend):
     description = "hand-written CNF (parallel-step leave times; or the thesis's timestep encoding) on python-sat"
     encode_targets = ("dimacs",)
     options_type = CnfOptions
+    plays_quintessence = True  # the default encoding; the others refuse such boards (see refusal)
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
@@ -194,6 +196,12 @@ class CnfBackend(Backend):
             raise NotImplementedError(f"cnf cannot encode to {target}")
         formula = build_formula(board, self.variant, **self._build_options())
         return {".cnf": formula.to_dimacs(), ".vars.json": formula.sidecar()}
+
+    def refusal(self, board: Board) -> Result | None:
+        if self.variant != "default" and QUINTESSENCE in board.counts:
+            message = f"{self.name}: only the default encoding plays the quintessence variant (symbol x)"
+            return Result(Status.ERROR, self.name, message=message)
+        return None
 
     @property
     def certifies(self) -> bool:

@@ -42,8 +42,9 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 
 from sigmar.models.board import Board
-from sigmar.models.facts import facts_of
+from sigmar.models.facts import facts_of, tile_ids
 from sigmar.models.result import Move
+from sigmar.models.tiles import ELEMENTS
 
 from .cnf_formula import ClauseSink, Formula, Lit, neg
 
@@ -69,10 +70,8 @@ def windows(board: Board, K: int) -> tuple[list[int], list[int]]:
     a tile lying in every window of another must leave before it.
     """
     facts = facts_of(board)
-    mates: list[list[int]] = [[] for _ in range(facts.size)]
-    for i, j in facts.partner_pairs:
-        mates[i].append(j)
-        mates[j].append(i)
+    # A tile leaves in the step of some partner (quintessence: of its elements, and they of it).
+    mates = [tile_ids(facts.partners[i]) for i in range(facts.size)]
     return _earliest(board, K, mates), _latest(board, K, mates)
 
 
@@ -182,6 +181,8 @@ class _Builder:
         self.cleared: dict[tuple[tuple[int, ...], int], Lit] = {}
         self.precedes: dict[tuple[str, int, int], Lit] = {}
         self.mate_vars: dict[tuple[int, int], int] = {}
+        # ("takes", x, t): quintessence x leaves with element tile t (one of each element per x).
+        self.takes: dict[tuple[int, int], int] = {}
 
     # -- variables
     def gone(self, i: int, s: int) -> Lit:
@@ -305,9 +306,14 @@ class _Builder:
 
     def mates_leave_together(self) -> None:
         early, late = self.early, self.late
-        for i, j in facts_of(self.board).partner_pairs:
+        facts = facts_of(self.board)
+        for i, j in facts.partner_pairs:
             if max(early[i], early[j]) <= min(late[i], late[j]):
                 self.mate_vars[(i, j)] = self.pool.id(("mate", i, j))
+        for x in facts.quintessence:
+            for t in facts.partners_of(x):
+                if max(early[x], early[t]) <= min(late[x], late[t]):
+                    self.takes[(x, t)] = self.pool.id(("takes", x, t))
         self.sink.group("same step")
         if self.options.sync == "bits":
             self._same_step_in_binary()
@@ -318,12 +324,13 @@ class _Builder:
         """Leave steps in binary: leaving at s fixes the tile's bits; mates have equal bits."""
         sink = self.sink
         width = max(self.K, 1).bit_length()
-        bits = {i: [self.pool.id(("bit", i, k)) for k in range(width)] for i in by_mate_tiles(self.mate_vars)}
+        together = self._together()
+        bits = {i: [self.pool.id(("bit", i, k)) for k in range(width)] for i in by_mate_tiles(together)}
         for i, tile_bits in bits.items():
             for s in range(self.early[i], self.late[i] + 1):
                 for k, bit in enumerate(tile_bits):
                     sink.add([neg(self.gone(i, s)), self.gone(i, s - 1), bit if (s >> k) & 1 else -bit])
-        for (i, j), m in self.mate_vars.items():
+        for (i, j), m in together.items():
             for bi, bj in zip(bits[i], bits[j], strict=True):
                 sink.add([-m, -bi, bj])
                 sink.add([-m, bi, -bj])
@@ -331,7 +338,7 @@ class _Builder:
     def _same_step_in_order_encoding(self) -> None:
         """Equal over the windows' overlap, and outside it one clause each way."""
         sink, gone = self.sink, self.gone
-        for (i, j), m in self.mate_vars.items():
+        for (i, j), m in self._together().items():
             lo, hi = max(self.early[i], self.early[j]), min(self.late[i], self.late[j])
             for s in range(lo, hi):
                 sink.add([-m, neg(gone(i, s)), gone(j, s)])
@@ -340,13 +347,27 @@ class _Builder:
                 sink.add([-m, neg(gone(t, lo - 1))])
                 sink.add([-m, gone(t, hi)])
 
+    def _together(self) -> dict[tuple[int, int], int]:
+        """Every pair of tiles chosen to leave in one step: mates, and quintessence with its elements."""
+        return {**self.mate_vars, **self.takes}
+
     def one_mate_each(self) -> None:
+        """Each tile but gold and quintessence has one mate or one quintessence that takes it;
+        each quintessence takes exactly one tile of each element."""
         self.sink.group("one mate")
-        by_tile: dict[int, list[int]] = {i: [] for i in range(self.n) if i != self.gold_tile}
+        fives = set(facts_of(self.board).quintessence)
+        by_tile: dict[int, list[int]] = {i: [] for i in range(self.n) if i != self.gold_tile and i not in fives}
         for (i, j), m in self.mate_vars.items():
             by_tile[i].append(m)
             by_tile[j].append(m)
-        for lits in by_tile.values():
+        for (_, t), var in self.takes.items():
+            by_tile[t].append(var)
+        groups = list(by_tile.values())
+        symbols = facts_of(self.board).symbols
+        for x in sorted(fives):
+            for element in sorted(ELEMENTS):
+                groups.append([v for (y, t), v in self.takes.items() if y == x and symbols[t] == element])
+        for lits in groups:
             if not lits:
                 self.sink.add([])
                 continue
@@ -398,6 +419,9 @@ class _Builder:
                 moves.append((leave(i), Move((board.tiles[i].cell, board.tiles[j].cell))))
         if self.gold_tile is not None:
             moves.append((leave(self.gold_tile), Move((board.tiles[self.gold_tile].cell,))))
+        for x in facts_of(board).quintessence:
+            taken = [t for (y, t), var in self.takes.items() if y == x and var in true]
+            moves.append((leave(x), Move(tuple(board.tiles[i].cell for i in (x, *taken)))))
         moves.sort(key=lambda item: item[0])
         return [move for _, move in moves]
 
@@ -413,7 +437,7 @@ class _Builder:
             horizon=self.K,
             groups=dict(self.sink.groups),
             describe=describer(self.board),
-            projection=sorted(set(self.mate_vars.values()) | gone_vars),
+            projection=sorted(set(self.mate_vars.values()) | set(self.takes.values()) | gone_vars),
         )
 
 
@@ -438,6 +462,8 @@ def describer(board: Board) -> Callable[[tuple[Any, ...]], str]:
         kind = obj[0]
         if kind == "gone":
             return f"gone({tile(obj[1])}, by the end of step {obj[2]})"
+        if kind == "takes":
+            return f"takes({tile(obj[1])} leaves with {tile(obj[2])})"
         if kind == "mate":
             return f"mates({tile(obj[1])}, {tile(obj[2])}: they leave together)"
         if kind == "before":

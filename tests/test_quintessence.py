@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from sigmar.encoders.registry import make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards
@@ -57,9 +59,10 @@ def test_counts_give_each_quintessence_one_of_each_element_first() -> None:
     assert count_problem(fine) is None
 
 
-def test_search_agrees_with_brute_force_and_certifies_its_refutations(tmp_path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("name", ["search", "cnf"])
+def test_agrees_with_brute_force_and_certifies_its_refutations(name: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     rng = random.Random(17)
-    search = make("search")
+    search = make(name)
     seen = {Status.SOLVED: 0, Status.UNSOLVABLE: 0}
     with ProofStore(tmp_path) as proofs:
         for _ in range(120):
@@ -105,6 +108,6 @@ def test_a_dead_states_file_of_a_variant_board_is_checked(tmp_path) -> None:  # 
 
 def test_backends_without_the_variant_say_so() -> None:
     (board,) = parse_boards(FIVE, "five")
-    for name in ("cnf", "cpsat", "minizinc"):
+    for name in ("cnf:thesis", "cpsat", "minizinc"):
         result = make(name).solve(board, 5)
         assert result.status is Status.ERROR and "quintessence" in result.message
