@@ -32,7 +32,7 @@ from sigmar.models.board import Board
 from sigmar.models.facts import Facts, facts_of
 from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
-from sigmar.models.tiles import METALS, name_of
+from sigmar.models.tiles import ELEMENTS, METALS, QUINTESSENCE, name_of
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -123,7 +123,7 @@ class BoardData:
         notes = [self.count_problem] if self.count_problem else []
         partnered = {i for pair in self.pairs for i in pair}
         for i in range(self.n):
-            if i != self.gold and i not in partnered:
+            if i != self.gold and i not in partnered and not self.facts.partners[i]:
                 notes.append(f"{self.where(i)} has no tile it could ever pair with")
             if self.windows[i] == ():
                 notes.append(f"{self.where(i)} can never be freed: every three neighbours in a row hold a later metal")
@@ -141,6 +141,7 @@ class OrderModel:
     model: cp_model.CpModel = field(init=False)
     step: list[cp_model.IntVar] = field(init=False)
     pair: dict[tuple[int, int], cp_model.IntVar] = field(init=False)
+    takes: dict[tuple[int, int], cp_model.IntVar] = field(init=False)
     before: dict[tuple[int, int], cp_model.IntVar] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -170,15 +171,26 @@ class OrderModel:
         if data.count_problem:
             model.add_bool_or([]).with_name("counts cannot pair up")
 
-        # Constraints: every tile but gold has exactly one partner, leaving with it.
+        # Constraints: every tile but gold has exactly one partner, leaving with it; a quintessence
+        # (the variant) takes one tile of each element, and they leave in its step.
+        fives = data.facts.quintessence
+        self.takes = {(x, t): model.new_bool_var(f"takes[{x},{t}]") for x in fives for t in data.facts.partners_of(x)}
         incident: list[list[cp_model.IntVar]] = [[] for _ in range(n)]
         for (i, j), lit in self.pair.items():
             incident[i].append(lit)
             incident[j].append(lit)
             model.add(self.step[i] == self.step[j]).only_enforce_if(lit)
+        for (x, t), lit in self.takes.items():
+            incident[t].append(lit)
+            model.add(self.step[x] == self.step[t]).only_enforce_if(lit)
         for i in range(n):
-            if i != data.gold:
+            if i != data.gold and i not in fives:
                 model.add_exactly_one(incident[i])
+        for x in fives:
+            for element in sorted(ELEMENTS):
+                model.add_exactly_one(
+                    lit for (y, t), lit in self.takes.items() if y == x and data.symbols[t] == element
+                )
 
         # Constraints: freeness as precedence: some run of three neighbours has left before.
         for i, runs in enumerate(data.windows):
@@ -210,6 +222,9 @@ class OrderModel:
         gold = self.data.gold
         if gold is not None:
             keyed.append((solver.value(self.step[gold]), gold, Move((cells[gold],))))
+        for x in self.data.facts.quintessence:
+            taken = [t for (y, t), lit in self.takes.items() if y == x and solver.boolean_value(lit)]
+            keyed.append((solver.value(self.step[x]), x, Move(tuple(cells[i] for i in (x, *taken)))))
         return tuple(move for _, _, move in sorted(keyed, key=lambda x: (x[0], x[1])))
 
 
@@ -367,6 +382,7 @@ class CpsatBackend(Backend):
     description = "OR-Tools CP-SAT: leave-step order model (default) or one-move-per-step timestep model"
     encode_targets = ("cpsat",)
     options_type = CpsatOptions
+    plays_quintessence = True  # the order model; the steps model refuses such boards (see refusal)
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
@@ -375,6 +391,12 @@ class CpsatBackend(Backend):
         self._lock = threading.Lock()
         self._solver: cp_model.CpSolver | None = None
         self._stopped = False
+
+    def refusal(self, board: Board) -> Result | None:
+        if self.sub != "order" and QUINTESSENCE in board.counts:
+            message = f"{self.name}: only the order model plays the quintessence variant (symbol x)"
+            return Result(Status.ERROR, self.name, message=message)
+        return None
 
     @classmethod
     def available(cls) -> tuple[bool, str]:
