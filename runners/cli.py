@@ -8,13 +8,16 @@ and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 
 from sigmar.encoders.registry import UnknownBackend
 from sigmar.models.boardfile import BoardFileError
+from sigmar.runners.lifetime import Terminated, run_lifetime
 
 # In the order `sigmar --help` lists them (SPEC §3).
 SUBCOMMANDS = (
@@ -62,16 +65,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        code: int = args.run(args)
+        with run_lifetime():
+            code: int = args.run(args)
+        sys.stdout.flush()
         return code
     except (BoardFileError, UnknownBackend, UsageError) as exc:
         print(f"sigmar {args.command}: {exc}", file=sys.stderr)
         return 2
+    except Terminated:
+        print(f"sigmar {args.command}: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print(f"sigmar {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return 0
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe (``sigmar show ... | head -1``): no second error when Python flushes at exit."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 if __name__ == "__main__":
