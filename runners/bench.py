@@ -158,28 +158,72 @@ def bench(
     names: list[str],
     executor: Iterator[tuple[Run, Result]],
     on_done: Callable[[Run, Result], None] | None = None,
+    on_rows: Callable[[list[Row]], None] | None = None,
 ) -> BenchResult:
-    """Collect every run's answer from ``executor``, check it and its certificate, and grade each board."""
+    """Collect every run's answer from ``executor``, check it and its certificate, and grade each board.
+
+    A board is graded, and its rows handed to ``on_rows``, as soon as its last
+    run ends; when the executor fails or is interrupted, the boards begun so far
+    are graded on what they have, so a CSV written from ``on_rows`` keeps every
+    finished run.
+    """
+    per_board = len(names)
     answers: dict[int, dict[str, Result]] = {}
-    with ProofStore() as proofs:
-        for run, raw in executor:
-            answer = certify(run.board, checked(run.board, raw), proofs)
-            answers.setdefault(run.index // len(names), {})[run.backend] = answer
-            if on_done is not None:
-                on_done(run, answer)
-    rows: list[Row] = []
-    verdicts: list[tuple[Board, BoardVerdict]] = []
-    for i in range(0, len(runs), len(names)):
-        board_runs = runs[i : i + len(names)]
+    graded: dict[int, tuple[Board, BoardVerdict, list[Row]]] = {}
+
+    def grade(index: int) -> None:
+        board_runs = runs[index * per_board : (index + 1) * per_board]
         board = board_runs[0].board
-        got = answers.get(i // len(names), {})
+        got = answers.get(index, {})
         ordered = {r.backend: got[r.backend] for r in board_runs if r.backend in got}
         verdict = grade_board(board, ordered)
-        verdicts.append((board, verdict))
-        for run in board_runs:
-            if run.backend in ordered:
-                rows.append(Row(run.file, board.name, run.backend, ordered[run.backend], verdict.grades[run.backend]))
-    return BenchResult(rows, verdicts)
+        rows = [
+            Row(r.file, board.name, r.backend, ordered[r.backend], verdict.grades[r.backend])
+            for r in board_runs
+            if r.backend in ordered
+        ]
+        graded[index] = (board, verdict, rows)
+        if on_rows is not None and rows:
+            on_rows(rows)
+
+    try:
+        with ProofStore() as proofs:
+            for run, raw in executor:
+                answer = certify(run.board, checked(run.board, raw), proofs)
+                got = answers.setdefault(run.index // per_board, {})
+                got[run.backend] = answer
+                if on_done is not None:
+                    on_done(run, answer)
+                if len(got) == per_board:
+                    grade(run.index // per_board)
+    finally:
+        for index in sorted(set(answers) - set(graded)):
+            grade(index)
+    for index in range(len(runs) // per_board):
+        if index not in graded:
+            grade(index)
+    ordered_boards = [graded[i] for i in sorted(graded)]
+    return BenchResult([row for _, _, rows in ordered_boards for row in rows], [(b, v) for b, v, _ in ordered_boards])
+
+
+class CsvLog:
+    """The bench CSV, opened before the first run and written a board at a time (flushed each time)."""
+
+    def __init__(self, path: str | Path, header: list[str]) -> None:
+        self._file = Path(path).open("w", newline="")  # noqa: SIM115 (open across the run; close() closes it)
+        for line in header:
+            self._file.write(f"# {line}\n")
+        self._writer = csv.writer(self._file)
+        self._writer.writerow(COLUMNS)
+        self._file.flush()
+
+    def write(self, rows: list[Row]) -> None:
+        for row in rows:
+            self._writer.writerow(row.values())
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
 
 
 # -- summary, CSV, plot ----------------------------------------------------------

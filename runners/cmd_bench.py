@@ -14,9 +14,9 @@ from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Result
 
-from .bench import bench, cactus_plot, machine_lines, plan, run_local, summarise, write_csv
+from .bench import CsvLog, bench, cactus_plot, machine_lines, plan, run_local, summarise
 from .cmd_solve import chosen_backends
-from .options import add_backend, add_time_limit, apply_sat_cmd
+from .options import add_backend, add_time_limit, apply_sat_cmd, job_count, writable_file
 from .report import exit_code
 from .tables import table_console
 
@@ -33,10 +33,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_backend(parser)
     add_time_limit(parser, default=10.0)
     parser.add_argument(
-        "--jobs", "-j", type=int, default=1, metavar="N", help="runs at once (default 1: the cleanest timings)"
+        "--jobs", "-j", type=job_count, default=1, metavar="N", help="runs at once (default 1: the cleanest timings)"
     )
-    parser.add_argument("--out", metavar="CSV", help="write one row per board and backend here")
-    parser.add_argument("--plot", metavar="PNG", help="draw the cactus plot here")
+    parser.add_argument(
+        "--out", type=writable_file, metavar="CSV", help="write one row per board and backend here, as runs end"
+    )
+    parser.add_argument("--plot", type=writable_file, metavar="PNG", help="draw the cactus plot here")
     parser.add_argument(
         "--cluster", metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://host:8786) instead of locally"
     )
@@ -51,13 +53,12 @@ def run(args: argparse.Namespace) -> int:
     apply_sat_cmd(args)
     from .cli import UsageError
 
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
     boards_by_file: list[tuple[str, list[Board]]] = [(f, read_boards(f)) for f in args.files]
     names = chosen_backends(args.backend)
     runs = plan(boards_by_file, names)
     err = Console(stderr=True)
     client: Any = None
+    log: CsvLog | None = None
     if args.cluster:
         from distributed import Client
 
@@ -72,7 +73,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         where = f"local worker processes, jobs {args.jobs}"
         executor = run_local(runs, args.time_limit, args.jobs)
+    header = machine_lines(names, args.time_limit, where)
     try:
+        if args.out:
+            log = CsvLog(args.out, header)
         with Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -88,14 +92,13 @@ def run(args: argparse.Namespace) -> int:
                 progress.update(task, advance=1, description=f"{run_.backend} {answer.status}")
                 progress.refresh()
 
-            result = bench(runs, names, executor, on_done)
+            result = bench(runs, names, executor, on_done, log.write if log else None)
     finally:
+        if log is not None:
+            log.close()
         if client is not None:
             client.close()
 
-    header = machine_lines(names, args.time_limit, where)
-    if args.out:
-        write_csv(args.out, result.rows, header)
     if args.plot:
         title = f"sigmar bench: {sum(len(b) for _, b in boards_by_file)} boards, limit {args.time_limit:g} s"
         cactus_plot(args.plot, result.rows, names, args.time_limit, title)

@@ -43,7 +43,7 @@ from sigmar.models.templates import FOLDS, Template, ondrovo_templates, random_t
 
 from .check import run_checked
 from .cli import UsageError
-from .options import positive_float
+from .options import seconds
 from .report import dumps, result_json
 
 SOUND = (Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED)
@@ -74,7 +74,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--stats", action="store_true", help="add the random-play clear rate and search nodes")
     parser.add_argument("--runs", type=int, default=100, metavar="R", help="random plays per board for --stats")
     parser.add_argument(
-        "--time-limit", type=positive_float, default=10.0, metavar="S", help="seconds for search per board (default 10)"
+        "--time-limit", type=seconds, default=10.0, metavar="S", help="seconds for search per board (default 10)"
     )
     parser.add_argument(
         "--witness",

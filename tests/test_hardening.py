@@ -1,0 +1,161 @@
+"""Regression tests for the defects of issue 18 (hardening): each bad input is exit 2 with one line,
+nothing is lost or overwritten on a bad path.  The kill tests are in test_lifetime.py."""
+
+from __future__ import annotations
+
+import multiprocessing
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sigmar.models.boardfile import parse_boards
+from sigmar.models.result import Certificate, CertificateKind, Result, Status
+from sigmar.runners.bench import CsvLog, bench, plan, read_csv
+from sigmar.runners.certify import ProofStore, proof_stem
+from tests.broken_backend import BOARDS_TEXT
+
+BOARD = parse_boards(BOARDS_TEXT, "tiny")[0]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sigmar.runners.cli", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def assert_usage_error(done: subprocess.CompletedProcess[str], *words: str) -> None:
+    """Exit 2, no traceback, and the last line of standard error names the problem."""
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    for word in words:
+        assert word in last, last
+
+
+# -- 5: time limits
+
+
+@pytest.mark.parametrize("command", ["solve", "crosscheck", "bench", "prove"])
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e9", "1e400", "0", "x"])
+def test_time_limit_must_be_finite_positive_and_at_most_a_week(tmp_path: Path, command: str, value: str) -> None:
+    board = tmp_path / "b.txt"
+    board.write_text(BOARDS_TEXT)
+    assert_usage_error(run_cli(command, str(board), f"--time-limit={value}"), "--time-limit", value)
+
+
+def test_a_week_is_accepted_as_a_time_limit() -> None:
+    from sigmar.runners.options import seconds
+
+    assert seconds("604800") == 604800.0 and seconds("0.5") == 0.5
+
+
+# -- 9: --sat-cmd that cannot start
+
+
+@pytest.mark.parametrize(
+    ("command", "word"),
+    [("no-such-solver-xyz -q", "no-such-solver-xyz"), ("kissat 'unterminated", "No closing quotation"), ("", "empty")],
+)
+def test_a_sat_cmd_that_cannot_start_is_exit_2_up_front(tmp_path: Path, command: str, word: str) -> None:
+    board = tmp_path / "b.txt"
+    board.write_text(BOARDS_TEXT)
+    assert_usage_error(run_cli("solve", str(board), "--sat-cmd", command), "--sat-cmd", word)
+
+
+def test_a_flooding_sat_cmd_is_an_error_not_a_memory_hog(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sigmar.encoders import cnf
+
+    monkeypatch.setattr(cnf, "OUTPUT_CAP", 1 << 20)  # `yes` prints 1 MB in milliseconds
+    result = cnf.CnfBackend("external", sat_cmd="yes").solve(BOARD, 20)
+    assert result.status is Status.ERROR and "more than" in result.message, result
+
+
+# -- 8 and 6: unusable output paths, found before any work
+
+
+@pytest.mark.parametrize("where", ["file", "under-file"])
+@pytest.mark.parametrize("command", ["solve", "prove", "crosscheck"])
+def test_an_unusable_proof_dir_is_exit_2_before_any_work(tmp_path: Path, command: str, where: str) -> None:
+    board = tmp_path / "b.txt"
+    board.write_text(BOARDS_TEXT)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    target = blocker if where == "file" else blocker / "proofs"
+    assert_usage_error(run_cli(command, str(board), "--proof-dir", str(target)), "--proof-dir")
+
+
+@pytest.mark.parametrize("option", ["--out", "--plot"])
+@pytest.mark.parametrize("where", ["folder", "under-file"])
+def test_an_unusable_bench_output_is_exit_2_before_any_run(tmp_path: Path, option: str, where: str) -> None:
+    board = tmp_path / "b.txt"
+    board.write_text(BOARDS_TEXT)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    target = tmp_path if where == "folder" else blocker / "x.out"
+    assert_usage_error(run_cli("bench", str(board), "-b", "search", option, str(target)), option)
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "two", "100000"])
+def test_jobs_is_checked_at_parse_time(tmp_path: Path, value: str) -> None:
+    board = tmp_path / "b.txt"
+    board.write_text(BOARDS_TEXT)
+    assert_usage_error(run_cli("bench", str(board), f"--jobs={value}"), "--jobs")
+
+
+# -- bench keeps every finished run
+
+
+def test_bench_writes_each_board_as_it_ends_and_keeps_them_on_interrupt(fakes, tmp_path: Path) -> None:
+    boards = parse_boards(BOARDS_TEXT, "tiny")
+    names = ["honest"]
+    runs = plan([("tiny", boards)], names)
+
+    def interrupted():  # type: ignore[no-untyped-def]
+        yield runs[0], Result(Status.SOLVED, "honest", 0.1, moves=())
+        raise KeyboardInterrupt
+
+    out = tmp_path / "bench.csv"
+    log = CsvLog(out, ["a header line"])
+    with pytest.raises(KeyboardInterrupt):
+        bench(runs, names, interrupted(), on_rows=log.write)
+    log.close()
+    rows = read_csv(out)
+    assert [r["board"] for r in rows] == [boards[0].name], rows
+
+
+# -- 4: proof files that cannot collide
+
+
+def _claim_in_child(folder: str, text: str, queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    store = ProofStore(Path(folder))
+    texts = {".drup": text, ".cnf": text, ".vars.json": text}
+    written = store.write(BOARD, Certificate(CertificateKind.DRUP, texts=texts))
+    queue.put((text, written.file))
+
+
+def test_runs_sharing_a_proof_dir_never_overwrite_each_other(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    texts = [f"run {i}\n" for i in range(6)]
+    procs = [ctx.Process(target=_claim_in_child, args=(str(tmp_path), t, queue)) for t in texts]
+    for p in procs:
+        p.start()
+    answers = [queue.get(timeout=20) for _ in procs]
+    for p in procs:
+        p.join(10)
+    files = [file for _, file in answers]
+    assert len(set(files)) == len(texts), files  # six runs, six stems
+    for text, file in answers:
+        stem = file.removesuffix(".drup")
+        for suffix in (".drup", ".cnf", ".vars.json"):  # every file of a run holds that run's text
+            assert Path(stem + suffix).read_text() == text
+    assert all(Path(f).name.startswith(proof_stem(BOARD)) for f in files)
+
+
+def test_a_rerun_into_the_same_proof_dir_keeps_the_first_files(tmp_path: Path) -> None:
+    first = ProofStore(tmp_path).write(BOARD, Certificate(CertificateKind.DEAD_STATES, texts={".dead.jsonl": "1"}))
+    second = ProofStore(tmp_path).write(BOARD, Certificate(CertificateKind.DEAD_STATES, texts={".dead.jsonl": "2"}))
+    assert first.file != second.file
+    assert Path(str(first.file)).read_text() == "1" and Path(str(second.file)).read_text() == "2"
