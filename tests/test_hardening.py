@@ -159,3 +159,44 @@ def test_a_rerun_into_the_same_proof_dir_keeps_the_first_files(tmp_path: Path) -
     second = ProofStore(tmp_path).write(BOARD, Certificate(CertificateKind.DEAD_STATES, texts={".dead.jsonl": "2"}))
     assert first.file != second.file
     assert Path(str(first.file)).read_text() == "1" and Path(str(second.file)).read_text() == "2"
+
+
+# -- 2 and 11: rup_check bounded, and a missing file is exit 2
+
+
+def rup_main(tmp_path: Path, cnf: str, drup: str | None) -> tuple[subprocess.CompletedProcess[str], int]:
+    """Run rup_check in a fresh interpreter; its peak memory (kB) comes back with the outcome."""
+    (tmp_path / "F.cnf").write_text(cnf)
+    if drup is not None:
+        (tmp_path / "P.drup").write_text(drup)
+    code = (
+        "import resource, sys\n"
+        "from sigmar.runners.rup_check import main\n"
+        f"code = main([{str(tmp_path / 'F.cnf')!r}, {str(tmp_path / 'P.drup')!r}])\n"
+        "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        "sys.exit(code)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    peak = int(done.stdout.split("PEAK")[-1]) if "PEAK" in done.stdout else 0
+    return done, peak
+
+
+@pytest.mark.parametrize(
+    ("cnf", "drup", "word"),
+    [
+        ("p cnf 2 2\n1 2 0\n-1 0\n", "3000000000 0\n0\n", "beyond"),
+        ("p cnf 2 2\n1 2 0\n-1 0\n", "-3000000000 1 0\n0\n", "beyond"),
+        ("p cnf 3000000000 1\n3000000000 0\n", "0\n", "more than this checker takes"),
+        ("p cnf -1 0\n", "0\n", "negative"),
+    ],
+)
+def test_rup_check_refuses_absurd_sizes_before_allocating(tmp_path: Path, cnf: str, drup: str, word: str) -> None:
+    done, peak = rup_main(tmp_path, cnf, drup)
+    assert done.returncode == 1 and "INVALID" in done.stdout and word in done.stdout, done
+    assert peak < 200_000, f"peak {peak} kB"
+
+
+def test_rup_check_on_a_missing_file_is_exit_2_with_one_line(tmp_path: Path) -> None:
+    done, _ = rup_main(tmp_path, "p cnf 1 1\n1 0\n", None)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().count("\n") == 0 and "P.drup" in done.stderr, done.stderr
