@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
@@ -16,6 +15,7 @@ from sigmar.models.solution import Solution, match_solutions, parse_solutions, t
 from sigmar.models.tiles import METALS
 
 from .options import add_board_file
+from .tables import PipeConsole
 
 STYLES = {
     "a": "bold bright_cyan",
@@ -68,7 +68,7 @@ def render(board: Board, occupied: frozenset | None = None, highlight: tuple = (
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console(no_color=args.no_color, highlight=False)
+    console = PipeConsole(no_color=args.no_color, highlight=False)
     boards = read_boards(args.file)
     played: dict[str, Solution] = {}
     if args.solution:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sigmar.models.boardfile import parse_boards
+from sigmar.models.boardfile import BoardFileError, parse_boards
 from sigmar.models.result import Certificate, CertificateKind, Result, Status
 from sigmar.runners.bench import CsvLog, bench, plan, read_csv
 from sigmar.runners.certify import ProofStore, proof_stem
@@ -200,3 +200,100 @@ def test_rup_check_on_a_missing_file_is_exit_2_with_one_line(tmp_path: Path) -> 
     done, _ = rup_main(tmp_path, "p cnf 1 1\n1 0\n", None)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().count("\n") == 0 and "P.drup" in done.stderr, done.stderr
+
+
+# -- 7: verify's JSON
+
+REAL_BOARD = """\
+# one
+     . . . . . .
+    f m v . . . .
+   s a s e q w v e
+  m q . a 2 w . f e
+ . w . f a a v . e 4
+. . e a m 6 a v f 1 .
+ . . a w q w m f w .
+  . . e f q e w . .
+   . w a . . 3 . .
+    . s q f f . .
+     . e 5 s . .
+"""
+
+
+@pytest.mark.parametrize(
+    ("solution", "word"),
+    [
+        ('{"moves": 5}', "list of moves"),
+        ('{"moves": null}', "list of moves"),
+        ("[[Infinity,0]]", "Infinity"),
+        ('{"moves": [[[NaN, 1]]]}', "NaN"),
+        ('{"moves": [[[1' + "0" * 5000 + ", 2]]]}", "too long"),
+        ("[" * 100_000 + "]" * 100_000, "nested"),
+        ('{"moves": [[[1.9, 2.2]]]}', "whole number"),
+        ('{"moves": [[[true, 2]]]}', "whole number"),
+        ('{"moves": [[[1, 2, 3]]]}', "two numbers"),
+        ('{"moves": [[["\\u0661", 2]]]}', "whole number"),
+        ('{"moves": [[[-1, 2]]]}', "row or column"),
+        ('{"moves": [[]]}', "nonempty"),
+        ('{"board": 7, "moves": []}', "string"),
+        ('{"board": "another", "moves": [[[1, 2], [3, 4]]]}', "another"),
+        ("\u0661,2 3,4", "not a cell"),
+    ],
+    ids=lambda value: value if len(value) < 40 else f"{value[:20]}...({len(value)} chars)",
+)
+def test_verify_rejects_odd_solutions_with_exit_2_and_one_line(tmp_path: Path, solution: str, word: str) -> None:
+    board, answer = tmp_path / "b.txt", tmp_path / "s.json"
+    board.write_text(REAL_BOARD)
+    answer.write_text(solution + "\n")
+    done = run_cli("verify", str(board), str(answer))
+    assert_usage_error(done, word)
+    assert done.stderr.strip().count("\n") == 0, done.stderr
+
+
+def test_verify_refuses_a_solution_for_another_board_than_the_one_chosen(tmp_path: Path) -> None:
+    board, answer = tmp_path / "b.txt", tmp_path / "s.json"
+    board.write_text(REAL_BOARD + "\n" + REAL_BOARD.replace("# one", "# two"))
+    answer.write_text('{"board": "one", "moves": [[[1, 2], [3, 4]]]}\n')
+    assert_usage_error(run_cli("verify", str(board), str(answer), "--board", "two"), "'one'", "'two'")
+
+
+# -- 11: board files split at \n only; a BOM is dropped
+
+
+@pytest.mark.parametrize("odd", ["\v", "\f", "\x85", "\u2028", "\u2029", "\x1c"])
+def test_board_rows_split_only_at_newlines(odd: str) -> None:
+    text = REAL_BOARD.replace(" f m v", f" f{odd}m v").replace("s a s e", "s a z e")  # z: a bad symbol
+    with pytest.raises(BoardFileError) as caught:
+        parse_boards(text, "odd.txt")
+    error = caught.value
+    assert (error.line, error.row, error.col) == (4, 2, 2), str(error)
+
+
+def test_a_bom_is_dropped_and_crlf_is_a_newline() -> None:
+    (board,) = parse_boards("\ufeff" + REAL_BOARD.replace("\n", "\r\n"), "bom.txt")
+    assert board.dim == 6 and len(board.tiles) == 55 and board.name == "one"
+
+
+# -- minor: -b with a stray comma, and a broken pipe
+
+
+@pytest.mark.parametrize(("spec", "word"), [("all,cnf", "stands alone"), (",", "no backend named")])
+def test_backend_lists_with_all_or_nothing_say_so(tmp_path: Path, spec: str, word: str) -> None:
+    board = tmp_path / "b.txt"
+    board.write_text(BOARDS_TEXT)
+    assert_usage_error(run_cli("solve", str(board), f"--backend={spec}"), word)
+
+
+def test_all_with_a_stray_comma_is_all() -> None:
+    from sigmar.encoders.registry import expand
+
+    assert expand("all,") == expand("all")
+
+
+@pytest.mark.parametrize("command", [["show"], ["solve", "-b", "search", "--json"]])
+def test_a_broken_pipe_is_silent(tmp_path: Path, command: list[str]) -> None:
+    board = tmp_path / "b.txt"
+    board.write_text("\n".join([REAL_BOARD] * 40))
+    shell = f"{sys.executable} -m sigmar.runners.cli {command[0]} {board} {' '.join(command[1:])} | head -c 1"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == "", (done.returncode, done.stderr)
