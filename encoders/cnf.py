@@ -100,9 +100,13 @@ def split_sub(sub: str | None) -> tuple[str, str]:
     return "default", sub
 
 
-def _solve_in_child(clauses: list[list[int]], solver: str, conn: Any) -> None:
-    """Child-process body for solvers that cannot be interrupted."""
+def _solve_in_child(clauses: list[list[int]], solver: str, conn: Any, parent: int) -> None:
+    """Child-process body for solvers that cannot be interrupted; it dies with the worker that forked it."""
     from pysat.solvers import Solver
+
+    guard.die_with_parent()
+    if os.getppid() != parent:  # the worker died before we could ask to die with it
+        os._exit(1)
 
     try:
         with Solver(name=solver, bootstrap_with=clauses) as sat:
@@ -299,7 +303,7 @@ class CnfBackend(Backend):
         # fork: the child needs only the clauses, and starts in milliseconds (spawn re-imports).
         ctx: Any = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_solve_in_child, args=(formula.clauses, self.solver, child), daemon=True)
+        proc = ctx.Process(target=_solve_in_child, args=(formula.clauses, self.solver, child, os.getpid()), daemon=True)
         proc.start()
         child.close()
         self._live = proc

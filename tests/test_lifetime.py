@@ -125,3 +125,23 @@ def test_killed_run_leaves_nothing(tmp_path: Path, kind: str, target: str, sig: 
             proc.wait()
         for pid in tagged(tag):
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("kind", ["minizinc", "sat-cmd", "sat-cmd-flood"])
+def test_a_finished_run_leaves_no_temporary_file(tmp_path: Path, kind: str) -> None:
+    """Every MiniZinc solve used to leave mzn_fragment*.mzn behind, and a killed external solver its folder."""
+    board = tmp_path / "one.txt"
+    board.write_text(ONE_BOARD)
+    if kind == "minizinc":
+        workload("minizinc", tmp_path)  # skips, with the reason, where MiniZinc is missing
+        args = [str(board), "-b", "minizinc", "--time-limit", "30"]
+    else:
+        script = tmp_path / "solver.sh"
+        body = "yes" if kind == "sat-cmd-flood" else "echo 's UNKNOWN'"
+        script.write_text(f"#!/bin/sh\n{body}\n")
+        script.chmod(0o755)
+        args = [str(board), "--sat-cmd", str(script), "--time-limit", "30"]
+    proc, tag, tmpdir = start(tmp_path, args)
+    assert proc.wait(60) in (0, 1)
+    assert wait_for(lambda: not tagged(tag), 5), tagged(tag)
+    assert not any(tmpdir.rglob("*")), sorted(tmpdir.rglob("*"))
