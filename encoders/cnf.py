@@ -386,12 +386,17 @@ def read_capped(proc: subprocess.Popen[bytes], limit: float | None, cap: int) ->
             size[0] += len(chunk)
         guard.stop(proc)
 
+    deadline = None if limit is None else time.monotonic() + limit
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
     reader.join(limit)
-    if reader.is_alive():
+    try:
+        if reader.is_alive():  # still printing, or silent, at the limit
+            raise subprocess.TimeoutExpired(proc.args, limit or 0)
+        # Its output closed; it may still run (a script that closed stdout): the limit holds too.
+        proc.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
         guard.stop(proc)
         reader.join(5)
         return None
-    proc.wait()
     return b"".join(chunks)

@@ -99,9 +99,14 @@ def run(args: argparse.Namespace) -> int:
         if client is not None:
             client.close()
 
+    drawn = False
     if args.plot:
         title = f"sigmar bench: {sum(len(b) for _, b in boards_by_file)} boards, limit {args.time_limit:g} s"
-        cactus_plot(args.plot, result.rows, names, args.time_limit, title)
+        try:  # checked at parse time, but the folder may have gone since: the table still prints
+            cactus_plot(args.plot, result.rows, names, args.time_limit, title)
+            drawn = True
+        except OSError as exc:
+            err.print(f"sigmar bench: cannot draw {args.plot}: {exc.strerror or exc}", highlight=False)
 
     console = table_console()
     for line in header:
@@ -123,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"[bold red]{board.name}[/]: {note}", highlight=False)
     if args.out:
         console.print(f"wrote {args.out}")
-    if args.plot:
+    if drawn:
         console.print(f"drew {args.plot}")
     board_results = [v.result.with_(wrong=True) if v.any_wrong or not v.agree else v.result for _, v in result.verdicts]
     return exit_code(board_results)

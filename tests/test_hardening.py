@@ -3,15 +3,19 @@ nothing is lost or overwritten on a bad path.  The kill tests are in test_lifeti
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sigmar.models.boardfile import BoardFileError, parse_boards
 from sigmar.models.result import Certificate, CertificateKind, Result, Status
+from sigmar.models.solution import parse_solutions
 from sigmar.runners.bench import CsvLog, bench, plan, read_csv
 from sigmar.runners.certify import ProofStore, proof_stem
 from tests.broken_backend import BOARDS_TEXT
@@ -297,3 +301,53 @@ def test_a_broken_pipe_is_silent(tmp_path: Path, command: list[str]) -> None:
     shell = f"{sys.executable} -m sigmar.runners.cli {command[0]} {board} {' '.join(command[1:])} | head -c 1"
     done = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stderr == "", (done.returncode, done.stderr)
+
+
+# -- fuzz: any text is boards or one BoardFileError, never a traceback
+
+ODD_TEXT = st.text(
+    alphabet=st.sampled_from([*'aefwsvmqx0123456789.# \n\r\t\v\f[]{},:"-1eE+', "\ufeff", "\u2028", "\x85", "\u0661"]),
+    max_size=300,
+)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["moves", "board", "cells"]), inner, max_size=3)
+    ),
+    max_leaves=20,
+).map(json.dumps)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ODD_TEXT)
+def test_board_parser_on_any_text_is_boards_or_one_clean_error(text: str) -> None:
+    try:
+        boards = parse_boards(text, "fuzz.txt")
+    except BoardFileError as exc:
+        assert "\n" not in str(exc)
+    else:
+        assert boards
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ODD_TEXT | JSON_VALUES)
+def test_solution_parser_on_any_text_is_solutions_or_one_clean_error(text: str) -> None:
+    try:
+        solutions = parse_solutions(text, "fuzz.json")
+    except BoardFileError as exc:
+        assert "\n" not in str(exc)
+    else:
+        for solution in solutions:
+            for move in solution.moves:
+                assert all(type(r) is int and type(c) is int and r >= 0 and c >= 0 for r, c in move)
+
+
+def test_an_external_solver_that_closes_its_output_and_hangs_is_stopped_at_the_limit(tmp_path: Path) -> None:
+    from sigmar.encoders import cnf
+
+    script = tmp_path / "close.sh"
+    script.write_text("#!/bin/sh\nexec >&-\nsleep 100\n")
+    script.chmod(0o755)
+    backend = cnf.CnfBackend("external", sat_cmd=str(script))
+    result = backend.solve(BOARD, 1.0)
+    assert result.status is Status.UNKNOWN and result.seconds < 6, result
