@@ -94,9 +94,15 @@ class ProofStore:
         if not certificate.texts:
             return certificate
         suffixes = CERTIFICATE_SUFFIXES.get(certificate.kind, tuple(certificate.texts))
-        stem = self._claim(board, tuple(dict.fromkeys((*suffixes, *certificate.texts))))
-        for suffix, text in certificate.texts.items():
-            _write_atomic(self.path / f"{stem}{suffix}", text)
+        claimed = tuple(dict.fromkeys((*suffixes, *certificate.texts)))
+        stem = self._claim(board, claimed)
+        try:
+            for suffix, text in certificate.texts.items():
+                _write_atomic(self.path / f"{stem}{suffix}", text)
+        except BaseException:  # no empty placeholders left behind
+            for suffix in claimed:
+                (self.path / f"{stem}{suffix}").unlink(missing_ok=True)
+            raise
         main = self.path / f"{stem}{suffixes[0]}"
         return Certificate(certificate.kind, certificate.cells, str(main), temporary=not self.kept)
 

@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterator
 
 from sigmar.encoders.guard import guarded
@@ -31,16 +32,29 @@ def _on_sigterm(_signum: int, _frame: object) -> None:
 
 
 @contextlib.contextmanager
-def run_lifetime() -> Iterator[str]:
-    """Within: SIGTERM raises :class:`Terminated`, and temporary files go in a folder removed at the end."""
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+def run_lifetime() -> Iterator[str | None]:
+    """Within: SIGTERM raises :class:`Terminated`, and temporary files go in a folder removed at the end.
+
+    Yields the folder, or None where no temporary folder can be made (then files go where
+    they always went).  SIGTERM is only taken over in the main thread (Python's rule).
+    """
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
     old_env, old_tempdir = os.environ.get("TMPDIR"), tempfile.tempdir
-    folder = tempfile.mkdtemp(prefix="sigmar-run-")
+    folder: str | None = None
     janitor = None
     with contextlib.suppress(OSError):
-        janitor = subprocess.Popen(guarded([], cleanup=folder), stdin=subprocess.DEVNULL, start_new_session=True)
-    os.environ["TMPDIR"] = folder
-    tempfile.tempdir = folder
+        folder = tempfile.mkdtemp(prefix="sigmar-run-")
+        janitor = subprocess.Popen(  # no inherited pipes: a caller reading ours would wait for the janitor too
+            guarded([], cleanup=folder),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    if folder is not None:
+        os.environ["TMPDIR"] = folder
+        tempfile.tempdir = folder
     try:
         yield folder
     finally:
@@ -49,8 +63,10 @@ def run_lifetime() -> Iterator[str]:
             os.environ.pop("TMPDIR", None)
         else:
             os.environ["TMPDIR"] = old_env
-        shutil.rmtree(folder, ignore_errors=True)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
         if janitor is not None:
             janitor.kill()
             janitor.wait()
-        signal.signal(signal.SIGTERM, previous)
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
