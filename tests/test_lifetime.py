@@ -145,3 +145,27 @@ def test_a_finished_run_leaves_no_temporary_file(tmp_path: Path, kind: str) -> N
     assert proc.wait(60) in (0, 1)
     assert wait_for(lambda: not tagged(tag), 5), tagged(tag)
     assert not any(tmpdir.rglob("*")), sorted(tmpdir.rglob("*"))
+
+
+def test_cadicals_child_process_dies_with_the_run(tmp_path: Path) -> None:
+    """cnf:cadical195 solves in a forked child of the worker; a SIGKILL of the parent used to leave it running."""
+    pytest.importorskip("pysat", reason="the CaDiCaL case needs python-sat")
+    proc, tag, _ = start(tmp_path, [str(SIDE10), "-b", "cnf:cadical195", "--time-limit", "60"])
+    try:
+
+        def solver_child() -> bool:
+            found = tagged(tag)
+            workers = {pid for pid, (ppid, cmd) in found.items() if ppid == proc.pid and "guard.py" not in cmd}
+            return any(ppid in workers for ppid, _ in found.values())
+
+        assert wait_for(solver_child, 20), "CaDiCaL's child never started"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(5)
+        # CaDiCaL needs seconds more on this board: anything still there after 1.5 s outlived the run.
+        assert wait_for(lambda: not tagged(tag), 1.5), f"left after SIGKILL to the parent: {tagged(tag)}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in tagged(tag):
+            os.kill(pid, signal.SIGKILL)
