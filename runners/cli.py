@@ -91,4 +91,8 @@ def _silence_stdout() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, not this __main__ copy: the subcommands raise
+    # sigmar.runners.cli.UsageError, which a second copy of the class would not catch.
+    from sigmar.runners.cli import main as imported_main
+
+    sys.exit(imported_main())

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             client = Client(args.cluster, timeout="10s")
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: not an address at all
             raise UsageError(f"cannot reach the Dask scheduler at {args.cluster}: {exc}") from None
         where = describe(client)
         executor = run_cluster(runs, args.time_limit, client)

@@ -29,6 +29,17 @@ def seconds(text: str) -> float:
     return value
 
 
+def positive_int(text: str) -> int:
+    """A whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' must be at least 1")
+    return value
+
+
 def job_count(text: str) -> int:
     """``--jobs``: a whole number from 1 to 1024."""
     try:

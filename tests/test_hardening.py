@@ -355,3 +355,27 @@ def test_an_external_solver_that_closes_its_output_and_hangs_is_stopped_at_the_l
     backend = cnf.CnfBackend("external", sat_cmd=str(script))
     result = backend.solve(BOARD, 1.0)
     assert result.status is Status.UNKNOWN and result.seconds < 6, result
+
+
+# -- the same sweep over the other subcommands' arguments
+
+
+@pytest.mark.parametrize(
+    ("args", "word"),
+    [
+        (["generate", "--count", "1", "-o", "{blocker}/x.txt"], "--out"),
+        (["generate", "--count", "1", "-o", "{tmp}"], "folder"),
+        (["generate", "--stats", "--runs", "-5"], "--runs"),
+        (["encode", "{board}", "--to", "dimacs", "-o", "{blocker}/x"], "--out"),
+        (["encode", "{board}", "--to", "dimacs", "-o", "{tmp}"], "folder"),
+        (["prove", "{board}", "--corroborate", "nan"], "--corroborate"),
+        (["bench", "{board}", "-b", "search", "--cluster", "not-an-address"], "Dask"),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else value,
+)
+def test_other_bad_arguments_are_exit_2_with_one_line(tmp_path: Path, args: list[str], word: str) -> None:
+    board, blocker = tmp_path / "b.txt", tmp_path / "a-file"
+    board.write_text(BOARDS_TEXT)
+    blocker.write_text("")
+    filled = [a.format(board=board, blocker=blocker, tmp=tmp_path) for a in args]
+    assert_usage_error(run_cli(*filled), word)
