@@ -33,9 +33,12 @@ _CELL = re.compile(r"^\s*\[?\s*([0-9]+)\s*,\s*([0-9]+)\s*\]?\s*$", re.ASCII)
 # A cell's row or column is never more than this many digits (a side-10 board has 19 rows).
 MAX_DIGITS = 6
 MAX_DEPTH = 8  # an answer object nests moves, cells and coordinates: 5 deep
+MAX_CHARS = 16 * 2**20  # the solutions of a thousand side-10 boards fit in a tenth of this
 
 
 def parse_solutions(text: str, filename: str = "<solution>") -> list[Solution]:
+    if len(text) > MAX_CHARS:
+        raise BoardFileError(filename, f"{len(text)} characters is too large for a solution file")
     text = text.removeprefix("\ufeff")
     stripped = text.lstrip()
     if stripped.startswith("{") or stripped.startswith("["):

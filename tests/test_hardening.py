@@ -379,3 +379,10 @@ def test_other_bad_arguments_are_exit_2_with_one_line(tmp_path: Path, args: list
     blocker.write_text("")
     filled = [a.format(board=board, blocker=blocker, tmp=tmp_path) for a in args]
     assert_usage_error(run_cli(*filled), word)
+
+
+def test_a_huge_solution_file_is_refused_before_it_is_parsed() -> None:
+    from sigmar.models.solution import MAX_CHARS
+
+    with pytest.raises(BoardFileError, match="too large"):
+        parse_solutions("[" + " " * MAX_CHARS + "]", "huge.json")
