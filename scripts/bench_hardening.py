@@ -2,7 +2,8 @@
 
 1. The guard (encoders/guard.py) runs in front of every ``minizinc`` and
    ``--sat-cmd`` process.  Measured: wall time of ``true`` started directly
-   and under the guard, median of ``--repeats`` runs each.
+   and under the guard, median of ``--repeats`` runs each; and the MiniZinc
+   backend's seconds per board with and without it (``--minizinc-boards``).
 2. rup_check's peak memory (VmHWM of a fresh interpreter) on the CNF of the
    first unsolvable board of instances/generated-unsolvable.txt that Glucose
    refutes, against the baseline of loading that formula into the checking
@@ -10,7 +11,7 @@
    naming variable 3,000,000,000 (which used to allocate about 24 GB), and with
    a proof of one million deletion lines (read a line at a time).
 
-    python scripts/bench_hardening.py [--repeats 15] [--out results/bench_hardening.json]
+    python scripts/bench_hardening.py [--repeats 15] [--minizinc-boards 10] [--out results/bench_hardening.json]
 """
 
 from __future__ import annotations
@@ -83,6 +84,34 @@ def refuted_formula(folder: Path) -> tuple[Path, Path, int]:
     raise SystemExit("no board of instances/generated-unsolvable.txt was refuted by glucose4")
 
 
+def minizinc_overhead(count: int) -> dict[str, float]:
+    """Median seconds per board of the MiniZinc backend with ``minizinc`` under the guard and started directly.
+
+    Both in this process, alternating board by board (so drift in machine load hits both alike).
+    """
+    import sigmar.encoders.minizinc_driver as driver
+    from sigmar.encoders.registry import make
+
+    boards = read_boards(ROOT / "instances" / "hexmatch-easy-100.txt")[:count]
+    timed: dict[str, list[float]] = {"guarded": [], "direct": []}
+    real = driver.guarded
+    backend = make("minizinc")
+    backend.solve(boards[0], 30)  # the model's one-off analysis, outside the timings
+    for board in boards:
+        for label in ("guarded", "direct"):
+            driver.guarded = real if label == "guarded" else (lambda argv, cleanup=None: argv)  # type: ignore[assignment]
+            start = time.perf_counter()
+            backend.solve(board, 30)
+            timed[label].append(time.perf_counter() - start)
+    driver.guarded = real
+    medians = {label: round(statistics.median(values), 4) for label, values in timed.items()}
+    print(
+        f"minizinc per board (median of {len(boards)} hexmatch-easy boards): guarded {medians['guarded']:.3f} s, "
+        f"direct {medians['direct']:.3f} s"
+    )
+    return medians
+
+
 def peak(code: str, *args: str) -> list[str]:
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
     return done.stdout.split()
@@ -92,6 +121,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--out", default="results/bench_hardening.json")
+    parser.add_argument("--minizinc-boards", type=int, default=10, help="boards for the MiniZinc overhead (0: skip)")
     args = parser.parse_args()
     out: dict[str, object] = {}
     direct = wall(["true"], args.repeats)
@@ -100,6 +130,13 @@ def main() -> None:
     print(
         f"start 'true': direct {direct * 1e3:.1f} ms, under the guard {under * 1e3:.1f} ms (median of {args.repeats})"
     )
+    if args.minizinc_boards:
+        with tempfile.TemporaryDirectory() as scratch:  # unguarded runs leave their folders: here, removed
+            tempfile.tempdir = scratch
+            try:
+                out["minizinc"] = minizinc_overhead(args.minizinc_boards)
+            finally:
+                tempfile.tempdir = None
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cnf, drup, clauses = refuted_formula(folder)
