@@ -19,11 +19,10 @@ kept to show why the repair is needed).
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import os
 import shlex
-import signal
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -36,8 +35,10 @@ from sigmar.models.result import Certificate, CertificateKind, Reason, Result, S
 from sigmar.models.rules import count_problem
 from sigmar.models.tiles import QUINTESSENCE
 
+from . import guard
 from .backend import Backend
 from .cnf_formula import Formula, parse_model
+from .guard import guarded
 
 VARIANTS = ("default", "steps", "thesis", "thesis-literal")
 DEFAULT_SOLVER = "glucose4"
@@ -47,6 +48,8 @@ UNINTERRUPTIBLE = ("cadical", "kissat", "lingeling")
 # ``cnf:external`` runs the DIMACS solver command in $SIGMAR_SAT_CMD (set by the CLI's --sat-cmd).
 EXTERNAL = "external"
 SAT_CMD_ENV = "SIGMAR_SAT_CMD"
+# The most an external solver may print (a model of a big board is a few MB).
+OUTPUT_CAP = 64 * 2**20
 # The python-sat solvers offered as names (any other works through build_formula);
 # the listing stays short enough for `sigmar backends`.
 LISTED_SOLVERS = (
@@ -100,9 +103,13 @@ def split_sub(sub: str | None) -> tuple[str, str]:
     return "default", sub
 
 
-def _solve_in_child(clauses: list[list[int]], solver: str, conn: Any) -> None:
-    """Child-process body for solvers that cannot be interrupted."""
+def _solve_in_child(clauses: list[list[int]], solver: str, conn: Any, parent: int) -> None:
+    """Child-process body for solvers that cannot be interrupted; it dies with the worker that forked it."""
     from pysat.solvers import Solver
+
+    guard.die_with_parent()
+    if os.getppid() != parent:  # the worker died before we could ask to die with it
+        os._exit(1)
 
     try:
         with Solver(name=solver, bootstrap_with=clauses) as sat:
@@ -220,8 +227,7 @@ class CnfBackend(Backend):
         if hasattr(live, "interrupt"):
             live.interrupt()
         elif isinstance(live, subprocess.Popen):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(live.pid, signal.SIGKILL)
+            guard.stop(live)
         elif hasattr(live, "kill"):
             live.kill()
         elif hasattr(live, "terminate"):
@@ -324,7 +330,7 @@ class CnfBackend(Backend):
         # fork: the child needs only the clauses, and starts in milliseconds (spawn re-imports).
         ctx: Any = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_solve_in_child, args=(formula.clauses, self.solver, child), daemon=True)
+        proc = ctx.Process(target=_solve_in_child, args=(formula.clauses, self.solver, child, os.getpid()), daemon=True)
         proc.start()
         child.close()
         self._live = proc
@@ -343,33 +349,81 @@ class CnfBackend(Backend):
             parent.close()
 
     def _solve_external(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
-        """An external DIMACS solver printing SAT-competition output; killed at the time limit."""
+        """An external DIMACS solver printing SAT-competition output; killed at the time limit.
+
+        It runs under a guard (:mod:`guard`) in a folder of its own, so neither it, nor
+        anything it starts, nor the formula file outlives the run; its output is read up
+        to ``OUTPUT_CAP`` bytes, and a solver that prints more is an error.
+        """
         assert self.sat_cmd is not None
-        with tempfile.TemporaryDirectory(prefix="sigmar-cnf-") as tmp:
-            path = os.path.join(tmp, "board.cnf")
+        folder = tempfile.mkdtemp(prefix="sigmar-cnf-")
+        try:
+            path = os.path.join(folder, "board.cnf")
             with open(path, "w") as out:
                 out.write(formula.to_dimacs())
             argv = [*shlex.split(self.sat_cmd), path]
             proc = subprocess.Popen(
-                argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True
+                guarded(argv, cleanup=folder), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True
             )
             self._live = proc
             try:
-                stdout, _ = proc.communicate(timeout=limit)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.communicate()
-                return None, None, {}
+                output = read_capped(proc, limit, OUTPUT_CAP)
             finally:
                 self._live = None
+                guard.stop(proc)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        if output is None:  # the time limit
+            return None, None, {}
         if self._stop.is_set():
             return None, None, {}
-        status, model = parse_model(stdout)
-        stats = {"exit_code": proc.returncode}
+        stats: dict[str, Any] = {"exit_code": proc.returncode}
+        if len(output) > OUTPUT_CAP:
+            stats["error"] = f"'{self.sat_cmd}' printed more than {OUTPUT_CAP // 2**20} MB; stopped"
+            return None, None, stats
+        if proc.returncode == 127 and not output:
+            stats["error"] = f"'{self.sat_cmd}' could not be started"
+            return None, None, stats
+        status, model = parse_model(output.decode("utf-8", "replace"))
         if status == "SATISFIABLE":
             return True, model, stats
         if status == "UNSATISFIABLE":
             return False, None, stats
         stats["error"] = f"'{self.sat_cmd}' printed no 's SATISFIABLE/UNSATISFIABLE' line (exit {proc.returncode})"
         return None, None, stats
+
+
+def read_capped(proc: subprocess.Popen[bytes], limit: float | None, cap: int) -> bytes | None:
+    """The process's standard output, at most ``cap`` + 1 bytes; None when ``limit`` seconds pass first.
+
+    A reader thread fills the buffer so the time limit holds even while the
+    solver prints nothing; past the cap it stops reading and kills the solver.
+    """
+    assert proc.stdout is not None
+    stream = proc.stdout
+    chunks: list[bytes] = []
+    size = [0]
+
+    def drain() -> None:
+        while size[0] <= cap:
+            chunk = os.read(stream.fileno(), 1 << 16)
+            if not chunk:
+                return
+            chunks.append(chunk)
+            size[0] += len(chunk)
+        guard.stop(proc)
+
+    deadline = None if limit is None else time.monotonic() + limit
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    reader.join(limit)
+    try:
+        if reader.is_alive():  # still printing, or silent, at the limit
+            raise subprocess.TimeoutExpired(proc.args, limit or 0)
+        # Its output closed; it may still run (a script that closed stdout): the limit holds too.
+        proc.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        guard.stop(proc)
+        reader.join(5)
+        return None
+    return b"".join(chunks)

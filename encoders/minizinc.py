@@ -23,7 +23,9 @@ backend loads it by path, so nothing global is changed.
 
 Solving runs asynchronously: at the time limit, on :meth:`stop` or on
 KeyboardInterrupt the task is cancelled, and the ``minizinc`` package then
-terminates the driver, which kills ``fzn-gecode``.
+terminates the driver.  ``minizinc`` runs under a guard process
+(:mod:`minizinc_driver`), which kills ``fzn-gecode`` and removes the run's
+temporary files however ``minizinc`` or the worker above it ends.
 """
 
 from __future__ import annotations
@@ -452,13 +454,17 @@ def _base_instance(solver_name: str, model: str, thread: int) -> Any:
         solver = minizinc.Solver.lookup("gecode")  # another MiniZinc build: its own Gecode config
     else:
         solver = minizinc.Solver.lookup(installed_solvers().get(solver_name, solver_name))
-    instance = minizinc.Instance(solver, minizinc.Model(Path(model)))
+    from sigmar.encoders.minizinc_driver import guarded_driver
+
+    driver = guarded_driver(str(minizinc.default_driver.executable))
+    instance = minizinc.Instance(solver, minizinc.Model(Path(model)), driver)
     instance.analyse()
     return instance
 
 
 def _copy_analysis(base: Any, child: Any) -> None:
-    """``Instance.branch`` copies the analysis but not whether there is an output item (0.10)."""
+    """``Instance.branch`` copies neither the driver nor whether there is an output item (0.10)."""
+    child._driver = base._driver
     if getattr(child, "_has_output_item_cache", None) is None and hasattr(base, "_has_output_item_cache"):
         child._has_output_item_cache = base._has_output_item_cache
 

@@ -84,11 +84,13 @@ def make(name: str, **options: object) -> Backend:
 
 def expand(spec: str) -> list[str]:
     """Backend names from ``all`` or a comma list; ``all`` means every available family."""
-    if spec.strip() == "all":
-        return [f for f in family_names() if info(f).available]
     names = [part.strip() for part in spec.split(",") if part.strip()]
+    if names == ["all"]:  # also 'all,': a stray comma changes nothing
+        return [f for f in family_names() if info(f).available]
     if not names:
-        raise UnknownBackend("no backend named")
+        raise UnknownBackend(f"no backend named in '{spec}'; give a name, a comma list, or 'all'")
+    if "all" in names:
+        raise UnknownBackend(f"'all' stands alone, not in a list ('{spec}'): use 'all', or list the backends")
     for name in names:
         family, _ = split_name(name)
         if family not in family_names():

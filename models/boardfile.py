@@ -49,11 +49,21 @@ class _Block:
     rows: list[tuple[int, str]]  # (line number, cell symbols without whitespace)
 
 
+def lines_of(text: str) -> list[str]:
+    """The file's lines, split at ``\n`` (and ``\r\n``) only, a leading BOM dropped.
+
+    Why not ``str.splitlines``: it also splits at VT, FF, U+0085 and U+2028,
+    which would shift every row and line number after one; here they are
+    whitespace inside a row, like any other.
+    """
+    return [line.removesuffix("\r") for line in text.removeprefix("\ufeff").split("\n")]
+
+
 def _split_blocks(text: str) -> list[_Block]:
     blocks: list[_Block] = []
     current: _Block | None = None
     last_comment: str | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(lines_of(text), start=1):
         body, hash_, comment = raw.partition("#")
         cells = "".join(body.split())
         if not cells:
@@ -138,7 +148,9 @@ def read_text(path: str | Path) -> str:
         if filename == "-":
             import sys
 
-            data = sys.stdin.buffer.read()
+            data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+            if len(data) > MAX_FILE_BYTES:
+                raise BoardFileError(filename, f"more than {MAX_FILE_BYTES} bytes is too large for a board file")
         else:
             size = Path(path).stat().st_size
             if size > MAX_FILE_BYTES:

@@ -29,49 +29,104 @@ class Solution:
     moves: tuple[tuple[RowCol, ...], ...]
 
 
-_CELL = re.compile(r"^\s*\[?\s*(-?\d+)\s*,\s*(-?\d+)\s*\]?\s*$")
+_CELL = re.compile(r"^\s*\[?\s*([0-9]+)\s*,\s*([0-9]+)\s*\]?\s*$", re.ASCII)
+# A cell's row or column is never more than this many digits (a side-10 board has 19 rows).
+MAX_DIGITS = 6
+MAX_DEPTH = 8  # an answer object nests moves, cells and coordinates: 5 deep
+MAX_CHARS = 16 * 2**20  # the solutions of a thousand side-10 boards fit in a tenth of this
 
 
 def parse_solutions(text: str, filename: str = "<solution>") -> list[Solution]:
+    if len(text) > MAX_CHARS:
+        raise BoardFileError(filename, f"{len(text)} characters is too large for a solution file")
+    text = text.removeprefix("\ufeff")
     stripped = text.lstrip()
     if stripped.startswith("{") or stripped.startswith("["):
         return _parse_json(text, filename)
     return [_parse_lines(text, filename)]
 
 
+class _NotACell(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NotACell(f"{name} is not a number a cell can have")
+
+
+def _depth(line: str) -> int:
+    """How deep brackets nest in a JSON line (counted outside strings), so a hostile one never reaches json."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in line:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _cell(value: Any) -> RowCol:
+    """A ``[row, col]`` pair of non-negative ints (no bool, no float, no string), else ValueError."""
+    if not isinstance(value, list) or len(value) != 2:
+        raise ValueError("a cell is a list of two numbers [row, col]")
+    for part in value:
+        if isinstance(part, bool) or not isinstance(part, int):
+            raise ValueError(f"{json.dumps(part)[:20]} is not a whole number")
+        if part < 0 or part >= 10**MAX_DIGITS:
+            raise ValueError(f"{str(part)[:20]} is not a row or column")
+    return value[0], value[1]
+
+
 def _parse_json(text: str, filename: str) -> list[Solution]:
     out = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
+        if _depth(line) > MAX_DEPTH:
+            raise BoardFileError(filename, f"JSON nested more than {MAX_DEPTH} deep", line=number)
         try:
-            record: Any = json.loads(line)
+            record: Any = json.loads(line, parse_constant=_reject_constant)
         except json.JSONDecodeError as exc:
             raise BoardFileError(filename, f"not valid JSON: {exc.msg}", line=number, col=exc.colno - 1) from None
+        except _NotACell as exc:
+            raise BoardFileError(filename, f"not a solution: {exc}", line=number) from None
+        except (ValueError, RecursionError):  # a number of thousands of digits
+            raise BoardFileError(
+                filename, "not a solution: a number too long to be a row or column", line=number
+            ) from None
         records = record if isinstance(record, list) else [record]
         for item in records:
             if not isinstance(item, dict):
                 raise BoardFileError(filename, "expected a JSON object with 'moves'", line=number)
+            name = item.get("board")
+            if name is not None and not isinstance(name, str):
+                raise BoardFileError(filename, "'board' must be a string", line=number)
             if "moves" not in item:
                 status = item.get("status", "no status")
-                raise BoardFileError(
-                    filename, f"this answer has no moves (status: {status})", line=number, board=item.get("board")
-                )
+                raise BoardFileError(filename, f"this answer has no moves (status: {status})", line=number, board=name)
+            if not isinstance(item["moves"], list):
+                raise BoardFileError(filename, "'moves' must be a list of moves", line=number, board=name)
             moves = []
             for index, move in enumerate(item["moves"]):
                 cells = move.get("cells") if isinstance(move, dict) else move
                 try:
-                    if not isinstance(cells, list):
-                        raise TypeError
-                    moves.append(tuple((int(c[0]), int(c[1])) for c in cells))
-                except (TypeError, ValueError, IndexError, KeyError):
-                    raise BoardFileError(
-                        filename,
-                        f"move {index + 1} is not a list of [row, col] cells",
-                        line=number,
-                        board=item.get("board"),
-                    ) from None
-            out.append(Solution(item.get("board"), tuple(moves)))
+                    if not isinstance(cells, list) or not cells:
+                        raise ValueError("a move is a nonempty list of [row, col] cells")
+                    moves.append(tuple(_cell(c) for c in cells))
+                except ValueError as exc:
+                    raise BoardFileError(filename, f"move {index + 1}: {exc}", line=number, board=name) from None
+            out.append(Solution(name, tuple(moves)))
     if not out:
         raise BoardFileError(filename, "no solution in this file")
     return out
@@ -79,7 +134,7 @@ def _parse_json(text: str, filename: str) -> list[Solution]:
 
 def _parse_lines(text: str, filename: str) -> Solution:
     moves = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
@@ -90,6 +145,8 @@ def _parse_lines(text: str, filename: str) -> Solution:
             match = _CELL.match(token)
             if match is None:
                 raise BoardFileError(filename, f"'{token}' is not a cell 'row,col'", line=number, col=col)
+            if max(len(match.group(1)), len(match.group(2))) > MAX_DIGITS:
+                raise BoardFileError(filename, f"'{token[:20]}' is not a row and column", line=number, col=col)
             cells.append((int(match.group(1)), int(match.group(2))))
         moves.append(tuple(cells))
     if not moves:
@@ -108,9 +165,13 @@ def match_solutions(
         raise BoardFileError(filename, f"no board named '{board_name}'")
     pairs = []
     for index, solution in enumerate(solutions):
+        if solution.board is not None and solution.board not in by_name:
+            raise BoardFileError(filename, f"the solution is for board '{solution.board}', which is not in the file")
+        if board_name is not None and solution.board is not None and solution.board != board_name:
+            raise BoardFileError(filename, f"the solution is for board '{solution.board}', not '{board_name}'")
         if board_name is not None:
             board = by_name[board_name]
-        elif solution.board is not None and solution.board in by_name:
+        elif solution.board is not None:
             board = by_name[solution.board]
         elif len(solutions) == len(boards):
             board = boards[index]

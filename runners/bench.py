@@ -257,17 +257,19 @@ def bench(
         if on_board is not None:
             on_board(rows)
 
-    with ProofStore() as proofs:
-        for run, raw, usage in executor:
-            answer = certify(run.board, checked(run.board, raw), proofs)
-            index = run.index // width
-            answers.setdefault(index, {})[run.backend] = (answer, usage)
-            if on_done is not None:
-                on_done(run, answer)
-            if len(answers[index]) == width:
-                grade(index)
-    for index in sorted(answers):  # boards a stopped executor left part-answered
-        grade(index)
+    try:
+        with ProofStore() as proofs:
+            for run, raw, usage in executor:
+                answer = certify(run.board, checked(run.board, raw), proofs)
+                index = run.index // width
+                answers.setdefault(index, {})[run.backend] = (answer, usage)
+                if on_done is not None:
+                    on_done(run, answer)
+                if len(answers[index]) == width:
+                    grade(index)
+    finally:  # boards a stopped or interrupted executor left part-answered: a CSV keeps them too
+        for index in sorted(answers):
+            grade(index)
     ordered_boards = [graded[i] for i in sorted(graded)]
     return BenchResult([row for rows, _ in ordered_boards for row in rows], [v for _, v in ordered_boards])
 

@@ -104,7 +104,7 @@ def check_drup(board: Board, drup: Path) -> Verdict:
     if not isinstance(names, dict) or any(names.get(key) != expected[key] for key in summary):
         return Verdict(False, f"{vars_path.name} does not describe this board's formula")
     try:
-        steps = parse_drup(drup.read_text(encoding="utf-8"), max_variable=formula.nv)
+        steps = parse_drup(drup.read_text(encoding="utf-8"), formula.nv)
     except (ProofFormatError, ValueError, OSError) as exc:
         raise CertificateError(f"{drup}: {exc}") from None
     report = check_rup(formula.clauses, [step for _, step in steps], [line for line, _ in steps])

@@ -42,9 +42,9 @@ class ProofStore:
 
     def __init__(self, directory: Path | None = None) -> None:
         self._temporary = tempfile.TemporaryDirectory(prefix="sigmar-proofs-") if directory is None else None
-        path = Path(self._temporary.name) if self._temporary is not None else directory
-        assert path is not None
-        self.path: Path = path
+        folder = Path(self._temporary.name) if self._temporary is not None else directory
+        assert folder is not None
+        self.path: Path = folder
         self.path.mkdir(parents=True, exist_ok=True)
         self._used: set[str] = set()
 
@@ -63,24 +63,46 @@ class ProofStore:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
 
-    def _stem(self, board: Board) -> str:
-        """A stem none of whose files this store wrote before (another backend, the same board twice)."""
+    def _claim(self, board: Board, suffixes: tuple[str, ...]) -> str:
+        """A stem whose files nobody else writes: each file created empty and exclusively (``O_EXCL``).
+
+        Another backend of this run, or another run sharing ``--proof-dir``, that
+        wants the same stem finds a file there and takes ``STEM-2`` (and so on), so
+        every run checks and reports the files it wrote itself.
+        """
         base = proof_stem(board)
-        stem, n = base, 1
-        while stem in self._used:
-            n += 1
-            stem = f"{base}-{n}"
-        self._used.add(stem)
-        return stem
+        for n in range(1, 10_000):
+            stem = base if n == 1 else f"{base}-{n}"
+            if stem in self._used:
+                continue
+            claimed: list[Path] = []
+            try:
+                for suffix in suffixes:
+                    target = self.path / f"{stem}{suffix}"
+                    os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+                    claimed.append(target)
+            except FileExistsError:
+                for target in claimed:
+                    target.unlink(missing_ok=True)
+                continue
+            self._used.add(stem)
+            return stem
+        raise OSError(f"no free name for the proof of {board.name} in {self.path}")
 
     def write(self, board: Board, certificate: Certificate) -> Certificate:
         """The certificate with its texts written (each atomically) and ``file`` naming the main one."""
         if not certificate.texts:
             return certificate
         suffixes = CERTIFICATE_SUFFIXES.get(certificate.kind, tuple(certificate.texts))
-        stem = self._stem(board)
-        for suffix, text in certificate.texts.items():
-            _write_atomic(self.path / f"{stem}{suffix}", text)
+        claimed = tuple(dict.fromkeys((*suffixes, *certificate.texts)))
+        stem = self._claim(board, claimed)
+        try:
+            for suffix, text in certificate.texts.items():
+                _write_atomic(self.path / f"{stem}{suffix}", text)
+        except BaseException:  # no empty placeholders left behind
+            for suffix in claimed:
+                (self.path / f"{stem}{suffix}").unlink(missing_ok=True)
+            raise
         main = self.path / f"{stem}{suffixes[0]}"
         return Certificate(certificate.kind, certificate.cells, str(main), temporary=not self.kept)
 

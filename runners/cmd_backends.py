@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from rich.console import Console
 from rich.table import Table
 
 from sigmar.encoders.registry import family_names, info
 
 from .options import add_json
+from .tables import PipeConsole
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -47,5 +47,5 @@ def run(args: argparse.Namespace) -> int:
         names = ", ".join(f"{row.family}:{s}" for s in row.subs) or "-"
         available = "yes" if row.available else f"no: {row.why_not}"
         table.add_row(row.family, available, row.version, names, row.cls.description if row.cls else "")
-    Console(soft_wrap=False).print(table)
+    PipeConsole(soft_wrap=False).print(table)
     return 0

@@ -17,7 +17,7 @@ from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Result
 
 from .bench import CsvSink, bench, cactus_plot, machine_lines, plan, read_csv, run_local, summarise
-from .options import UsageError, add_backend, add_time_limit, apply_sat_cmd, chosen_backends
+from .options import UsageError, add_backend, add_time_limit, apply_sat_cmd, chosen_backends, job_count, writable_file
 from .report import exit_code
 from .scores import compare, vbs
 from .tables import table_console
@@ -37,13 +37,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_backend(parser)
     add_time_limit(parser, default=10.0)
     parser.add_argument(
-        "--jobs", "-j", type=int, default=1, metavar="N", help="runs at once (default 1: the cleanest timings)"
+        "--jobs", "-j", type=job_count, default=1, metavar="N", help="runs at once (default 1: the cleanest timings)"
     )
-    parser.add_argument("--out", metavar="CSV", help="write one row per board and backend here")
-    parser.add_argument("--plot", metavar="PNG", help="draw the cactus plot here")
+    parser.add_argument("--out", type=writable_file, metavar="CSV", help="write one row per board and backend here")
+    parser.add_argument("--plot", type=writable_file, metavar="PNG", help="draw the cactus plot here")
     parser.add_argument("--scatter", metavar="PNG", help="draw a log-log scatter of two backends here")
     parser.add_argument("--pair", metavar="X,Y", help="the two backends of --scatter (default: the first two chosen)")
-    parser.add_argument("--html", metavar="REPORT", help="write one self-contained HTML report here")
+    parser.add_argument(
+        "--html", type=writable_file, metavar="REPORT", help="write one self-contained HTML report here"
+    )
     parser.add_argument("--xml", metavar="DIR", help="write BenchExec result XML here, one file per backend")
     parser.add_argument("--baseline", metavar="OLD.csv", help="compare with an earlier bench CSV")
     parser.add_argument(
@@ -171,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             client = Client(args.cluster, timeout="10s")
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: not an address at all
             raise UsageError(f"cannot reach the Dask scheduler at {args.cluster}: {exc}") from None
         where = describe(client)
         executor = run_cluster(runs, args.time_limit, client)

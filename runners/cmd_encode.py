@@ -13,7 +13,7 @@ from sigmar.encoders.backend import Backend
 from sigmar.encoders.registry import family_names, info
 from sigmar.models.boardfile import read_boards
 
-from .options import UsageError, add_board_file
+from .options import UsageError, add_board_file, writable_file
 
 TARGETS = ("dimacs", "cpsat", "mzn", "dzn")
 
@@ -29,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_board_file(parser)
     parser.add_argument("--to", required=True, choices=TARGETS, help="what to write")
     parser.add_argument("--variant", default=None, help="encoding variant (for dimacs: default or thesis)")
-    parser.add_argument("-o", "--out", metavar="OUT", help="output file (default: standard output)")
+    parser.add_argument("-o", "--out", type=writable_file, metavar="OUT", help="output file (default: standard output)")
     parser.set_defaults(run=run)
 
 

@@ -42,7 +42,7 @@ from sigmar.models.static import unsolvable_reason
 from sigmar.models.templates import FOLDS, Template, ondrovo_templates, random_template, read_templates
 
 from .check import run_checked
-from .options import UsageError, positive_float
+from .options import UsageError, positive_int, seconds, writable_file
 from .report import dumps, result_json
 
 SOUND = (Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED)
@@ -71,16 +71,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", "-s", type=int, default=0, metavar="S", help="random seed (default 0)")
     parser.add_argument("--unsolvable", action="store_true", help="write refuted unsolvable boards instead")
     parser.add_argument("--stats", action="store_true", help="add the random-play clear rate and search nodes")
-    parser.add_argument("--runs", type=int, default=100, metavar="R", help="random plays per board for --stats")
     parser.add_argument(
-        "--time-limit", type=positive_float, default=10.0, metavar="S", help="seconds for search per board (default 10)"
+        "--runs", type=positive_int, default=100, metavar="R", help="random plays per board for --stats"
+    )
+    parser.add_argument(
+        "--time-limit", type=seconds, default=10.0, metavar="S", help="seconds for search per board (default 10)"
     )
     parser.add_argument(
         "--witness",
         metavar="FILE",
         help="also write each solvable board's witness as JSON Lines, as 'solve --json' does",
     )
-    parser.add_argument("-o", "--out", metavar="FILE", help="output file (default: standard output)")
+    parser.add_argument(
+        "-o", "--out", type=writable_file, metavar="FILE", help="output file (default: standard output)"
+    )
     parser.set_defaults(run=run)
 
 

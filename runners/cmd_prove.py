@@ -9,7 +9,7 @@ from rich.table import Table
 from sigmar.models.result import Result, Status
 
 from .certify import ProofStore
-from .options import add_board_files, add_json, add_proof_dir, add_time_limit, positive_float, read_board_files
+from .options import add_board_files, add_json, add_proof_dir, add_time_limit, read_board_files, seconds
 from .prove import DEFAULT_PROVER, PROVERS, Prover
 from .report import dumps, exit_code, result_json, summary_line
 from .tables import add_text_row, table_console
@@ -34,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--corroborate",
-        type=positive_float,
+        type=seconds,
         default=5.0,
         metavar="S",
         help="seconds for CP-SAT and MiniZinc to corroborate a proof (default 5)",

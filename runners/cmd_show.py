@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
@@ -20,7 +19,8 @@ from sigmar.models.rules import Position
 from sigmar.models.solution import Solution, match_solutions, parse_solutions, to_moves
 from sigmar.models.tiles import METALS
 
-from .options import add_board_file, positive_float
+from .options import add_board_file, seconds
+from .tables import PipeConsole
 
 STYLES = {
     "a": "bold bright_cyan",
@@ -54,7 +54,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--coords", action="store_true", help="write each cell's row,col in the SVG")
     parser.add_argument(
         "--time-limit",
-        type=positive_float,
+        type=seconds,
         default=60.0,
         metavar="S",
         help="seconds for 'prove' per board, for --html without a solution (default 60)",
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         from .show_files import write_files
 
         return write_files(args, boards, played)
-    console = Console(no_color=args.no_color, highlight=False)
+    console = PipeConsole(no_color=args.no_color, highlight=False)
     for board in boards:
         plural = "" if len(board) == 1 else "s"
         console.print(f"[bold]{escape(board.name)}[/bold]  ({len(board)} tile{plural}, side {board.dim})")

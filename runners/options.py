@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import shlex
+import shutil
 import tempfile
 from collections import Counter
 from dataclasses import replace
@@ -13,15 +16,69 @@ from sigmar.encoders.registry import expand
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 
+WEEK = 7 * 24 * 3600.0
 
-def positive_float(text: str) -> float:
+
+def seconds(text: str) -> float:
+    """A time limit: a finite number of seconds, more than 0 and at most a week (so timers never overflow)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"'{text}' must be positive")
+    if not math.isfinite(value) or value <= 0 or value > WEEK:
+        raise argparse.ArgumentTypeError(f"'{text}' must be a number of seconds above 0 and at most {WEEK:g} (a week)")
     return value
+
+
+def positive_int(text: str) -> int:
+    """A whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' must be at least 1")
+    return value
+
+
+def job_count(text: str) -> int:
+    """``--jobs``: a whole number from 1 to 1024."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if not 1 <= value <= 1024:
+        raise argparse.ArgumentTypeError(f"'{text}' must be from 1 to 1024")
+    return value
+
+
+def sat_command(text: str) -> str:
+    """``--sat-cmd``: split as a shell would (``shlex``), and its program found, before any board is read."""
+    try:
+        argv = shlex.split(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"cannot split '{text}': {exc}") from None
+    if not argv:
+        raise argparse.ArgumentTypeError("the command is empty")
+    program = argv[0]
+    if shutil.which(program) is None:
+        where = "is not an executable file" if os.sep in program else "is not on PATH"
+        raise argparse.ArgumentTypeError(f"'{program}' {where}")
+    return text
+
+
+def writable_file(text: str) -> Path:
+    """An output file whose folder exists (made if missing) and takes a new file; checked before any work."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"'{text}' is a folder, not a file")
+    try:
+        writable_folder(str(path.parent))
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"cannot write '{text}': {exc}") from None
+    if path.exists() and not os.access(path, os.W_OK):
+        raise argparse.ArgumentTypeError(f"cannot write '{text}': permission denied")
+    return path
 
 
 def add_board_file(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +92,7 @@ def add_json(parser: argparse.ArgumentParser) -> None:
 def add_time_limit(parser: argparse.ArgumentParser, default: float = 60.0) -> None:
     parser.add_argument(
         "--time-limit",
-        type=positive_float,
+        type=seconds,
         default=default,
         metavar="S",
         help=f"seconds per board (default {default:g})",
@@ -55,6 +112,7 @@ def add_backend(parser: argparse.ArgumentParser, default: str = "all") -> None:
 def add_sat_cmd(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sat-cmd",
+        type=sat_command,
         metavar="CMD",
         help="an external SAT solver that reads DIMACS and prints SAT-competition output (e.g. 'kissat -q'); "
         "runs as backend cnf:external, which it selects when --backend is left at its default",
@@ -78,8 +136,8 @@ def writable_folder(text: str) -> Path:
         path.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):
             pass
-    except FileExistsError:
-        raise argparse.ArgumentTypeError(f"'{text}' is a file, not a folder") from None
+    except (FileExistsError, NotADirectoryError):
+        raise argparse.ArgumentTypeError(f"'{text}' is a file, or under one, not a folder") from None
     except OSError as exc:
         raise argparse.ArgumentTypeError(f"cannot write in '{text}': {exc.strerror or exc}") from None
     return path

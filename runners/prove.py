@@ -123,8 +123,11 @@ def drup_second_opinion(drup_path: Path) -> str:
     cnf_path = drup_path.with_suffix(".cnf")
     if not drup_path.is_file() or not cnf_path.is_file():
         return "skipped: the proof files were not kept"
-    _, clauses = rup_check.parse_dimacs(cnf_path.read_text())
-    steps = [step for _, step in rup_check.parse_drup(drup_path.read_text())]
+    try:
+        variables, clauses = rup_check.parse_dimacs(cnf_path.read_text())
+        steps = [step for _, step in rup_check.parse_drup(drup_path.read_text(), variables)]
+    except rup_check.ProofFormatError:
+        return "invalid"
     return rup_check.second_opinion(clauses, steps)
 
 

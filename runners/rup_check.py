@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 Clause = list[int]
@@ -35,6 +36,10 @@ CHECKER_SOLVER = "minisat22"
 # 18,665-clause board formula, measured), roughly linear in lemmas x clauses.
 # Beyond this much work the second opinion is skipped rather than stalling a run.
 SECOND_OPINION_MAX_WORK = 100_000
+# Sizes refused before anything is allocated: the checking solver allocates per variable,
+# so a header (or a proof literal) naming billions of variables would exhaust memory.
+MAX_VARIABLES = 50_000_000
+MAX_LINE = 10_000_000
 
 
 class ProofFormatError(ValueError):
@@ -81,6 +86,10 @@ def parse_dimacs(text: str) -> tuple[int, list[Clause]]:
         body.append(line)
     if header is None:
         raise ProofFormatError("no 'p cnf' header")
+    if header[0] < 0 or header[1] < 0:
+        raise ProofFormatError(f"the header's counts must not be negative: {header}")
+    if header[0] > MAX_VARIABLES:
+        raise ProofFormatError(f"the header's {header[0]} variables are more than this checker takes ({MAX_VARIABLES})")
     try:
         literals = list(map(int, " ".join(body).split()))
     except ValueError as exc:
@@ -100,13 +109,20 @@ def parse_dimacs(text: str) -> tuple[int, list[Clause]]:
     return header[0], clauses
 
 
-def parse_drup(text: str, max_variable: int | None = None) -> list[tuple[int, Step]]:
-    """``(line number, (is_deletion, literals))`` per proof line; text DRUP only (one clause a line).
+def parse_drup(text: str, variables: int | None = None) -> list[tuple[int, Step]]:
+    """``(line number, (is_deletion, literals))`` per proof line; text DRUP only (one clause a line)."""
+    return list(iter_drup(text.splitlines(), variables))
 
-    With ``max_variable``, a literal beyond the formula's variables is refused as it is read.
+
+def iter_drup(lines: Iterable[str], variables: int | None = None) -> Iterator[tuple[int, Step]]:
+    """The steps of a text DRUP proof as they are read, each literal checked against ``variables``.
+
+    Why the bound: a lemma naming variable 3,000,000,000 would make the checking
+    solver allocate for that many variables (about 24 GB) before it could fail.
     """
-    steps: list[tuple[int, Step]] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(lines, start=1):
+        if len(raw) > MAX_LINE:
+            raise ProofFormatError(f"proof line {number}: longer than {MAX_LINE} characters")
         line = raw.strip()
         if not line or line.startswith("c"):
             continue
@@ -114,20 +130,18 @@ def parse_drup(text: str, max_variable: int | None = None) -> list[tuple[int, St
         if deletion:
             # Deletions are skipped by the check, so their literals are not even read.
             if not line.endswith(" 0"):
-                raise ProofFormatError(f"proof line {number}: a deletion must end with 0: '{line}'")
-            steps.append((number, (True, [])))
+                raise ProofFormatError(f"proof line {number}: a deletion must end with 0: '{line[:80]}'")
+            yield number, (True, [])
             continue
-        body = line
         try:
-            literals = list(map(int, body.split()))
+            literals = list(map(int, line.split()))
         except ValueError:
-            raise ProofFormatError(f"proof line {number}: not a clause: '{line}'") from None
+            raise ProofFormatError(f"proof line {number}: not a clause: '{line[:80]}'") from None
         if not literals or literals[-1] != 0 or 0 in literals[:-1]:
-            raise ProofFormatError(f"proof line {number}: a clause must end with a single 0: '{line}'")
-        if max_variable is not None and any(abs(lit) > max_variable for lit in literals):
-            raise ProofFormatError(f"proof line {number}: a literal is beyond the formula's {max_variable} variables")
-        steps.append((number, (False, literals[:-1])))
-    return steps
+            raise ProofFormatError(f"proof line {number}: a clause must end with a single 0: '{line[:80]}'")
+        if variables is not None and literals and max(max(literals), -min(literals)) > variables:
+            raise ProofFormatError(f"proof line {number}: a literal names a variable beyond the formula's {variables}")
+        yield number, (False, literals[:-1])
 
 
 def proof_lines(proof: list[str]) -> list[Step]:
@@ -140,26 +154,44 @@ def check_rup(clauses: list[Clause], steps: list[Step], lines: list[int] | None 
 
     ``lines`` gives each step's line in the proof file, for the message; by default steps count from 1.
     """
+    numbers = lines if lines is not None else list(range(1, len(steps) + 1))
+    report = check_stream(clauses, zip(numbers, steps, strict=True))
+    lemmas = sum(1 for deletion, _ in steps if not deletion)
+    return replace(report, lemmas=lemmas, deletions=len(steps) - lemmas)
+
+
+def check_stream(clauses: list[Clause], steps: Iterable[tuple[int, Step]]) -> CheckReport:
+    """The check of :func:`check_rup` on steps as they come (a proof read line by line stays on disk).
+
+    ``lemmas`` and ``deletions`` count the steps read up to the verdict.
+    """
     from pysat.solvers import Solver
 
     start = time.perf_counter()
-    numbers = lines if lines is not None else list(range(1, len(steps) + 1))
-    lemmas = sum(1 for deletion, _ in steps if not deletion)
-    deletions = len(steps) - lemmas
-    checked = 0
+    counts = {"lemmas": 0, "deletions": 0, "checked": 0}
 
     def report(valid: bool, message: str, failed_at: int | None = None) -> CheckReport:
-        return CheckReport(valid, lemmas, deletions, checked, time.perf_counter() - start, message, failed_at)
+        return CheckReport(
+            valid,
+            counts["lemmas"],
+            counts["deletions"],
+            counts["checked"],
+            time.perf_counter() - start,
+            message,
+            failed_at,
+        )
 
     with Solver(name=CHECKER_SOLVER, bootstrap_with=clauses) as checker:
-        for line, (deletion, literals) in zip(numbers, steps, strict=True):
+        for line, (deletion, literals) in steps:
             if deletion:
+                counts["deletions"] += 1
                 continue
+            counts["lemmas"] += 1
             no_conflict, _ = checker.propagate(assumptions=[-lit for lit in literals])
             if no_conflict:
                 shown = " ".join(map(str, literals)) or "the empty clause"
                 return report(False, f"lemma on proof line {line} ({shown}) does not follow by unit propagation", line)
-            checked += 1
+            counts["checked"] += 1
             if not literals:
                 return report(True, "the empty clause is derived")
             checker.add_clause(literals)
@@ -171,26 +203,34 @@ def check_rup(clauses: list[Clause], steps: list[Step], lines: list[int] | None 
 
 def check_text(cnf_text: str, drup_text: str) -> CheckReport:
     """Check a proof given as DIMACS and DRUP texts; a text that does not parse is an invalid proof."""
-    start = time.perf_counter()
-    try:
-        _, clauses = parse_dimacs(cnf_text)
-        steps = parse_drup(drup_text)
-    except ProofFormatError as exc:
-        return CheckReport(False, 0, 0, 0, time.perf_counter() - start, str(exc))
-    report = check_rup(clauses, [step for _, step in steps], [line for line, _ in steps])
-    return CheckReport(
-        report.valid,
-        report.lemmas,
-        report.deletions,
-        report.checked,
-        time.perf_counter() - start,
-        report.message,
-        report.failed_at,
-    )
+    return _check(cnf_text, drup_text.splitlines())
 
 
 def check_files(cnf_path: str | Path, drup_path: str | Path) -> CheckReport:
-    return check_text(Path(cnf_path).read_text(), Path(drup_path).read_text())
+    """Check a proof on disk; the proof is read a line at a time, so only the formula is held in memory."""
+    cnf_text = Path(cnf_path).read_text()
+    with Path(drup_path).open() as proof:
+        return _check(cnf_text, proof)
+
+
+def _check(cnf_text: str, proof: Iterable[str]) -> CheckReport:
+    start = time.perf_counter()
+    lemmas = [0, 0]
+
+    def counted(steps: Iterator[tuple[int, Step]]) -> Iterator[tuple[int, Step]]:
+        for number, step in steps:
+            lemmas[step[0]] += 1
+            yield number, step
+
+    try:
+        _, clauses = parse_dimacs(cnf_text)
+        # Not the header's count: the checking solver allocates only for variables the formula uses,
+        # and a DRUP lemma gains nothing from a variable that no clause names.
+        used = max((abs(lit) for clause in clauses for lit in clause), default=0)
+        report = check_stream(clauses, counted(iter_drup(proof, used)))
+    except ProofFormatError as exc:
+        return CheckReport(False, lemmas[0], lemmas[1], 0, time.perf_counter() - start, str(exc))
+    return replace(report, seconds=time.perf_counter() - start)
 
 
 def drup_available() -> tuple[bool, str]:
@@ -230,7 +270,13 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 2:
         print("usage: python -m sigmar.runners.rup_check FORMULA.cnf PROOF.drup", file=sys.stderr)
         return 2
-    report = check_files(args[0], args[1])
+    try:
+        report = check_files(args[0], args[1])
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        name = exc.filename if isinstance(exc, OSError) and exc.filename else f"{args[0]} or {args[1]}"
+        print(f"rup_check: cannot read {name}: {why}", file=sys.stderr)
+        return 2
     verdict = "VALID" if report.valid else "INVALID"
     print(
         f"{verdict}: {report.message} ({report.lemmas} lemmas, {report.deletions} deletions, "

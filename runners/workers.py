@@ -113,9 +113,11 @@ def _worker_main(
     thread handing jobs over through a queue cost ~3 ms a job in GIL
     hand-offs, more than the search backend needs for a whole board.)
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # until it leads its own group, Ctrl-C is the parent's
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler raises; a worker just dies
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # now only a SIGINT sent to the worker itself arrives
     _die_with_parent()
     if os.getppid() != parent_pid:  # the parent died before we could ask to die with it
         os._exit(1)
