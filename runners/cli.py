@@ -24,6 +24,7 @@ SUBCOMMANDS = (
     "prove",
     "bench",
     "generate",
+    "survey",
     "encode",
     "decode",
     "show",
