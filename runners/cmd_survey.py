@@ -127,16 +127,19 @@ def run(args: argparse.Namespace) -> int:
             out = args.results.open("a", encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"{args.results}: {exc.strerror or exc}") from None
+    client = _client(args.cluster) if args.cluster else None
     try:
         answers = (
-            answer_on_cluster(deals, todo, names, args.time_limit, _client(args.cluster))
-            if args.cluster
+            answer_on_cluster(deals, todo, names, args.time_limit, client)
+            if client is not None
             else answer_locally(deals, todo, names, args.time_limit, args.proof_dir)
         )
         _consume(answers, tally, out, args.count)
     except ClusterError as exc:
         raise UsageError(str(exc)) from None
     finally:
+        if client is not None:
+            client.close()
         if out is not None:
             out.close()
     wall = time.perf_counter() - start
