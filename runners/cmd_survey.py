@@ -28,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="deal N random boards, answer each (race, checked certificates), estimate the solvable fraction",
         description="Deal N random boards and answer each through the race: solved (moves replayed by the rule "
         "engine) or unsolvable (certificate checked independently); anything else is unknown. Prints the counts "
-        "and the solvable fraction over the answered boards with its 95%% Wilson interval (unknowns are left "
+        "and the solvable fraction over the answered boards with its 95% Wilson interval (unknowns are left "
         "out of it and shown apart). With --results the answers are appended to a JSON Lines file as they "
         "come; a rerun with the same file continues where a killed run stopped. Exit 0 every board answered, "
         "1 some unknown, 2 bad arguments, 3 a wrong answer.",
@@ -105,6 +105,8 @@ def summary_table(deals: Deals, tally: Tally, wall: float) -> Table:
 def run(args: argparse.Namespace) -> int:
     if args.count < 0:
         raise UsageError("--count must not be negative")
+    if args.cluster and args.proof_dir:
+        raise UsageError("--proof-dir keeps files on this machine: it does not go with --cluster")
     names = chosen_backends(args.backend)
     deals = Deals(args.deal, args.dim, args.seed, args.count)
     try:

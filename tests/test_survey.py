@@ -184,3 +184,26 @@ def test_a_cluster_whose_workers_cannot_start_processes_is_one_clear_line(tmp_pa
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert "DASK_DISTRIBUTED__WORKER__DAEMON=False" in err
     assert not results.read_text()  # no board was marked answered
+
+
+def test_survey_help_names_the_spec_options(capsys) -> None:
+    with pytest.raises(SystemExit) as done:
+        cli.main(["survey", "--help"])
+    assert done.value.code == 0
+    shown = capsys.readouterr().out
+    for option in ("--deal", "--dim", "--count", "--seed", "--results", "--cluster", "Wilson"):
+        assert option in shown, option
+    assert "%%" not in shown
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [(["--count", "-1"], "negative"), (["--cluster", "tcp://x:1", "--proof-dir", "pp"], "--proof-dir")],
+)
+def test_survey_bad_arguments_are_one_line_exit_2(
+    extra: list[str], says: str, capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # --proof-dir makes its folder while the arguments are parsed
+    assert cli.main(["survey", "-b", "search", *extra]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and says in err[0]
