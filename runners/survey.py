@@ -82,6 +82,11 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def nearest_rank(ordered: list[float], q: float) -> float:
+    """The ``q`` quantile of ascending ``ordered`` by the nearest-rank rule."""
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
 def verdict(record: dict[str, Any]) -> str:
     """``solved``, ``unsolvable`` (checked certificate) or ``unknown`` for one results line."""
     if record.get("wrong"):
@@ -136,8 +141,8 @@ class Tally:
             "answered": self.answered,
             "solvable_fraction": self.fraction(),
             "wilson95": [low, high],
-            "median_s": statistics.median(seconds) if seconds else None,
-            "p99_s": seconds[min(len(seconds) - 1, math.ceil(0.99 * len(seconds)) - 1)] if seconds else None,
+            "median_s": round(statistics.median(seconds), 6) if seconds else None,
+            "p99_s": nearest_rank(seconds, 0.99) if seconds else None,  # nearest rank: a time some board took
             "max_s": seconds[-1] if seconds else None,
         }
 

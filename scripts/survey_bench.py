@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import shutil
 import statistics
 import subprocess
@@ -25,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sigmar.runners.survey import Deals, Tally, read_results
+from sigmar.runners.survey import Deals, Tally, nearest_rank, read_results
 
 DEFAULT_PLAN = ("dense:6:300", "dense:7:100", "dense:8:50")
 
@@ -63,7 +62,7 @@ def survey(kind: str, dim: int, count: int, seed: int, time_limit: float, backen
         "wilson95": [low, high],
         "wall_seconds": wall,
         "median_s": statistics.median(seconds),
-        "p99_s": seconds[min(len(seconds) - 1, math.ceil(0.99 * len(seconds)) - 1)],
+        "p99_s": nearest_rank(seconds, 0.99),
         "max_s": seconds[-1],
         "slowest": f"{slowest['board']}: {slowest['status']} by {slowest['backend']}",
         "command": " ".join(command),
