@@ -32,6 +32,7 @@ SUBCOMMANDS = (
     "check",
     "bench",
     "generate",
+    "survey",
     "encode",
     "decode",
     "show",

@@ -8,6 +8,9 @@ kept only when a sound argument refutes them: the counts, a static
 argument, or an exhaustive search by the ``search`` backend.  The reason and
 its sentence go in the comment lines above each board.
 
+``--deal dense|uniform`` writes random deals instead (``sigmar.models.deal``):
+solvable or not, and not checked; ``sigmar survey`` answers them.
+
 Board ``k`` of seed ``S`` draws from its own random stream, so it is the same
 whatever ``--count`` is.
 """
@@ -24,6 +27,8 @@ from pathlib import Path
 from sigmar.encoders.registry import UnknownBackend, make
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
+from sigmar.models.deal import KINDS as DEALS
+from sigmar.models.deal import DealError, deal
 from sigmar.models.difficulty import clear_rate
 from sigmar.models.generator import (
     PAIRED_TILES,
@@ -70,6 +75,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--count", "-n", type=int, default=1, metavar="K", help="boards to write (default 1)")
     parser.add_argument("--seed", "-s", type=int, default=0, metavar="S", help="random seed (default 0)")
     parser.add_argument("--unsolvable", action="store_true", help="write refuted unsolvable boards instead")
+    parser.add_argument(
+        "--deal",
+        choices=DEALS,
+        default=None,
+        help="write random deals instead, solvable or not: 'dense' puts the tiles on the cells nearest the "
+        "centre (ties at random), 'uniform' on random cells of a template (--template, default as above)",
+    )
     parser.add_argument("--stats", action="store_true", help="add the random-play clear rate and search nodes")
     parser.add_argument(
         "--runs", type=positive_int, default=100, metavar="R", help="random plays per board for --stats"
@@ -212,9 +224,38 @@ def _unsolvable(
     return None
 
 
+def _dealt(args: argparse.Namespace) -> int:
+    """``--deal``: random boards, each named ``KIND-DIM-sSEED-INDEX``, no check of solvability."""
+    if args.unsolvable or args.witness:
+        raise UsageError("--deal writes random boards, solvable or not: it takes neither --unsolvable nor --witness")
+    if args.deal == "dense" and args.template is not None:
+        raise UsageError("--deal dense fills the cells nearest the centre: it takes no --template")
+    dim = args.dim or STANDARD_DIM
+    pick = template_source(args.template, dim) if args.template is not None else None
+    chunks = []
+    for k in range(args.count):
+        try:
+            board = deal(args.deal, dim, args.seed, k, pick)
+        except DealError as exc:
+            raise UsageError(str(exc)) from None
+        lines = [f"# random {args.deal} deal of side {dim}, seed {args.seed}, board {k}: solvable or not"]
+        if args.stats:
+            stats_rng = random.Random(f"sigmar-stats:{args.seed}:{k}")
+            lines.append(f"# {stats_line(board, args.runs, args.time_limit, stats_rng)}")
+        chunks.append("\n".join(lines) + "\n" + format_board(board))
+    text = "\n".join(chunks)
+    if args.out:
+        Path(args.out).write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     if args.count < 0:
         raise UsageError("--count must not be negative")
+    if args.deal is not None:
+        return _dealt(args)
     pick = template_source(args.template, args.dim)
     chunks: list[str] = []
     witnesses: list[str] = []

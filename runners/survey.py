@@ -1,0 +1,286 @@
+"""The survey: deal N random boards, answer each through the race, and estimate the solvable fraction.
+
+- Every answer is the race's (:mod:`sigmar.runners.race`): ``solved`` with
+  moves the rule engine replayed, ``unsolvable`` only with a certificate
+  checked independently of the backend.  Anything else (no answer in time,
+  an unchecked or merely corroborated refutation, an error) is ``unknown``
+  and is left out of the fraction, which is over answered boards only.
+- The results file is JSON Lines, one board a line, appended and fsync'ed
+  as each answer arrives.  A rerun reads it back, skips the indices already
+  there and deals only the rest (a deal depends only on kind, side, seed and
+  index), so a run killed even by SIGKILL loses at most the board it was on,
+  and no board is answered twice.  A torn last line (the kill came mid-write)
+  is cut off and that board is answered again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import os
+import statistics
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from sigmar.encoders import registry
+from sigmar.models.board import Board
+from sigmar.models.deal import deal
+
+from .certify import ProofStore
+from .race import Race, RaceOutcome
+from .report import result_json
+
+Z95 = 1.959963984540054  # the standard normal quantile for a two-sided 95% interval
+
+
+class ResultsError(ValueError):
+    """A results file that cannot be continued (wrong survey, a damaged line before the end)."""
+
+
+class ClusterError(RuntimeError):
+    """A cluster task failed: the survey stops, keeping the answers written so far."""
+
+
+DAEMON_HINT = (
+    "the race starts a process per backend, which a daemonic Dask worker may not do: start the workers with "
+    "DASK_DISTRIBUTED__WORKER__DAEMON=False (or 'dask worker --no-nanny')"
+)
+
+
+@dataclass(frozen=True)
+class Deals:
+    """Which boards a survey deals: kind, side, seed and how many."""
+
+    kind: str
+    dim: int
+    seed: int
+    count: int
+
+    def board(self, index: int) -> Board:
+        return deal(self.kind, self.dim, self.seed, index)
+
+    def tags(self, index: int) -> dict[str, Any]:
+        return {"index": index, "deal": self.kind, "dim": self.dim, "seed": self.seed}
+
+
+def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion; (0, 1) when there are no trials.
+
+    Unlike the normal approximation it stays inside [0, 1] and behaves at
+    fractions near 0 or 1 and for small samples.
+    """
+    if trials <= 0:
+        return 0.0, 1.0
+    p = successes / trials
+    z2 = z * z
+    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def nearest_rank(ordered: list[float], q: float) -> float:
+    """The ``q`` quantile of ascending ``ordered`` by the nearest-rank rule."""
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+def verdict(record: dict[str, Any]) -> str:
+    """``solved``, ``unsolvable`` (checked certificate) or ``unknown`` for one results line."""
+    if record.get("wrong"):
+        return "unknown"
+    status = record.get("status")
+    if status == "solved" and record.get("verified"):
+        return "solved"
+    if status == "unsolvable" and record.get("checked"):
+        return "unsolvable"
+    return "unknown"
+
+
+@dataclass
+class Tally:
+    """The running counts, the seconds per board, and any wrong answer seen."""
+
+    solved: int = 0
+    unsolvable: int = 0
+    unknown: int = 0
+    wrong: int = 0
+    seconds: list[float] = field(default_factory=list)
+
+    def add(self, record: dict[str, Any]) -> None:
+        kind = verdict(record)
+        setattr(self, kind, getattr(self, kind) + 1)
+        self.wrong += 1 if record.get("wrong") else 0
+        self.seconds.append(float(record.get("seconds", 0.0)))
+
+    @property
+    def answered(self) -> int:
+        return self.solved + self.unsolvable
+
+    @property
+    def total(self) -> int:
+        return self.answered + self.unknown
+
+    def fraction(self) -> float | None:
+        return self.solved / self.answered if self.answered else None
+
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.solved, self.answered)
+
+    def summary(self) -> dict[str, Any]:
+        low, high = self.interval()
+        seconds = sorted(self.seconds)
+        return {
+            "boards": self.total,
+            "solved": self.solved,
+            "unsolvable": self.unsolvable,
+            "unknown": self.unknown,
+            "wrong": self.wrong,
+            "answered": self.answered,
+            "solvable_fraction": self.fraction(),
+            "wilson95": [low, high],
+            "median_s": round(statistics.median(seconds), 6) if seconds else None,
+            "p99_s": nearest_rank(seconds, 0.99) if seconds else None,  # nearest rank: a time some board took
+            "max_s": seconds[-1] if seconds else None,
+        }
+
+
+def read_results(path: Path, deals: Deals) -> dict[int, dict[str, Any]]:
+    """The answers already in ``path`` by index; a torn last line is cut off the file.
+
+    A damaged line that is not the last, or an answer from another survey
+    (kind, side or seed), is a ResultsError naming the file and line.
+    """
+    if not path.exists():
+        return {}
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    complete, tail = lines[:-1], lines[-1]
+    if tail:  # no newline at the end: the kill came mid-write; that board is answered again
+        with path.open("r+b") as out:
+            out.truncate(len(data) - len(tail))
+            out.flush()
+            os.fsync(out.fileno())
+    found: dict[int, dict[str, Any]] = {}
+    for number, raw in enumerate(complete, start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+            index = record["index"]
+        except (ValueError, KeyError, TypeError):
+            raise ResultsError(f"{path}: line {number} is not a survey answer (JSON with an 'index')") from None
+        theirs = (record.get("deal"), record.get("dim"), record.get("seed"))
+        if theirs != (deals.kind, deals.dim, deals.seed):
+            raise ResultsError(
+                f"{path}: line {number} answers a {theirs[0]} deal of side {theirs[1]}, seed {theirs[2]}; "
+                f"this survey is {deals.kind}, side {deals.dim}, seed {deals.seed}: use another --results file"
+            )
+        if not isinstance(index, int) or index < 0:
+            raise ResultsError(f"{path}: line {number}: 'index' must be a board number, not {index!r}")
+        found.setdefault(index, record)
+    return found
+
+
+def append(out: IO[str], record: dict[str, Any]) -> None:
+    """One answer, on disk before the next board starts (flush and fsync)."""
+    out.write(json.dumps(record, separators=(", ", ": ")) + "\n")
+    out.flush()
+    os.fsync(out.fileno())
+
+
+def outcome_record(board: Board, outcome: RaceOutcome) -> dict[str, Any]:
+    extra: dict[str, Any] = {"wrong": outcome.wrong} if outcome.wrong else {}
+    return result_json(board, outcome.result, **extra)
+
+
+def _clear(proofs: ProofStore) -> None:
+    """Drop the certificate files of the boards answered so far, unless the user keeps them."""
+    if proofs.kept or proofs.path is None:
+        return
+    for path in proofs.path.iterdir():
+        path.unlink(missing_ok=True)
+
+
+def answer_locally(
+    deals: Deals, todo: Iterable[int], names: list[str], time_limit: float | None, proof_dir: Path | None = None
+) -> Iterator[dict[str, Any]]:
+    """The race on this machine, board after board; yields each answer with its index."""
+    with ProofStore(proof_dir) as proofs, Race(names, proofs=proofs) as race:
+        for index in todo:
+            board = deals.board(index)
+            record = outcome_record(board, race.solve(board, time_limit))
+            _clear(proofs)
+            yield deals.tags(index) | record
+
+
+# -- on a Dask cluster --------------------------------------------------------
+
+_local = threading.local()  # one race per Dask worker thread, kept across its tasks
+
+
+def race_task(
+    families: tuple[tuple[str, str, str], ...], names: tuple[str, ...], board: Board, time_limit: float | None
+) -> dict[str, Any]:
+    """One board on a Dask worker: the race there (its own worker processes), its answer as JSON."""
+    if families != registry.FAMILIES:
+        registry.FAMILIES = families
+    if multiprocessing.current_process().daemon:
+        raise ClusterError(DAEMON_HINT)
+    key = (families, names)
+    if getattr(_local, "key", None) != key:
+        if getattr(_local, "race", None) is not None:
+            _local.race.close()
+        _local.race, _local.key = Race(list(names)), key
+    race: Race = _local.race
+    record = outcome_record(board, race.solve(board, time_limit))
+    _clear(race.proofs)
+    return record
+
+
+def answer_on_cluster(
+    deals: Deals, todo: Iterable[int], names: list[str], time_limit: float | None, address: Any
+) -> Iterator[dict[str, Any]]:
+    """Every board as one task on an existing Dask scheduler; answers in the order they finish.
+
+    At most twice as many tasks as the cluster has threads are in flight, so
+    a rerun after a kill repeats little and the scheduler never holds 10,000
+    boards at once.  A task that fails (rather than answering ``error``)
+    raises ClusterError: the answers already yielded stay written.
+    """
+    from distributed import Client, as_completed
+
+    client = address if isinstance(address, Client) else Client(address, timeout="10s")
+    try:
+        threads = sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values())
+        window = max(2, 2 * threads)
+        pending = iter(todo)
+        families, chosen = registry.FAMILIES, tuple(names)
+
+        index_of: dict[Any, int] = {}
+
+        def submit(index: int) -> Any:
+            board = deals.board(index)
+            future = client.submit(
+                race_task, families, chosen, board, time_limit, pure=False, key=f"sigmar-survey-{board.name}"
+            )
+            index_of[future.key] = index
+            return future
+
+        flight = as_completed([submit(i) for _, i in zip(range(window), pending, strict=False)])
+        for future in flight:
+            index = index_of.pop(future.key)
+            if future.status == "error":
+                # not an answer about the board: nothing is written, so a rerun deals it again
+                exc = future.exception()
+                why = str(exc) if isinstance(exc, ClusterError) else repr(exc)
+                raise ClusterError(f"board {deals.board(index).name}: cluster task failed: {why}")
+            yield deals.tags(index) | future.result()
+            following = next(pending, None)
+            if following is not None:
+                flight.add(submit(following))
+    finally:
+        if client is not address:
+            client.close()
