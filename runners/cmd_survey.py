@@ -15,9 +15,8 @@ from rich.table import Table
 from sigmar.models.deal import KINDS, DealError
 from sigmar.models.generator import PAIRED_TILES
 
-from .cli import UsageError
 from .cmd_solve import chosen_backends
-from .options import add_backend, add_proof_dir, add_time_limit
+from .options import UsageError, add_backend, add_proof_dir, add_time_limit
 from .survey import ClusterError, Deals, ResultsError, Tally, answer_locally, answer_on_cluster, append, read_results
 from .tables import table_console
 
