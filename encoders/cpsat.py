@@ -148,34 +148,45 @@ class OrderModel:
         from ortools.sat.python import cp_model
 
         data = self.data
-        n, horizon = data.n, max(data.moves, 1)
-        self.model = model = cp_model.CpModel()
-        model.name = f"sigmar order model of {data.board.name or 'a board'}"
+        self.model = cp_model.CpModel()
+        self.model.name = f"sigmar order model of {data.board.name or 'a board'}"
+        self._variables()
+        if data.count_problem:  # counts that cannot pair up, stated as an empty clause
+            self.model.add_bool_or([]).with_name("counts cannot pair up")
+        self._one_partner_each()
+        self._freeness()
+        # The metals leave in a strict chain (gold, the last, alone at its step).
+        for a, b in zip(data.metal_chain, data.metal_chain[1:], strict=False):
+            self.model.add(self.step[a] < self.step[b])
 
-        # Variables.
-        self.step = [model.new_int_var(0, horizon - 1, f"step[{i}]") for i in range(n)]
+    def _variables(self) -> None:
+        """step[i] (tile i's leave step), pair[i,j] (i and j leave together), takes[x,t] (quintessence
+        x leaves with element t: the variant); before[a,b] are made as freeness needs them."""
+        data, model = self.data, self.model
+        horizon = max(data.moves, 1)
+        self.step = [model.new_int_var(0, horizon - 1, f"step[{i}]") for i in range(data.n)]
         self.pair = {(i, j): model.new_bool_var(f"pair[{i},{j}]") for i, j in data.pairs}
-        self.before = before = {}
-
-        def leaves_before(a: int, b: int) -> cp_model.IntVar:
-            """The literal "tile a leaves at an earlier step than tile b"."""
-            if (a, b) not in before:
-                lit = model.new_bool_var(f"before[{a},{b}]")
-                model.add(self.step[a] < self.step[b]).only_enforce_if(lit)
-                before[(a, b)] = lit
-                if (b, a) in before:
-                    model.add_bool_or([~lit, ~before[(b, a)]])
-            return before[(a, b)]
-
-        # Constraints: counts that cannot pair up, stated as an empty clause.
-        if data.count_problem:
-            model.add_bool_or([]).with_name("counts cannot pair up")
-
-        # Constraints: every tile but gold has exactly one partner, leaving with it; a quintessence
-        # (the variant) takes one tile of each element, and they leave in its step.
+        self.before = {}
         fives = data.facts.quintessence
         self.takes = {(x, t): model.new_bool_var(f"takes[{x},{t}]") for x in fives for t in data.facts.partners_of(x)}
-        incident: list[list[cp_model.IntVar]] = [[] for _ in range(n)]
+
+    def _leaves_before(self, a: int, b: int) -> cp_model.IntVar:
+        """The literal "tile a leaves at an earlier step than tile b"."""
+        before, model = self.before, self.model
+        if (a, b) not in before:
+            lit = model.new_bool_var(f"before[{a},{b}]")
+            model.add(self.step[a] < self.step[b]).only_enforce_if(lit)
+            before[(a, b)] = lit
+            if (b, a) in before:
+                model.add_bool_or([~lit, ~before[(b, a)]])
+        return before[(a, b)]
+
+    def _one_partner_each(self) -> None:
+        """Every tile but gold has exactly one partner, leaving with it; a quintessence takes one tile
+        of each element, and they leave in its step."""
+        data, model = self.data, self.model
+        fives = data.facts.quintessence
+        incident: list[list[cp_model.IntVar]] = [[] for _ in range(data.n)]
         for (i, j), lit in self.pair.items():
             incident[i].append(lit)
             incident[j].append(lit)
@@ -183,7 +194,7 @@ class OrderModel:
         for (x, t), lit in self.takes.items():
             incident[t].append(lit)
             model.add(self.step[x] == self.step[t]).only_enforce_if(lit)
-        for i in range(n):
+        for i in range(data.n):
             if i != data.gold and i not in fives:
                 model.add_exactly_one(incident[i])
         for x in fives:
@@ -192,13 +203,15 @@ class OrderModel:
                     lit for (y, t), lit in self.takes.items() if y == x and data.symbols[t] == element
                 )
 
-        # Constraints: freeness as precedence: some run of three neighbours has left before.
-        for i, runs in enumerate(data.windows):
+    def _freeness(self) -> None:
+        """Freeness as precedence: some run of three neighbours has left before the tile."""
+        model = self.model
+        for i, runs in enumerate(self.data.windows):
             if runs is None:
                 continue
             options = []
             for k, run in enumerate(runs):
-                lits = [leaves_before(nb, i) for nb in run]
+                lits = [self._leaves_before(nb, i) for nb in run]
                 if len(lits) == 1:
                     options.append(lits[0])
                     continue
@@ -207,10 +220,6 @@ class OrderModel:
                     model.add_implication(window, lit)
                 options.append(window)
             model.add_bool_or(options)
-
-        # Constraints: the metals leave in a strict chain (gold, the last, alone at its step).
-        for a, b in zip(data.metal_chain, data.metal_chain[1:], strict=False):
-            model.add(self.step[a] < self.step[b])
 
     def decode(self, solver: cp_model.CpSolver) -> tuple[Move, ...]:
         """Moves sorted by leave step; inside a step any order is legal."""
