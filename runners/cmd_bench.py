@@ -152,38 +152,72 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     apply_sat_cmd(args)
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    if args.mem_limit is not None and not args.mem_limit > 0:
-        raise UsageError(f"--mem-limit must be a positive number of MB, not {args.mem_limit:g}")
-    if args.mem_limit is not None and args.cluster:
-        raise UsageError("--mem-limit works with local workers only, not with --cluster")
+    _check_limits(args)
     baseline = read_baseline(args.baseline) if args.baseline else None
     boards_by_file: list[tuple[str, list[Board]]] = [(f, read_boards(f)) for f in args.files]
     check_outputs(args)  # after the boards: a malformed board file leaves no empty output behind
     names = chosen_backends(args.backend)
     pair = scatter_pair(args, names)
     runs = plan(boards_by_file, names)
-    err = Console(stderr=True)
-    client: Any = None
-    if args.cluster:
-        from distributed import Client
-
-        from .cluster import describe, run_cluster
-
-        try:
-            client = Client(args.cluster, timeout="10s")
-        except (OSError, ValueError) as exc:  # ValueError: not an address at all
-            raise UsageError(f"cannot reach the Dask scheduler at {args.cluster}: {exc}") from None
-        where = describe(client)
-        executor = run_cluster(runs, args.time_limit, client)
-    else:
-        where = f"local worker processes, jobs {args.jobs}"
-        executor = run_local(runs, args.time_limit, args.jobs, mem_limit_mb=args.mem_limit)
+    executor, where, client = _executor(args, runs)
     header = machine_lines(names, args.time_limit, where)
     if args.mem_limit:
         header.append(f"memory limit {args.mem_limit:g} MB per run (RSS of the worker and its children)")
     started = datetime.now(UTC)
+    result = _measure(args, runs, names, executor, client, header)
+    summaries = summarise(result.rows, names, args.time_limit)
+    best = vbs(result.rows, names, args.time_limit)
+    speedups, changes, common = compare(result.rows, baseline) if baseline is not None else (None, [], 0)
+    if args.xml:
+        from sigmar.encoders import registry
+
+        from .benchexec_xml import write_xml
+
+        versions = {n: str(registry.info(registry.split_name(n)[0]).version) for n in names}
+        write_xml(args.xml, result.rows, names, versions, args.time_limit, args.mem_limit, started)
+    if args.html:
+        _write_html(args, boards_by_file, names, header, result, summaries, best, speedups, changes)
+    if args.plot:
+        title = f"sigmar bench: {sum(len(b) for _, b in boards_by_file)} boards, limit {args.time_limit:g} s"
+        cactus_plot(args.plot, result.rows, names, args.time_limit, title)
+    if pair is not None:
+        from .plots import save_png, scatter_figure
+
+        Path(args.scatter).write_bytes(save_png(scatter_figure(result.rows, *pair, args.time_limit)))
+    _print_summary(args, header, summaries, best, speedups, changes, common, baseline is not None, result, pair)
+    board_results = [v.result.with_(wrong=True) if v.any_wrong or not v.agree else v.result for _, v in result.verdicts]
+    return exit_code(board_results)
+
+
+def _check_limits(args: argparse.Namespace) -> None:
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.mem_limit is not None and not args.mem_limit > 0:
+        raise UsageError(f"--mem-limit must be a positive number of MB, not {args.mem_limit:g}")
+    if args.mem_limit is not None and args.cluster:
+        raise UsageError("--mem-limit works with local workers only, not with --cluster")
+
+
+def _executor(args: argparse.Namespace, runs: list[Any]) -> tuple[Any, str, Any]:
+    """The runs' answers as they come (local workers or a Dask cluster), where they run, and the client."""
+    if not args.cluster:
+        where = f"local worker processes, jobs {args.jobs}"
+        return run_local(runs, args.time_limit, args.jobs, mem_limit_mb=args.mem_limit), where, None
+    from distributed import Client
+
+    from .cluster import describe, run_cluster
+
+    try:
+        client = Client(args.cluster, timeout="10s")
+    except (OSError, ValueError) as exc:  # ValueError: not an address at all
+        raise UsageError(f"cannot reach the Dask scheduler at {args.cluster}: {exc}") from None
+    return run_cluster(runs, args.time_limit, client), describe(client), client
+
+
+def _measure(
+    args: argparse.Namespace, runs: list[Any], names: list[str], executor: Any, client: Any, header: list[str]
+) -> Any:
+    """Every run with a progress bar; the CSV written board by board as they are graded."""
     sink = None
     if args.out:
         try:
@@ -199,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
             MofNCompleteColumn(),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
-            console=err,
+            console=Console(stderr=True),
             auto_refresh=False,  # no refresh thread: worker processes are forked while the bar is up
         ) as progress:
             task = progress.add_task(f"{len(runs)} runs", total=len(runs))
@@ -208,48 +242,55 @@ def run(args: argparse.Namespace) -> int:
                 progress.update(task, advance=1, description=f"{run_.backend} {answer.status}")
                 progress.refresh()
 
-            result = bench(runs, names, executor, on_done, sink.write if sink else None)
+            return bench(runs, names, executor, on_done, sink.write if sink else None)
     finally:
         if client is not None:
             client.close()
         if sink is not None:
             sink.close()
 
-    summaries = summarise(result.rows, names, args.time_limit)
-    best = vbs(result.rows, names, args.time_limit)
-    speedups, changes, common = compare(result.rows, baseline) if baseline is not None else (None, [], 0)
-    if args.xml:
-        from sigmar.encoders import registry
 
-        from .benchexec_xml import write_xml
+def _write_html(
+    args: argparse.Namespace,
+    boards_by_file: list[tuple[str, list[Board]]],
+    names: list[str],
+    header: list[str],
+    result: Any,
+    summaries: Any,
+    best: Any,
+    speedups: Any,
+    changes: Any,
+) -> None:
+    from .html_report import Report, write_html
 
-        versions = {n: str(registry.info(registry.split_name(n)[0]).version) for n in names}
-        write_xml(args.xml, result.rows, names, versions, args.time_limit, args.mem_limit, started)
-    if args.html:
-        from .html_report import Report, write_html
+    boards = sum(len(b) for _, b in boards_by_file)
+    report = Report(
+        f"sigmar bench: {boards} boards, {len(names)} backends",
+        header,
+        names,
+        result.rows,
+        result.verdicts,
+        summaries,
+        best,
+        args.time_limit,
+        speedups,
+        changes,
+    )
+    write_html(args.html, report, [b for _, bs in boards_by_file for b in bs])
 
-        boards = sum(len(b) for _, b in boards_by_file)
-        report = Report(
-            f"sigmar bench: {boards} boards, {len(names)} backends",
-            header,
-            names,
-            result.rows,
-            result.verdicts,
-            summaries,
-            best,
-            args.time_limit,
-            speedups,
-            changes,
-        )
-        write_html(args.html, report, [b for _, bs in boards_by_file for b in bs])
-    if args.plot:
-        title = f"sigmar bench: {sum(len(b) for _, b in boards_by_file)} boards, limit {args.time_limit:g} s"
-        cactus_plot(args.plot, result.rows, names, args.time_limit, title)
-    if pair is not None:
-        from .plots import save_png, scatter_figure
 
-        Path(args.scatter).write_bytes(save_png(scatter_figure(result.rows, *pair, args.time_limit)))
-
+def _print_summary(
+    args: argparse.Namespace,
+    header: list[str],
+    summaries: Any,
+    best: Any,
+    speedups: Any,
+    changes: Any,
+    common: int,
+    with_baseline: bool,
+    result: Any,
+    pair: tuple[str, str] | None,
+) -> None:
     console = table_console()
     for line in header:
         console.print(f"[dim]# {line}[/]", highlight=False)
@@ -259,26 +300,22 @@ def run(args: argparse.Namespace) -> int:
             f"VBS without {name}: PAR-2 worse by {fmt(best.marginal[name])} s (fastest on {best.winners[name]} boards)",
             highlight=False,
         )
-    if baseline is not None and not common:
+    if with_baseline and not common:
         console.print(f"[yellow]--baseline {args.baseline}: no board and backend in common with this bench[/]")
     for change in changes:
         console.print(
             f"[yellow]{change.board}[/] {change.backend}: {change.why}: {change.old} -> {change.new}", highlight=False
         )
-    trouble = 0
     for board, verdict in result.verdicts:
         for note in verdict.notes:
-            trouble += 1
             console.print(f"[bold red]{board.name}[/]: {note}", highlight=False)
-    if args.out:
-        console.print(f"wrote {args.out}")
-    if args.plot:
-        console.print(f"drew {args.plot}")
-    if pair is not None:
-        console.print(f"drew {args.scatter} ({pair[0]} against {pair[1]})")
-    if args.html:
-        console.print(f"wrote {args.html}")
-    if args.xml:
-        console.print(f"wrote BenchExec results in {args.xml}")
-    board_results = [v.result.with_(wrong=True) if v.any_wrong or not v.agree else v.result for _, v in result.verdicts]
-    return exit_code(board_results)
+    written = [
+        (args.out, f"wrote {args.out}"),
+        (args.plot, f"drew {args.plot}"),
+        (pair, f"drew {args.scatter} ({pair[0]} against {pair[1]})" if pair else ""),
+        (args.html, f"wrote {args.html}"),
+        (args.xml, f"wrote BenchExec results in {args.xml}"),
+    ]
+    for given, line in written:
+        if given:
+            console.print(line)
