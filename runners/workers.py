@@ -113,36 +113,12 @@ def _worker_main(
     thread handing jobs over through a queue cost ~3 ms a job in GIL
     hand-offs, more than the search backend needs for a whole board.)
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # until it leads its own group, Ctrl-C is the parent's
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler raises; a worker just dies
-    with contextlib.suppress(OSError):
-        os.setpgid(0, 0)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # now only a SIGINT sent to the worker itself arrives
-    _die_with_parent()
-    if os.getppid() != parent_pid:  # the parent died before we could ask to die with it
-        os._exit(1)
+    _become_worker(parent_pid)
     registry.FAMILIES = families
-    backends: dict[str, Any] = {}
-    current: list[Any] = [None, None, False]  # job id, backend, whether it was asked to stop
-    lock = threading.Lock()  # so a late "stop" never reaches the next job
-
-    def stopper() -> None:
-        while True:
-            try:
-                job_id = stops.recv()
-            except (EOFError, OSError):
-                return
-            with lock:
-                running_id, backend, _ = current
-                if running_id == job_id and backend is not None:
-                    current[2] = True
-                    with contextlib.suppress(Exception):
-                        backend.stop()
-
-    threading.Thread(target=stopper, daemon=True).start()
+    jobs = _Jobs(mem_limit_mb)
+    threading.Thread(target=jobs.stopper, args=(stops,), daemon=True).start()
     send_lock = threading.Lock()  # the memory watchdog may answer from its own thread
-    job_info: dict[str, Any] = {"id": None, "name": "", "start": 0.0}
-    meter = _start_meter(conn, send_lock, job_info, mem_limit_mb)
+    meter = _start_meter(conn, send_lock, jobs.info, mem_limit_mb)
     while True:
         try:
             job = conn.recv()
@@ -151,16 +127,69 @@ def _worker_main(
         if job[0] != "job":
             break
         _, job_id, name, board, time_limit = job
+        result, seconds, usage = jobs.run(job_id, name, board, time_limit, meter)
+        try:
+            with send_lock:
+                conn.send(Done(job_id, result, seconds, usage))
+        except (BrokenPipeError, OSError):
+            break
+        except Exception as exc:  # an answer that cannot be pickled
+            with send_lock:
+                conn.send(Done(job_id, Result(Status.ERROR, name, message=f"answer not sendable: {exc}"), seconds))
+        release_free_memory()  # while the parent checks the answer
+    os._exit(0)
+
+
+def _become_worker(parent_pid: int) -> None:
+    """Signals, process group and death with the parent, before the first job."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # until it leads its own group, Ctrl-C is the parent's
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler raises; a worker just dies
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # now only a SIGINT sent to the worker itself arrives
+    _die_with_parent()
+    if os.getppid() != parent_pid:  # the parent died before we could ask to die with it
+        os._exit(1)
+
+
+class _Jobs:
+    """A worker's backends and the job it runs now, so a late "stop" never reaches the next job."""
+
+    def __init__(self, mem_limit_mb: float | None) -> None:
+        self.mem_limit_mb = mem_limit_mb
+        self.backends: dict[str, Any] = {}
+        self.current: list[Any] = [None, None, False]  # job id, backend, whether it was asked to stop
+        self.lock = threading.Lock()
+        self.info: dict[str, Any] = {"id": None, "name": "", "start": 0.0}  # for the memory watchdog
+
+    def stopper(self, stops: Connection) -> None:
+        """The stop thread: a "stop" for the running job stops its backend."""
+        while True:
+            try:
+                job_id = stops.recv()
+            except (EOFError, OSError):
+                return
+            with self.lock:
+                running_id, backend, _ = self.current
+                if running_id == job_id and backend is not None:
+                    self.current[2] = True
+                    with contextlib.suppress(Exception):
+                        backend.stop()
+
+    def run(
+        self, job_id: int, name: str, board: Any, time_limit: float | None, meter: Any
+    ) -> tuple[Result, float, Usage]:
+        """One job: the backend's answer (a crash or a MemoryError is an error answer), its time and usage."""
         start = time.perf_counter()
-        job_info.update(id=job_id, name=name, start=start)
+        self.info.update(id=job_id, name=name, start=start)
         meter.begin()
         over_memory = False
         try:
-            backend = backends.get(name)
+            backend = self.backends.get(name)
             if backend is None:
-                backend = backends[name] = registry.make(name)
-            with lock:
-                current[:] = [job_id, backend, False]
+                backend = self.backends[name] = registry.make(name)
+            with self.lock:
+                self.current[:] = [job_id, backend, False]
             result = backend.solve(board, time_limit)
             if not isinstance(result, Result):
                 raise TypeError(f"solve returned {type(result).__name__}, not a Result")
@@ -176,21 +205,12 @@ def _worker_main(
         if over_memory:  # MemoryError: the answer already says so
             usage = Usage(usage.cpu_seconds, usage.memory_mb, over_memory=True)
         else:
-            result = _graded_for_memory(result, name, usage, mem_limit_mb)
-        with lock:
-            if current[2]:  # a stopped backend may stay stopped: the next job gets a fresh instance
-                backends.pop(name, None)
-            current[:] = [None, None, False]
-        try:
-            with send_lock:
-                conn.send(Done(job_id, result, seconds, usage))
-        except (BrokenPipeError, OSError):
-            break
-        except Exception as exc:  # an answer that cannot be pickled
-            with send_lock:
-                conn.send(Done(job_id, Result(Status.ERROR, name, message=f"answer not sendable: {exc}"), seconds))
-        release_free_memory()  # while the parent checks the answer
-    os._exit(0)
+            result = _graded_for_memory(result, name, usage, self.mem_limit_mb)
+        with self.lock:
+            if self.current[2]:  # a stopped backend gets a fresh instance for the next job, to be safe
+                self.backends.pop(name, None)
+            self.current[:] = [None, None, False]
+        return result, seconds, usage
 
 
 def default_context() -> multiprocessing.context.BaseContext:
