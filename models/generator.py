@@ -39,7 +39,7 @@ from .result import Move
 from .rules import count_problem
 from .static import static_problem
 from .templates import Template, random_template
-from .tiles import METALS, MORS, QUICKSILVER, SALT, VITAE
+from .tiles import METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
 ELEMENT_ORDER = ("a", "e", "f", "w")
 METAL = "M"  # placeholder in the pair stack; numbered when placed
@@ -65,10 +65,18 @@ class Mix:
     vitae: int
     mors: int
     metals: int
+    quintessence: int = 0  # the variant: each leaves with one of each element (counted in ``elements``)
 
     @property
     def total(self) -> int:
-        return sum(self.elements) + self.salt + self.vitae + self.mors + 2 * self.metals - 1
+        return sum(self.elements) + self.salt + self.vitae + self.mors + 2 * self.metals - 1 + self.quintessence
+
+
+def quintessence_mix(mix: Mix) -> Mix:
+    """The variant's proportions (SPEC §1): two quintessence in place of a vitae and a mors."""
+    if mix.vitae < 1 or min(mix.elements) < 2:
+        raise ValueError("the board is too small for the quintessence variant")
+    return Mix(mix.elements, mix.salt, mix.vitae - 1, mix.mors - 1, mix.metals, quintessence=2)
 
 
 def metal_count(tiles: int) -> int:
@@ -112,12 +120,13 @@ def tiles_for_dim(dim: int) -> int:
     return PAIRED_TILES[dim] + 1
 
 
-def pair_stack(mix: Mix, rng: random.Random) -> list[tuple[str, str]]:
-    """The shuffled pairs to place, with salt crossed over with cardinal pairs half the time."""
-    elements: list[tuple[str, str]] = []
+def pair_stack(mix: Mix, rng: random.Random) -> list[tuple[str, ...]]:
+    """The shuffled moves to place: pairs, with salt crossed over with cardinal pairs half the time,
+    and (the variant) quintessence with one of each element."""
+    elements: list[tuple[str, ...]] = []
     for symbol, count in zip(ELEMENT_ORDER, mix.elements, strict=True):
-        elements.extend((symbol, symbol) for _ in range(count // 2))
-    others: list[tuple[str, str]] = []
+        elements.extend((symbol, symbol) for _ in range((count - mix.quintessence) // 2))
+    others: list[tuple[str, ...]] = [(QUINTESSENCE, *ELEMENT_ORDER) for _ in range(mix.quintessence)]
     for _ in range(mix.salt // 2):
         plain = [i for i, (x, y) in enumerate(elements) if x == y]
         if plain and rng.random() < 0.5:
@@ -246,6 +255,15 @@ def _attempt(shape: _Shape, mix: Mix, rng: random.Random) -> tuple[list[str], li
             continue
         if n < 2 or not stack:
             return None
+        if len(stack[-1]) == 5:  # quintessence and its four elements, placed free together
+            if n < 5:
+                return None
+            cells = [frontier.cells[k] for k in rng.sample(range(n), 5)]
+            for cell in cells:
+                frontier.take(cell)
+            frontier.place(*zip(cells, stack.pop(), strict=True))
+            order.append(tuple(cells))
+            continue
         a = rng.randrange(n)
         b = rng.randrange(n - 1)
         if b >= a:

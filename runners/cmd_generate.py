@@ -37,6 +37,7 @@ from sigmar.models.generator import (
     deadlocked,
     generate,
     mix_for,
+    quintessence_mix,
     shuffled,
     swapped,
     tiles_for_dim,
@@ -75,6 +76,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--count", "-n", type=int, default=1, metavar="K", help="boards to write (default 1)")
     parser.add_argument("--seed", "-s", type=int, default=0, metavar="S", help="random seed (default 0)")
     parser.add_argument("--unsolvable", action="store_true", help="write refuted unsolvable boards instead")
+    parser.add_argument(
+        "--variant",
+        choices=("standard", "quintessence"),
+        default="standard",
+        help="'quintessence': two quintessence (x) in place of a vitae and a mors, each placed free with one "
+        "of each element (solvable boards only)",
+    )
     parser.add_argument(
         "--deal",
         choices=DEALS,
@@ -183,12 +191,18 @@ def stats_line(board: Board, runs: int, time_limit: float, rng: random.Random) -
     return "; ".join(parts)
 
 
-def _solvable(k: int, seed: int, pick: Callable[[random.Random], Template]) -> tuple[Board, str, Result]:
+def _solvable(
+    k: int, seed: int, pick: Callable[[random.Random], Template], variant: str = "standard"
+) -> tuple[Board, str, Result]:
     rng = random.Random(f"sigmar-generate:{seed}:{k}")
     template = pick(rng)
+    mix = mix_for(len(template))
     name = f"generated {seed}:{k} {_label(template)}"
+    if variant == "quintessence":
+        mix = quintessence_mix(mix)
+        name = f"generated quintessence {seed}:{k} {_label(template)}"
     start = time.perf_counter()
-    made = generate(template, rng, mix_for(len(template)), name)
+    made = generate(template, rng, mix, name)
     seconds = time.perf_counter() - start
     verdict = verify(made.board, made.witness)
     if not verdict.valid:  # never expected: the construction guarantees it
@@ -254,6 +268,8 @@ def _dealt(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.count < 0:
         raise UsageError("--count must not be negative")
+    if args.variant != "standard" and (args.deal is not None or args.unsolvable):
+        raise UsageError("--variant quintessence makes solvable boards only (not with --deal or --unsolvable)")
     if args.deal is not None:
         return _dealt(args)
     pick = template_source(args.template, args.dim)
@@ -266,7 +282,7 @@ def run(args: argparse.Namespace) -> int:
             if args.unsolvable:
                 made = _unsolvable(k, args.seed, pick, args.time_limit)
             else:
-                made = _solvable(k, args.seed, pick)
+                made = _solvable(k, args.seed, pick, args.variant)
         except (GenerationError, ValueError) as exc:
             raise UsageError(str(exc)) from None
         if made is None:

@@ -112,3 +112,18 @@ def test_backends_without_the_variant_say_so() -> None:
     for name in ("cnf:thesis", "cpsat:steps", "minizinc"):
         result = make(name).solve(board, 5)
         assert result.status is Status.ERROR and "quintessence" in result.message
+
+
+def test_generate_places_each_quintessence_free_with_its_four_elements() -> None:
+    from sigmar.models.generator import generate, mix_for, quintessence_mix
+    from sigmar.models.templates import ondrovo_templates
+
+    rng = random.Random(31)
+    for k in range(10):
+        template = ondrovo_templates()[k]
+        made = generate(template, rng, quintessence_mix(mix_for(len(template))), f"q{k}")
+        counts = made.board.counts
+        assert counts["x"] == 2 and counts["v"] == counts["m"] == 3 and all(counts[e] == 8 for e in "aefw")
+        assert count_problem(made.board) is None
+        assert sum(len(m.cells) == 5 for m in made.witness) == 2
+        assert verify(made.board, made.witness).valid
