@@ -138,7 +138,7 @@ class WorkerPool:
             if worker.alive():
                 return worker
             self.retire(worker)
-        worker = Worker(f"bench-{self.started}", mem_limit_mb=self.mem_limit_mb)
+        worker = Worker(f"bench-{self.started}", mem_limit_mb=self.mem_limit_mb, measure=True)
         self.started += 1
         self.live.append(worker)
         return worker

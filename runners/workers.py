@@ -105,6 +105,7 @@ def _worker_main(
     families: tuple[tuple[str, str, str], ...],
     parent_pid: int,
     mem_limit_mb: float | None = None,
+    measure: bool = True,
 ) -> None:
     """The loop of one worker process: read jobs, solve, send answers; stop on request.
 
@@ -118,7 +119,7 @@ def _worker_main(
     jobs = _Jobs(mem_limit_mb)
     threading.Thread(target=jobs.stopper, args=(stops,), daemon=True).start()
     send_lock = threading.Lock()  # the memory watchdog may answer from its own thread
-    meter = _start_meter(conn, send_lock, jobs.info, mem_limit_mb)
+    meter = _start_meter(conn, send_lock, jobs.info, mem_limit_mb) if measure else None
     while True:
         try:
             job = conn.recv()
@@ -136,7 +137,8 @@ def _worker_main(
         except Exception as exc:  # an answer that cannot be pickled
             with send_lock:
                 conn.send(Done(job_id, Result(Status.ERROR, name, message=f"answer not sendable: {exc}"), seconds))
-        release_free_memory()  # while the parent checks the answer
+        if measure:
+            release_free_memory()  # while the parent checks the answer
     os._exit(0)
 
 
@@ -182,7 +184,8 @@ class _Jobs:
         """One job: the backend's answer (a crash or a MemoryError is an error answer), its time and usage."""
         start = time.perf_counter()
         self.info.update(id=job_id, name=name, start=start)
-        meter.begin()
+        if meter is not None:
+            meter.begin()
         over_memory = False
         try:
             backend = self.backends.get(name)
@@ -201,7 +204,7 @@ class _Jobs:
             where = f" at {os.path.basename(detail.filename)}:{detail.lineno}" if detail else ""
             result = Result(Status.ERROR, name, message=f"{name} raised {type(exc).__name__}: {exc}{where}")
         seconds = time.perf_counter() - start
-        usage = meter.end()
+        usage = meter.end() if meter is not None else Usage()
         if over_memory:  # MemoryError: the answer already says so
             usage = Usage(usage.cpu_seconds, usage.memory_mb, over_memory=True)
         else:
@@ -228,9 +231,13 @@ class Worker:
         *,
         niceness: int = 0,
         mem_limit_mb: float | None = None,
+        measure: bool = False,
     ) -> None:
         self.label = label
         self.mem_limit_mb = mem_limit_mb  # each run's limit on the worker's and its children's RSS
+        # CPU and memory per run (bench): a sampler thread and a heap trim per job, which a race does
+        # not need and cannot afford (about 1.5 ms a board on the public boards).
+        self.measure = measure or mem_limit_mb is not None
         self.context = context or default_context()
         self.niceness = niceness  # added to the worker's CPU priority (its solver children inherit it)
         self.job_id: int | None = None  # the job it is working on, None when idle
@@ -242,7 +249,7 @@ class Worker:
         stop_read, stop_write = self.context.Pipe(duplex=False)
         process = self.context.Process(  # type: ignore[attr-defined]
             target=_worker_main,
-            args=(child_conn, stop_read, registry.FAMILIES, os.getpid(), self.mem_limit_mb),
+            args=(child_conn, stop_read, registry.FAMILIES, os.getpid(), self.mem_limit_mb, self.measure),
             name=f"sigmar-{self.label}",
             # not daemonic: a backend may start processes of its own (cnf runs CaDiCaL in a
             # child), which multiprocessing forbids in a daemon; the owner kills every worker.
