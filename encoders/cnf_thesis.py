@@ -40,7 +40,8 @@ from typing import Any
 from pysat.formula import IDPool
 
 from sigmar.models.board import Board
-from sigmar.models.hexgrid import cell_count, cells, ring_neighbours
+from sigmar.models.facts import ring_ids
+from sigmar.models.hexgrid import cell_count, cells
 from sigmar.models.result import Move
 from sigmar.models.tiles import QUICKSILVER, could_ever_pair
 
@@ -76,10 +77,12 @@ def build(board: Board, literal: bool = False) -> Formula:
 
     J = {i: [j for j in T_hat if j > i and valid_pair(i, j)] for i in T_hat}
 
+    rings = ring_ids(cells(board.dim))
+
     def neighbour(i: int, k: int) -> int:
         """N_i(k): the k-th neighbour (ring order) of cell i, -1 for the padding."""
-        q, r = cells(board.dim)[i]
-        return cell_index.get(ring_neighbours((q, r))[k % 6], PADDING)
+        found = rings[i][k % 6]
+        return PADDING if found is None else found
 
     # -- variables
     pool = IDPool()

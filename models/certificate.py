@@ -3,8 +3,10 @@
 A backend that says "unsolvable" brings a certificate; this module decides
 whether it proves the claim.  It is written from SPEC §1 and §5 alone, over
 plain bit masks of the board's tiles, and shares no code with the search
-that finds stuck sets and dead states (nothing here imports ``encoders``):
-a mistake in one reading of the rules must not be repeated in the other.
+that finds stuck sets and dead states (nothing here imports ``encoders``,
+nor :mod:`sigmar.models.facts`, which every backend and the stuck-set finder
+read): it walks the six neighbours and derives windows and partners itself,
+so a mistake in one reading of the rules is not repeated in the other.
 
 - ``counts``: :func:`check_counts` asks the rule engine's count test.
 - ``stuck``: :func:`check_stuck` tests each tile of K against rules (a)-(e).
@@ -30,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .bits import mask_of_ids, tile_ids
 from .board import Board
 from .hexgrid import Hex, from_rowcol, on_board, ring_neighbours, to_rowcol
 from .rules import count_problem
@@ -122,15 +125,6 @@ class Masks:
         return f"{name_of(self.symbols[i])} at [{row}, {col}]"
 
 
-def _indices(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 # ---------------------------------------------------------------- stuck sets
 
 
@@ -140,7 +134,7 @@ def _rules_a_to_d(m: Masks, present: int, stuck: int) -> dict[int, str]:
     walled: dict[int, bool] = {}
     locked: dict[int, bool] = {}
     held: dict[int, str] = {}
-    for t in _indices(stuck):
+    for t in tile_ids(stuck):
         walled[t] = all(w & stuck for w in m.windows[t])
         if m.symbols[t] in METALS:
             lower_present = (m.lower[t] & present).bit_count()
@@ -154,7 +148,7 @@ def _rules_a_to_d(m: Masks, present: int, stuck: int) -> dict[int, str]:
     lowest = next((i for i in m.metal_tiles if present >> i & 1), -1)
     lowest_held = lowest >= 0 and stuck >> lowest & 1 and (walled[lowest] or locked[lowest])
     if lowest_held:
-        for t in _indices(stuck & m.quicksilver):
+        for t in tile_ids(stuck & m.quicksilver):
             held.setdefault(t, "d")
     return held
 
@@ -165,7 +159,7 @@ def holding(m: Masks, present: int, stuck: int) -> dict[int, str]:
     by_a_to_d = 0
     for t in held:
         by_a_to_d |= 1 << t
-    for t in _indices(stuck & ~by_a_to_d):
+    for t in tile_ids(stuck & ~by_a_to_d):
         if t != m.gold and not m.partners[t] & present & ~by_a_to_d:
             held[t] = "e"
     return held
@@ -174,21 +168,14 @@ def holding(m: Masks, present: int, stuck: int) -> dict[int, str]:
 def _why_not_held(m: Masks, present: int, stuck: int, t: int) -> str:
     """One sentence: which window leaves tile t free, and which partner could take it."""
     window = next((w for w in m.windows[t] if not w & stuck), 0)
-    cells = ", ".join(m.where(i) for i in _indices(window & present)) or "no tiles"
+    cells = ", ".join(m.where(i) for i in tile_ids(window & present)) or "no tiles"
     why = f"a window of it ({cells}) holds no tile of K"
     if t == m.gold:
         return why + ", and gold leaves alone"
-    free_partners = _indices(m.partners[t] & present & ~_mask(_rules_a_to_d(m, present, stuck)))
+    free_partners = tile_ids(m.partners[t] & present & ~mask_of_ids(_rules_a_to_d(m, present, stuck)))
     if free_partners:
         why += f", and its possible partner {m.where(free_partners[0])} is not held by (a)-(d)"
     return why
-
-
-def _mask(tiles: Iterable[int]) -> int:
-    out = 0
-    for t in tiles:
-        out |= 1 << t
-    return out
 
 
 def stuck_verdict(m: Masks, present: int, stuck: int) -> Verdict:
@@ -196,10 +183,10 @@ def stuck_verdict(m: Masks, present: int, stuck: int) -> Verdict:
     if not stuck:
         return Verdict(False, "the stuck set is empty")
     if stuck & ~present:
-        t = _indices(stuck & ~present)[0]
+        t = tile_ids(stuck & ~present)[0]
         return Verdict(False, f"{m.where(t)} is in the stuck set but not in the state")
     held = holding(m, present, stuck)
-    for t in _indices(stuck):
+    for t in tile_ids(stuck):
         if t not in held:
             return Verdict(
                 False, f"{m.where(t)} is held by none of rules (a)-(e): {_why_not_held(m, present, stuck, t)}"
@@ -354,7 +341,7 @@ def _stuck_indices(value: object, n: int, where: str, number: int) -> int:
         raise CertificateError(f'{where}: line {number}: "stuck" must list tile indices from 0 to {n - 1}')
     if len(set(value)) != len(value):
         raise CertificateError(f'{where}: line {number}: "stuck" lists a tile twice')
-    return _mask(value)
+    return mask_of_ids(value)
 
 
 def check_dead_states(board: Board, path: str | Path) -> Verdict:
@@ -479,7 +466,7 @@ class Closure:
     def _open_five(self, parents: list[int], free: list[np.ndarray]) -> tuple[int, tuple[int, ...], int] | None:
         """:meth:`first_open` for the quintessence moves, played out one state at a time (they are rare)."""
         m = self.m
-        kinds = [tile_ids_of(m.of_symbol.get(s, 0)) for s in (QUINTESSENCE, *sorted(ELEMENTS))]
+        kinds = [tile_ids(m.of_symbol.get(s, 0)) for s in (QUINTESSENCE, *sorted(ELEMENTS))]
         if not all(kinds):
             return None
         possible = np.ones(len(parents), dtype=bool)
@@ -491,7 +478,7 @@ class Closure:
         for row in np.nonzero(possible)[0]:
             groups = [[t for t in tiles if free[t][row]] for tiles in kinds]
             for move in product(*groups):
-                child = parents[row] & ~_mask(move)
+                child = parents[row] & ~mask_of_ids(move)
                 if child not in self.listed_states and not counts_dead(m, child):
                     return int(row), tuple(move), child
         return None
@@ -512,7 +499,7 @@ class Closure:
             if not len(where):
                 continue
             child = states[where].copy()
-            for w, part in self._split(_mask(tiles)):
+            for w, part in self._split(mask_of_ids(tiles)):
                 child[:, w] &= ~part
             rows.append(where)
             children.append(child)
@@ -555,10 +542,6 @@ class Closure:
         dead |= self._count(states, get(VITAE, 0)) != self._count(states, get(MORS, 0))
         dead |= self._count(states, m.quicksilver) != self._count(states, m.metals & ~gold_bit)
         return dead
-
-
-def tile_ids_of(mask: int) -> list[int]:
-    return _indices(mask)
 
 
 def counts_dead(m: Masks, state: int) -> bool:

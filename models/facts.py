@@ -4,7 +4,8 @@ Every backend, the stuck-set finder, the generator's checks and the
 difficulty measure read these facts here instead of deriving them again
 (SPEC §1 and §5 give the meaning; the names below are used everywhere):
 
-- **tile id**: a tile's index in ``Board.tiles``; bit ``i`` of a *mask* is tile ``i``.
+- **tile id**: a tile's index in ``Board.tiles``; bit ``i`` of a *mask* is tile ``i``
+  (helpers in :mod:`sigmar.models.bits`; ``tile_ids`` is also importable from here).
 - **window**: one of a tile's six runs of three ring-consecutive neighbours,
   as the tile ids in it (empty and off-board cells are left out: they are
   empty for good).  A tile is free when one of its windows holds no tile.
@@ -28,12 +29,13 @@ the second reading that the solvers are judged by.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
+from .bits import mask_of_ids, tile_ids, union
 from .board import Board
-from .hexgrid import ring_neighbours
+from .hexgrid import Hex, ring_neighbours
 from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
 Window = tuple[int, ...]
@@ -56,8 +58,7 @@ class Facts:
     @cached_property
     def neighbours(self) -> tuple[tuple[int | None, ...], ...]:
         """Per tile, its six ring-order neighbours as tile ids (None: no tile there)."""
-        index = self.board.index_of
-        return tuple(tuple(index.get(n) for n in ring_neighbours(t.cell)) for t in self.board.tiles)
+        return ring_ids(tuple(t.cell for t in self.board.tiles))
 
     @cached_property
     def windows(self) -> tuple[tuple[Window, ...], ...]:
@@ -95,7 +96,7 @@ class Facts:
 
     @cached_property
     def metal_mask(self) -> int:
-        return _mask(self.metal_chain)
+        return mask_of_ids(self.metal_chain)
 
     @cached_property
     def quicksilver_mask(self) -> int:
@@ -103,7 +104,7 @@ class Facts:
 
     @cached_property
     def neighbour_masks(self) -> tuple[int, ...]:
-        return tuple(_mask(n for n in ring if n is not None) for ring in self.neighbours)
+        return tuple(mask_of_ids(n for n in ring if n is not None) for ring in self.neighbours)
 
     @cached_property
     def symbol_masks(self) -> dict[str, int]:
@@ -114,7 +115,7 @@ class Facts:
 
     def mask_of(self, symbols: str) -> int:
         """The tiles of any of ``symbols``."""
-        return _mask_or(self.symbol_masks.get(s, 0) for s in symbols)
+        return union(self.symbol_masks.get(s, 0) for s in symbols)
 
     @cached_property
     def metal_chain(self) -> tuple[int, ...]:
@@ -143,7 +144,7 @@ class Facts:
         salt = self.mask_of(SALT)
         quintessence = self.mask_of(QUINTESSENCE)
         gold_bit = 1 << self.gold if self.gold >= 0 else 0
-        non_gold_metals = _mask(self.metal_chain) & ~gold_bit
+        non_gold_metals = mask_of_ids(self.metal_chain) & ~gold_bit
         out = []
         for i, s in enumerate(self.symbols):
             if s in ELEMENTS:
@@ -194,31 +195,18 @@ class Facts:
         return fives + (self.size - 5 * fives - gold + 1) // 2 + gold
 
 
+def ring_ids(cells: Sequence[Hex]) -> tuple[tuple[int | None, ...], ...]:
+    """Per cell, its six ring-order neighbours as indices into ``cells`` (None: not one of them).
+
+    The suite's one walk over the six neighbours (the rule engine and the
+    certificate checker keep their own, on purpose); the generator calls it on
+    a template's cells, which hold no tiles yet.
+    """
+    index = {cell: i for i, cell in enumerate(cells)}
+    return tuple(tuple(index.get(n) for n in ring_neighbours(cell)) for cell in cells)
+
+
 @lru_cache(maxsize=64)
 def facts_of(board: Board) -> Facts:
     """The facts of ``board``, computed once (boards are immutable, so they can be shared)."""
     return Facts(board)
-
-
-def _mask(tiles: Iterable[int]) -> int:
-    out = 0
-    for t in tiles:
-        out |= 1 << t
-    return out
-
-
-def _mask_or(masks: Iterable[int]) -> int:
-    out = 0
-    for m in masks:
-        out |= m
-    return out
-
-
-def tile_ids(mask: int) -> list[int]:
-    """The tile ids whose bits are set in ``mask``, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out

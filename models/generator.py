@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from .board import Board, Tile
-from .hexgrid import Hex, ring_neighbours
+from .facts import facts_of, ring_ids
+from .hexgrid import Hex
 from .result import Move
 from .rules import count_problem
 from .static import static_problem
@@ -163,9 +164,8 @@ class _Shape:
 @cache
 def _shape(template: Template) -> _Shape:
     cells = tuple(sorted(template.cells, key=lambda c: (c[1], c[0])))
-    index = {c: i for i, c in enumerate(cells)}
-    ring = tuple(tuple(index.get(n, -1) for n in ring_neighbours(c)) for c in cells)
-    return _Shape(cells, ring, index[template.gold])
+    ring = tuple(tuple(-1 if n is None else n for n in around) for around in ring_ids(cells))
+    return _Shape(cells, ring, cells.index(template.gold))
 
 
 def _placeable(ring: tuple[int, ...], placed: bytearray) -> bool:
@@ -325,12 +325,10 @@ def deadlocked(board: Board, rng: random.Random, name: str = "") -> Board | None
         return None
     lowest, gold = metals[0], metals[-1]
     symbols = [t.symbol for t in board.tiles]
-    index = board.index_of
     candidates: list[tuple[int, tuple[int, ...]]] = []
-    for i, tile in enumerate(board.tiles):
-        if tile.symbol == gold:
+    for i, ring in enumerate(facts_of(board).neighbours):
+        if symbols[i] == gold:
             continue
-        ring = [index.get(n) for n in ring_neighbours(tile.cell)]
         for start in range(3):
             a, b = ring[start], ring[start + 3]
             if a is not None and b is not None and gold not in (symbols[a], symbols[b]):

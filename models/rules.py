@@ -2,7 +2,9 @@
 
 Clarity before speed: this is the judge, not a solver.  Positions are
 immutable; a move is checked by :meth:`Position.why_illegal`, which names the
-first rule it breaks.
+first rule it breaks.  It reads a cell's six neighbours itself
+(:func:`Position.is_free`), not through :mod:`sigmar.models.facts`, which the
+solvers share: the judge must not inherit a mistake from what it judges.
 """
 
 from __future__ import annotations

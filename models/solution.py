@@ -89,47 +89,54 @@ def _cell(value: Any) -> RowCol:
 
 
 def _parse_json(text: str, filename: str) -> list[Solution]:
-    out = []
+    out: list[Solution] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        if _depth(line) > MAX_DEPTH:
-            raise BoardFileError(filename, f"JSON nested more than {MAX_DEPTH} deep", line=number)
-        try:
-            record: Any = json.loads(line, parse_constant=_reject_constant)
-        except json.JSONDecodeError as exc:
-            raise BoardFileError(filename, f"not valid JSON: {exc.msg}", line=number, col=exc.colno - 1) from None
-        except _NotACell as exc:
-            raise BoardFileError(filename, f"not a solution: {exc}", line=number) from None
-        except (ValueError, RecursionError):  # a number of thousands of digits
-            raise BoardFileError(
-                filename, "not a solution: a number too long to be a row or column", line=number
-            ) from None
+        record = _json_value(line, filename, number)
         records = record if isinstance(record, list) else [record]
-        for item in records:
-            if not isinstance(item, dict):
-                raise BoardFileError(filename, "expected a JSON object with 'moves'", line=number)
-            name = item.get("board")
-            if name is not None and not isinstance(name, str):
-                raise BoardFileError(filename, "'board' must be a string", line=number)
-            if "moves" not in item:
-                status = item.get("status", "no status")
-                raise BoardFileError(filename, f"this answer has no moves (status: {status})", line=number, board=name)
-            if not isinstance(item["moves"], list):
-                raise BoardFileError(filename, "'moves' must be a list of moves", line=number, board=name)
-            moves = []
-            for index, move in enumerate(item["moves"]):
-                cells = move.get("cells") if isinstance(move, dict) else move
-                try:
-                    if not isinstance(cells, list) or not cells:
-                        raise ValueError("a move is a nonempty list of [row, col] cells")
-                    moves.append(tuple(_cell(c) for c in cells))
-                except ValueError as exc:
-                    raise BoardFileError(filename, f"move {index + 1}: {exc}", line=number, board=name) from None
-            out.append(Solution(name, tuple(moves)))
+        out.extend(_json_solution(item, filename, number) for item in records)
     if not out:
         raise BoardFileError(filename, "no solution in this file")
     return out
+
+
+def _json_value(line: str, filename: str, number: int) -> Any:
+    """One JSON line, read only when it nests shallowly enough; every failure names the line."""
+    if _depth(line) > MAX_DEPTH:
+        raise BoardFileError(filename, f"JSON nested more than {MAX_DEPTH} deep", line=number)
+    try:
+        return json.loads(line, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise BoardFileError(filename, f"not valid JSON: {exc.msg}", line=number, col=exc.colno - 1) from None
+    except _NotACell as exc:
+        raise BoardFileError(filename, f"not a solution: {exc}", line=number) from None
+    except (ValueError, RecursionError):  # a number of thousands of digits
+        raise BoardFileError(filename, "not a solution: a number too long to be a row or column", line=number) from None
+
+
+def _json_solution(item: Any, filename: str, number: int) -> Solution:
+    """One answer object (``{"board": ..., "moves": [...]}``) as a Solution."""
+    if not isinstance(item, dict):
+        raise BoardFileError(filename, "expected a JSON object with 'moves'", line=number)
+    name = item.get("board")
+    if name is not None and not isinstance(name, str):
+        raise BoardFileError(filename, "'board' must be a string", line=number)
+    if "moves" not in item:
+        status = item.get("status", "no status")
+        raise BoardFileError(filename, f"this answer has no moves (status: {status})", line=number, board=name)
+    if not isinstance(item["moves"], list):
+        raise BoardFileError(filename, "'moves' must be a list of moves", line=number, board=name)
+    moves = []
+    for index, move in enumerate(item["moves"]):
+        cells = move.get("cells") if isinstance(move, dict) else move
+        try:
+            if not isinstance(cells, list) or not cells:
+                raise ValueError("a move is a nonempty list of [row, col] cells")
+            moves.append(tuple(_cell(c) for c in cells))
+        except ValueError as exc:
+            raise BoardFileError(filename, f"move {index + 1}: {exc}", line=number, board=name) from None
+    return Solution(name, tuple(moves))
 
 
 def _parse_lines(text: str, filename: str) -> Solution:
