@@ -15,8 +15,7 @@ from rich.table import Table
 from sigmar.models.deal import KINDS, DealError
 from sigmar.models.generator import PAIRED_TILES
 
-from .cmd_solve import chosen_backends
-from .options import UsageError, add_backend, add_proof_dir, add_time_limit
+from .options import UsageError, add_backend, add_proof_dir, add_time_limit, chosen_backends
 from .survey import ClusterError, Deals, ResultsError, Tally, answer_locally, answer_on_cluster, append, read_results
 from .tables import table_console
 
