@@ -34,7 +34,6 @@ Sizes on standard boards (600 public boards): 19,400-20,200 clauses median,
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -46,7 +45,7 @@ from sigmar.models.facts import facts_of, tile_ids
 from sigmar.models.result import Move
 from sigmar.models.tiles import ELEMENTS
 
-from .cnf_formula import ClauseSink, Formula, Lit, neg
+from .cnf_formula import ClauseSink, Describe, Formula, Lit, by_kind, neg
 
 CARD_ENCODINGS = {
     "seqcounter": EncType.seqcounter,
@@ -450,7 +449,7 @@ def _kind(pool: IDPool, var: int) -> str | None:
     return obj[0] if isinstance(obj, tuple) else None
 
 
-def describer(board: Board) -> Callable[[tuple[Any, ...]], str]:
+def describer(board: Board) -> Describe:
     """Human names for the default encoding's variables."""
 
     def tile(i: int) -> str:
@@ -458,24 +457,18 @@ def describer(board: Board) -> Callable[[tuple[Any, ...]], str]:
         row, col = board.rowcol(t.cell)
         return f"tile {i} '{t.symbol}' [{row}, {col}]"
 
-    def describe(obj: tuple[Any, ...]) -> str:
-        kind = obj[0]
-        if kind == "gone":
-            return f"gone({tile(obj[1])}, by the end of step {obj[2]})"
-        if kind == "takes":
-            return f"takes({tile(obj[1])} leaves with {tile(obj[2])})"
-        if kind == "mate":
-            return f"mates({tile(obj[1])}, {tile(obj[2])}: they leave together)"
-        if kind == "before":
-            return f"before({tile(obj[1])} leaves in an earlier step than {tile(obj[2])})"
-        if kind == "window":
-            return f"window({tile(obj[1])} is freed by tiles {', '.join(map(str, obj[2]))})"
-        if kind == "bit":
-            return f"bit {obj[2]} of the leave step of {tile(obj[1])}"
-        if kind == "leaves":
-            return f"leaves({tile(obj[1])}, in step {obj[2]})"
-        if kind == "clear":
-            return f"clear(tiles {', '.join(map(str, obj[1]))} all gone by the end of step {obj[2]})"
-        return repr(obj)
+    def ids(tiles: tuple[int, ...]) -> str:
+        return ", ".join(map(str, tiles))
 
-    return describe
+    return by_kind(
+        {
+            "gone": lambda i, step: f"gone({tile(i)}, by the end of step {step})",
+            "takes": lambda x, t: f"takes({tile(x)} leaves with {tile(t)})",
+            "mate": lambda i, j: f"mates({tile(i)}, {tile(j)}: they leave together)",
+            "before": lambda i, j: f"before({tile(i)} leaves in an earlier step than {tile(j)})",
+            "window": lambda i, tiles: f"window({tile(i)} is freed by tiles {ids(tiles)})",
+            "bit": lambda i, k: f"bit {k} of the leave step of {tile(i)}",
+            "leaves": lambda i, step: f"leaves({tile(i)}, in step {step})",
+            "clear": lambda tiles, step: f"clear(tiles {ids(tiles)} all gone by the end of step {step})",
+        }
+    )

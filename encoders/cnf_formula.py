@@ -20,6 +20,8 @@ from sigmar.models.result import Move
 
 # A literal, or a constant the sink folds away.
 Lit = int | bool
+# A variable's name tuple (``("gone", 12, 7)``) -> what it means, in words.
+Describe = Callable[[tuple[Any, ...]], str]
 
 
 class ClauseSink:
@@ -67,7 +69,7 @@ class Formula:
     decoder: Callable[[set[int]], list[Move]]
     horizon: int
     groups: dict[str, int] = field(default_factory=dict)
-    describe: Callable[[tuple[Any, ...]], str] = repr
+    describe: Describe = repr
     # Variables whose values fix a move sequence (for projected model counting).
     projection: list[int] = field(default_factory=list)
 
@@ -117,6 +119,16 @@ class Formula:
         if with_names:
             record["names"] = {str(var): name for var, name in self.names.items()}
         return json.dumps(record, indent=1) + "\n"
+
+
+def by_kind(names: dict[str, Callable[..., str]]) -> Describe:
+    """A describer that reads a name tuple by its first item: ``names[kind](*rest)``, ``repr`` for another kind."""
+
+    def describe(obj: tuple[Any, ...]) -> str:
+        name = names.get(obj[0])
+        return repr(obj) if name is None else name(*obj[1:])
+
+    return describe
 
 
 def parse_model(text: str) -> tuple[str, list[int]]:

@@ -34,9 +34,6 @@ docs/cnf.md, not silently fixed):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from pysat.formula import IDPool
 
 from sigmar.models.board import Board
@@ -45,7 +42,7 @@ from sigmar.models.hexgrid import cell_count, cells
 from sigmar.models.result import Move
 from sigmar.models.tiles import QUICKSILVER, could_ever_pair
 
-from .cnf_formula import ClauseSink, Formula
+from .cnf_formula import ClauseSink, Describe, Formula, by_kind
 
 PADDING = -1
 HIDDEN_KEY = -2
@@ -188,7 +185,7 @@ def build(board: Board, literal: bool = False) -> Formula:
     )
 
 
-def describer(board: Board) -> Callable[[tuple[Any, ...]], str]:
+def describer(board: Board) -> Describe:
     """Human names for the thesis's variables (cell indices as in its Figure 12)."""
     all_cells = cells(board.dim)
 
@@ -201,20 +198,15 @@ def describer(board: Board) -> Callable[[tuple[Any, ...]], str]:
         sym = board.symbol_at.get(all_cells[i], ".")
         return f"cell {i} '{sym}' [{row}, {col}]"
 
-    def describe(obj: tuple[Any, ...]) -> str:
-        kind = obj[0]
-        if kind == "free":
-            return f"Free({where(obj[1])}, tile step {obj[2]})"
-        if kind == "removed":
-            return f"Removed({where(obj[1])}, tile step {obj[2]})"
-        if kind == "pair":
-            return f"Pair({where(obj[1])}, {where(obj[2])}, move {obj[3]})"
-        if kind == "removable":
-            return f"Removable({where(obj[1])}, tile step {obj[2]})"
-        if kind == "seq":
-            k = obj[3]
-            ring = f"{k + 1}-{(k + 1) % 6 + 1}-{(k + 2) % 6 + 1}"
-            return f"Seq({where(obj[1])}, tile step {obj[2]}, neighbours {ring})"
-        return repr(obj)
+    def ring(k: int) -> str:
+        return f"{k + 1}-{(k + 1) % 6 + 1}-{(k + 2) % 6 + 1}"
 
-    return describe
+    return by_kind(
+        {
+            "free": lambda i, t: f"Free({where(i)}, tile step {t})",
+            "removed": lambda i, t: f"Removed({where(i)}, tile step {t})",
+            "pair": lambda i, j, t: f"Pair({where(i)}, {where(j)}, move {t})",
+            "removable": lambda i, t: f"Removable({where(i)}, tile step {t})",
+            "seq": lambda i, t, k: f"Seq({where(i)}, tile step {t}, neighbours {ring(k)})",
+        }
+    )
