@@ -8,8 +8,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from sigmar.models.board import Board
@@ -20,7 +18,7 @@ from .bench import CsvSink, bench, cactus_plot, machine_lines, plan, read_csv, r
 from .options import UsageError, add_backend, add_time_limit, apply_sat_cmd, chosen_backends, job_count, writable_file
 from .report import exit_code
 from .scores import compare, vbs
-from .tables import table_console
+from .tables import progress_bar, table_console
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -227,15 +225,7 @@ def _measure(
                 client.close()
             raise UsageError(f"--out {args.out}: cannot write it ({exc.strerror or exc})") from None
     try:
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-            auto_refresh=False,  # no refresh thread: worker processes are forked while the bar is up
-        ) as progress:
+        with progress_bar() as progress:
             task = progress.add_task(f"{len(runs)} runs", total=len(runs))
 
             def on_done(run_: Any, answer: Result) -> None:

@@ -11,17 +11,7 @@ from sigmar.models.result import Result, Status
 
 from .certify import ProofStore
 from .grading import Grade, grade_board
-from .options import (
-    add_backend,
-    add_board_files,
-    add_json,
-    add_proof_dir,
-    add_sat_cmd,
-    add_time_limit,
-    apply_sat_cmd,
-    chosen_backends,
-    read_board_files,
-)
+from .options import add_race_arguments, race_inputs
 from .race import Race
 from .report import dumps, exit_code, result_json
 from .tables import add_text_row, table_console
@@ -35,19 +25,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "its own process; verify every solution; grade every answer (correct, unconfirmed, wrong, unknown, "
         "error) and say where backends disagree. Exit 3 on any disagreement or wrong answer.",
     )
-    add_board_files(parser)
-    add_backend(parser)
-    add_time_limit(parser)
-    add_sat_cmd(parser)
-    add_proof_dir(parser)
-    add_json(parser)
+    add_race_arguments(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    apply_sat_cmd(args)
-    boards = read_board_files(args.files)
-    names = chosen_backends(args.backend)
+    boards, names = race_inputs(args)
     console = table_console()
     results: list[Result] = []
     tally: dict[str, Counter[Grade]] = {name: Counter() for name in names}

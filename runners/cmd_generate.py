@@ -154,18 +154,9 @@ def _search_result(board: Board, time_limit: float) -> Result | None:
     return run_checked(backend, board, time_limit)
 
 
-def static_reason(board: Board) -> tuple[Reason, str] | None:
-    """The counts or the stuck-set argument, when one refutes the board (no search)."""
-    found = unsolvable_reason(board)
-    if found is None:
-        return None
-    kind, sentence = found
-    return (Reason.COUNTS if kind == "counts" else Reason.STATIC), sentence
-
-
 def refute(board: Board, time_limit: float) -> tuple[Reason, str] | None:
     """A sound reason the board is unsolvable, or None (solvable, or not refuted in time)."""
-    found = static_reason(board)
+    found = unsolvable_reason(board)
     if found is not None:
         return found
     result = _search_result(board, time_limit)
@@ -252,17 +243,26 @@ def _dealt(args: argparse.Namespace) -> int:
             board = deal(args.deal, dim, args.seed, k, pick)
         except DealError as exc:
             raise UsageError(str(exc)) from None
-        lines = [f"# random {args.deal} deal of side {dim}, seed {args.seed}, board {k}: solvable or not"]
-        if args.stats:
-            stats_rng = random.Random(f"sigmar-stats:{args.seed}:{k}")
-            lines.append(f"# {stats_line(board, args.runs, args.time_limit, stats_rng)}")
-        chunks.append("\n".join(lines) + "\n" + format_board(board))
-    text = "\n".join(chunks)
-    if args.out:
-        Path(args.out).write_text(text)
+        note = f"random {args.deal} deal of side {dim}, seed {args.seed}, board {k}: solvable or not"
+        chunks.append(_board_text(args, k, board, note))
+    _write(args.out, "\n".join(chunks))
+    return 0
+
+
+def _board_text(args: argparse.Namespace, k: int, board: Board, note: str) -> str:
+    """Board ``k`` in the board file format, after its note (and with --stats, its statistics line)."""
+    lines = [f"# {note}"]
+    if args.stats:
+        stats_rng = random.Random(f"sigmar-stats:{args.seed}:{k}")
+        lines.append(f"# {stats_line(board, args.runs, args.time_limit, stats_rng)}")
+    return "\n".join(lines) + "\n" + format_board(board)
+
+
+def _write(out: str | None, text: str) -> None:
+    if out:
+        Path(out).write_text(text)
     else:
         sys.stdout.write(text)
-    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -292,16 +292,8 @@ def run(args: argparse.Namespace) -> int:
         board, note, witness = made
         if witness is not None:
             witnesses.append(dumps(result_json(board, witness)))
-        lines = [f"# {note}"]
-        if args.stats:
-            stats_rng = random.Random(f"sigmar-stats:{args.seed}:{k}")
-            lines.append(f"# {stats_line(board, args.runs, args.time_limit, stats_rng)}")
-        chunks.append("\n".join(lines) + "\n" + format_board(board))
-    text = "\n".join(chunks)
+        chunks.append(_board_text(args, k, board, note))
     if args.witness:
         Path(args.witness).write_text("".join(line + "\n" for line in witnesses))
-    if args.out:
-        Path(args.out).write_text(text)
-    else:
-        sys.stdout.write(text)
+    _write(args.out, "\n".join(chunks))
     return 1 if missing else 0

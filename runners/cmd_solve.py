@@ -10,17 +10,7 @@ from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
 from .certify import ProofStore
-from .options import (
-    add_backend,
-    add_board_files,
-    add_json,
-    add_proof_dir,
-    add_sat_cmd,
-    add_time_limit,
-    apply_sat_cmd,
-    chosen_backends,
-    read_board_files,
-)
+from .options import add_race_arguments, race_inputs
 from .race import Race, RaceOutcome
 from .report import dumps, exit_code, result_json, summary_line
 from .tables import add_text_row, table_console
@@ -36,12 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "certificate is a claim, listed in the answer. Exit 0 all answered, 1 some not, 2 bad input, "
         "3 a wrong answer.",
     )
-    add_board_files(parser)
-    add_backend(parser)
-    add_time_limit(parser)
-    add_sat_cmd(parser)
-    add_proof_dir(parser)
-    add_json(parser)
+    add_race_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -53,9 +38,7 @@ def outcome_json(board: Board, outcome: RaceOutcome) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    apply_sat_cmd(args)
-    boards = read_board_files(args.files)
-    names = chosen_backends(args.backend)
+    boards, names = race_inputs(args)
     results: list[Result] = []
     table = Table(title=f"sigmar solve {' '.join(args.files)}")
     for column in ("board", "status", "backend", "seconds", "detail"):
@@ -78,4 +61,4 @@ def run(args: argparse.Namespace) -> int:
     return exit_code(results)
 
 
-__all__ = ["run", "add_parser", "chosen_backends", "Status"]
+__all__ = ["run", "add_parser", "Status"]

@@ -30,26 +30,27 @@ def seconds(text: str) -> float:
     return value
 
 
-def positive_int(text: str) -> int:
-    """A whole number of at least 1."""
+def whole_number(text: str, low: int = 1, high: int | None = None) -> int:
+    """A whole number from ``low`` to ``high`` (no upper bound when None), else an argparse type error."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' must be at least 1")
+    if high is not None and not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"'{text}' must be from {low} to {high}")
+    if value < low:
+        raise argparse.ArgumentTypeError(f"'{text}' must be at least {low}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """A whole number of at least 1."""
+    return whole_number(text)
 
 
 def job_count(text: str) -> int:
     """``--jobs``: a whole number from 1 to 1024."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if not 1 <= value <= 1024:
-        raise argparse.ArgumentTypeError(f"'{text}' must be from 1 to 1024")
-    return value
+    return whole_number(text, 1, 1024)
 
 
 def sat_command(text: str) -> str:
@@ -165,6 +166,22 @@ def read_board_files(paths: list[str]) -> list[Board]:
     if all(n == 1 for n in counts.values()):
         return boards
     return [replace(b, name=f"{path}:{b.name}") if counts[b.name] > 1 else b for path, found in per_file for b in found]
+
+
+def add_race_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of the commands that race backends over board files (``solve``, ``crosscheck``)."""
+    add_board_files(parser)
+    add_backend(parser)
+    add_time_limit(parser)
+    add_sat_cmd(parser)
+    add_proof_dir(parser)
+    add_json(parser)
+
+
+def race_inputs(args: argparse.Namespace) -> tuple[list[Board], list[str]]:
+    """The boards and backend names those commands run, with ``--sat-cmd`` applied first."""
+    apply_sat_cmd(args)
+    return read_board_files(args.files), chosen_backends(args.backend)
 
 
 class UsageError(Exception):

@@ -1,8 +1,9 @@
-"""Readable tables: cells are plain text (board names such as "x [solvable]" are not rich markup)."""
+"""Readable tables and progress bars: cells are plain text (board names such as "x [solvable]" are not rich markup)."""
 
 from __future__ import annotations
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -25,3 +26,21 @@ def table_console() -> Console:
     """A console for tables: the terminal's width, or 160 columns into a file or pipe."""
     console = PipeConsole()
     return console if console.is_terminal else PipeConsole(width=160)
+
+
+def progress_bar() -> Progress:
+    """The long runs' progress bar, on standard error (standard output keeps the tables and JSON).
+
+    No refresh thread (``auto_refresh=False``): worker processes are forked
+    while the bar is up, and a thread holding a lock across a fork can hang
+    the child; the caller refreshes after each answer.
+    """
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        auto_refresh=False,
+    )
