@@ -14,13 +14,12 @@ from .hexgrid import Hex
 
 
 class Status(StrEnum):
+    """How a board was answered (SPEC §4).  These are StrEnums: ``str()`` and JSON give the word itself."""
+
     SOLVED = "solved"
     UNSOLVABLE = "unsolvable"
     UNKNOWN = "unknown"  # no answer in time
     ERROR = "error"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class Reason(StrEnum):
@@ -31,9 +30,6 @@ class Reason(StrEnum):
     EXHAUSTED = "exhausted"  # a complete search found nothing
     PROOF = "proof"  # a solver's refutation
     CORROBORATED = "corroborated"  # two backends agree
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)
@@ -50,9 +46,6 @@ class CertificateKind(StrEnum):
     STUCK = "stuck"
     DEAD_STATES = "dead-states"
     DRUP = "drup"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 # The file suffixes a certificate of each kind is written with (the first names it).

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from .board import Board
 from .facts import Facts, facts_of
+from .result import Reason
 from .rules import count_problem
 from .tiles import name_of
 
@@ -171,12 +172,12 @@ def static_problem(board: Board) -> str | None:
     return explain_stuck(board, stuck)
 
 
-def unsolvable_reason(board: Board) -> tuple[str, str] | None:
-    """``("counts", sentence)`` or ``("static", sentence)`` for the first argument that fires, else None."""
+def unsolvable_reason(board: Board) -> tuple[Reason, str] | None:
+    """``(Reason.COUNTS, sentence)`` or ``(Reason.STATIC, sentence)`` for the first argument that fires, else None."""
     counts = count_problem(board)
     if counts is not None:
-        return "counts", counts
+        return Reason.COUNTS, counts
     static = static_problem(board)
     if static is not None:
-        return "static", static
+        return Reason.STATIC, static
     return None

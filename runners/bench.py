@@ -80,11 +80,21 @@ class Row:
     usage: Usage = NO_USAGE
 
     @property
+    def out_of_memory(self) -> bool:
+        """An error because the run went over the memory limit."""
+        return self.usage.over_memory and self.result.status is Status.ERROR
+
+    @property
     def reason(self) -> str:
         """The CSV's reason: why unsolvable, or ``memory`` for a run over the memory limit."""
-        if self.usage.over_memory and self.result.status is Status.ERROR:
+        if self.out_of_memory:
             return "memory"
         return str(self.result.reason) if self.result.reason else ""
+
+    @property
+    def answered(self) -> bool:
+        """A run that counts on the cactus plot: a definite answer that is not wrong."""
+        return self.result.status in (Status.SOLVED, Status.UNSOLVABLE) and self.grade is not Grade.WRONG
 
     def values(self) -> list[object]:
         r, u = self.result, self.usage
@@ -285,11 +295,6 @@ def percentile(sorted_values: list[float], p: float) -> float:
     return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
-def answered(row: Row) -> bool:
-    """A run that counts on the cactus plot: a definite answer that is not wrong."""
-    return row.result.status in (Status.SOLVED, Status.UNSOLVABLE) and row.grade is not Grade.WRONG
-
-
 @dataclass(frozen=True)
 class Summary:
     backend: str
@@ -321,7 +326,7 @@ def summarise(rows: list[Row], names: list[str], time_limit: float | None = None
     out = []
     for name in names:
         mine = [r for r in rows if r.backend == name]
-        times = sorted(r.result.seconds for r in mine if answered(r))
+        times = sorted(r.result.seconds for r in mine if r.answered)
         memory = sorted(r.usage.memory_mb for r in mine if r.usage.memory_mb is not None)
         out.append(
             Summary(
@@ -340,7 +345,7 @@ def summarise(rows: list[Row], names: list[str], time_limit: float | None = None
                 cpu_ratio=cpu_ratio(mine),
                 memory_median=percentile(memory, 50),
                 memory_max=memory[-1] if memory else math.nan,
-                out_of_memory=sum(r.reason == "memory" for r in mine),
+                out_of_memory=sum(r.out_of_memory for r in mine),
             )
         )
     return out

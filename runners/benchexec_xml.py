@@ -46,7 +46,7 @@ def file_name(backend: str, stamp: str) -> str:
 
 def status_text(row: Row) -> str:
     """BenchExec's status column: our status, with its own words for a run over the memory limit."""
-    if row.reason == "memory":
+    if row.out_of_memory:
         return "OUT OF MEMORY"
     if row.result.status is Status.UNSOLVABLE and row.result.reason:
         return f"unsolvable ({row.result.reason})"

@@ -17,10 +17,11 @@ from typing import Any
 from sigmar.models.board import Board
 from sigmar.models.certificate import CertificateError, Verdict, check_counts, check_dead_states, check_stuck
 from sigmar.models.hexgrid import from_rowcol
+from sigmar.models.result import CertificateKind
 
 from .rup_check import ProofFormatError, check_rup, parse_dimacs, parse_drup
 
-KINDS = ("counts", "stuck", "dead-states", "drup")
+KINDS = tuple(str(kind) for kind in CertificateKind)
 
 
 def check_certificate(board: Board, certificate: dict[str, Any], base: Path | None = None) -> Verdict:
@@ -28,15 +29,16 @@ def check_certificate(board: Board, certificate: dict[str, Any], base: Path | No
 
     A relative ``file`` is read from the working folder, else from ``base``.
     """
-    kind = certificate.get("kind")
-    if kind not in KINDS:
-        raise CertificateError(f"unknown certificate kind {kind!r} (expected one of {', '.join(KINDS)})")
-    if kind == "counts":
+    named = certificate.get("kind")
+    if not isinstance(named, str) or named not in KINDS:
+        raise CertificateError(f"unknown certificate kind {named!r} (expected one of {', '.join(KINDS)})")
+    kind = CertificateKind(named)
+    if kind is CertificateKind.COUNTS:
         return check_counts(board)
-    if kind == "stuck":
+    if kind is CertificateKind.STUCK:
         return check_stuck(board, _cells(board, certificate.get("cells")))
     path = _file(certificate, base)
-    if kind == "dead-states":
+    if kind is CertificateKind.DEAD_STATES:
         return check_dead_states(board, path)
     return check_drup(board, path)
 

@@ -35,9 +35,6 @@ class Grade(StrEnum):
     UNKNOWN = "unknown"
     ERROR = "error"
 
-    def __str__(self) -> str:
-        return self.value
-
 
 @dataclass(frozen=True)
 class BoardVerdict:

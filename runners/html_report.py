@@ -206,7 +206,7 @@ def board_table(report: Report) -> str:
                 f"{row.result.status} {row.reason}".strip() + f"; CPU {num(row.usage.cpu_seconds)} s; "
                 f"memory {num(row.usage.memory_mb, 1)} MB"
             )
-            text = f"{row.result.seconds:.3f}" if answered else ("memory" if row.reason == "memory" else str(row.grade))
+            text = f"{row.result.seconds:.3f}" if answered else ("memory" if row.out_of_memory else str(row.grade))
             cells.append(f"<td class='g-{row.grade}' data-v='{sort:.6f}' title='{escape(tip)}'>{escape(text)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table>")

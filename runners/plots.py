@@ -41,12 +41,10 @@ def cactus_figure(
     vbs_times: Sequence[float] | None = None,
 ) -> Any:
     """One step line per backend (and the VBS, dashed, when given): the field's usual picture."""
-    from .bench import answered
-
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     lines = [
-        (name, sorted(max(r.result.seconds, FLOOR) for r in rows if r.backend == name and answered(r)), "-")
+        (name, sorted(max(r.result.seconds, FLOOR) for r in rows if r.backend == name and r.answered), "-")
         for name in names
     ]
     if vbs_times is not None:

@@ -34,9 +34,10 @@ from sigmar.models.generator import (
 )
 from sigmar.models.result import Result, Status
 from sigmar.models.rules import verify
+from sigmar.models.static import unsolvable_reason
 from sigmar.models.templates import ondrovo_templates
 from sigmar.runners.check import run_checked
-from sigmar.runners.cmd_generate import refute, static_reason
+from sigmar.runners.cmd_generate import refute
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -117,7 +118,7 @@ def section_shuffles(per_template: int, time_limit: float, out: list[str]) -> No
         tally: Counter[str] = Counter()
         for _ in range(per_template):
             board = shuffled(generate(template, rng).board, rng)
-            found = static_reason(board)
+            found = unsolvable_reason(board)
             if found is not None:
                 tally[f"unsolvable {found[0]}"] += 1
                 continue
@@ -191,7 +192,7 @@ def section_dim9(time_limit: float, out: list[str]) -> None:
         base = generate(standard_template_for(9, rng), rng).board
         candidate = shuffled(base, rng) if i % 2 == 0 else swapped(base, rng)
         start = time.perf_counter()
-        found = static_reason(candidate)
+        found = unsolvable_reason(candidate)
         if found is not None:
             key = f"unsolvable ({found[0]})"
         else:

@@ -28,7 +28,7 @@ from sigmar.models.generator import (
 from sigmar.models.hexgrid import on_board
 from sigmar.models.result import Status
 from sigmar.models.rules import count_problem, verify
-from sigmar.models.static import static_problem
+from sigmar.models.static import static_problem, unsolvable_reason
 from sigmar.models.templates import (
     FOLDS,
     Template,
@@ -42,7 +42,7 @@ from sigmar.models.templates import (
 from sigmar.models.tiles import ELEMENTS, SALT
 from sigmar.runners.check import run_checked
 from sigmar.runners.cli import main
-from sigmar.runners.cmd_generate import refute, static_reason
+from sigmar.runners.cmd_generate import refute
 from tests.bruteforce import solve_by_brute_force
 
 
@@ -292,7 +292,7 @@ def test_bundled_generated_sets_read_back_and_keep_their_promises() -> None:
         assert count_problem(board) is None, "counts alone would make a dull benchmark"
         reason = board.name.split("[unsolvable: ")[1].rstrip("]")
         if reason == "static":
-            assert static_reason(board) is not None, board.name
+            assert unsolvable_reason(board) is not None, board.name
         else:
             assert reason == "exhausted", board.name
 
