@@ -16,6 +16,7 @@ from sigmar.models.hexgrid import from_rowcol
 from sigmar.models.result import CertificateKind, Result, Status
 
 from .pages import replay_page, stuck_page, verdict_page
+from .policy import accepted
 from .prove import prove
 
 
@@ -33,7 +34,7 @@ def page_for(board: Board, result: Result, time_limit: float) -> str:
     if result.status is Status.UNKNOWN:
         return verdict_page(board, f"No answer within {time_limit:g} s.", result.message)
     certificate = result.certificate
-    if result.status is not Status.UNSOLVABLE or result.wrong or not result.checked or certificate is None:
+    if not accepted(result) or certificate is None:  # the policy's word: a checked certificate, not wrong
         what = result.message or result.explanation or "no checked answer"
         return verdict_page(board, f"No trusted answer ({result.status}): {what}")
     checked = f"checked in {result.check_seconds:.2f} s" if result.check_seconds is not None else "checked"
