@@ -308,6 +308,27 @@ class Worker:
             self.stop_sent = 0.0
         return done
 
+    def pause(self) -> None:
+        """Stop the worker's process group (SIGSTOP) so it takes no CPU; :meth:`resume` lets it go on.
+
+        A paused worker still dies with the parent (SIGKILL reaches a stopped process).
+        """
+        self._signal_group(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self._signal_group(signal.SIGCONT)
+
+    def _signal_group(self, signum: int) -> None:
+        if self._pid is not None and not self._killed:
+            with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+                os.killpg(self._pid, signum)
+
+    def collect(self) -> None:
+        """Read a late answer to the job it was asked to stop, if one is waiting: the worker is idle again."""
+        with contextlib.suppress(OSError, ValueError):
+            if self.job_id is not None and not self._killed and self.conn.poll():
+                self.receive()
+
     def exit_description(self) -> str:
         self.process.join(0.05)
         code = self.process.exitcode
