@@ -161,6 +161,9 @@ class _Jobs:
         self.mem_limit_mb = mem_limit_mb
         self.backends: dict[str, Any] = {}
         self.current: list[Any] = [None, None, False]  # job id, backend, whether it was asked to stop
+        # The last job asked to stop.  The stop pipe is read by its own thread, so a stop can come before the
+        # main thread has read its job, or while the backend is being made: such a job is skipped, not solved.
+        self.stopped_job: int | None = None
         self.lock = threading.Lock()
         self.info: dict[str, Any] = {"id": None, "name": "", "start": 0.0}  # for the memory watchdog
 
@@ -172,6 +175,7 @@ class _Jobs:
             except (EOFError, OSError):
                 return
             with self.lock:
+                self.stopped_job = job_id
                 running_id, backend, _ = self.current
                 if running_id == job_id and backend is not None:
                     self.current[2] = True
@@ -193,7 +197,11 @@ class _Jobs:
                 backend = self.backends[name] = registry.make(name)
             with self.lock:
                 self.current[:] = [job_id, backend, False]
-            result = backend.solve(board, time_limit)
+                stopped = self.stopped_job == job_id
+            if stopped:
+                result = Result(Status.UNKNOWN, name, message="stopped before it started")
+            else:
+                result = backend.solve(board, time_limit)
             if not isinstance(result, Result):
                 raise TypeError(f"solve returned {type(result).__name__}, not a Result")
         except MemoryError:

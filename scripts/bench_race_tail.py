@@ -15,7 +15,9 @@ A board's time is the wall time of the call, checks included.  After each
 race call the script waits (untimed, at most 1 s) until the losers have
 stopped, so that they do not slow the next variant down; how long that took
 is reported as ``settle``.  Overhead per board: the variant's mean minus the
-in-process mean, and the same for p99.
+in-process mean, and the same for p99.  ``outside solve``: a board's wall time
+less the winner's own ``solve`` (in its worker for the races): where the
+machinery's time goes (pickling, pipes, waking the processes, the replay).
 
     python scripts/bench_race_tail.py                          # hexmatch-easy 400-599
     python scripts/bench_race_tail.py --first 0 --count 100 --rounds 2
@@ -40,7 +42,7 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
-from sigmar.runners.check import counts_answer, run_checked
+from sigmar.runners.check import checked, counts_answer
 from sigmar.runners.race import Race
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hexmatch-easy.txt"
@@ -70,12 +72,16 @@ def settle(race: Race, limit: float = 1.0) -> float:
     return time.perf_counter() - start
 
 
+Answer = tuple[bool, str, bool, float]  # answered, winner, others started, the winner's own solve seconds
+
+
 class Variant:
     """One way of answering a board, with its per-board times."""
 
-    def __init__(self, label: str, answer: Callable[[Board], tuple[bool, str, bool]], race: Race | None = None):
+    def __init__(self, label: str, answer: Callable[[Board], Answer], race: Race | None = None):
         self.label, self.answer, self.race = label, answer, race
         self.seconds: list[float] = []
+        self.outside: list[float] = []  # wall time of the call less the winner's solve: IPC, checks, waiting
         self.settle: list[float] = []
         self.answered = 0
         self.others_ran = 0  # boards on which a backend other than the winner was started
@@ -83,8 +89,9 @@ class Variant:
 
     def run(self, board: Board) -> None:
         start = time.perf_counter()
-        ok, winner, others = self.answer(board)
+        ok, winner, others, solve = self.answer(board)
         self.seconds.append(time.perf_counter() - start)
+        self.outside.append(self.seconds[-1] - solve)
         self.answered += ok
         self.others_ran += others
         self.wins[winner] = self.wins.get(winner, 0) + 1
@@ -92,24 +99,29 @@ class Variant:
             self.settle.append(settle(self.race))
 
 
-def in_process(time_limit: float) -> Callable[[Board], tuple[bool, str, bool]]:
+def in_process(time_limit: float) -> Callable[[Board], Answer]:
     backend = registry.make("search")
 
-    def answer(board: Board) -> tuple[bool, str, bool]:
+    def answer(board: Board) -> Answer:
         early = counts_answer(board)
-        result = early if early is not None else run_checked(backend, board, time_limit)
-        return result.status in (Status.SOLVED, Status.UNSOLVABLE), result.backend, False
+        start = time.perf_counter()
+        result = early if early is not None else backend.solve(board, time_limit)
+        solve = time.perf_counter() - start
+        result = result if early is not None else checked(board, result)
+        return result.status in (Status.SOLVED, Status.UNSOLVABLE), result.backend, False, solve
 
     return answer
 
 
-def raced(race: Race, time_limit: float) -> Callable[[Board], tuple[bool, str, bool]]:
-    def answer(board: Board) -> tuple[bool, str, bool]:
+def raced(race: Race, time_limit: float) -> Callable[[Board], Answer]:
+    def answer(board: Board) -> Answer:
         outcome = race.solve(board, time_limit)
         busy = {name for name, worker in race.workers.items() if worker.job_id == race._job}
-        others = bool((busy | set(outcome.answers)) - {outcome.result.backend})
         result = outcome.result
-        return result.status in (Status.SOLVED, Status.UNSOLVABLE), result.backend, others
+        others = bool((busy | set(outcome.answers)) - {result.backend})
+        own = outcome.answers.get(result.backend)  # seconds: the solve inside its worker
+        solve = own.seconds if own is not None else 0.0
+        return result.status in (Status.SOLVED, Status.UNSOLVABLE), result.backend, others, solve
 
     return answer
 
@@ -126,6 +138,8 @@ def summary(variant: Variant, base: Variant) -> dict[str, Any]:
         "mean_ms": 1000 * statistics.fmean(seconds),
         "overhead_mean_ms": 1000 * (statistics.fmean(seconds) - statistics.fmean(base.seconds)),
         "overhead_p99_ms": 1000 * (nearest_rank(seconds, 0.99) - nearest_rank(base.seconds, 0.99)),
+        "outside_solve_median_ms": 1000 * statistics.median(variant.outside),
+        "outside_solve_p99_ms": 1000 * nearest_rank(variant.outside, 0.99),
         "others_started": variant.others_ran,
         "settle_median_ms": 1000 * statistics.median(variant.settle) if variant.settle else None,
         "wins": variant.wins,
@@ -137,14 +151,15 @@ def table(rows: list[dict[str, Any]], heading: str) -> str:
         heading,
         "",
         "| run | answered | median ms | p99 ms | max ms | mean ms | overhead mean ms | overhead p99 ms "
-        "| others started | settle median ms |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| outside solve median / p99 ms | others started | settle median ms |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         settled = "" if r["settle_median_ms"] is None else f"{r['settle_median_ms']:.1f}"
         lines.append(
             f"| {r['run']} | {r['answered']}/{r['boards']} | {r['median_ms']:.1f} | {r['p99_ms']:.1f} "
             f"| {r['max_ms']:.1f} | {r['mean_ms']:.1f} | {r['overhead_mean_ms']:+.1f} | {r['overhead_p99_ms']:+.1f} "
+            f"| {r['outside_solve_median_ms']:.1f} / {r['outside_solve_p99_ms']:.1f} "
             f"| {r['others_started']} | {settled} |"
         )
     return "\n".join(lines)

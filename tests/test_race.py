@@ -303,3 +303,21 @@ def test_the_others_are_paused_while_a_slow_certificate_is_checked(fakes, boards
         slow = psutil.Process(race.workers["honest:slow"].pid)
         assert slow.status() != psutil.STATUS_STOPPED, "resumed after the check"
         assert outcome.result.seconds >= outcome.result.check_seconds, "seconds include the check"
+
+
+def test_a_job_stopped_before_it_starts_is_skipped(fakes, boards) -> None:
+    """A stop can overtake its job (it has a pipe of its own): the job is then answered unknown, not solved."""
+    worker = Worker("test")
+    try:
+        worker.submit(1, "honest:slow", boards["pair"], 5.0)  # keeps the worker busy for 0.5 s
+        worker.conn.send(("job", 2, "honest", boards["pair"], 5.0))  # queued behind it
+        worker.stops.send(2)  # ... and stopped before the worker has read it
+        assert worker.conn.poll(10)
+        first = worker.receive()
+        assert first is not None and first.job_id == 1 and first.result.status is Status.SOLVED
+        assert worker.conn.poll(10)
+        second = worker.receive()
+        assert second is not None and second.job_id == 2
+        assert second.result.status is Status.UNKNOWN and "before it started" in second.result.message
+    finally:
+        worker.kill()
