@@ -53,6 +53,12 @@ HEAD_START_QUANTILE = 0.95
 HEAD_START_CAP = 0.25
 RECENT_WINS = 100
 
+# Past the leader's head start the board is a hard one.  If another backend has won more such boards
+# (cnf on dense side-8 deals: 42 of the 53 that took over 1 s), the leader runs LATE_NICENESS
+# lower for the rest of the board, so that on 2 cores it does not take half the CPU from that backend.
+LATE_NICENESS = 5
+LATE_WINS_NEEDED = 3
+
 # Certificates whose check can take seconds (a DRUP proof of a side-8 board: up to a minute).  The
 # other workers are paused meanwhile: the check is the likely answer, and on a loaded machine it
 # ran about twice as slowly next to three solvers as alone.
@@ -101,6 +107,7 @@ class Race:
         self.stagger = stagger
         self.wins: Counter[str] = Counter()
         self.win_times: dict[str, deque[float]] = {}  # each backend's last RECENT_WINS winning times
+        self.late_wins: Counter[str] = Counter()  # wins on boards where the leader's head start ran out
         # Certificate files: the caller's folder, or a temporary one that close() removes.
         self._own_proofs = proofs is None
         self.proofs = proofs if proofs is not None else ProofStore()
@@ -160,9 +167,18 @@ class Race:
         """Backends by wins so far (most first); the leader may get a head start."""
         return sorted(self.names, key=lambda n: -self.wins[n])
 
-    def won(self, name: str, seconds: float) -> None:
+    def won(self, name: str, seconds: float, late: bool = False) -> None:
         self.wins[name] += 1
+        self.late_wins[name] += late
         self.win_times.setdefault(name, deque(maxlen=RECENT_WINS)).append(seconds)
+
+    def late_leader(self, leader: str) -> str | None:
+        """The backend that wins the boards ``leader`` does not answer in its head start, if not the leader."""
+        best = max(self.names, key=lambda n: self.late_wins[n])
+        wins = self.late_wins[best]
+        if best == leader or wins < LATE_WINS_NEEDED or wins <= self.late_wins[leader]:
+            return None
+        return best
 
     def head_start(self, leader: str) -> float:
         """Seconds ``leader`` runs alone: long enough for nearly all of its recent wins."""
@@ -182,6 +198,7 @@ class Race:
         self._job += 1
         for worker in self.workers.values():
             worker.collect()  # a loser that answered since: idle again, nothing to kill
+            worker.promote()  # a leader held back on the last board gets its priority back
             if worker.job_id is not None and worker.stop_sent and start - worker.stop_sent >= self.grace:
                 worker.kill()  # a loser still busy past its grace burns CPU: kill it now
         heat = _Heat(self, board, self._job, time_limit, start)
@@ -291,7 +308,9 @@ class _Heat:
         self.claims: list[Result] = []  # unsolvable answers without a checked certificate
         order = race.order()
         head_start = race.stagger > 0 and len(order) > 1 and race.wins[order[0]] > 0
+        self.leader = order[0]
         self.later = order[1:] if head_start else []  # released after the leader's head start
+        self.late = False  # the head start ran out: a hard board
         self.release_at = start + race.head_start(order[0])
         self.dispatch(order[: len(order) - len(self.later)], start)
 
@@ -312,8 +331,7 @@ class _Heat:
         while self.running or self.waiting or self.later:
             now = time.perf_counter()
             if self.later and (now >= self.release_at or not (self.running or self.waiting)):
-                self.dispatch(self.later, now)  # the leader did not answer within its head start
-                self.later = []
+                self._release(now)
             if self.deadline is not None and now >= self.deadline:
                 return None
             busy = {name: self.race.workers[name] for name in self.running | self.waiting}
@@ -329,6 +347,16 @@ class _Heat:
                     return winner
             self._restart_stragglers(now)
         return None
+
+    def _release(self, now: float) -> None:
+        """The others join: the leader did not answer within its head start, or answered without winning."""
+        self.late = self.leader in self.running
+        if self.late:
+            favourite = self.race.late_leader(self.leader)
+            if favourite is not None:
+                self.race.workers[self.leader].demote(LATE_NICENESS)
+        self.dispatch(self.later, now)
+        self.later = []
 
     def _timeout(self, now: float) -> float | None:
         """How long to wait for the next event: the deadline, the head start, a straggler's grace."""
@@ -368,7 +396,7 @@ class _Heat:
             self.outcome.wrong[name] = answer.message
         elif accepted(answer):
             seconds = time.perf_counter() - self.start  # the answer counts once it is checked
-            self.race.won(name, seconds)
+            self.race.won(name, seconds, late=self.late)
             return answer.with_(seconds=seconds)
         elif answer.status is Status.UNSOLVABLE:
             self.claims.append(answer)

@@ -269,9 +269,11 @@ class Worker:
         self.stops: Connection = stop_write
         with contextlib.suppress(OSError):  # also here, so a kill right after start finds the group
             os.setpgid(process.pid, process.pid)
+        self.priority = min(os.getpriority(os.PRIO_PROCESS, 0) + self.niceness, 19)  # the worker's own niceness
         if self.niceness:
             with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, process.pid, os.getpriority(os.PRIO_PROCESS, 0) + self.niceness)
+                os.setpriority(os.PRIO_PROCESS, process.pid, self.priority)
+        self.demoted = False
         self.conn: Connection = parent_conn
         self.process = process
         self._pid = process.pid
@@ -330,6 +332,25 @@ class Worker:
         if self._pid is not None and not self._killed:
             with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
                 os.killpg(self._pid, signum)
+
+    def demote(self, extra: int) -> None:
+        """Run at ``extra`` more niceness (the worker process only) until :meth:`promote`."""
+        if self._pid is not None and not self._killed and not self.demoted:
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, self._pid, min(self.priority + extra, 19))
+                self.demoted = True
+
+    def promote(self) -> None:
+        """Back to the worker's own niceness; where lowering it is not allowed, a fresh worker."""
+        if not self.demoted:
+            return
+        try:
+            os.setpriority(os.PRIO_PROCESS, self._pid, self.priority)
+            self.demoted = False
+        except PermissionError:
+            self.restart()
+        except OSError:  # gone meanwhile: it is restarted when next needed
+            self.demoted = False
 
     def collect(self) -> None:
         """Read a late answer to the job it was asked to stop, if one is waiting: the worker is idle again."""

@@ -321,3 +321,26 @@ def test_a_job_stopped_before_it_starts_is_skipped(fakes, boards) -> None:
         assert second.result.status is Status.UNKNOWN and "before it started" in second.result.message
     finally:
         worker.kill()
+
+
+def test_a_leader_that_loses_the_hard_boards_is_held_back_on_them(fakes, boards, monkeypatch) -> None:
+    """Past its head start, the leader runs at LATE_NICENESS more when another backend wins most such boards."""
+    from sigmar.runners.race import LATE_NICENESS
+
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "0.2")  # honest:slow answers 0.2 s late, stop or not
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    with Race(["honest:slow", "honest"], stagger=0.05) as race:
+        race.wins["honest:slow"] = 10  # the leader, by its wins
+        slow = race.workers["honest:slow"]
+        assert race.solve(boards["pair"], 5.0).result.backend == "honest:dfs"
+        assert os.getpriority(os.PRIO_PROCESS, slow.pid) == base, "no late wins yet: nobody held back"
+        race.late_wins["honest"] = 3
+        assert race.late_leader("honest:slow") == "honest"
+        time.sleep(0.4)  # the leader finishes the last board before the next one starts
+        assert race.solve(boards["pair"], 5.0).result.backend == "honest:dfs"
+        assert os.getpriority(os.PRIO_PROCESS, slow.pid) == min(base + LATE_NICENESS, 19)
+        race.late_wins.clear()
+        time.sleep(0.4)
+        race.solve(boards["pair"], 5.0)  # the next board: its own niceness again (or a fresh worker)
+        assert os.getpriority(os.PRIO_PROCESS, race.workers["honest:slow"].pid) == base
+        assert race.late_wins["honest"] == 1, "a win after the head start ran out counts as late"
