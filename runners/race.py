@@ -19,8 +19,11 @@ Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.polic
 
 from __future__ import annotations
 
+import contextlib
+import math
 import time
-from collections import Counter
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from types import TracebackType
@@ -28,7 +31,7 @@ from typing import Any
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
-from sigmar.models.result import Result, Status
+from sigmar.models.result import CertificateKind, Result, Status
 
 from .certify import ProofStore, certify
 from .check import checked, counts_answer
@@ -39,6 +42,27 @@ from .workers import Worker
 # 2 cores they still take idle CPU (and win solvable boards they are fastest on), but no longer
 # halve the time of the backends that bring certificates.
 CLAIMS_ONLY_NICENESS = 10
+
+# The leader's head start follows its own recent wins: HEAD_START_FACTOR times the 95th percentile of
+# its last RECENT_WINS winning times, at least ``stagger`` and at most HEAD_START_CAP.  A fixed 20 ms
+# was shorter than the leader's slower easy boards once the machine was loaded: the others joined,
+# took the CPU, and those boards took three times as long (hexmatch-easy 400-599: p99 61-66 ms with
+# 20 ms, 15-17 ms with 60 ms, search alone 12-13 ms, in one run on the shared machine).
+HEAD_START_FACTOR = 2.0
+HEAD_START_QUANTILE = 0.95
+HEAD_START_CAP = 0.25
+RECENT_WINS = 100
+
+# Past the leader's head start the board is a hard one.  If another backend has won more such boards
+# (cnf on dense side-8 deals: 42 of the 53 that took over 1 s), the leader runs LATE_NICENESS
+# lower for the rest of the board, so that on 2 cores it does not take half the CPU from that backend.
+LATE_NICENESS = 5
+LATE_WINS_NEEDED = 3
+
+# Certificates whose check can take seconds (a DRUP proof of a side-8 board: up to a minute).  The
+# other workers are paused meanwhile: the check is the likely answer, and on a loaded machine it
+# ran about twice as slowly next to three solvers as alone.
+SLOW_CHECKS = frozenset({CertificateKind.DRUP, CertificateKind.DEAD_STATES})
 
 
 @dataclass
@@ -76,11 +100,14 @@ class Race:
         self.slack = slack  # seconds past the time limit allowed for a backend's own "unknown"
         self.grace = grace  # seconds a loser gets to stop before it is killed
         # The backend with the most wins so far starts alone and the others join
-        # ``stagger`` seconds later (0: all start at once).  On 2 cores this keeps
-        # a fast leader from sharing the CPU with slow losers on easy boards, and
-        # costs at most ``stagger`` on a board the leader cannot answer quickly.
+        # after its head start (``head_start()``: at least ``stagger`` seconds; 0: all
+        # start at once).  On 2 cores this keeps a fast leader from sharing the CPU with
+        # slow losers on the boards it wins, and costs at most the head start on a board
+        # the leader cannot answer quickly.
         self.stagger = stagger
         self.wins: Counter[str] = Counter()
+        self.win_times: dict[str, deque[float]] = {}  # each backend's last RECENT_WINS winning times
+        self.late_wins: Counter[str] = Counter()  # wins on boards where the leader's head start ran out
         # Certificate files: the caller's folder, or a temporary one that close() removes.
         self._own_proofs = proofs is None
         self.proofs = proofs if proofs is not None else ProofStore()
@@ -111,8 +138,12 @@ class Race:
         if self._own_proofs and hasattr(self, "proofs"):
             self.proofs.close()
 
-    def _certified(self, board: Board, result: Result) -> Result:
-        return certify(board, checked(board, result), self.proofs)
+    def _certified(self, board: Board, result: Result, others: Iterable[Worker] = ()) -> Result:
+        """The answer checked; ``others`` are paused while a slow certificate is checked."""
+        certificate = result.certificate
+        slow = result.status is Status.UNSOLVABLE and certificate is not None and certificate.kind in SLOW_CHECKS
+        with _paused(others if slow else ()):
+            return certify(board, checked(board, result), self.proofs)
 
     def pids(self) -> list[int]:
         return [w.pid for w in self.workers.values() if w.pid is not None]
@@ -136,15 +167,40 @@ class Race:
         """Backends by wins so far (most first); the leader may get a head start."""
         return sorted(self.names, key=lambda n: -self.wins[n])
 
+    def won(self, name: str, seconds: float, late: bool = False) -> None:
+        self.wins[name] += 1
+        self.late_wins[name] += late
+        self.win_times.setdefault(name, deque(maxlen=RECENT_WINS)).append(seconds)
+
+    def late_leader(self, leader: str) -> str | None:
+        """The backend that wins the boards ``leader`` does not answer in its head start, if not the leader."""
+        best = max(self.names, key=lambda n: self.late_wins[n])
+        wins = self.late_wins[best]
+        if best == leader or wins < LATE_WINS_NEEDED or wins <= self.late_wins[leader]:
+            return None
+        return best
+
+    def head_start(self, leader: str) -> float:
+        """Seconds ``leader`` runs alone: long enough for nearly all of its recent wins."""
+        if self.stagger <= 0:
+            return 0.0
+        times = sorted(self.win_times.get(leader, ()))
+        if not times:
+            return self.stagger
+        typical = times[min(len(times) - 1, math.ceil(HEAD_START_QUANTILE * len(times)) - 1)]
+        return min(max(self.stagger, HEAD_START_FACTOR * typical), max(self.stagger, HEAD_START_CAP))
+
     def solve(self, board: Board, time_limit: float | None) -> RaceOutcome:
         start = time.perf_counter()
         early = counts_answer(board)
         if early is not None:
             return RaceOutcome(self._certified(board, early).with_(seconds=time.perf_counter() - start))
         self._job += 1
-        for worker in self.workers.values():  # a loser still busy past its grace burns CPU: kill it now
+        for worker in self.workers.values():
+            worker.collect()  # a loser that answered since: idle again, nothing to kill
+            worker.promote()  # a leader held back on the last board gets its priority back
             if worker.job_id is not None and worker.stop_sent and start - worker.stop_sent >= self.grace:
-                worker.kill()
+                worker.kill()  # a loser still busy past its grace burns CPU: kill it now
         heat = _Heat(self, board, self._job, time_limit, start)
         winner = heat.run()
         for name in heat.running:
@@ -227,6 +283,19 @@ class Race:
         return {name: answers[name] for name in self.workers}
 
 
+@contextlib.contextmanager
+def _paused(workers: Iterable[Worker]) -> Iterator[None]:
+    """Within, ``workers`` are stopped (SIGSTOP); they go on afterwards, however the block ends."""
+    held = list(workers)
+    try:
+        for worker in held:
+            worker.pause()
+        yield
+    finally:
+        for worker in held:
+            worker.resume()
+
+
 class _Heat:
     """One board's race: which workers run it, which still finish an earlier board, and what came back."""
 
@@ -239,8 +308,10 @@ class _Heat:
         self.claims: list[Result] = []  # unsolvable answers without a checked certificate
         order = race.order()
         head_start = race.stagger > 0 and len(order) > 1 and race.wins[order[0]] > 0
+        self.leader = order[0]
         self.later = order[1:] if head_start else []  # released after the leader's head start
-        self.release_at = start + race.stagger
+        self.late = False  # the head start ran out: a hard board
+        self.release_at = start + race.head_start(order[0])
         self.dispatch(order[: len(order) - len(self.later)], start)
 
     def dispatch(self, names: list[str], now: float) -> None:
@@ -260,8 +331,7 @@ class _Heat:
         while self.running or self.waiting or self.later:
             now = time.perf_counter()
             if self.later and (now >= self.release_at or not (self.running or self.waiting)):
-                self.dispatch(self.later, now)  # the leader did not answer within its head start
-                self.later = []
+                self._release(now)
             if self.deadline is not None and now >= self.deadline:
                 return None
             busy = {name: self.race.workers[name] for name in self.running | self.waiting}
@@ -272,11 +342,21 @@ class _Heat:
             ready = wait(list(handles), self._timeout(now))
             now = time.perf_counter()
             for name in dict.fromkeys(handles[h] for h in ready):
-                winner = self._receive(name, busy[name], now)
+                winner = self._receive(name, busy[name])
                 if winner is not None:
                     return winner
             self._restart_stragglers(now)
         return None
+
+    def _release(self, now: float) -> None:
+        """The others join: the leader did not answer within its head start, or answered without winning."""
+        self.late = self.leader in self.running
+        if self.late:
+            favourite = self.race.late_leader(self.leader)
+            if favourite is not None:
+                self.race.workers[self.leader].demote(LATE_NICENESS)
+        self.dispatch(self.later, now)
+        self.later = []
 
     def _timeout(self, now: float) -> float | None:
         """How long to wait for the next event: the deadline, the head start, a straggler's grace."""
@@ -288,7 +368,7 @@ class _Heat:
             timeout = expiry if timeout is None else min(timeout, expiry)
         return None if timeout is None else max(timeout, 0.0)
 
-    def _receive(self, name: str, worker: Worker, now: float) -> Result | None:
+    def _receive(self, name: str, worker: Worker) -> Result | None:
         """Handle what one ready worker sent (or its death); the answer when it wins."""
         done = worker.receive() if worker.conn.poll() else None
         if done is None:
@@ -309,13 +389,15 @@ class _Heat:
                 self._submit(name)
             return None
         self.running.discard(name)
-        answer = self.race._certified(self.board, done.result.with_(seconds=done.seconds))
+        others = [self.race.workers[n] for n in self.running | self.waiting]
+        answer = self.race._certified(self.board, done.result.with_(seconds=done.seconds), others)
         self.outcome.answers[name] = answer
         if answer.wrong:
             self.outcome.wrong[name] = answer.message
         elif accepted(answer):
-            self.race.wins[name] += 1
-            return answer.with_(seconds=now - self.start)
+            seconds = time.perf_counter() - self.start  # the answer counts once it is checked
+            self.race.won(name, seconds, late=self.late)
+            return answer.with_(seconds=seconds)
         elif answer.status is Status.UNSOLVABLE:
             self.claims.append(answer)
         return None

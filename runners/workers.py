@@ -161,6 +161,9 @@ class _Jobs:
         self.mem_limit_mb = mem_limit_mb
         self.backends: dict[str, Any] = {}
         self.current: list[Any] = [None, None, False]  # job id, backend, whether it was asked to stop
+        # The last job asked to stop.  The stop pipe is read by its own thread, so a stop can come before the
+        # main thread has read its job, or while the backend is being made: such a job is skipped, not solved.
+        self.stopped_job: int | None = None
         self.lock = threading.Lock()
         self.info: dict[str, Any] = {"id": None, "name": "", "start": 0.0}  # for the memory watchdog
 
@@ -172,6 +175,7 @@ class _Jobs:
             except (EOFError, OSError):
                 return
             with self.lock:
+                self.stopped_job = job_id
                 running_id, backend, _ = self.current
                 if running_id == job_id and backend is not None:
                     self.current[2] = True
@@ -193,7 +197,11 @@ class _Jobs:
                 backend = self.backends[name] = registry.make(name)
             with self.lock:
                 self.current[:] = [job_id, backend, False]
-            result = backend.solve(board, time_limit)
+                stopped = self.stopped_job == job_id
+            if stopped:
+                result = Result(Status.UNKNOWN, name, message="stopped before it started")
+            else:
+                result = backend.solve(board, time_limit)
             if not isinstance(result, Result):
                 raise TypeError(f"solve returned {type(result).__name__}, not a Result")
         except MemoryError:
@@ -261,9 +269,11 @@ class Worker:
         self.stops: Connection = stop_write
         with contextlib.suppress(OSError):  # also here, so a kill right after start finds the group
             os.setpgid(process.pid, process.pid)
+        self.priority = min(os.getpriority(os.PRIO_PROCESS, 0) + self.niceness, 19)  # the worker's own niceness
         if self.niceness:
             with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, process.pid, os.getpriority(os.PRIO_PROCESS, 0) + self.niceness)
+                os.setpriority(os.PRIO_PROCESS, process.pid, self.priority)
+        self.demoted = False
         self.conn: Connection = parent_conn
         self.process = process
         self._pid = process.pid
@@ -307,6 +317,46 @@ class Worker:
             self.job_id = None
             self.stop_sent = 0.0
         return done
+
+    def pause(self) -> None:
+        """Stop the worker's process group (SIGSTOP) so it takes no CPU; :meth:`resume` lets it go on.
+
+        A paused worker still dies with the parent (SIGKILL reaches a stopped process).
+        """
+        self._signal_group(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self._signal_group(signal.SIGCONT)
+
+    def _signal_group(self, signum: int) -> None:
+        if self._pid is not None and not self._killed:
+            with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+                os.killpg(self._pid, signum)
+
+    def demote(self, extra: int) -> None:
+        """Run at ``extra`` more niceness (the worker process only) until :meth:`promote`."""
+        if self._pid is not None and not self._killed and not self.demoted:
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, self._pid, min(self.priority + extra, 19))
+                self.demoted = True
+
+    def promote(self) -> None:
+        """Back to the worker's own niceness; where lowering it is not allowed, a fresh worker."""
+        if not self.demoted:
+            return
+        try:
+            os.setpriority(os.PRIO_PROCESS, self._pid, self.priority)
+            self.demoted = False
+        except PermissionError:
+            self.restart()
+        except OSError:  # gone meanwhile: it is restarted when next needed
+            self.demoted = False
+
+    def collect(self) -> None:
+        """Read a late answer to the job it was asked to stop, if one is waiting: the worker is idle again."""
+        with contextlib.suppress(OSError, ValueError):
+            if self.job_id is not None and not self._killed and self.conn.poll():
+                self.receive()
 
     def exit_description(self) -> str:
         self.process.join(0.05)

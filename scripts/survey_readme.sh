@@ -11,4 +11,5 @@ run() { # NAME ARGS...
 run dense6 --deal dense --dim 6 --count 10000
 run dense7 --deal dense --dim 7 --count 1000
 run dense8 --deal dense --dim 8 --count 1000
+run dense9 --deal dense --dim 9 --count 200
 run uniform6 --deal uniform --dim 6 --count 1000

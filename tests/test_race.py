@@ -235,3 +235,112 @@ def test_backends_that_only_claim_yield_the_cpu_to_those_that_certify() -> None:
     assert niceness == {"search": base, "cpsat": min(base + CLAIMS_ONLY_NICENESS, 19)}
     with Race(["cpsat"]) as race:  # nothing certifies: nobody is held back
         assert [os.getpriority(os.PRIO_PROCESS, w.pid) for w in race.workers.values() if w.pid] == [base]
+
+
+def test_the_head_start_follows_the_leaders_recent_wins(fakes) -> None:
+    """Twice the 95th percentile of the leader's recent winning times, between ``stagger`` and the cap."""
+    from sigmar.runners.race import HEAD_START_CAP
+
+    with Race(["honest"], stagger=0.02) as race:
+        assert race.head_start("honest") == 0.02, "no wins yet: the floor"
+        for _ in range(40):
+            race.won("honest", 0.005)
+        assert race.head_start("honest") == 0.02, "fast wins: still the floor"
+        for _ in range(40):
+            race.won("honest", 0.05)
+        assert race.head_start("honest") == pytest.approx(0.1)
+        race.won("honest", 30.0)  # one slow win among 81 is above the 95th percentile: no change
+        assert race.head_start("honest") == pytest.approx(0.1)
+        for _ in range(100):
+            race.won("honest", 1.0)  # the window keeps only the last wins, all slow now
+        assert race.head_start("honest") == HEAD_START_CAP
+    with Race(["honest"], stagger=0.0) as race:
+        race.won("honest", 0.05)
+        assert race.head_start("honest") == 0.0, "stagger 0: everyone starts at once"
+
+
+def test_a_paused_worker_is_stopped_until_it_resumes() -> None:
+    worker = Worker("search")
+    try:
+        process = psutil.Process(worker.pid)
+
+        def settles(stopped: bool) -> bool:  # a signal arrives soon, not at once
+            deadline = time.monotonic() + 5
+            while (process.status() == psutil.STATUS_STOPPED) != stopped and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return (process.status() == psutil.STATUS_STOPPED) == stopped
+
+        worker.pause()
+        assert settles(stopped=True)
+        worker.resume()
+        assert settles(stopped=False)
+    finally:
+        worker.kill()
+    assert not psutil.pid_exists(worker.pid) or psutil.Process(worker.pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_the_others_are_paused_while_a_slow_certificate_is_checked(fakes, boards, monkeypatch) -> None:
+    """honest's dead-states file is checked while honest:slow still sleeps: it is stopped meanwhile, then goes on."""
+    import sigmar.runners.race as race_module
+
+    seen: list[str] = []
+    real_certify = race_module.certify
+
+    def watching(board, result, store):  # type: ignore[no-untyped-def]
+        if result.status is Status.UNSOLVABLE:
+            slow = psutil.Process(race.workers["honest:slow"].pid)
+            deadline = time.monotonic() + 2  # SIGSTOP arrives soon, not at once
+            while slow.status() != psutil.STATUS_STOPPED and time.monotonic() < deadline:
+                time.sleep(0.01)
+            seen.append(slow.status())
+        return real_certify(board, result, store)
+
+    monkeypatch.setattr(race_module, "certify", watching)
+    with Race(["honest", "honest:slow"], stagger=0) as race:
+        outcome = race.solve(boards["stuck"], 5.0)
+        assert outcome.result.reason is Reason.EXHAUSTED and outcome.result.checked
+        assert seen == [psutil.STATUS_STOPPED]
+        slow = psutil.Process(race.workers["honest:slow"].pid)
+        assert slow.status() != psutil.STATUS_STOPPED, "resumed after the check"
+        assert outcome.result.seconds >= outcome.result.check_seconds, "seconds include the check"
+
+
+def test_a_job_stopped_before_it_starts_is_skipped(fakes, boards) -> None:
+    """A stop can overtake its job (it has a pipe of its own): the job is then answered unknown, not solved."""
+    worker = Worker("test")
+    try:
+        worker.submit(1, "honest:slow", boards["pair"], 5.0)  # keeps the worker busy for 0.5 s
+        worker.conn.send(("job", 2, "honest", boards["pair"], 5.0))  # queued behind it
+        worker.stops.send(2)  # ... and stopped before the worker has read it
+        assert worker.conn.poll(10)
+        first = worker.receive()
+        assert first is not None and first.job_id == 1 and first.result.status is Status.SOLVED
+        assert worker.conn.poll(10)
+        second = worker.receive()
+        assert second is not None and second.job_id == 2
+        assert second.result.status is Status.UNKNOWN and "before it started" in second.result.message
+    finally:
+        worker.kill()
+
+
+def test_a_leader_that_loses_the_hard_boards_is_held_back_on_them(fakes, boards, monkeypatch) -> None:
+    """Past its head start, the leader runs at LATE_NICENESS more when another backend wins most such boards."""
+    from sigmar.runners.race import LATE_NICENESS
+
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "0.2")  # honest:slow answers 0.2 s late, stop or not
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    with Race(["honest:slow", "honest"], stagger=0.05) as race:
+        race.wins["honest:slow"] = 10  # the leader, by its wins
+        slow = race.workers["honest:slow"]
+        assert race.solve(boards["pair"], 5.0).result.backend == "honest:dfs"
+        assert os.getpriority(os.PRIO_PROCESS, slow.pid) == base, "no late wins yet: nobody held back"
+        race.late_wins["honest"] = 3
+        assert race.late_leader("honest:slow") == "honest"
+        time.sleep(0.4)  # the leader finishes the last board before the next one starts
+        assert race.solve(boards["pair"], 5.0).result.backend == "honest:dfs"
+        assert os.getpriority(os.PRIO_PROCESS, slow.pid) == min(base + LATE_NICENESS, 19)
+        race.late_wins.clear()
+        time.sleep(0.4)
+        race.solve(boards["pair"], 5.0)  # the next board: its own niceness again (or a fresh worker)
+        assert os.getpriority(os.PRIO_PROCESS, race.workers["honest:slow"].pid) == base
+        assert race.late_wins["honest"] == 1, "a win after the head start ran out counts as late"
