@@ -90,10 +90,10 @@ def run(backend: MinizincBackend, sets: dict[str, list[Board]], time_limit: floa
 
 def label(backend: MinizincBackend) -> str:
     parts = [backend.name]
-    if "strategy" in backend.options:
-        parts.append(f"strategy={backend.options['strategy']}")
-    if "model" in backend.options:
-        parts.append(Path(backend.options["model"]).stem.removeprefix("sigmar_order_"))
+    if backend.options.strategy is not None:
+        parts.append(f"strategy={backend.options.strategy}")
+    if backend.options.model is not None:
+        parts.append(Path(backend.options.model).stem.removeprefix("sigmar_order_"))
     return " ".join(parts)
 
 
