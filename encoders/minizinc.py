@@ -49,6 +49,9 @@ from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
 from sigmar.models.tiles import QUICKSILVER
 
+# The four elements, numbered as the models' ``element_kind`` (a quintessence takes one of each).
+ELEMENT_KINDS = {"a": 1, "e": 2, "f": 3, "w": 4}
+
 HERE = Path(__file__).resolve().parent
 MODELS = {"order": HERE / "sigmar_order.mzn", "steps": HERE / "sigmar_steps.mzn"}
 GECODE_CONFIG = HERE / "sigmar-gecode.msc"
@@ -88,9 +91,19 @@ GRACE = 1.0
 
 
 def _partners(board: Board, i: int) -> list[int]:
-    """Tiles that tile ``i`` could ever leave with (``sigmar.models.facts``); gold: itself (it leaves alone)."""
+    """Tiles that tile ``i`` could ever leave with as a pair (``sigmar.models.facts``); gold and quintessence: itself.
+
+    On a quintessence board an element also lists itself: its mate is itself
+    when a quintessence takes it (the order model's ``takes``).
+    """
     facts = facts_of(board)
-    return [i] if i == facts.gold else facts.partners_of(i)
+    fives = facts.quintessence
+    if i == facts.gold or i in fives:
+        return [i]
+    mates = [j for j in facts.partners_of(i) if j not in fives]
+    if fives and facts.symbols[i] in ELEMENT_KINDS:
+        mates = sorted([*mates, i])
+    return mates
 
 
 def _openings(board: Board, i: int) -> tuple[list[list[int]], list[int]]:
@@ -111,8 +124,16 @@ def _openings(board: Board, i: int) -> tuple[list[list[int]], list[int]]:
 
 
 def candidate_pairs(board: Board) -> tuple[tuple[int, int], ...]:
-    """Every pair that may ever be a move (the steps model's choices): tile ids from 0; gold is (g, g)."""
-    return tuple((i, j) for i in range(len(board.tiles)) for j in _partners(board, i) if j >= i)
+    """Every pair that may ever be a move (the steps model's choices): tile ids from 0.
+
+    Gold alone is (g, g); a quintessence's five-tile move is (x, x), its four
+    elements chosen by the model's ``takes``.
+    """
+    facts = facts_of(board)
+    alone = {facts.gold, *facts.quintessence}
+    return tuple(
+        (i, j) for i in range(len(board.tiles)) for j in _partners(board, i) if j > i or (j == i and i in alone)
+    )
 
 
 def _mzn_set(items: list[int]) -> str:
@@ -136,6 +157,9 @@ def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND
         "metal = [" + ", ".join(str(i + 1) for i in metal_ids) + "];",
         "quicksilver = " + _mzn_set(quick) + ";",
         f"n_moves = {facts.horizon};",
+        f"n_quint = {len(facts.quintessence)};",
+        "quint = [" + ", ".join(str(i + 1) for i in facts.quintessence) + "];",
+        "element_kind = [" + ", ".join(str(ELEMENT_KINDS.get(s, 0)) for s in facts.symbols) + "];",
     ]
     lines.append(f"strategy = {strategy};  % the search: 1 finds, 2 refutes (see the model)")
     blockers, useful = [], []
@@ -162,20 +186,33 @@ def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND
 # --------------------------------------------------------------- decode ----
 
 
-def moves_from_rounds(board: Board, leave: list[int], mate: list[int]) -> tuple[Move, ...]:
-    """A sequential move list from rounds and mates (ids from 0).
+def moves_from_rounds(
+    board: Board, leave: list[int], mate: list[int], takes: dict[int, list[int]] | None = None
+) -> tuple[Move, ...]:
+    """A sequential move list from rounds and mates (ids from 0); ``takes``: quintessence -> its four elements.
 
     Within a round any order is legal: every tile of the round was free before
     it, and the model keeps at most one metal per round.
     """
+    takes = takes or {}
+    taken = {t for four in takes.values() for t in four}
     moves = []
     for i in sorted(range(len(board.tiles)), key=lambda t: (leave[t], t)):
         j = mate[i]
-        if j < i:
+        if j < i or i in taken:
             continue
-        cells = (board.tiles[i].cell,) if j == i else (board.tiles[i].cell, board.tiles[j].cell)
-        moves.append(Move(cells))
+        tiles = (i, *takes[i]) if i in takes else (i,) if j == i else (i, j)
+        moves.append(Move(tuple(board.tiles[t].cell for t in tiles)))
     return tuple(moves)
+
+
+def _takes(board: Board, solution: Any) -> dict[int, list[int]]:
+    """{quintessence: the four element tiles it takes} from the models' ``takes`` (ids from 0)."""
+    fives = facts_of(board).quintessence
+    if not fives:
+        return {}
+    rows = solution.takes
+    return {x: [int(t) - 1 for t in rows[q]] for q, x in enumerate(fives)}
 
 
 # -------------------------------------------------------------- solvers ----
@@ -251,6 +288,7 @@ class MinizincBackend(Backend):
     description = "MiniZinc model (round per tile; :steps for one move per step) on Gecode or another MiniZinc solver"
     encode_targets = ("mzn", "dzn")
     options_type = MinizincOptions
+    plays_quintessence = True  # both models (SPEC §1's five-tile move)
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
@@ -424,16 +462,17 @@ class MinizincBackend(Backend):
 
     def _decode(self, board: Board, solution: Any) -> tuple[Move, ...]:
         leave = [int(x) for x in solution.leave]
+        takes = _takes(board, solution)
         if self.variant == "steps":
             pairs = candidate_pairs(board)
             out = []
             for p in solution.move:
                 a, b = pairs[int(p) - 1]
-                cells = (board.tiles[a].cell,) if a == b else (board.tiles[a].cell, board.tiles[b].cell)
-                out.append(Move(cells))
+                tiles = (a, *takes[a]) if a in takes else (a,) if a == b else (a, b)
+                out.append(Move(tuple(board.tiles[t].cell for t in tiles)))
             return tuple(out)
         mate = [int(x) - 1 for x in solution.mate]
-        return moves_from_rounds(board, [x - 1 for x in leave], mate)
+        return moves_from_rounds(board, [x - 1 for x in leave], mate, takes)
 
 
 @functools.cache

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import shutil
 import subprocess
 import threading
@@ -293,3 +294,75 @@ def test_the_backend_runs_the_shipped_configuration_when_the_library_is_there() 
         pytest.skip("this MiniZinc has no gecode_presolver library; the stock gecode configuration is used")
     base = _base_instance("gecode", str(MODELS["order"]), threading.get_ident())
     assert base._solver.id == "org.sigmar.gecode"
+
+
+# ---------------------------------------------------------------- the quintessence variant ----
+
+
+@pytest.mark.parametrize("sub", ["gecode", "gecode:steps"])
+def test_both_models_agree_with_brute_force_on_quintessence_boards(sub: str) -> None:
+    """Small variant boards (SPEC §1, symbol x), solvable and not: same answer as the brute force."""
+    from tests.bruteforce import solve_by_brute_force
+    from tests.test_quintessence import variant_board
+
+    rng = random.Random(41)
+    backend = MinizincBackend(sub)
+    seen = {True: 0, False: 0}
+    fives = 0
+    for _ in range(14):
+        board = variant_board(rng, rng.choice((8, 10, 12)))
+        truth = solve_by_brute_force(board) is not None
+        seen[truth] += 1
+        check_answer(board, backend, truth)
+        if truth:
+            fives += sum(len(m.cells) == 5 for m in backend.solve(board, 20).moves)
+    assert seen[True] >= 4 and seen[False] >= 4, seen
+    assert fives >= 4, "too few five-tile moves were decoded"
+
+
+def test_two_quintessences_each_take_their_own_four() -> None:
+    board = parse_boards("x a e\nf w . x\na e . f w\n. . . .\n. . .\n", "two")[0]
+    for sub in ("gecode", "gecode:steps"):
+        result = MinizincBackend(sub).solve(board, 20)
+        assert result.status is Status.SOLVED, f"minizinc:{sub}: {result}"
+        assert [len(m.cells) for m in result.moves] == [5, 5] and verify(board, result.moves).valid
+
+
+QUINT_BLOCK = re.compile(r"% \[quintessence.*?% quintessence\]\n", re.S)
+
+
+def _flat(model: str, data: str, tmp_path: Path) -> list[str]:
+    """The FlatZinc of model + data, with argument order inside conjunctions and empty output arrays normalised."""
+    (tmp_path / "m.mzn").write_text(model)
+    (tmp_path / "d.dzn").write_text(data)
+    fzn = tmp_path / "m.fzn"
+    subprocess.run(
+        ["minizinc", "--solver", str(GECODE_CONFIG), "-c", str(tmp_path / "m.mzn"), str(tmp_path / "d.dzn")]
+        + ["--fzn", str(fzn), "--ozn", str(tmp_path / "m.ozn")],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    lines = []
+    for line in fzn.read_text().splitlines():
+        if "output_array([1..0" in line:
+            continue
+        found = re.match(r"(constraint array_bool_(?:and|or))\(\[([^\]]*)\],(.*)", line)
+        lines.append(f"{found[1]}([{','.join(sorted(found[2].split(',')))}],{found[3]}" if found else line)
+    return lines
+
+
+@pytest.mark.parametrize("variant", ["order", "steps"])
+def test_the_quintessence_constraints_add_nothing_to_a_standard_board(variant: str, tmp_path: Path) -> None:
+    """Cutting the quintessence sections out of a model leaves a standard board's FlatZinc unchanged."""
+    from sigmar.encoders.minizinc import data_text
+
+    text = MODELS[variant].read_text()
+    cut = QUINT_BLOCK.sub("", text)
+    assert cut != text, "the model has no marked quintessence section"
+    standard = read_boards(INSTANCES / "real-game.txt")[0]
+    data = data_text(standard, variant)
+    assert _flat(text, data, tmp_path) == _flat(cut, data, tmp_path)
+    five = parse_boards("x a\ne . w\nf .\n", "five")[0]
+    data = data_text(five, variant)
+    assert _flat(text, data, tmp_path) != _flat(cut, data, tmp_path)
