@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import json
 import shutil
 import subprocess
@@ -59,7 +60,7 @@ VARIANTS = tuple(MODELS)
 DEFAULT_VARIANT = "order"
 
 # Search strategies named in the models' ``strategy`` parameter.
-FIND, REFUTE, PERSIST, WDEG, FIRST_FAIL = 1, 2, 3, 7, 8
+FIND, REFUTE, PERSIST, WDEG, FIRST_FAIL, PERSIST_NOGOODS = 1, 2, 3, 7, 8, 10
 STRATEGY_NAMES = {
     1: "smallest key",
     2: "refute (metal openings first)",
@@ -69,7 +70,11 @@ STRATEGY_NAMES = {
     6: "key in input order",
     7: "weighted degree, no restarts",
     8: "first fail on the key",
+    9: "smallest key, Luby restarts, no-goods",
+    10: "weighted degree, Luby restarts, no-goods",
 }
+# Searches that keep Gecode's no-goods from each restart (its flag ``-nogoods``).
+NOGOODS = frozenset({9, 10})
 # The searches run one after the other (measured in docs/minizinc.md).  The
 # finding searches are complementary: each solves boards on which another
 # gets lost, and a search that finds a solution finds it within about a
@@ -80,9 +85,18 @@ STAGES: tuple[tuple[int, float, float], ...] = (
     (FIND, 1.5, 0.4),
     (WDEG, 10.0, 0.4),
     (FIRST_FAIL, 5.0, 0.3),
-    (PERSIST, 30.0, 0.5),
+    (PERSIST_NOGOODS, 30.0, 0.5),
     (REFUTE, float("inf"), 1.0),
 )
+# The order model's implied constraints, by name: the data flag that switches each on.
+IMPLIED = {
+    "qcount": "use_qcount",
+    "metal-openings": "use_metal_openings",
+    "hitting-sets": "use_hitting",
+    "parity": "use_parity",
+    "symmetry": "use_symmetry",
+    "blocking-mates": "use_blocking_mates",
+}
 # Extra seconds allowed after MiniZinc's own time limit before Python cancels.
 GRACE = 1.0
 
@@ -136,12 +150,34 @@ def candidate_pairs(board: Board) -> tuple[tuple[int, int], ...]:
     )
 
 
+def hitting_sets(blockers: list[list[int]]) -> list[list[int]]:
+    """The minimal sets of tiles that meet every one of ``blockers`` (none when one of them is empty).
+
+    Whichever opening frees the tile, one tile of each such set left before it.
+    """
+    if not blockers or any(not b for b in blockers):
+        return []
+    tiles = sorted({t for b in blockers for t in b})
+    found: list[set[int]] = []
+    for size in range(1, len(tiles) + 1):
+        for chosen in itertools.combinations(tiles, size):
+            mine = set(chosen)
+            if all(mine & set(b) for b in blockers) and not any(f <= mine for f in found):
+                found.append(mine)
+    return [sorted(f) for f in found]
+
+
 def _mzn_set(items: list[int]) -> str:
     return "{" + ", ".join(str(x + 1) for x in items) + "}"
 
 
-def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND) -> str:
-    """The board as MiniZinc data (``.dzn``); tile ids shift by one (MiniZinc counts from 1)."""
+def data_text(
+    board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND, off: frozenset[str] = frozenset()
+) -> str:
+    """The board as MiniZinc data (``.dzn``); tile ids shift by one (MiniZinc counts from 1).
+
+    ``off``: implied constraints of the order model to switch off (``IMPLIED``), for measuring.
+    """
     n = len(board.tiles)
     facts = facts_of(board)
     metal_ids = facts.metal_chain
@@ -174,13 +210,24 @@ def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND
         lines.append("blockers = array2d(1..0, 1..6, []);")
     lines.append("useful = [" + ", ".join(_mzn_set(k) for k in useful) + "];")
     if variant == "steps":
-        pairs = candidate_pairs(board)
-        lines.append(f"n_pairs = {len(pairs)};")
-        lines.append("pair_a = [" + ", ".join(str(a + 1) for a, _ in pairs) + "];")
-        lines.append("pair_b = [" + ", ".join(str(b + 1) for _, b in pairs) + "];")
-    else:
-        lines.append("partners = [" + ", ".join(_mzn_set(_partners(board, i)) for i in range(n)) + "];")
+        return "\n".join(lines + _pairs_data(board)) + "\n"
+    lines += [f"{flag} = {str(name not in off).lower()};" for name, flag in IMPLIED.items()]
+    hits = [(i, h) for i in range(n) for h in hitting_sets([blockers[i][k] for k in useful[i]])]
+    lines.append(f"n_hit = {len(hits)};")
+    lines.append("hit_of = [" + ", ".join(str(i + 1) for i, _ in hits) + "];")
+    lines.append("hit = [" + ", ".join(_mzn_set(h) for _, h in hits) + "];")
+    lines.append("partners = [" + ", ".join(_mzn_set(_partners(board, i)) for i in range(n)) + "];")
     return "\n".join(lines) + "\n"
+
+
+def _pairs_data(board: Board) -> list[str]:
+    """The steps model's candidate moves."""
+    pairs = candidate_pairs(board)
+    return [
+        f"n_pairs = {len(pairs)};",
+        "pair_a = [" + ", ".join(str(a + 1) for a, _ in pairs) + "];",
+        "pair_b = [" + ", ".join(str(b + 1) for _, b in pairs) + "];",
+    ]
 
 
 # --------------------------------------------------------------- decode ----
@@ -276,10 +323,12 @@ def installed_solvers() -> dict[str, str]:
 
 @dataclass(frozen=True)
 class MinizincOptions:
-    """``strategy``: force the search (1 finds, 2 refutes; default: both in turn); ``model``: another .mzn file."""
+    """``strategy``: force the search (1 finds, 2 refutes; default: all in turn); ``model``: another .mzn file;
+    ``off``: implied constraints to switch off, a comma list of ``IMPLIED`` names (these three for measuring)."""
 
     strategy: int | None = None
     model: str | None = None
+    off: str = ""
 
 
 class MinizincBackend(Backend):
@@ -434,11 +483,14 @@ class MinizincBackend(Backend):
         kwargs: dict[str, Any] = {}
         if seconds is not None:
             kwargs["time_limit"] = timedelta(seconds=max(seconds, 0.05))
+        if strategy in NOGOODS and self.solver_name == "gecode":
+            kwargs["fzn-flags"] = "-nogoods"
 
         async def run() -> Any:
             with base.branch() as child:
                 _copy_analysis(base, child)
-                child.add_string(data_text(board, self.variant, strategy))
+                off = frozenset(x for x in self.options.off.split(",") if x)
+                child.add_string(data_text(board, self.variant, strategy, off))
                 return await child.solve_async(**kwargs)
 
         try:
