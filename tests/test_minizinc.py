@@ -427,7 +427,9 @@ def tin_ringed(board: Board) -> Board | None:
         placed = dict(symbols)
         for target, want in [(cell, "2"), *zip(ring, TIN_RING, strict=True)]:
             if placed[target] != want:
-                source = next(c for c in placed if placed[c] == want and c not in ring and c != cell)
+                source = next((c for c in placed if placed[c] == want and c not in ring and c != cell), None)
+                if source is None:
+                    return None  # not a standard board: too few quicksilver, or no iron or silver
                 placed[target], placed[source] = placed[source], placed[target]
         tiles = tuple(Tile(t.cell, placed[t.cell]) for t in board.tiles)
         return Board(board.dim, tiles, f"{board.name}: tin ringed")
