@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import json
 import shutil
 import subprocess
@@ -49,6 +50,9 @@ from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
 from sigmar.models.tiles import QUICKSILVER
 
+# The four elements, numbered as the models' ``element_kind`` (a quintessence takes one of each).
+ELEMENT_KINDS = {"a": 1, "e": 2, "f": 3, "w": 4}
+
 HERE = Path(__file__).resolve().parent
 MODELS = {"order": HERE / "sigmar_order.mzn", "steps": HERE / "sigmar_steps.mzn"}
 GECODE_CONFIG = HERE / "sigmar-gecode.msc"
@@ -56,7 +60,7 @@ VARIANTS = tuple(MODELS)
 DEFAULT_VARIANT = "order"
 
 # Search strategies named in the models' ``strategy`` parameter.
-FIND, REFUTE, PERSIST, WDEG, FIRST_FAIL = 1, 2, 3, 7, 8
+FIND, REFUTE, PERSIST, WDEG, FIRST_FAIL, PERSIST_NOGOODS = 1, 2, 3, 7, 8, 10
 STRATEGY_NAMES = {
     1: "smallest key",
     2: "refute (metal openings first)",
@@ -66,7 +70,11 @@ STRATEGY_NAMES = {
     6: "key in input order",
     7: "weighted degree, no restarts",
     8: "first fail on the key",
+    9: "smallest key, Luby restarts, no-goods",
+    10: "weighted degree, Luby restarts, no-goods",
 }
+# Searches that keep Gecode's no-goods from each restart (its flag ``-nogoods``).
+NOGOODS = frozenset({9, 10})
 # The searches run one after the other (measured in docs/minizinc.md).  The
 # finding searches are complementary: each solves boards on which another
 # gets lost, and a search that finds a solution finds it within about a
@@ -77,9 +85,18 @@ STAGES: tuple[tuple[int, float, float], ...] = (
     (FIND, 1.5, 0.4),
     (WDEG, 10.0, 0.4),
     (FIRST_FAIL, 5.0, 0.3),
-    (PERSIST, 30.0, 0.5),
+    (PERSIST_NOGOODS, 30.0, 0.5),
     (REFUTE, float("inf"), 1.0),
 )
+# The order model's implied constraints, by name: the data flag that switches each on.
+IMPLIED = {
+    "qcount": "use_qcount",
+    "metal-openings": "use_metal_openings",
+    "hitting-sets": "use_hitting",
+    "parity": "use_parity",
+    "symmetry": "use_symmetry",
+    "blocking-mates": "use_blocking_mates",
+}
 # Extra seconds allowed after MiniZinc's own time limit before Python cancels.
 GRACE = 1.0
 
@@ -88,9 +105,19 @@ GRACE = 1.0
 
 
 def _partners(board: Board, i: int) -> list[int]:
-    """Tiles that tile ``i`` could ever leave with (``sigmar.models.facts``); gold: itself (it leaves alone)."""
+    """Tiles that tile ``i`` could ever leave with as a pair (``sigmar.models.facts``); gold and quintessence: itself.
+
+    On a quintessence board an element also lists itself: its mate is itself
+    when a quintessence takes it (the order model's ``takes``).
+    """
     facts = facts_of(board)
-    return [i] if i == facts.gold else facts.partners_of(i)
+    fives = facts.quintessence
+    if i == facts.gold or i in fives:
+        return [i]
+    mates = [j for j in facts.partners_of(i) if j not in fives]
+    if fives and facts.symbols[i] in ELEMENT_KINDS:
+        mates = sorted([*mates, i])
+    return mates
 
 
 def _openings(board: Board, i: int) -> tuple[list[list[int]], list[int]]:
@@ -111,16 +138,46 @@ def _openings(board: Board, i: int) -> tuple[list[list[int]], list[int]]:
 
 
 def candidate_pairs(board: Board) -> tuple[tuple[int, int], ...]:
-    """Every pair that may ever be a move (the steps model's choices): tile ids from 0; gold is (g, g)."""
-    return tuple((i, j) for i in range(len(board.tiles)) for j in _partners(board, i) if j >= i)
+    """Every pair that may ever be a move (the steps model's choices): tile ids from 0.
+
+    Gold alone is (g, g); a quintessence's five-tile move is (x, x), its four
+    elements chosen by the model's ``takes``.
+    """
+    facts = facts_of(board)
+    alone = {facts.gold, *facts.quintessence}
+    return tuple(
+        (i, j) for i in range(len(board.tiles)) for j in _partners(board, i) if j > i or (j == i and i in alone)
+    )
+
+
+def hitting_sets(blockers: list[list[int]]) -> list[list[int]]:
+    """The minimal sets of tiles that meet every one of ``blockers`` (none when one of them is empty).
+
+    Whichever opening frees the tile, one tile of each such set left before it.
+    """
+    if not blockers or any(not b for b in blockers):
+        return []
+    tiles = sorted({t for b in blockers for t in b})
+    found: list[set[int]] = []
+    for size in range(1, len(tiles) + 1):
+        for chosen in itertools.combinations(tiles, size):
+            mine = set(chosen)
+            if all(mine & set(b) for b in blockers) and not any(f <= mine for f in found):
+                found.append(mine)
+    return [sorted(f) for f in found]
 
 
 def _mzn_set(items: list[int]) -> str:
     return "{" + ", ".join(str(x + 1) for x in items) + "}"
 
 
-def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND) -> str:
-    """The board as MiniZinc data (``.dzn``); tile ids shift by one (MiniZinc counts from 1)."""
+def data_text(
+    board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND, off: frozenset[str] = frozenset()
+) -> str:
+    """The board as MiniZinc data (``.dzn``); tile ids shift by one (MiniZinc counts from 1).
+
+    ``off``: implied constraints of the order model to switch off (``IMPLIED``), for measuring.
+    """
     n = len(board.tiles)
     facts = facts_of(board)
     metal_ids = facts.metal_chain
@@ -136,6 +193,9 @@ def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND
         "metal = [" + ", ".join(str(i + 1) for i in metal_ids) + "];",
         "quicksilver = " + _mzn_set(quick) + ";",
         f"n_moves = {facts.horizon};",
+        f"n_quint = {len(facts.quintessence)};",
+        "quint = [" + ", ".join(str(i + 1) for i in facts.quintessence) + "];",
+        "element_kind = [" + ", ".join(str(ELEMENT_KINDS.get(s, 0)) for s in facts.symbols) + "];",
     ]
     lines.append(f"strategy = {strategy};  % the search: 1 finds, 2 refutes (see the model)")
     blockers, useful = [], []
@@ -150,32 +210,56 @@ def data_text(board: Board, variant: str = DEFAULT_VARIANT, strategy: int = FIND
         lines.append("blockers = array2d(1..0, 1..6, []);")
     lines.append("useful = [" + ", ".join(_mzn_set(k) for k in useful) + "];")
     if variant == "steps":
-        pairs = candidate_pairs(board)
-        lines.append(f"n_pairs = {len(pairs)};")
-        lines.append("pair_a = [" + ", ".join(str(a + 1) for a, _ in pairs) + "];")
-        lines.append("pair_b = [" + ", ".join(str(b + 1) for _, b in pairs) + "];")
-    else:
-        lines.append("partners = [" + ", ".join(_mzn_set(_partners(board, i)) for i in range(n)) + "];")
+        return "\n".join(lines + _pairs_data(board)) + "\n"
+    lines += [f"{flag} = {str(name not in off).lower()};" for name, flag in IMPLIED.items()]
+    hits = [(i, h) for i in range(n) for h in hitting_sets([blockers[i][k] for k in useful[i]])]
+    lines.append(f"n_hit = {len(hits)};")
+    lines.append("hit_of = [" + ", ".join(str(i + 1) for i, _ in hits) + "];")
+    lines.append("hit = [" + ", ".join(_mzn_set(h) for _, h in hits) + "];")
+    lines.append("partners = [" + ", ".join(_mzn_set(_partners(board, i)) for i in range(n)) + "];")
     return "\n".join(lines) + "\n"
+
+
+def _pairs_data(board: Board) -> list[str]:
+    """The steps model's candidate moves."""
+    pairs = candidate_pairs(board)
+    return [
+        f"n_pairs = {len(pairs)};",
+        "pair_a = [" + ", ".join(str(a + 1) for a, _ in pairs) + "];",
+        "pair_b = [" + ", ".join(str(b + 1) for _, b in pairs) + "];",
+    ]
 
 
 # --------------------------------------------------------------- decode ----
 
 
-def moves_from_rounds(board: Board, leave: list[int], mate: list[int]) -> tuple[Move, ...]:
-    """A sequential move list from rounds and mates (ids from 0).
+def moves_from_rounds(
+    board: Board, leave: list[int], mate: list[int], takes: dict[int, list[int]] | None = None
+) -> tuple[Move, ...]:
+    """A sequential move list from rounds and mates (ids from 0); ``takes``: quintessence -> its four elements.
 
     Within a round any order is legal: every tile of the round was free before
     it, and the model keeps at most one metal per round.
     """
+    takes = takes or {}
+    taken = {t for four in takes.values() for t in four}
     moves = []
     for i in sorted(range(len(board.tiles)), key=lambda t: (leave[t], t)):
         j = mate[i]
-        if j < i:
+        if j < i or i in taken:
             continue
-        cells = (board.tiles[i].cell,) if j == i else (board.tiles[i].cell, board.tiles[j].cell)
-        moves.append(Move(cells))
+        tiles = (i, *takes[i]) if i in takes else (i,) if j == i else (i, j)
+        moves.append(Move(tuple(board.tiles[t].cell for t in tiles)))
     return tuple(moves)
+
+
+def _takes(board: Board, solution: Any) -> dict[int, list[int]]:
+    """{quintessence: the four element tiles it takes} from the models' ``takes`` (ids from 0)."""
+    fives = facts_of(board).quintessence
+    if not fives:
+        return {}
+    rows = solution.takes
+    return {x: [int(t) - 1 for t in rows[q]] for q, x in enumerate(fives)}
 
 
 # -------------------------------------------------------------- solvers ----
@@ -239,10 +323,12 @@ def installed_solvers() -> dict[str, str]:
 
 @dataclass(frozen=True)
 class MinizincOptions:
-    """``strategy``: force the search (1 finds, 2 refutes; default: both in turn); ``model``: another .mzn file."""
+    """``strategy``: force the search (1 finds, 2 refutes; default: all in turn); ``model``: another .mzn file;
+    ``off``: implied constraints to switch off, a comma list of ``IMPLIED`` names (these three for measuring)."""
 
     strategy: int | None = None
     model: str | None = None
+    off: str = ""
 
 
 class MinizincBackend(Backend):
@@ -251,6 +337,7 @@ class MinizincBackend(Backend):
     description = "MiniZinc model (round per tile; :steps for one move per step) on Gecode or another MiniZinc solver"
     encode_targets = ("mzn", "dzn")
     options_type = MinizincOptions
+    plays_quintessence = True  # both models (SPEC §1's five-tile move)
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
@@ -396,11 +483,14 @@ class MinizincBackend(Backend):
         kwargs: dict[str, Any] = {}
         if seconds is not None:
             kwargs["time_limit"] = timedelta(seconds=max(seconds, 0.05))
+        if strategy in NOGOODS and self.solver_name == "gecode":
+            kwargs["fzn-flags"] = "-nogoods"
 
         async def run() -> Any:
             with base.branch() as child:
                 _copy_analysis(base, child)
-                child.add_string(data_text(board, self.variant, strategy))
+                off = frozenset(x for x in self.options.off.split(",") if x)
+                child.add_string(data_text(board, self.variant, strategy, off))
                 return await child.solve_async(**kwargs)
 
         try:
@@ -424,16 +514,17 @@ class MinizincBackend(Backend):
 
     def _decode(self, board: Board, solution: Any) -> tuple[Move, ...]:
         leave = [int(x) for x in solution.leave]
+        takes = _takes(board, solution)
         if self.variant == "steps":
             pairs = candidate_pairs(board)
             out = []
             for p in solution.move:
                 a, b = pairs[int(p) - 1]
-                cells = (board.tiles[a].cell,) if a == b else (board.tiles[a].cell, board.tiles[b].cell)
-                out.append(Move(cells))
+                tiles = (a, *takes[a]) if a in takes else (a,) if a == b else (a, b)
+                out.append(Move(tuple(board.tiles[t].cell for t in tiles)))
             return tuple(out)
         mate = [int(x) - 1 for x in solution.mate]
-        return moves_from_rounds(board, [x - 1 for x in leave], mate)
+        return moves_from_rounds(board, [x - 1 for x in leave], mate, takes)
 
 
 @functools.cache

@@ -10,6 +10,12 @@ table and writes results/bench_minizinc.csv and .md.
     python scripts/bench_minizinc.py                           # default: N=20, 10 s
     python scripts/bench_minizinc.py --n 8 --time-limit 5 --sweep   # the search annotations, one at a time
     python scripts/bench_minizinc.py --sub gecode:steps --n 8 --time-limit 5
+    python scripts/bench_minizinc.py --dense 100 --time-limit 20           # seeded dense side-6 deals
+    python scripts/bench_minizinc.py --dense 100 --time-limit 5 --ablation # each implied constraint off in turn
+    python scripts/bench_minizinc.py --tin 20 --ablation                   # tin ringed by quicksilver and later metals
+
+Several backends (--sweep, --ablation) run interleaved, board by board, so
+that the machine's load falls on all of them alike.
 """
 
 from __future__ import annotations
@@ -21,9 +27,10 @@ import statistics
 import sys
 from pathlib import Path
 
-from sigmar.encoders.minizinc import MODELS, STRATEGY_NAMES, MinizincBackend
+from sigmar.encoders.minizinc import IMPLIED, MODELS, STRATEGY_NAMES, MinizincBackend
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
+from sigmar.models.deal import deal
 from sigmar.models.generator import deadlocked
 from sigmar.runners.check import run_checked
 
@@ -54,11 +61,33 @@ def load(n: int) -> dict[str, list[Board]]:
     return sets
 
 
-# Model sections to cut out for --ablation: from the first marker up to the second.
-ABLATIONS = {
-    "no-implied": ("% Implied (redundant, for propagation)", "% Dominance (exact)"),
-    "no-dominance": ("% Dominance (exact)", "% -------------------------------------------------------------- search"),
-}
+# The model section cut out for --ablation's "no-dominance": from the first marker up to the second.
+DOMINANCE = ("% Dominance (exact)", "% -------------------------------------------------------------- search")
+
+
+def tin_boards(n: int) -> dict[str, list[Board]]:
+    """Tin ringed by iron, four quicksilver and silver, on the first ``n`` boards of each public set."""
+    sys.path.insert(0, str(ROOT))  # the builder lives with its test
+    from tests.test_minizinc import tin_ringed
+
+    out = []
+    for name in SETS:
+        path = DATA / f"{name}.txt"
+        if path.exists():
+            out += [b for b in (tin_ringed(board) for board in read_boards(path)[:n]) if b is not None]
+    return {"tin-ringed": out[:n]}
+
+
+def ablation_backends(sub: str, out_stem: str) -> list[MinizincBackend]:
+    """The shipped backend, then each implied constraint off, all off, and (strategy 1) no dominance."""
+    backends = [MinizincBackend(sub)]
+    backends += [MinizincBackend(sub, off=name) for name in IMPLIED]
+    backends.append(MinizincBackend(sub, off=",".join(IMPLIED)))
+    path = Path(out_stem).parent / "sigmar_order_no-dominance.mzn"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(without_section(MODELS["order"].read_text(), *DOMINANCE))
+    backends.append(MinizincBackend(sub, model=str(path)))
+    return backends
 
 
 def without_section(text: str, start: str, end: str) -> str:
@@ -66,10 +95,10 @@ def without_section(text: str, start: str, end: str) -> str:
     return text[:a] + text[b:]
 
 
-def run(backend: MinizincBackend, sets: dict[str, list[Board]], time_limit: float) -> list[dict]:
+def run(backends: list[MinizincBackend], sets: dict[str, list[Board]], time_limit: float) -> list[dict]:
     rows = []
     for set_name, boards in sets.items():
-        for board in boards:
+        for board, backend in ((b, x) for b in boards for x in backends):
             result = run_checked(backend, board, time_limit)
             status = result.status.value + ("" if result.status.value != "solved" or result.verified else "?")
             rows.append(
@@ -84,23 +113,27 @@ def run(backend: MinizincBackend, sets: dict[str, list[Board]], time_limit: floa
                     "solveTime": result.statistics.get("solveTime", ""),
                 }
             )
-            print(f"  {set_name:14} {board.name[:40]:40} {status:10} {result.seconds:7.3f}s", file=sys.stderr)
+            line = f"  {label(backend)[:40]:40} {board.name[:30]:30} {status:10} {result.seconds:7.3f}s"
+            print(line, file=sys.stderr)
     return rows
 
 
 def label(backend: MinizincBackend) -> str:
     parts = [backend.name]
-    if "strategy" in backend.options:
-        parts.append(f"strategy={backend.options['strategy']}")
-    if "model" in backend.options:
-        parts.append(Path(backend.options["model"]).stem.removeprefix("sigmar_order_"))
+    if backend.options.strategy is not None:
+        parts.append(f"strategy={backend.options.strategy}")
+    if backend.options.model is not None:
+        parts.append(Path(backend.options.model).stem.removeprefix("sigmar_order_"))
+    if backend.options.off:
+        parts.append("off=" + ("all" if backend.options.off == ",".join(IMPLIED) else backend.options.off))
     return " ".join(parts)
 
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| backend | set | boards | solved | unsolvable | unknown | share answered | median s (answered) | max s |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| backend | set | boards | solved | unsolvable | unknown | share answered | median s (answered) "
+        "| median s | max s |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     keys = list(dict.fromkeys((r["backend"], r["set"]) for r in rows))
     for backend, set_name in keys:
@@ -110,7 +143,8 @@ def table(rows: list[dict]) -> str:
         median = f"{statistics.median(answered):.2f}" if answered else "-"
         lines.append(
             f"| {backend} | {set_name} | {len(mine)} | {count['solved']} | {count['unsolvable']} | "
-            f"{count['unknown']} | {len(answered) / len(mine):.0%} | {median} | {max(r['seconds'] for r in mine):.2f} |"
+            f"{count['unknown']} | {len(answered) / len(mine):.0%} | {median} | "
+            f"{statistics.median(r['seconds'] for r in mine):.2f} | {max(r['seconds'] for r in mine):.2f} |"
         )
     return "\n".join(lines)
 
@@ -127,30 +161,30 @@ def main() -> int:
     parser.add_argument(
         "--ablation",
         action="store_true",
-        help="strategy 1 on the order model without its dominance or implied constraints",
+        help="the order model with each implied constraint off in turn, all off, and without the dominance",
     )
+    parser.add_argument("--dense", type=int, default=0, help="run N dense side-6 deals (seed --seed) instead")
+    parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--tin", type=int, default=0, help="run N boards with tin ringed instead")
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_minizinc"), help="output stem")
     args = parser.parse_args()
 
-    sets = {Path(f).stem: read_boards(f) for f in args.files} if args.files else load(args.n)
+    if args.dense:
+        sets = {f"dense-6-seed{args.seed}": [deal("dense", 6, args.seed, k) for k in range(args.dense)]}
+    elif args.tin:
+        sets = tin_boards(args.tin)
+    else:
+        sets = {Path(f).stem: read_boards(f) for f in args.files} if args.files else load(args.n)
     if args.no_deadlocks:
         sets.pop("deadlocked", None)
     if args.ablation:
-        backends = [MinizincBackend(args.sub, strategy=1)]
-        for label, cut in ABLATIONS.items():
-            path = Path(args.out).parent / f"sigmar_order_{label}.mzn"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(without_section(MODELS["order"].read_text(), *cut))
-            backends.append(MinizincBackend(args.sub, strategy=1, model=str(path)))
+        backends = ablation_backends(args.sub, args.out)
     elif args.sweep:
         chosen = [int(x) for x in args.strategies.split(",")] if args.strategies else list(STRATEGY_NAMES)
         backends = [MinizincBackend(args.sub, strategy=s) for s in chosen]
     else:
         backends = [MinizincBackend(args.sub)]
-    rows: list[dict] = []
-    for backend in backends:
-        print(f"{backend.name} {backend.options}", file=sys.stderr)
-        rows += run(backend, sets, args.time_limit)
+    rows = run(backends, sets, args.time_limit)
     text = table(rows)
     if args.sweep:
         text += "\n\nstrategies: " + "; ".join(f"{k} = {v}" for k, v in STRATEGY_NAMES.items())

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import random
+import re
 import shutil
 import subprocess
 import threading
@@ -10,14 +12,16 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.generator import deadlocked
-from sigmar.models.hexgrid import cells
+from sigmar.models.hexgrid import cells, ring_neighbours
 from sigmar.models.result import Reason, Status
 from sigmar.models.rules import count_problem, verify
 from tests.bruteforce import is_solvable
+from tests.conftest import small_boards
 
 if shutil.which("minizinc") is None or shutil.which("fzn-gecode") is None:
     pytest.skip("the minizinc executable or fzn-gecode is not on PATH", allow_module_level=True)
@@ -127,8 +131,8 @@ def test_deadlock_board_is_refuted_by_the_model() -> None:
     result = MinizincBackend().solve(board, 30)
     assert result.status is Status.UNSOLVABLE and result.reason is Reason.PROOF, result
     assert "exhausted" in result.explanation
-    # The implied quicksilver count refutes it without search.
-    assert result.statistics["nodes"] <= 1, result.statistics
+    # The implied constraints refute it without search (no nodes: the compiler already finds it inconsistent).
+    assert result.statistics.get("nodes", 0) <= 1, result.statistics
 
 
 GLOBALS_MODEL = """
@@ -230,7 +234,7 @@ def test_encoded_model_and_data_run_by_hand(tmp_path: Path) -> None:
     assert run.returncode == 0 and "round 1:" in run.stdout, run.stderr
 
 
-@pytest.mark.parametrize("strategy", [1, 2, 3, 4, 5, 6, 7, 8])
+@pytest.mark.parametrize("strategy", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
 def test_every_search_strategy_alone_is_exact(strategy: int) -> None:
     """The search annotation must change only the speed, never the answer (a data slip once made 2 refute all)."""
     for kind in ("solvable", "stuck"):
@@ -293,3 +297,151 @@ def test_the_backend_runs_the_shipped_configuration_when_the_library_is_there() 
         pytest.skip("this MiniZinc has no gecode_presolver library; the stock gecode configuration is used")
     base = _base_instance("gecode", str(MODELS["order"]), threading.get_ident())
     assert base._solver.id == "org.sigmar.gecode"
+
+
+# ---------------------------------------------------------------- the quintessence variant ----
+
+
+@pytest.mark.parametrize("sub", ["gecode", "gecode:steps"])
+def test_both_models_agree_with_brute_force_on_quintessence_boards(sub: str) -> None:
+    """Small variant boards (SPEC §1, symbol x), solvable and not: same answer as the brute force."""
+    from tests.bruteforce import solve_by_brute_force
+    from tests.test_quintessence import variant_board
+
+    rng = random.Random(41)
+    backend = MinizincBackend(sub)
+    seen = {True: 0, False: 0}
+    fives = 0
+    for _ in range(14):
+        board = variant_board(rng, rng.choice((8, 10, 12)))
+        truth = solve_by_brute_force(board) is not None
+        seen[truth] += 1
+        check_answer(board, backend, truth)
+        if truth:
+            fives += sum(len(m.cells) == 5 for m in backend.solve(board, 20).moves)
+    assert seen[True] >= 4 and seen[False] >= 4, seen
+    assert fives >= 4, "too few five-tile moves were decoded"
+
+
+def test_two_quintessences_each_take_their_own_four() -> None:
+    board = parse_boards("x a e\nf w . x\na e . f w\n. . . .\n. . .\n", "two")[0]
+    for sub in ("gecode", "gecode:steps"):
+        result = MinizincBackend(sub).solve(board, 20)
+        assert result.status is Status.SOLVED, f"minizinc:{sub}: {result}"
+        assert [len(m.cells) for m in result.moves] == [5, 5] and verify(board, result.moves).valid
+
+
+QUINT_BLOCK = re.compile(r"% \[quintessence.*?% quintessence\]\n", re.S)
+
+
+def _flat(model: str, data: str, tmp_path: Path) -> list[str]:
+    """The FlatZinc of model + data; the order inside conjunctions and clauses and empty output arrays normalised."""
+    (tmp_path / "m.mzn").write_text(model)
+    (tmp_path / "d.dzn").write_text(data)
+    fzn = tmp_path / "m.fzn"
+    subprocess.run(
+        ["minizinc", "--solver", str(GECODE_CONFIG), "-c", str(tmp_path / "m.mzn"), str(tmp_path / "d.dzn")]
+        + ["--fzn", str(fzn), "--ozn", str(tmp_path / "m.ozn")],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    lines = []
+    for line in fzn.read_text().splitlines():
+        if "output_array([1..0" in line:
+            continue
+        if line.startswith(("constraint array_bool_and", "constraint array_bool_or", "constraint bool_clause")):
+            line = re.sub(r"\[([^\]]*)\]", lambda m: "[" + ",".join(sorted(m[1].split(","))) + "]", line)
+        lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize("variant", ["order", "steps"])
+def test_the_quintessence_constraints_add_nothing_to_a_standard_board(variant: str, tmp_path: Path) -> None:
+    """Cutting the quintessence sections out of a model leaves a standard board's FlatZinc unchanged."""
+    from sigmar.encoders.minizinc import data_text
+
+    text = MODELS[variant].read_text()
+    cut = QUINT_BLOCK.sub("", text)
+    assert cut != text, "the model has no marked quintessence section"
+    standard = read_boards(INSTANCES / "real-game.txt")[0]
+    data = data_text(standard, variant)
+    assert _flat(text, data, tmp_path) == _flat(cut, data, tmp_path)
+    five = parse_boards("x a\ne . w\nf .\n", "five")[0]
+    data = data_text(five, variant)
+    assert _flat(text, data, tmp_path) != _flat(cut, data, tmp_path)
+
+
+# ---------------------------------------------------------------- implied constraints ----
+
+
+def test_hitting_sets_are_exactly_the_minimal_sets_meeting_every_opening() -> None:
+    from sigmar.encoders.minizinc import hitting_sets
+
+    rng = random.Random(3)
+    for _ in range(200):
+        pool = list(range(6))
+        blockers = [sorted(rng.sample(pool, rng.randint(1, 3))) for _ in range(rng.randint(1, 6))]
+        found = {frozenset(h) for h in hitting_sets(blockers)}
+        every = [
+            frozenset(c)
+            for k in range(1, 7)
+            for c in itertools.combinations(pool, k)
+            if all(set(c) & set(b) for b in blockers)
+        ]
+        minimal = {s for s in every if not any(o < s for o in every)}
+        assert found == minimal, blockers
+    assert hitting_sets([[1, 2], []]) == []  # a free opening: nothing has to leave first
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_boards())
+def test_order_model_with_every_implied_constraint_agrees_with_brute_force(board: Board) -> None:
+    """The implied constraints must never cut a solution: on any small board the answer is the brute force's."""
+    check_answer(board, MinizincBackend(), solvable_by_dfs(board))
+
+
+def test_quintessence_boards_with_every_implied_constraint() -> None:
+    from tests.bruteforce import solve_by_brute_force
+    from tests.test_quintessence import variant_board
+
+    rng = random.Random(43)
+    backend = MinizincBackend(strategy=2)
+    for _ in range(8):
+        board = variant_board(rng, rng.choice((10, 12)))
+        check_answer(board, backend, solve_by_brute_force(board) is not None)
+
+
+# Around tin, in ring order: iron, four quicksilver, silver.  Every window then holds a
+# later metal or three quicksilver, and only one quicksilver can leave before tin (with lead).
+TIN_RING = ("3", "q", "q", "q", "q", "5")
+
+
+def tin_ringed(board: Board) -> Board | None:
+    """The standard board with tin moved to the first inner cell and ringed by ``TIN_RING`` (tiles swapped)."""
+    symbols = {t.cell: t.symbol for t in board.tiles}
+    for cell in sorted(symbols):
+        ring = ring_neighbours(cell)
+        if not all(c in symbols for c in ring):
+            continue
+        placed = dict(symbols)
+        for target, want in [(cell, "2"), *zip(ring, TIN_RING, strict=True)]:
+            if placed[target] != want:
+                source = next((c for c in placed if placed[c] == want and c not in ring and c != cell), None)
+                if source is None:
+                    return None  # not a standard board: too few quicksilver, or no iron or silver
+                placed[target], placed[source] = placed[source], placed[target]
+        tiles = tuple(Tile(t.cell, placed[t.cell]) for t in board.tiles)
+        return Board(board.dim, tiles, f"{board.name}: tin ringed")
+    return None
+
+
+def test_a_tin_ringed_by_quicksilver_and_later_metals_fails_before_any_search() -> None:
+    """Every window of tin holds a later metal or three quicksilver: the metal openings leave it none."""
+    board = tin_ringed(read_boards(INSTANCES / "real-game.txt")[0])
+    assert board is not None and count_problem(board) is None
+    result = MinizincBackend().solve(board, 30)
+    assert result.status is Status.UNSOLVABLE and result.reason is Reason.PROOF, result
+    assert result.statistics.get("nodes", 0) == 0, result.statistics
+    off = MinizincBackend(off="metal-openings,hitting-sets,qcount", strategy=2).solve(board, 30)
+    assert off.status is Status.UNSOLVABLE  # without them the search itself has to find it

@@ -109,7 +109,7 @@ def test_a_dead_states_file_of_a_variant_board_is_checked(tmp_path) -> None:  # 
 
 def test_backends_without_the_variant_say_so() -> None:
     (board,) = parse_boards(FIVE, "five")
-    for name in ("cnf:thesis", "cpsat:steps", "minizinc"):
+    for name in ("cnf:thesis", "cpsat:steps"):
         result = make(name).solve(board, 5)
         assert result.status is Status.ERROR and "quintessence" in result.message
 
