@@ -8,8 +8,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from sigmar.models.deal import KINDS, DealError
@@ -17,7 +15,7 @@ from sigmar.models.generator import PAIRED_TILES
 
 from .options import UsageError, add_backend, add_proof_dir, add_time_limit, chosen_backends
 from .survey import ClusterError, Deals, ResultsError, Tally, answer_locally, answer_on_cluster, append, read_results
-from .tables import table_console
+from .tables import progress_bar, table_console
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -167,16 +165,7 @@ def _client(address: str) -> Any:
 
 def _consume(answers: Any, tally: Tally, out: Any, count: int) -> None:
     """Write each answer as it comes, and keep the bar's running fraction up to date."""
-    err = Console(stderr=True)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        auto_refresh=False,  # no refresh thread: worker processes are forked while the bar is up
-    ) as progress:
+    with progress_bar() as progress:
         task = progress.add_task(fraction_text(tally), total=count, completed=tally.total)
         try:
             for record in answers:

@@ -30,6 +30,7 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.deal import deal
 
+from .bench import percentile
 from .certify import ProofStore
 from .race import Race, RaceOutcome
 from .report import result_json
@@ -80,11 +81,6 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
     half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
     return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def nearest_rank(ordered: list[float], q: float) -> float:
-    """The ``q`` quantile of ascending ``ordered`` by the nearest-rank rule."""
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
 def verdict(record: dict[str, Any]) -> str:
@@ -142,7 +138,7 @@ class Tally:
             "solvable_fraction": self.fraction(),
             "wilson95": [low, high],
             "median_s": round(statistics.median(seconds), 6) if seconds else None,
-            "p99_s": nearest_rank(seconds, 0.99) if seconds else None,  # nearest rank: a time some board took
+            "p99_s": percentile(seconds, 99) if seconds else None,  # nearest rank: a time some board took
             "max_s": seconds[-1] if seconds else None,
         }
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import statistics
 import sys
@@ -42,6 +41,7 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
+from sigmar.runners.bench import percentile
 from sigmar.runners.check import checked, counts_answer
 from sigmar.runners.race import Race
 
@@ -53,11 +53,6 @@ class FixedHeadStart(Race):
 
     def head_start(self, leader: str) -> float:
         return self.stagger
-
-
-def nearest_rank(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
 def settle(race: Race, limit: float = 1.0) -> float:
@@ -133,13 +128,13 @@ def summary(variant: Variant, base: Variant) -> dict[str, Any]:
         "boards": len(seconds),
         "answered": variant.answered,
         "median_ms": 1000 * statistics.median(seconds),
-        "p99_ms": 1000 * nearest_rank(seconds, 0.99),
+        "p99_ms": 1000 * percentile(sorted(seconds), 99),
         "max_ms": 1000 * max(seconds),
         "mean_ms": 1000 * statistics.fmean(seconds),
         "overhead_mean_ms": 1000 * (statistics.fmean(seconds) - statistics.fmean(base.seconds)),
-        "overhead_p99_ms": 1000 * (nearest_rank(seconds, 0.99) - nearest_rank(base.seconds, 0.99)),
+        "overhead_p99_ms": 1000 * (percentile(sorted(seconds), 99) - percentile(sorted(base.seconds), 99)),
         "outside_solve_median_ms": 1000 * statistics.median(variant.outside),
-        "outside_solve_p99_ms": 1000 * nearest_rank(variant.outside, 0.99),
+        "outside_solve_p99_ms": 1000 * percentile(sorted(variant.outside), 99),
         "others_started": variant.others_ran,
         "settle_median_ms": 1000 * statistics.median(variant.settle) if variant.settle else None,
         "wins": variant.wins,

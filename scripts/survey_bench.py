@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sigmar.runners.survey import Deals, Tally, nearest_rank, read_results
+from sigmar.runners.bench import percentile
+from sigmar.runners.survey import Deals, Tally, read_results
 
 DEFAULT_PLAN = ("dense:6:300", "dense:7:100", "dense:8:50")
 
@@ -62,7 +63,7 @@ def survey(kind: str, dim: int, count: int, seed: int, time_limit: float, backen
         "wilson95": [low, high],
         "wall_seconds": wall,
         "median_s": statistics.median(seconds),
-        "p99_s": nearest_rank(seconds, 0.99),
+        "p99_s": percentile(seconds, 99),
         "max_s": seconds[-1],
         "slowest": f"{slowest['board']}: {slowest['status']} by {slowest['backend']}",
         "command": " ".join(command),

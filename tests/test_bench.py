@@ -74,7 +74,7 @@ def test_bench_cli_exits_3_on_a_wrong_backend(fakes, board_file: Path, capsys) -
 
 
 def test_bench_on_a_dask_local_cluster(fakes, board_file: Path, tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
+    distributed = pytest.importorskip("distributed", reason="bench --cluster needs dask.distributed")
     out = tmp_path / "cluster.csv"
     with distributed.LocalCluster(
         processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
