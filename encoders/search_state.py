@@ -16,6 +16,16 @@ RESTART_ORDERS = ("random",)
 MAX_DEAD = 4_000_000
 
 
+def single_bits(mask: int) -> list[int]:
+    """The set bits of ``mask`` as one-bit masks, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
+
+
 class EngineState:
     """Precomputed masks for one board (from ``sigmar.models.facts``), the dead table and the counters."""
 
@@ -101,6 +111,13 @@ class EngineState:
         self.tt_hits = 0
         self.sleep_skips = 0
         self._stop = False
+
+    def current_metal(self, occ: int) -> int:
+        """The current metal's bit (the lowest metal left), 0 when no metal is left."""
+        for m in self.metal_bits:
+            if occ & m:
+                return m
+        return 0
 
     # -- freeness -------------------------------------------------------------
 

@@ -272,3 +272,8 @@ def test_benchmark_script_runs(tmp_path: Path) -> None:
     locked = bench.deadlocked(read_boards(ROOT / "instances" / "real-game.txt")[0])
     if locked is not None:
         assert SearchBackend().solve(locked, 10).reason is Reason.STATIC
+    # --baseline: the same boards by the search of a git revision, interleaved, one CSV row each.
+    assert bench.main(["--sets", "real-game", "--baseline", "HEAD", "--out", str(out)]) == 0
+    rows = out.read_text().splitlines()[1:]
+    assert sorted(r.rsplit(",", 1)[1] for r in rows) == ["real-game"] * 2 + ["real-game @HEAD"] * 2
+    assert all(",solved," in r for r in rows)
