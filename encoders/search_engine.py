@@ -37,6 +37,8 @@ Pruning (each sound, argued where it is applied):
 
 Move order (``restarts``, the default): budgeted runs (Luby sequence times
 ``restart_base`` nodes), each with a fresh random order, sharing the dead table.
+The random weight of a tile leans towards tiles with many neighbours (each is
+worth a quarter of the random range), and quintessence moves come first.
 
 Partial-order reduction (optional, ``sleep=True``): two legal moves that share
 no tile commute (removing tiles only frees tiles; a metal move changes the
@@ -151,7 +153,8 @@ class Engine(Pruning, MoveGeneration):
                 self.restarts += 1
                 self.order = RESTART_ORDERS[(self.restarts - 1) % len(RESTART_ORDERS)]
                 if self.order == "random":
-                    self.key_random = [rng.randrange(1 << 16) for _ in range(self.n)]
+                    bias = self.key_bias
+                    self.key_random = [rng.randrange(1 << 16) + bias[i] for i in range(self.n)]
                     self._weights = {}
                 self.cap = self.nodes + self.restart_base * luby(self.restarts)
                 try:

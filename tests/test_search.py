@@ -193,6 +193,18 @@ def test_engine_statistics_and_free_set() -> None:
     assert {i for i in range(len(board)) if free >> i & 1} == expected
 
 
+def test_current_metal_is_the_lowest_metal_left_for_every_set_of_metals() -> None:
+    board = read_boards(ROOT / "instances" / "real-game.txt")[0]
+    engine = Engine(board)
+    metals = [i for i in range(len(board)) if board.tiles[i].symbol.isdigit()]
+    assert len(metals) == 6
+    for subset in range(1 << len(metals)):
+        left = [metals[k] for k in range(len(metals)) if subset >> k & 1]
+        occ = engine.full & ~engine.metal_mask | sum(1 << i for i in left)
+        lowest = min(left, key=lambda i: board.tiles[i].symbol, default=None)
+        assert engine.current_metal(occ) == (0 if lowest is None else 1 << lowest), left
+
+
 def test_stuck_set_worklist_matches_the_fixed_point() -> None:
     """The fast stuck-set search must find exactly the greatest fixed point, state by state."""
     rng = random.Random(5)
