@@ -12,7 +12,8 @@ results/bench_quintessence.csv (board, status, backend, seconds, verified, searc
 summary names the slowest boards and which backend answered them.  ``backends`` runs each
 backend alone (a one-backend race, so answers are checked and a hung solver is killed) on the
 same random variant and standard samples, and writes results/bench_quintessence_backends.json
-and a Markdown table beside it.  A backend that refuses the variant is listed as refusing.
+(or ``--out``) and a Markdown table beside it.  A backend that refuses the variant is listed as
+refusing (and not run on the standard sample).
 """
 
 from __future__ import annotations
@@ -145,10 +146,9 @@ def backends_pass(args: argparse.Namespace) -> int:
     standard = rng.sample(load(STANDARD), args.sample)
     table: dict[str, dict[str, dict[str, object]]] = {}
     for name in available_models(args.backends):
-        table[name] = {
-            "variant": one_backend(name, variant, args.time_limit),
-            "standard": one_backend(name, standard, args.time_limit),
-        }
+        table[name] = {"variant": one_backend(name, variant, args.time_limit)}
+        if not table[name]["variant"].get("refuses"):
+            table[name]["standard"] = one_backend(name, standard, args.time_limit)
         print(name, json.dumps(table[name]), flush=True)
     lines = [
         f"| backend | variant: answered of {args.sample} | variant median s | variant max s "
@@ -156,18 +156,19 @@ def backends_pass(args: argparse.Namespace) -> int:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for name, entry in table.items():
-        v, s = entry["variant"], entry["standard"]
+        v, s = entry["variant"], entry.get("standard", {})
         answered = [sum(int(n) for k, n in dict(e.get("answers", {})).items() if k != "unknown") for e in (v, s)]
         lines.append(
             f"| {name} | {'refuses' if v.get('refuses') else answered[0]} | {cell(v, 'median_s')} | "
-            f"{cell(v, 'max_s')} | {answered[1]} | {cell(s, 'median_s')} |"
+            f"{cell(v, 'max_s')} | {answered[1] if s else '-'} | {cell(s, 'median_s') if s else '-'} |"
         )
     text = "\n".join(lines)
     print(text)
-    RESULTS.mkdir(exist_ok=True)
     command = " ".join(["python", *sys.argv])
-    (RESULTS / "bench_quintessence_backends.json").write_text(json.dumps({"command": command, "table": table}))
-    (RESULTS / "bench_quintessence_backends.md").write_text(text + "\n")
+    out = args.out or RESULTS / "bench_quintessence_backends.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"command": command, "table": table}))
+    out.with_suffix(".md").write_text(text + "\n")
     return 0
 
 
@@ -178,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default="all", help="race: the backends raced")
     parser.add_argument("--sample", type=int, default=200, help="backends: boards of each kind")
     parser.add_argument("--backends", default=None, help=f"backends: comma list (default: {','.join(MODELS)})")
+    parser.add_argument("--out", type=Path, default=None, help="backends: the JSON file (a .md table beside it)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time-limit", type=float, default=60.0)
     args = parser.parse_args(argv)
