@@ -99,9 +99,10 @@ def race_pass(args: argparse.Namespace) -> int:
         "command": " ".join(["python", *sys.argv]),
     }
     print(json.dumps(summary, indent=1))
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "bench_quintessence.json").write_text(json.dumps({"summary": summary, "seconds": seconds}))
-    with (RESULTS / "bench_quintessence.csv").open("w", newline="") as handle:
+    out = args.out or RESULTS / "bench_quintessence.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"summary": summary, "seconds": seconds}))
+    with out.with_suffix(".csv").open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
@@ -179,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default="all", help="race: the backends raced")
     parser.add_argument("--sample", type=int, default=200, help="backends: boards of each kind")
     parser.add_argument("--backends", default=None, help=f"backends: comma list (default: {','.join(MODELS)})")
-    parser.add_argument("--out", type=Path, default=None, help="backends: the JSON file (a .md table beside it)")
+    parser.add_argument("--out", type=Path, default=None, help="the JSON file (a .csv or .md table beside it)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time-limit", type=float, default=60.0)
     args = parser.parse_args(argv)
