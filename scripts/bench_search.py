@@ -18,9 +18,11 @@ first), so a before/after comparison shares one run's machine load.
 from __future__ import annotations
 
 import argparse
+import atexit
 import csv
 import importlib
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -122,6 +124,7 @@ def deadlocked(board: Board) -> Board | None:
 def baseline_backend(rev: str, **options: object) -> SearchBackend:
     """The ``search`` backend as it was at git revision ``rev``, imported as package ``search_baseline``."""
     folder = Path(tempfile.mkdtemp(prefix="search-baseline-"))
+    atexit.register(shutil.rmtree, folder, True)
     package = folder / "search_baseline"
     package.mkdir()
     (package / "__init__.py").write_text("")
