@@ -12,6 +12,9 @@ candidate move per step with exactly one move per step, tile presence per
 step tied to the moves by explanatory frame constraints, freeness and the
 metal order as enforcement literals, and the fixed horizon of one step per
 move.  It is the model to compare with the CNF and MiniZinc timestep models.
+A quintessence move (the variant) is one Boolean per quintessence and step,
+with the element tiles it takes chosen by "takes" Booleans, rather than one
+candidate per five tiles (8^4 per quintessence on a full board).
 
 Both follow the OR-Tools samples: data, variables, constraints, solve,
 decode; every variable is named with its indices so a dumped model
@@ -32,7 +35,7 @@ from sigmar.models.board import Board
 from sigmar.models.facts import Facts, facts_of
 from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
-from sigmar.models.tiles import ELEMENTS, METALS, QUINTESSENCE, name_of
+from sigmar.models.tiles import ELEMENTS, METALS, name_of
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -248,6 +251,8 @@ class StepsModel:
     model: cp_model.CpModel = field(init=False)
     candidates: list[tuple[int, ...]] = field(init=False)
     move: dict[tuple[int, int], cp_model.IntVar] = field(init=False)
+    five: dict[tuple[int, int], cp_model.IntVar] = field(init=False)
+    takes: dict[tuple[int, int, int], cp_model.IntVar] = field(init=False)
     present: dict[tuple[int, int], cp_model.IntVar] = field(init=False)
     removed: dict[tuple[int, int], cp_model.IntVar] = field(init=False)
 
@@ -262,16 +267,25 @@ class StepsModel:
         self._start_and_end()
         self._one_move_per_step()
         self._frame()
+        self._quintessence_takes()
         self._freeness()
         self._redundant()
         self._metal_order()
 
     def _variables(self) -> None:
-        """move[m,t] (candidate m is the move of step t), present[i,t] (tile i is on the board
+        """move[m,t] (candidate m is the move of step t), five[x,t] (quintessence x leaves at step t,
+        the variant), takes[x,i,t] (with element tile i), present[i,t] (tile i is on the board
         before step t; t = horizon is the end), removed[i,t] (tile i leaves at step t)."""
-        model, n, horizon = self.model, self.data.n, self.data.moves
+        model, n, horizon, facts = self.model, self.data.n, self.data.moves, self.data.facts
         self.move = {
             (m, t): model.new_bool_var(f"move[{m},{t}]") for m in range(len(self.candidates)) for t in range(horizon)
+        }
+        self.five = {(x, t): model.new_bool_var(f"five[{x},{t}]") for x in facts.quintessence for t in range(horizon)}
+        self.takes = {
+            (x, i, t): model.new_bool_var(f"takes[{x},{i},{t}]")
+            for x in facts.quintessence
+            for i in facts.partners_of(x)
+            for t in range(horizon)
         }
         self.present = {(i, t): model.new_bool_var(f"present[{i},{t}]") for i in range(n) for t in range(horizon + 1)}
         self.removed = {(i, t): model.new_bool_var(f"removed[{i},{t}]") for i in range(n) for t in range(horizon)}
@@ -285,20 +299,38 @@ class StepsModel:
             self.model.add(self.present[(i, self.data.moves)] == 0)
 
     def _one_move_per_step(self) -> None:
+        fives = self.data.facts.quintessence
         for t in range(self.data.moves):
-            self.model.add_exactly_one(self.move[(m, t)] for m in range(len(self.candidates)))
+            pairs = [self.move[(m, t)] for m in range(len(self.candidates))]
+            self.model.add_exactly_one(pairs + [self.five[(x, t)] for x in fives])
 
     def _frame(self) -> None:
         """Explanatory frame: a tile disappears at step t exactly when a move of t takes it."""
-        moves_of: list[list[int]] = [[] for _ in range(self.data.n)]
+        n, horizon = self.data.n, self.data.moves
+        takers: list[list[tuple[dict[Any, cp_model.IntVar], tuple[int, ...]]]] = [[] for _ in range(n)]
         for m, tiles in enumerate(self.candidates):
             for i in tiles:
-                moves_of[i].append(m)
+                takers[i].append((self.move, (m,)))
+        for x in self.data.facts.quintessence:
+            takers[x].append((self.five, (x,)))
+            for i in self.data.facts.partners_of(x):
+                takers[i].append((self.takes, (x, i)))
         present, removed = self.present, self.removed
-        for i in range(self.data.n):
-            for t in range(self.data.moves):
-                self.model.add(removed[(i, t)] == sum(self.move[(m, t)] for m in moves_of[i]))
+        for i in range(n):
+            for t in range(horizon):
+                self.model.add(removed[(i, t)] == sum(lits[(*key, t)] for lits, key in takers[i]))
                 self.model.add(present[(i, t)] - present[(i, t + 1)] == removed[(i, t)])
+
+    def _quintessence_takes(self) -> None:
+        """A quintessence move takes exactly one tile of each element, in its step (none in any other)."""
+        data = self.data
+        for x in data.facts.quintessence:
+            partners = data.facts.partners_of(x)
+            for element in sorted(ELEMENTS):
+                tiles = [i for i in partners if data.symbols[i] == element]
+                for t in range(data.moves):
+                    taken = sum(self.takes[(x, i, t)] for i in tiles)
+                    self.model.add(taken == self.five[(x, t)])
 
     def _freeness(self) -> None:
         """A tile leaves only when free: some window of it is already gone."""
@@ -353,8 +385,12 @@ class StepsModel:
         cells = [t.cell for t in self.data.board.tiles]
         moves = []
         for t in range(self.data.moves):
-            m = next(m for m in range(len(self.candidates)) if solver.boolean_value(self.move[(m, t)]))
-            moves.append(Move(tuple(cells[i] for i in self.candidates[m])))
+            tiles = next((c for m, c in enumerate(self.candidates) if solver.boolean_value(self.move[(m, t)])), None)
+            if tiles is None:  # a quintessence move: the quintessence and the element tiles it takes
+                x = next(x for x in self.data.facts.quintessence if solver.boolean_value(self.five[(x, t)]))
+                taken = (i for i in self.data.facts.partners_of(x) if solver.boolean_value(self.takes[(x, i, t)]))
+                tiles = (x, *taken)
+            moves.append(Move(tuple(cells[i] for i in tiles)))
         return tuple(moves)
 
 
@@ -391,7 +427,7 @@ class CpsatBackend(Backend):
     description = "OR-Tools CP-SAT: leave-step order model (default) or one-move-per-step timestep model"
     encode_targets = ("cpsat",)
     options_type = CpsatOptions
-    plays_quintessence = True  # the order model; the steps model refuses such boards (see refusal)
+    plays_quintessence = True  # both models
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
@@ -400,12 +436,6 @@ class CpsatBackend(Backend):
         self._lock = threading.Lock()
         self._solver: cp_model.CpSolver | None = None
         self._stopped = False
-
-    def refusal(self, board: Board) -> Result | None:
-        if self.sub != "order" and QUINTESSENCE in board.counts:
-            message = f"{self.name}: only the order model plays the quintessence variant (symbol x)"
-            return Result(Status.ERROR, self.name, message=message)
-        return None
 
     @classmethod
     def available(cls) -> tuple[bool, str]:
@@ -439,9 +469,6 @@ class CpsatBackend(Backend):
         return {".pbtxt": str(built.model.proto)}
 
     def solve(self, board: Board, time_limit: float | None = None) -> Result:
-        refused = self.refusal(board)
-        if refused is not None:
-            return refused
         try:
             return self._solve(board, time_limit)
         finally:

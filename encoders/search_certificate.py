@@ -28,6 +28,7 @@ from sigmar.models.facts import facts_of
 from sigmar.models.static import largest_stuck_set, metal_lock
 
 from .search_engine import Engine
+from .search_state import single_bits
 
 # A closure larger than this is given up (the answer stays the search's, unchecked): on a
 # side-6 board 300,000 states are about 8 MB, within the 10 MB a certificate file may take.
@@ -65,13 +66,6 @@ def _metal_lock(engine: Engine, occ: int, cache: dict[int, int]) -> int:
     return cache[key]
 
 
-def _lowest_metal(engine: Engine, occ: int) -> int:
-    for bit in engine.metal_bits:
-        if occ & bit:
-            return bit
-    return 0
-
-
 def counts_dead(engine: Engine, occ: int) -> bool:
     """SPEC §5's counts test on a state: its tiles cannot all pair up (each quintessence takes one of each element)."""
     fives = (occ & engine.x_mask).bit_count()
@@ -91,36 +85,27 @@ def counts_dead(engine: Engine, occ: int) -> bool:
 def legal_moves(engine: Engine, occ: int, free: int) -> Iterator[int]:
     """Every legal move of state ``occ`` (SPEC §1) as a removal mask: no safe move, no pruning."""
     salt = free & engine.salt_mask
-    salts = _bit_list(salt)
+    salts = single_bits(salt)
     for em in engine.el_masks:
-        elems = _bit_list(free & em)
+        elems = single_bits(free & em)
         yield from _pairs(elems)
         for s in salts:
             for e in elems:
                 yield s | e
     yield from _pairs(salts)
-    mors = _bit_list(free & engine.mors_mask)
-    for v in _bit_list(free & engine.vitae_mask):
+    mors = single_bits(free & engine.mors_mask)
+    for v in single_bits(free & engine.vitae_mask):
         for m in mors:
             yield v | m
-    current = _lowest_metal(engine, occ)
+    current = engine.current_metal(occ)
     if current and free & current:
         if current == engine.gold_bit:
             yield current
         else:
-            for q in _bit_list(free & engine.q_mask):
+            for q in single_bits(free & engine.q_mask):
                 yield current | q
     if free & engine.x_mask:
         yield from engine._quintessence_moves(occ, free)
-
-
-def _bit_list(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low)
-        mask ^= low
-    return out
 
 
 def _pairs(bits: list[int]) -> Iterator[int]:
@@ -161,7 +146,7 @@ def dead_states(engine: Engine, deadline: float | None = None, limit: int = MAX_
 
 
 def _indices(mask: int) -> list[int]:
-    return [low.bit_length() - 1 for low in _bit_list(mask)]
+    return [low.bit_length() - 1 for low in single_bits(mask)]
 
 
 def dead_states_text(engine: Engine, dead: DeadStates) -> str:

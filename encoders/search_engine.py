@@ -37,6 +37,8 @@ Pruning (each sound, argued where it is applied):
 
 Move order (``restarts``, the default): budgeted runs (Luby sequence times
 ``restart_base`` nodes), each with a fresh random order, sharing the dead table.
+The random weight of a tile leans towards tiles with many neighbours (each is
+worth a quarter of the random range), and quintessence moves come first.
 
 Partial-order reduction (optional, ``sleep=True``): two legal moves that share
 no tile commute (removing tiles only frees tiles; a metal move changes the
@@ -151,7 +153,8 @@ class Engine(Pruning, MoveGeneration):
                 self.restarts += 1
                 self.order = RESTART_ORDERS[(self.restarts - 1) % len(RESTART_ORDERS)]
                 if self.order == "random":
-                    self.key_random = [rng.randrange(1 << 16) for _ in range(self.n)]
+                    bias = self.key_bias
+                    self.key_random = [rng.randrange(1 << 16) + bias[i] for i in range(self.n)]
                     self._weights = {}
                 self.cap = self.nodes + self.restart_base * luby(self.restarts)
                 try:
@@ -191,18 +194,24 @@ class Engine(Pruning, MoveGeneration):
             self.partial.clear()
             self.table_clears += 1
 
-    def _dfs(self, occ: int, free: int, deadline: float, _: None = None) -> list[int] | bool:
-        """A solution (removal masks) from ``occ``, or False when ``occ`` is dead."""
+    def _enter(self, occ: int, free: int, deadline: float) -> bool:
+        """Count a node, honour the deadline and the restart budget; True when ``occ`` is pruned as stuck."""
         self.nodes += 1
         if not self.nodes & 255:
             self._checkpoint(deadline)
         if self.nodes == self.cap:
             raise Budget
-        dead = self.dead
         if self.nodes >= self.stuck_after and occ.bit_count() >= self.stuck_min and self.stuck_set_fast(occ, free):
             self.pruned_stuck += 1
-            dead.add(occ)
+            self.dead.add(occ)
+            return True
+        return False
+
+    def _dfs(self, occ: int, free: int, deadline: float, _: None = None) -> list[int] | bool:
+        """A solution (removal masks) from ``occ``, or False when ``occ`` is dead."""
+        if self._enter(occ, free, deadline):
             return False
+        dead = self.dead
         mm = self.metal_mask | self.q_mask
         for r in self.moves(occ, free):
             child = occ & ~r
@@ -233,16 +242,9 @@ class Engine(Pruning, MoveGeneration):
         the others are remembered with their sleep set, and a revisit with a superset of that
         sleep set is skipped (it would explore a subset of the same moves).
         """
-        self.nodes += 1
-        if not self.nodes & 255:
-            self._checkpoint(deadline)
-        if self.nodes == self.cap:
-            raise Budget
-        dead = self.dead
-        if self.nodes >= self.stuck_after and occ.bit_count() >= self.stuck_min and self.stuck_set_fast(occ, free):
-            self.pruned_stuck += 1
-            dead.add(occ)
+        if self._enter(occ, free, deadline):
             return False
+        dead = self.dead
         partial = self.partial
         mm = self.metal_mask | self.q_mask
         done: list[int] = []

@@ -121,22 +121,10 @@ class Pruning(EngineState):
         nbr = self.nbr
         gold = self.gold_tile
         metals = occ & self.metal_mask
-        cur = 0
-        for m in self.metal_bits:
-            if occ & m:
-                cur = m
-                break
         stuck = occ
-        locked = (occ & ~free) | (metals & ~cur)
+        locked = (occ & ~free) | (metals & ~self.current_metal(occ))
         loose = occ & ~locked  # never locked again; grows as locks open
-        stack = []
-        rest = loose
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            t = low.bit_length() - 1
-            if t == gold or partners[t] & loose:
-                stack.append(t)
+        stack = [t for t in tile_ids(loose) if t == gold or partners[t] & loose]
         while stack:
             u = stack.pop()
             ub = 1 << u

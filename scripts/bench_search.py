@@ -8,15 +8,25 @@ public solvers.
 
     python scripts/bench_search.py                      # all 22,048 boards
     python scripts/bench_search.py --limit 500 --sub sleep --order centre
+    python scripts/bench_search.py --sample 300 --baseline HEAD~1   # before/after, interleaved
+
+With ``--baseline REV`` the search modules of git revision REV are loaded beside the
+working tree's, and each board is solved by both in turn (alternating which goes
+first), so a before/after comparison shares one run's machine load.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import csv
+import importlib
 import random
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,11 +35,13 @@ from sigmar.encoders.search_engine import ORDERS
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import read_boards
 from sigmar.models.hexgrid import cells, ring_neighbours
+from sigmar.models.result import Result
 from sigmar.models.templates import ondrovo_templates
 from sigmar.runners.check import checked
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
+Row = tuple[str, str, float, int, float]  # board, status, seconds, nodes, CPU seconds
 SETS = ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048", "real-game")
 
 
@@ -42,7 +54,7 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[rank - 1]
 
 
-def summary(label: str, rows: list[tuple[str, str, float, int, float]]) -> str:
+def summary(label: str, rows: list[Row]) -> str:
     secs = [r[2] for r in rows]
     cpus = [r[4] for r in rows]
     solved = sum(1 for r in rows if r[1] == "solved")
@@ -109,6 +121,39 @@ def deadlocked(board: Board) -> Board | None:
     return None
 
 
+def baseline_backend(rev: str, **options: object) -> SearchBackend:
+    """The ``search`` backend as it was at git revision ``rev``, imported as package ``search_baseline``."""
+    folder = Path(tempfile.mkdtemp(prefix="search-baseline-"))
+    atexit.register(shutil.rmtree, folder, True)
+    package = folder / "search_baseline"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    listing = subprocess.run(
+        ["git", "ls-tree", "--name-only", rev, "encoders/"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    for path in listing.stdout.split():
+        name = Path(path).name
+        if name.startswith("search") and name.endswith(".py"):
+            text = subprocess.run(
+                ["git", "show", f"{rev}:{path}"], cwd=ROOT, capture_output=True, text=True, check=True
+            )
+            (package / name).write_text(text.stdout.replace("sigmar.encoders.search", "search_baseline.search"))
+    sys.path.insert(0, str(folder))
+    module = importlib.import_module("search_baseline.search")
+    backend: SearchBackend = module.SearchBackend(options.pop("sub"), **options)
+    return backend
+
+
+def timed(backend: SearchBackend, board: Board, time_limit: float) -> tuple[Row, Result]:
+    """One solve, timed (wall and CPU), then checked by the rule engine outside the timed part."""
+    start, cpu_start = time.perf_counter(), time.process_time()
+    result = backend.solve(board, time_limit)
+    seconds = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
+    result = checked(board, result)
+    return (board.name, str(result.status), seconds, int(result.statistics.get("nodes", 0)), cpu), result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA, help="folder of the public board files")
@@ -124,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-stuck", action="store_true", help="switch the stuck-set check at the start off")
     parser.add_argument("--shuffled", type=int, default=0, help="also N boards of shuffled standard tiles")
     parser.add_argument("--deadlocks", type=int, default=0, help="also N boards made deadlocked (lead locked in)")
+    parser.add_argument("--baseline", default=None, help="also the search of this git revision, interleaved")
     parser.add_argument("--out", type=Path, default=None, help="CSV path (default results/search-<sub>-<order>.csv)")
     args = parser.parse_args(argv)
     if not args.data.is_dir():
@@ -132,14 +178,24 @@ def main(argv: list[str] | None = None) -> int:
     backend = SearchBackend(
         args.sub, order=args.order, safe=not args.no_safe, locks=not args.no_locks, stuck=not args.no_stuck
     )
+    baseline = None
+    if args.baseline:
+        baseline = baseline_backend(
+            args.baseline,
+            sub=args.sub,
+            order=args.order,
+            safe=not args.no_safe,
+            locks=not args.no_locks,
+            stuck=not args.no_stuck,
+        )
     out = args.out or ROOT / "results" / f"search-{args.sub}-{args.order}.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
-    per_set: dict[str, list[tuple[str, str, float, int, float]]] = {}
-    first500: dict[str, list[tuple[str, str, float, int, float]]] = {}
+    per_set: dict[str, list[Row]] = {}
+    first500: dict[str, list[Row]] = {}
     with out.open("w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["board", "status", "seconds", "nodes", "reason", "cpu_seconds"])
+        writer.writerow(["board", "status", "seconds", "nodes", "reason", "cpu_seconds", "set"])
         names = [n for n in args.sets.split(",") if n]
         if args.shuffled:
             names.append("shuffled")
@@ -161,19 +217,15 @@ def main(argv: list[str] | None = None) -> int:
                 boards = boards[: args.limit]
             rows = per_set.setdefault(name, [])
             for index, board in enumerate(boards):
-                start, cpu_start = time.perf_counter(), time.process_time()
-                result = backend.solve(board, args.time_limit)
-                seconds = time.perf_counter() - start
-                cpu = time.process_time() - cpu_start
-                result = checked(board, result)  # replay outside the timed part
-                nodes = int(result.statistics.get("nodes", 0))
-                row = (board.name, str(result.status), seconds, nodes, cpu)
-                rows.append(row)
-                if name.startswith("hexmatch") and index < 500 and args.sample is None:
-                    first500.setdefault(name, []).append(row)
-                writer.writerow([board.name, row[1], f"{seconds:.6f}", nodes, result.reason or "", f"{cpu:.6f}"])
-                if result.status.value != "solved" and name not in ("shuffled", "deadlocked"):
-                    print(f"  {board.name}: {result.status} {result.message or result.explanation}", flush=True)
+                runs = [(name, backend)] + ([(f"{name} @{args.baseline}", baseline)] if baseline else [])
+                for label, solver in runs[:: 1 if index % 2 == 0 else -1]:
+                    row, result = timed(solver, board, args.time_limit)
+                    per_set.setdefault(label, []).append(row)
+                    if label.startswith("hexmatch") and index < 500 and args.sample is None:
+                        first500.setdefault(label, []).append(row)
+                    writer.writerow([*row[:2], f"{row[2]:.6f}", row[3], result.reason or "", f"{row[4]:.6f}", label])
+                    if result.status.value != "solved" and name not in ("shuffled", "deadlocked"):
+                        print(f"  {board.name}: {result.status} {result.message or result.explanation}", flush=True)
             print(f"{name}: {len(rows)} boards done", file=sys.stderr, flush=True)
     header = (
         "| set | boards | solved | median ms | p90 ms | p99 ms | max ms | median nodes | max nodes "
@@ -182,8 +234,13 @@ def main(argv: list[str] | None = None) -> int:
     lines = [header, "|" + " --- |" * 11]
     for name, rows in per_set.items():
         lines.append(summary(name, rows))
-    everything = [r for rows in per_set.values() for r in rows]
+    everything = [r for label, rows in per_set.items() if "@" not in label for r in rows]
     lines.append(summary("all", everything))
+    if args.baseline:
+        before = [r for label, rows in per_set.items() if "@" in label for r in rows]
+        lines.append(summary(f"all @{args.baseline}", before))
+        ratios = [r[2] / b[2] for r, b in zip(everything, before, strict=True)]
+        lines.append(f"\nper-board time ratio, this tree / {args.baseline}: median {statistics.median(ratios):.3f}")
     for name, rows in first500.items():
         lines.append(summary(f"{name} first {len(rows)}", rows))
     text = "\n".join(lines)

@@ -59,7 +59,7 @@ def test_counts_give_each_quintessence_one_of_each_element_first() -> None:
     assert count_problem(fine) is None
 
 
-@pytest.mark.parametrize("name", ["search", "cnf", "cpsat"])
+@pytest.mark.parametrize("name", ["search", "cnf", "cpsat", "cpsat:steps"])
 def test_agrees_with_brute_force_and_certifies_its_refutations(name: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     rng = random.Random(17)
     search = make(name)
@@ -109,7 +109,7 @@ def test_a_dead_states_file_of_a_variant_board_is_checked(tmp_path) -> None:  # 
 
 def test_backends_without_the_variant_say_so() -> None:
     (board,) = parse_boards(FIVE, "five")
-    for name in ("cnf:thesis", "cpsat:steps"):
+    for name in ("cnf:thesis", "cnf:steps"):
         result = make(name).solve(board, 5)
         assert result.status is Status.ERROR and "quintessence" in result.message
 
@@ -127,3 +127,35 @@ def test_generate_places_each_quintessence_free_with_its_four_elements() -> None
         assert count_problem(made.board) is None
         assert sum(len(m.cells) == 5 for m in made.witness) == 2
         assert verify(made.board, made.witness).valid
+
+
+def test_the_benchmark_script_runs_both_passes(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A smoke run of scripts/bench_quintessence.py on the first public variant boards (absent: skipped, saying so)."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    public = root.parent / "shared" / "variants" / "hexmatch-easy-quintessence.txt"
+    if not public.exists():
+        pytest.skip(f"{public} is absent (the public variant boards live outside the repository)")
+    spec = importlib.util.spec_from_file_location("bench_quintessence", root / "scripts" / "bench_quintessence.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    with public.open() as handle:  # the first four boards, 13 lines each
+        first = "".join(next(handle) for _ in range(4 * 13))
+    (tmp_path / "variants").mkdir()
+    (tmp_path / "variants" / "four.txt").write_text(first)
+    monkeypatch.setattr(bench, "VARIANTS", tmp_path / "variants")
+    monkeypatch.setattr(bench, "STANDARD", root / "instances")
+    out = tmp_path / "race.json"
+    assert bench.main(["race", "--every", "2", "--backend", "search", "--out", str(out)]) == 0
+    summary = json.loads(out.read_text())["summary"]
+    assert summary["boards"] == 2 and summary["unverified solutions"] == 0
+    assert len(out.with_suffix(".csv").read_text().splitlines()) == 1 + 2
+    out = tmp_path / "backends.json"
+    assert bench.main(["backends", "--sample", "2", "--backends", "search,cnf:thesis", "--out", str(out)]) == 0
+    table = json.loads(out.read_text())["table"]
+    assert table["cnf:thesis"] == {"variant": {"refuses": True}}
+    assert table["search"]["variant"]["answers"] == {"solved": 2} and table["search"]["standard"]["answers"]

@@ -193,6 +193,18 @@ def test_engine_statistics_and_free_set() -> None:
     assert {i for i in range(len(board)) if free >> i & 1} == expected
 
 
+def test_current_metal_is_the_lowest_metal_left_for_every_set_of_metals() -> None:
+    board = read_boards(ROOT / "instances" / "real-game.txt")[0]
+    engine = Engine(board)
+    metals = [i for i in range(len(board)) if board.tiles[i].symbol.isdigit()]
+    assert len(metals) == 6
+    for subset in range(1 << len(metals)):
+        left = [metals[k] for k in range(len(metals)) if subset >> k & 1]
+        occ = engine.full & ~engine.metal_mask | sum(1 << i for i in left)
+        lowest = min(left, key=lambda i: board.tiles[i].symbol, default=None)
+        assert engine.current_metal(occ) == (0 if lowest is None else 1 << lowest), left
+
+
 def test_stuck_set_worklist_matches_the_fixed_point() -> None:
     """The fast stuck-set search must find exactly the greatest fixed point, state by state."""
     rng = random.Random(5)
@@ -272,3 +284,8 @@ def test_benchmark_script_runs(tmp_path: Path) -> None:
     locked = bench.deadlocked(read_boards(ROOT / "instances" / "real-game.txt")[0])
     if locked is not None:
         assert SearchBackend().solve(locked, 10).reason is Reason.STATIC
+    # --baseline: the same boards by the search of a git revision, interleaved, one CSV row each.
+    assert bench.main(["--sets", "real-game", "--baseline", "HEAD", "--out", str(out)]) == 0
+    rows = out.read_text().splitlines()[1:]
+    assert sorted(r.rsplit(",", 1)[1] for r in rows) == ["real-game"] * 2 + ["real-game @HEAD"] * 2
+    assert all(",solved," in r for r in rows)
