@@ -27,6 +27,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,16 +65,21 @@ LISTED_SOLVERS = (
 )
 
 
-def build_formula(board: Board, variant: str = "default", **options: Any) -> Formula:
-    """The CNF of one board.  UNSAT of ``default`` or ``thesis`` means the board is unsolvable."""
+def build_formula(
+    board: Board, variant: str = "default", should_stop: Callable[[], bool] | None = None, **options: Any
+) -> Formula:
+    """The CNF of one board.  UNSAT of ``default`` or ``thesis`` means the board is unsolvable.
+
+    ``should_stop`` (our encodings only) ends a long build early with ``cnf_default.BuildStopped``.
+    """
     if variant == "default":
         from .cnf_default import build
 
-        return build(board, **options)
+        return build(board, should_stop, **options)
     if variant == "steps":
         from .cnf_default import build
 
-        return build(board, one_move_per_step=True, **options)
+        return build(board, should_stop, one_move_per_step=True, **options)
     if variant == "thesis":
         from .cnf_thesis import build as build_thesis
 
@@ -244,7 +250,12 @@ class CnfBackend(Backend):
             return Result(
                 Status.UNSOLVABLE, self.name, time.perf_counter() - start, reason=Reason.COUNTS, explanation=problem
             )
-        formula = build_formula(board, self.variant, **self._build_options())
+        from .cnf_default import BuildStopped  # pysat loads with the first build, not with the registry
+
+        try:
+            formula = build_formula(board, self.variant, self._stop.is_set, **self._build_options())
+        except BuildStopped:
+            return Result(Status.UNKNOWN, self.name, time.perf_counter() - start, message="stopped")
         encode_seconds = time.perf_counter() - start
         stats: dict[str, Any] = {
             "variant": self.variant,

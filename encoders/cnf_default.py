@@ -34,6 +34,7 @@ Sizes on standard boards (600 public boards): 19,400-20,200 clauses median,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -153,20 +154,30 @@ class Options:
                 raise ValueError(f"cnf option {name}={getattr(self, name)!r}: choose from {', '.join(allowed)}")
 
 
-def build(board: Board, **options: Any) -> Formula:
-    """The default encoding of one board (see the module docstring); ``options`` as in :class:`Options`."""
+class BuildStopped(Exception):
+    """The caller asked to stop while the formula was being built (a side-8 board takes about a second)."""
+
+
+def build(board: Board, should_stop: Callable[[], bool] | None = None, **options: Any) -> Formula:
+    """The default encoding of one board (see the module docstring); ``options`` as in :class:`Options`.
+
+    ``should_stop`` is asked between constraint groups and every few cardinality
+    constraints; when it says yes, :class:`BuildStopped` ends the build, so a
+    backend's stop() is honoured within its contract even before the solver starts.
+    """
     known = {f.name for f in fields(Options)}
     unknown = sorted(set(options) - known)
     if unknown:
         raise ValueError(f"unknown cnf option {', '.join(unknown)} (valid: {', '.join(sorted(known))})")
-    return _Builder(board, Options(**options)).formula()
+    return _Builder(board, Options(**options), should_stop).formula()
 
 
 class _Builder:
     """One board's default encoding, one method per constraint group (the groups of docs/cnf.md)."""
 
-    def __init__(self, board: Board, options: Options) -> None:
+    def __init__(self, board: Board, options: Options, should_stop: Callable[[], bool] | None = None) -> None:
         facts = facts_of(board)
+        self.should_stop = should_stop
         self.board = board
         self.options = options
         self.n = n = facts.size
@@ -234,18 +245,19 @@ class _Builder:
         for i in range(self.n):  # every leave-step variable exists, even one no clause needs (gold, often)
             for s in range(self.early[i], self.late[i]):
                 self.gone(i, s)
-        self.impossible()
-        self.monotone()
-        if self.options.free == "clear":
-            self.free_by_clear_windows()
-        else:
-            self.free_by_precedence()
-        self.metal_order()
-        self.mates_leave_together()
-        self.one_mate_each()
+        free = self.free_by_clear_windows if self.options.free == "clear" else self.free_by_precedence
+        groups = [self.impossible, self.monotone, free, self.metal_order, self.mates_leave_together, self.one_mate_each]
         if self.options.one_move_per_step:
-            self.one_move_per_step()
+            groups.append(self.one_move_per_step)
+        for group in groups:
+            self.checkpoint()
+            group()
         return self._formula()
+
+    def checkpoint(self) -> None:
+        """Raise :class:`BuildStopped` when the caller has asked to stop."""
+        if self.should_stop is not None and self.should_stop():
+            raise BuildStopped
 
     def impossible(self) -> None:
         self.sink.group("impossible")
@@ -366,7 +378,9 @@ class _Builder:
         for x in sorted(fives):
             for element in sorted(ELEMENTS):
                 groups.append([v for (y, t), v in self.takes.items() if y == x and symbols[t] == element])
-        for lits in groups:
+        for k, lits in enumerate(groups):
+            if k % 16 == 0:
+                self.checkpoint()
             if not lits:
                 self.sink.add([])
                 continue

@@ -342,3 +342,25 @@ def test_solve_sat_cmd_option_runs_the_external_solver(
     assert code == 0
     assert [r["backend"] for r in records] == ["cnf:external", "cnf:external"]
     assert all(r["status"] == "solved" and r["verified"] for r in records)
+
+
+def test_a_stop_asked_during_the_build_ends_it_and_an_unasked_build_is_unchanged() -> None:
+    """cnf's stop() is honoured before the solver starts: the builder asks between groups."""
+    from sigmar.encoders.cnf_default import BuildStopped
+
+    board = read_boards(INSTANCES / "generated-dim8.txt")[0]
+    asked: list[int] = []
+
+    def stop_on_third_question() -> bool:
+        asked.append(1)
+        return len(asked) >= 3
+
+    with pytest.raises(BuildStopped):
+        build_formula(board, "default", stop_on_third_question)
+    assert len(asked) == 3
+    for variant in ("default", "steps"):
+        never = build_formula(board, variant, lambda: False)
+        assert never.clauses == build_formula(board, variant).clauses, variant
+    backend = CnfBackend()
+    backend.stop()  # a stop before solve() is forgotten: solve() starts afresh
+    assert backend.solve(read_boards(INSTANCES / "real-game.txt")[0], 60).status is Status.SOLVED
