@@ -24,11 +24,11 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from sigmar.models.bits import single_bits, tile_ids
 from sigmar.models.facts import facts_of
 from sigmar.models.static import largest_stuck_set, metal_lock
 
 from .search_engine import Engine
-from .search_state import single_bits
 
 # A closure larger than this is given up (the answer stays the search's, unchecked): on a
 # side-6 board 300,000 states are about 8 MB, within the 10 MB a certificate file may take.
@@ -145,10 +145,6 @@ def dead_states(engine: Engine, deadline: float | None = None, limit: int = MAX_
     return DeadStates(listed)
 
 
-def _indices(mask: int) -> list[int]:
-    return [low.bit_length() - 1 for low in single_bits(mask)]
-
-
 def dead_states_text(engine: Engine, dead: DeadStates) -> str:
     """The SPEC §5 JSON Lines file: a header naming the board and its tiles, then one state a line."""
     board = engine.board
@@ -157,7 +153,7 @@ def dead_states_text(engine: Engine, dead: DeadStates) -> str:
     lines = [json.dumps(header, separators=(",", ":"))]
     for occ, stuck in dead.states.items():  # the start was listed first
         if stuck:
-            lines.append(f'{{"state":"{occ:x}","stuck":{json.dumps(_indices(stuck))}}}')
+            lines.append(f'{{"state":"{occ:x}","stuck":{json.dumps(tile_ids(stuck))}}}')
         else:
             lines.append(f'{{"state":"{occ:x}"}}')
     return "\n".join(lines) + "\n"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sigmar.models.facts import tile_ids
+from sigmar.models.bits import single_bits, tile_ids
 
-from .search_state import EngineState, single_bits
+from .search_state import EngineState
 
 
 class MoveGeneration(EngineState):

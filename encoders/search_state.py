@@ -18,16 +18,6 @@ NEIGHBOUR_BIAS = 1 << 14
 MAX_DEAD = 4_000_000
 
 
-def single_bits(mask: int) -> list[int]:
-    """The set bits of ``mask`` as one-bit masks, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low)
-        mask ^= low
-    return out
-
-
 class EngineState:
     """Precomputed masks for one board (from ``sigmar.models.facts``), the dead table and the counters."""
 

@@ -20,6 +20,16 @@ def tile_ids(mask: int) -> list[int]:
     return out
 
 
+def single_bits(mask: int) -> list[int]:
+    """The set bits of ``mask`` as one-bit masks, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
+
+
 def mask_of_ids(tiles: Iterable[int]) -> int:
     """The mask of the tile ids ``tiles``."""
     out = 0
