@@ -35,7 +35,7 @@ from sigmar.models.result import Result, Status
 from .certify import ProofStore, certify
 from .check import checked
 from .grading import BoardVerdict, Grade, grade_board
-from .scores import par2
+from .scores import par2, percentile
 from .usage import Usage
 from .workers import Worker
 
@@ -285,14 +285,6 @@ def bench(
 
 
 # -- summary, CSV, plot ----------------------------------------------------------
-
-
-def percentile(sorted_values: list[float], p: float) -> float:
-    """Nearest-rank percentile (p in 0..100) of an ascending list."""
-    if not sorted_values:
-        return math.nan
-    rank = max(1, math.ceil(p / 100 * len(sorted_values)))
-    return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
 @dataclass(frozen=True)

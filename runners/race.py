@@ -20,7 +20,6 @@ Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.polic
 from __future__ import annotations
 
 import contextlib
-import math
 import time
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator
@@ -36,6 +35,7 @@ from sigmar.models.result import CertificateKind, Result, Status
 from .certify import ProofStore, certify
 from .check import checked, counts_answer
 from .policy import accepted, claims_message, corroborated
+from .scores import percentile
 from .workers import Worker
 
 # Niceness of the workers whose "unsolvable" cannot be checked, when some raced backend's can: on
@@ -49,7 +49,7 @@ CLAIMS_ONLY_NICENESS = 10
 # took the CPU, and those boards took three times as long (hexmatch-easy 400-599: p99 61-66 ms with
 # 20 ms, 15-17 ms with 60 ms, search alone 12-13 ms, in one run on the shared machine).
 HEAD_START_FACTOR = 2.0
-HEAD_START_QUANTILE = 0.95
+HEAD_START_PERCENTILE = 95
 HEAD_START_CAP = 0.25
 RECENT_WINS = 100
 
@@ -187,7 +187,7 @@ class Race:
         times = sorted(self.win_times.get(leader, ()))
         if not times:
             return self.stagger
-        typical = times[min(len(times) - 1, math.ceil(HEAD_START_QUANTILE * len(times)) - 1)]
+        typical = percentile(times, HEAD_START_PERCENTILE)
         return min(max(self.stagger, HEAD_START_FACTOR * typical), max(self.stagger, HEAD_START_CAP))
 
     def solve(self, board: Board, time_limit: float | None) -> RaceOutcome:

@@ -30,6 +30,14 @@ SLOWER = 2.0  # a run this many times slower than its baseline is listed
 SLOWER_MIN_SECONDS = 0.01  # ... and only when it lost at least this much (timer noise)
 
 
+def percentile(sorted_values: list[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0..100) of an ascending list."""
+    if not sorted_values:
+        return math.nan
+    rank = max(1, math.ceil(p / 100 * len(sorted_values)))
+    return sorted_values[min(rank, len(sorted_values)) - 1]
+
+
 def key(row: Row) -> tuple[str, str]:
     return (row.file, row.board)
 
