@@ -48,10 +48,11 @@ from sigmar.models.board import Board
 from sigmar.models.facts import facts_of
 from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
-from sigmar.models.tiles import QUICKSILVER
+from sigmar.models.tiles import ELEMENTS, QUICKSILVER
 
-# The four elements, numbered as the models' ``element_kind`` (a quintessence takes one of each).
-ELEMENT_KINDS = {"a": 1, "e": 2, "f": 3, "w": 4}
+# The four elements, numbered 1..4 as the models' ``element_kind``: air, earth, fire, water
+# (a quintessence takes one of each).
+ELEMENT_KINDS = {symbol: kind for kind, symbol in enumerate(sorted(ELEMENTS), start=1)}
 
 HERE = Path(__file__).resolve().parent
 MODELS = {"order": HERE / "sigmar_order.mzn", "steps": HERE / "sigmar_steps.mzn"}
@@ -248,9 +249,14 @@ def moves_from_rounds(
         j = mate[i]
         if j < i or i in taken:
             continue
-        tiles = (i, *takes[i]) if i in takes else (i,) if j == i else (i, j)
-        moves.append(Move(tuple(board.tiles[t].cell for t in tiles)))
+        moves.append(_move(board, i, j, takes))
     return tuple(moves)
+
+
+def _move(board: Board, a: int, b: int, takes: dict[int, list[int]]) -> Move:
+    """The move of tile ``a`` with ``b``: gold alone when ``b == a``, a quintessence with the four it takes."""
+    tiles = (a, *takes[a]) if a in takes else (a,) if a == b else (a, b)
+    return Move(tuple(board.tiles[t].cell for t in tiles))
 
 
 def _takes(board: Board, solution: Any) -> dict[int, list[int]]:
@@ -329,6 +335,16 @@ class MinizincOptions:
     strategy: int | None = None
     model: str | None = None
     off: str = ""
+
+    def __post_init__(self) -> None:
+        unknown = sorted(self.switched_off() - set(IMPLIED))
+        if unknown:
+            valid = ", ".join(IMPLIED)
+            raise ValueError(f"minizinc option off: no implied constraint {', '.join(unknown)} (valid: {valid})")
+
+    def switched_off(self) -> frozenset[str]:
+        """The implied constraints named in ``off``."""
+        return frozenset(x.strip() for x in self.off.split(",") if x.strip())
 
 
 class MinizincBackend(Backend):
@@ -489,8 +505,7 @@ class MinizincBackend(Backend):
         async def run() -> Any:
             with base.branch() as child:
                 _copy_analysis(base, child)
-                off = frozenset(x for x in self.options.off.split(",") if x)
-                child.add_string(data_text(board, self.variant, strategy, off))
+                child.add_string(data_text(board, self.variant, strategy, self.options.switched_off()))
                 return await child.solve_async(**kwargs)
 
         try:
@@ -520,8 +535,7 @@ class MinizincBackend(Backend):
             out = []
             for p in solution.move:
                 a, b = pairs[int(p) - 1]
-                tiles = (a, *takes[a]) if a in takes else (a,) if a == b else (a, b)
-                out.append(Move(tuple(board.tiles[t].cell for t in tiles)))
+                out.append(_move(board, a, b, takes))
             return tuple(out)
         mate = [int(x) - 1 for x in solution.mate]
         return moves_from_rounds(board, [x - 1 for x in leave], mate, takes)

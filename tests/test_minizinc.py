@@ -445,3 +445,9 @@ def test_a_tin_ringed_by_quicksilver_and_later_metals_fails_before_any_search() 
     assert result.statistics.get("nodes", 0) == 0, result.statistics
     off = MinizincBackend(off="metal-openings,hitting-sets,qcount", strategy=2).solve(board, 30)
     assert off.status is Status.UNSOLVABLE  # without them the search itself has to find it
+
+
+def test_switching_off_an_implied_constraint_that_does_not_exist_names_the_ones_that_do() -> None:
+    with pytest.raises(ValueError, match="no implied constraint colour .*valid: qcount"):
+        MinizincBackend(off="parity,colour")
+    assert MinizincBackend(off=" parity , symmetry").options.switched_off() == {"parity", "symmetry"}
