@@ -19,7 +19,7 @@ from sigmar.models.certificate import CertificateError, Verdict, check_counts, c
 from sigmar.models.hexgrid import from_rowcol
 from sigmar.models.result import CertificateKind
 
-from .rup_check import ProofFormatError, check_rup, parse_dimacs, parse_drup
+from .rup_check import ProofFormatError, check_proof, parse_dimacs
 
 KINDS = tuple(str(kind) for kind in CertificateKind)
 
@@ -106,10 +106,12 @@ def check_drup(board: Board, drup: Path) -> Verdict:
     if not isinstance(names, dict) or any(names.get(key) != expected[key] for key in summary):
         return Verdict(False, f"{vars_path.name} does not describe this board's formula")
     try:
-        steps = parse_drup(drup.read_text(encoding="utf-8"), formula.nv)
-    except (ProofFormatError, ValueError, OSError) as exc:
+        proof = drup.read_bytes()
+    except OSError as exc:
         raise CertificateError(f"{drup}: {exc}") from None
-    report = check_rup(formula.clauses, [step for _, step in steps], [line for line, _ in steps])
+    report = check_proof(formula.clauses, proof, formula.nv)
+    if report.malformed:
+        raise CertificateError(f"{drup}: {report.message}")
     return Verdict(report.valid, f"{drup.name}: {report.message} ({report.lemmas:,} lemmas)")
 
 

@@ -1,16 +1,27 @@
-"""An independent DRUP proof checker: forward RUP check on another solver's unit propagation.
+"""An independent DRUP proof checker: forward reverse-unit-propagation (RUP) check of another solver's proof.
 
 The prover (Glucose, CaDiCaL) says "unsatisfiable" and writes a DRUP proof:
 a list of lemmas (clauses it learnt) and deletions.  This checker trusts
 none of that.  It reads the DIMACS text and the proof text as written to
-disk, loads the formula into a *different* SAT solver (python-sat's
-Minisat 2.2) and, for each lemma in order, asks that solver's unit
-propagation whether assuming the negation of every literal of the lemma
-leads to a conflict (reverse unit propagation, RUP).  A lemma that passes
-is implied by the clauses so far and is added to them; deletions are
-skipped, which only keeps more implied clauses and so stays sound.  The
+disk and, for each lemma in order, asks whether assuming the negation of
+every literal of the lemma leads to a conflict by unit propagation on the
+clauses so far.  A lemma that passes is implied by them and is added.  The
 proof is accepted only when the empty clause is reached: a lemma ``0`` that
 passes, or a conflict by propagation alone once every lemma is in.
+
+Two engines do the propagation, neither of them the prover's:
+
+- ``c`` (runners/_drup.c, built at install): its own two-watched-literal
+  propagation, which honours deletions, so the clause database stays the
+  size the prover had; and it checks backward, as drat-trim does: the
+  proof is applied up to its first conflict, then only the lemmas that
+  conflict depends on are checked, from the last back.  A lemma the
+  refutation does not use is not checked (even a wrong one: the empty
+  clause follows without it).
+- ``pysat``: python-sat's Minisat 2.2 (``propagate`` with assumptions).
+  Minisat cannot delete a clause, so deletions are skipped, which only keeps
+  more implied clauses and stays sound.  It is the fallback where the C
+  engine could not be built, and the tests' second engine.
 
 For a second opinion on small proofs, :func:`second_opinion` hands the same
 clauses to the formally verified ``drup`` checker from PyPI when it is
@@ -21,11 +32,23 @@ Run it by hand as ``python -m sigmar.runners.rup_check FORMULA.cnf PROOF.drup``.
 
 from __future__ import annotations
 
+import mmap
 import sys
 import time
+from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import ModuleType
+
+_drup: ModuleType | None
+try:
+    from sigmar.runners import _drup
+except ImportError as _exc:  # no C compiler at install time: the pysat engine checks alone
+    _drup = None
+    _DRUP_MISSING = f"the C checker (runners/_drup.c) is not built: {_exc}"
+else:
+    _DRUP_MISSING = ""
 
 Clause = list[int]
 # (is_deletion, literals)
@@ -57,6 +80,7 @@ class CheckReport:
     seconds: float
     message: str
     failed_at: int | None = None
+    malformed: bool = False  # the text does not parse (then ``message`` says where)
 
 
 def parse_dimacs(text: str) -> tuple[int, list[Clause]]:
@@ -146,21 +170,18 @@ def iter_drup(lines: Iterable[str], variables: int | None = None) -> Iterator[tu
         if not line or line.startswith("c"):
             continue
         deletion = line[0] == "d"
-        if deletion:
-            # Deletions are skipped by the check, so their literals are not even read.
-            if not line.endswith(" 0"):
-                raise ProofFormatError(f"proof line {number}: a deletion must end with 0: '{line[:80]}'")
-            yield number, (True, [])
-            continue
+        body = line[1:] if deletion else line
+        if deletion and not body[:1].isspace():
+            raise ProofFormatError(f"proof line {number}: not a clause: '{line[:80]}'")
         try:
-            literals = list(map(int, line.split()))
+            literals = list(map(int, body.split()))
         except ValueError:
             raise ProofFormatError(f"proof line {number}: not a clause: '{line[:80]}'") from None
         if not literals or literals[-1] != 0 or 0 in literals[:-1]:
             raise ProofFormatError(f"proof line {number}: a clause must end with a single 0: '{line[:80]}'")
-        if variables is not None and literals and max(max(literals), -min(literals)) > variables:
+        if variables is not None and max(max(literals), -min(literals)) > variables:
             raise ProofFormatError(f"proof line {number}: a literal names a variable beyond the formula's {variables}")
-        yield number, (False, literals[:-1])
+        yield number, (deletion, literals[:-1])
 
 
 def proof_lines(proof: list[str]) -> list[Step]:
@@ -168,19 +189,82 @@ def proof_lines(proof: list[str]) -> list[Step]:
     return [step for _, step in parse_drup("\n".join(proof))]
 
 
-def check_rup(clauses: list[Clause], steps: list[Step], lines: list[int] | None = None) -> CheckReport:
-    """Forward RUP check of every lemma with Minisat 2.2's propagation; valid only if the empty clause follows.
+ENGINES = ("c", "pysat")
 
-    ``lines`` gives each step's line in the proof file, for the message; by default steps count from 1.
+
+def engine_available(engine: str) -> tuple[bool, str]:
+    """Whether an engine can check here, else why not."""
+    if engine == "c" and _drup is None:
+        return False, _DRUP_MISSING
+    return engine in ENGINES, "" if engine in ENGINES else f"no engine {engine!r} (one of {', '.join(ENGINES)})"
+
+
+def default_engine() -> str:
+    """``c`` where it is built, else ``pysat``."""
+    return "c" if _drup is not None else "pysat"
+
+
+def check_proof(
+    clauses: list[Clause], proof: bytes | mmap.mmap, variables: int | None = None, engine: str | None = None
+) -> CheckReport:
+    """Check a DRUP proof text (bytes) against ``clauses``; literals may name variables 1..``variables``.
+
+    ``variables`` defaults to the highest the clauses name.  ``engine`` is ``c`` or ``pysat``
+    (default: :func:`default_engine`).  A proof that does not parse is an invalid proof.
     """
-    numbers = lines if lines is not None else list(range(1, len(steps) + 1))
-    report = check_stream(clauses, zip(numbers, steps, strict=True))
-    lemmas = sum(1 for deletion, _ in steps if not deletion)
-    return replace(report, lemmas=lemmas, deletions=len(steps) - lemmas)
+    start = time.perf_counter()
+    bound = variables if variables is not None else max((abs(lit) for c in clauses for lit in c), default=0)
+    engine = engine or default_engine()
+    ok, why = engine_available(engine)
+    if not ok:
+        raise ValueError(why)
+    if engine == "pysat":
+        counted = [0, 0]
+
+        def steps() -> Iterator[tuple[int, Step]]:
+            for number, step in iter_drup(bytes(proof).decode("utf-8", "replace").splitlines(), bound):
+                counted[step[0]] += 1
+                yield number, step
+
+        try:
+            report = check_stream(clauses, steps())
+        except ProofFormatError as exc:
+            report = CheckReport(False, counted[0], counted[1], 0, 0.0, str(exc), malformed=True)
+        return replace(report, seconds=time.perf_counter() - start)
+    assert _drup is not None
+    flat = array("i")
+    for clause in clauses:
+        flat.extend(clause)
+        flat.append(0)
+    code, line, lemmas, deletions, checked, detail = _drup.check(flat, bound, proof, MAX_LINE)
+    valid = code == 1
+    if code == 1:
+        message = f"unit propagation reaches a conflict, and the {checked:,} lemmas it uses follow"
+    elif code == 2:
+        shown = " ".join(map(str, detail or [])) or "the empty clause"
+        message = f"lemma on proof line {line} ({shown}) does not follow by unit propagation"
+    elif code == 3:
+        message = "every lemma checks but no conflict is reached"
+    else:
+        message = f"proof line {line}: {detail} ({bound} variables)"
+    failed_at = line if code == 2 else None
+    seconds = time.perf_counter() - start
+    return CheckReport(valid, lemmas, deletions, checked, seconds, message, failed_at, malformed=code == 4)
+
+
+def render_drup(steps: Iterable[Step]) -> bytes:
+    """Steps as DRUP text, one per line (for checking in memory)."""
+    lines = (("d " if deletion else "") + " ".join(map(str, [*lits, 0])) + "\n" for deletion, lits in steps)
+    return "".join(lines).encode()
+
+
+def check_rup(clauses: list[Clause], steps: list[Step], engine: str | None = None) -> CheckReport:
+    """:func:`check_proof` on steps in memory; a report's line numbers count the steps from 1."""
+    return check_proof(clauses, render_drup(steps), engine=engine)
 
 
 def check_stream(clauses: list[Clause], steps: Iterable[tuple[int, Step]]) -> CheckReport:
-    """The check of :func:`check_rup` on steps as they come (a proof read line by line stays on disk).
+    """The ``pysat`` engine: Minisat 2.2's propagation on steps as they come; deletions are skipped.
 
     ``lemmas`` and ``deletions`` count the steps read up to the verdict.
     """
@@ -220,35 +304,30 @@ def check_stream(clauses: list[Clause], steps: Iterable[tuple[int, Step]]) -> Ch
     return report(True, "unit propagation on the lemmas reaches a conflict")
 
 
-def check_text(cnf_text: str, drup_text: str) -> CheckReport:
+def check_text(cnf_text: str, drup_text: str, engine: str | None = None) -> CheckReport:
     """Check a proof given as DIMACS and DRUP texts; a text that does not parse is an invalid proof."""
-    return _check(cnf_text, drup_text.splitlines())
+    return _check(cnf_text, drup_text.encode(), engine)
 
 
-def check_files(cnf_path: str | Path, drup_path: str | Path) -> CheckReport:
-    """Check a proof on disk; the proof is read a line at a time, so only the formula is held in memory."""
+def check_files(cnf_path: str | Path, drup_path: str | Path, engine: str | None = None) -> CheckReport:
+    """Check a proof on disk; the proof is mapped, not read, so only the formula is held in memory."""
     cnf_text = Path(cnf_path).read_text()
-    with Path(drup_path).open() as proof:
-        return _check(cnf_text, proof)
+    with Path(drup_path).open("rb") as proof:
+        if proof.seek(0, 2) == 0:
+            return _check(cnf_text, b"", engine)
+        with mmap.mmap(proof.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            return _check(cnf_text, mapped, engine)
 
 
-def _check(cnf_text: str, proof: Iterable[str]) -> CheckReport:
+def _check(cnf_text: str, proof: bytes | mmap.mmap, engine: str | None) -> CheckReport:
     start = time.perf_counter()
-    lemmas = [0, 0]
-
-    def counted(steps: Iterator[tuple[int, Step]]) -> Iterator[tuple[int, Step]]:
-        for number, step in steps:
-            lemmas[step[0]] += 1
-            yield number, step
-
     try:
         _, clauses = parse_dimacs(cnf_text)
-        # Not the header's count: the checking solver allocates only for variables the formula uses,
-        # and a DRUP lemma gains nothing from a variable that no clause names.
-        used = max((abs(lit) for clause in clauses for lit in clause), default=0)
-        report = check_stream(clauses, counted(iter_drup(proof, used)))
     except ProofFormatError as exc:
-        return CheckReport(False, lemmas[0], lemmas[1], 0, time.perf_counter() - start, str(exc))
+        return CheckReport(False, 0, 0, 0, time.perf_counter() - start, str(exc), malformed=True)
+    # Not the header's count: the checker allocates only for variables the formula uses,
+    # and a DRUP lemma gains nothing from a variable that no clause names.
+    report = check_proof(clauses, proof, engine=engine)
     return replace(report, seconds=time.perf_counter() - start)
 
 
@@ -285,12 +364,17 @@ def second_opinion(clauses: list[Clause], steps: list[Step], max_work: int = SEC
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2:
-        print("usage: python -m sigmar.runners.rup_check FORMULA.cnf PROOF.drup", file=sys.stderr)
+    args = sys.argv[1:] if argv is None else list(argv)
+    engine = None
+    if len(args) == 4 and args[0] == "--engine":
+        engine, args = args[1], args[2:]
+    ok, why = engine_available(engine or default_engine())
+    if len(args) != 2 or not ok:
+        print(f"rup_check: {why}" if not ok else "", file=sys.stderr, end="\n" if not ok else "")
+        print("usage: python -m sigmar.runners.rup_check [--engine c|pysat] FORMULA.cnf PROOF.drup", file=sys.stderr)
         return 2
     try:
-        report = check_files(args[0], args[1])
+        report = check_files(args[0], args[1], engine)
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         name = exc.filename if isinstance(exc, OSError) and exc.filename else f"{args[0]} or {args[1]}"
@@ -299,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     verdict = "VALID" if report.valid else "INVALID"
     print(
         f"{verdict}: {report.message} ({report.lemmas} lemmas, {report.deletions} deletions, "
-        f"{report.checked} checked, {report.seconds:.3f} s)"
+        f"{report.checked} checked, {report.seconds:.3f} s, engine {engine or default_engine()})"
     )
     return 0 if report.valid else 1
 

@@ -78,7 +78,7 @@ def test_checker_accepts_a_real_proof_of_the_pigeonhole_principle() -> None:
     steps = glucose_proof(php)
     report = rup_check.check_rup(php, steps)
     assert report.valid, report.message
-    assert report.lemmas == report.checked > 0
+    assert 0 < report.checked <= report.lemmas
 
 
 def test_checker_rejects_flipped_literals_and_dropped_lemmas_like_a_naive_checker() -> None:
@@ -91,8 +91,10 @@ def test_checker_rejects_flipped_literals_and_dropped_lemmas_like_a_naive_checke
         if lemma:
             tampers.append([*steps[:index], (False, [-lemma[0], *lemma[1:]]), *steps[index + 1 :]])
         for tampered in tampers:
-            ours = rup_check.check_rup(php, tampered).valid
+            # The forward engine checks every lemma, as the oracle does (the C engine only those used).
+            ours = rup_check.check_rup(php, tampered, engine="pysat").valid
             assert ours == naive_rup(php, tampered), f"tampered lemma {index}"
+            assert rup_check.check_rup(php, tampered).valid or not ours
             rejected += not ours
     assert rejected > 10
 
@@ -121,7 +123,7 @@ def test_checker_agrees_with_the_verified_checker_on_every_dropped_lemma() -> No
     rejected = 0
     for index in range(len(steps) - 1):
         tampered = steps[:index] + steps[index + 1 :]
-        ours = rup_check.check_rup(php, tampered).valid
+        ours = rup_check.check_rup(php, tampered, engine="pysat").valid
         theirs = rup_check.second_opinion(php, tampered)
         assert theirs == ("valid" if ours else "invalid"), index
         rejected += not ours
