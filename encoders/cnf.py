@@ -374,7 +374,7 @@ class CnfBackend(Backend):
                 out.write(formula.to_dimacs())
             argv = [*shlex.split(self.sat_cmd), path]
             proc = subprocess.Popen(
-                guarded(argv, cleanup=folder), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True
+                guarded(argv, cleanup=folder), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, process_group=0
             )
             self._live = proc
             try:

@@ -409,7 +409,12 @@ class MinizincBackend(Backend):
     # ---- solve
 
     def stop(self) -> None:
+        """Cancel the run once: a second cancel would interrupt the minizinc package while it waits
+        for the killed solver, and the loop would close with the process unreaped (asyncio then
+        prints "Event loop is closed" tracebacks at exit)."""
         with self._lock:
+            if self._stopped:
+                return
             self._stopped = True
             loop, task = self._loop, self._task
         if loop is not None and task is not None:
