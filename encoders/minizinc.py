@@ -433,6 +433,9 @@ class MinizincBackend(Backend):
             )
         if not board.tiles:
             return Result(Status.SOLVED, self.name, time.perf_counter() - start)
+        from sigmar.encoders.minizinc_driver import quiet_late_exits
+
+        quiet_late_exits()
         try:
             outcome = asyncio.run(self._solve_async(board, time_limit, start))
         except asyncio.CancelledError:
@@ -493,6 +496,9 @@ class MinizincBackend(Backend):
                 return Result(Status.UNKNOWN, self.name, message="stopped")
             raise
         finally:
+            from sigmar.encoders.minizinc_driver import reap_started
+
+            await asyncio.shield(reap_started())
             with self._lock:
                 self._loop = None
                 self._task = None

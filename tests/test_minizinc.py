@@ -451,3 +451,26 @@ def test_switching_off_an_implied_constraint_that_does_not_exist_names_the_ones_
     with pytest.raises(ValueError, match="no implied constraint colour .*valid: qcount"):
         MinizincBackend(off="parity,colour")
     assert MinizincBackend(off=" parity , symmetry").options.switched_off() == {"parity", "symmetry"}
+
+
+def test_asyncio_notes_on_a_late_solver_exit_stay_off_stderr() -> None:
+    """The notes asyncio logs when a stopped solver ends after its loop closed are dropped; others are kept."""
+    import logging
+
+    from sigmar.encoders.minizinc_driver import quiet_late_exits
+
+    quiet_late_exits()
+    quiet_late_exits()  # once per process: a second call adds no second filter
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("asyncio")
+    logger.addHandler(handler)
+    try:
+        logger.warning("Unknown child process pid %d, will report returncode 255", 7)
+        logger.warning("Loop %r that handles pid %r is closed", None, 7)
+        logger.warning("Task was destroyed but it is pending!")
+    finally:
+        logger.removeHandler(handler)
+    assert [record.getMessage() for record in records] == ["Task was destroyed but it is pending!"]
+    assert len(logger.filters) == 1
