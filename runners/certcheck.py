@@ -11,7 +11,6 @@ unit propagation against the fresh clauses, never the file's.
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -79,57 +78,41 @@ def drup_files(drup: Path) -> tuple[Path, Path]:
 
 
 def check_drup(board: Board, drup: Path) -> Verdict:
-    """The proof refutes this board's own formula (re-encoded here), by reverse unit propagation.
+    """The proof refutes this board's own formula (re-encoded here), by reverse unit propagation."""
+    from sigmar.encoders.cnf import build_formula
 
-    The proof is checked against the certificate's ``NAME.cnf`` while a second thread encodes
-    the board afresh and compares: the verdict needs both, so the proof is held to the board's
-    own formula, and on two cores the encoding (about 1 s on side 8) hides behind the check
-    (the C engine releases the GIL).
-    """
     cnf_path, vars_path = drup_files(drup)
     for path in (cnf_path, vars_path):
         if not path.is_file():
             raise CertificateError(
                 f"{path}: missing (a drup certificate is NAME.drup with NAME.cnf and NAME.vars.json)"
             )
+    formula = build_formula(board)
     try:
         text = cnf_path.read_text(encoding="utf-8")
         names = json.loads(vars_path.read_text(encoding="utf-8"))
-        proof = drup.read_bytes()
     except (ValueError, OSError) as exc:
-        raise CertificateError(f"{drup.parent}: {exc}") from None
-    try:
-        variables, clauses = parse_dimacs(text)
-    except ProofFormatError as exc:
-        raise CertificateError(f"{cnf_path}: {exc}") from None
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        fresh = pool.submit(_not_the_boards, board, text, names, variables, clauses)
-        report = check_proof(clauses, proof, variables)
-        mismatch = fresh.result()
-    if mismatch == "sidecar":
-        return Verdict(False, f"{vars_path.name} does not describe this board's formula")
-    if mismatch:
-        return Verdict(False, f"{cnf_path.name} is not this board's formula: {mismatch}")
-    if report.malformed:
-        raise CertificateError(f"{drup}: {report.message}")
-    return Verdict(report.valid, f"{drup.name}: {report.message} ({report.lemmas:,} lemmas)")
-
-
-def _not_the_boards(board: Board, text: str, names: object, variables: int, clauses: list[list[int]]) -> str:
-    """How ``NAME.cnf`` (text, parsed) differs from the board's fresh encoding, ``"sidecar"`` when
-    ``NAME.vars.json`` does not describe it, ``""`` when both are the board's."""
-    from sigmar.encoders.cnf import build_formula
-
-    formula = build_formula(board)
+        raise CertificateError(f"{cnf_path.parent}: {exc}") from None
     if _body(text) != _body(formula.to_dimacs(comment_lines=[])):  # the fast path compares text
+        try:
+            variables, clauses = parse_dimacs(text)
+        except ProofFormatError as exc:
+            raise CertificateError(f"{cnf_path}: {exc}") from None
         mismatch = _formula_mismatch(formula.nv, formula.clauses, variables, clauses)
         if mismatch:
-            return mismatch
+            return Verdict(False, f"{cnf_path.name} is not this board's formula: {mismatch}")
     summary = ("variant", "dim", "tiles", "horizon", "variables", "clauses")
     expected = json.loads(formula.sidecar(with_names=False))
     if not isinstance(names, dict) or any(names.get(key) != expected[key] for key in summary):
-        return "sidecar"
-    return ""
+        return Verdict(False, f"{vars_path.name} does not describe this board's formula")
+    try:
+        proof = drup.read_bytes()
+    except OSError as exc:
+        raise CertificateError(f"{drup}: {exc}") from None
+    report = check_proof(formula.clauses, proof, formula.nv)
+    if report.malformed:
+        raise CertificateError(f"{drup}: {report.message}")
+    return Verdict(report.valid, f"{drup.name}: {report.message} ({report.lemmas:,} lemmas)")
 
 
 def _body(dimacs: str) -> str:
