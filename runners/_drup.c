@@ -91,6 +91,13 @@ static inline uint64_t mix(uint64_t x) {
     return x ^ (x >> 31);
 }
 
+/* A clause's hash, the same whatever the order of its literals (deletions name clauses as sets). */
+static uint64_t hash_of(const int32_t *lits, int64_t n) {
+    uint64_t h = 0;
+    for (int64_t k = 0; k < n; k++) h += mix((uint64_t)lits[k]);
+    return h;
+}
+
 static inline void assign(Checker *c, int32_t li, int32_t reason) {
     c->val[li] = 1;
     c->val[li ^ 1] = -1;
@@ -212,9 +219,7 @@ static int rehash(Checker *c) {
         while (ref) {
             int32_t *clause = clause_at(c, ref);
             int32_t next = clause[NEXT];
-            uint64_t h = 0;
-            for (int32_t k = 0; k < clause[SIZE]; k++) h += mix((uint64_t)clause[HEADER + k]);
-            uint64_t slot = h & (buckets - 1);
+            uint64_t slot = hash_of(clause + HEADER, clause[SIZE]) & (buckets - 1);
             clause[NEXT] = table[slot];
             table[slot] = ref;
             ref = next;
@@ -226,24 +231,22 @@ static int rehash(Checker *c) {
     return 1;
 }
 
-/* The scratch literals without duplicates, stamped; -1 for a tautology.  The hash ignores the order. */
+/* The scratch literals without duplicates, stamped, and their hash; -1 for a tautology. */
 static int64_t distinct(Checker *c, uint64_t *hash) {
     if (++c->now == 0) {
         memset(c->stamp, 0, (size_t)(2 * c->variables + 2) * sizeof(uint32_t));
         c->now = 1;
     }
     int64_t m = 0;
-    uint64_t h = 0;
     for (int64_t i = 0; i < c->scratch.n; i++) {
         int32_t li = c->scratch.data[i];
         if (c->stamp[li] == c->now) continue;
         if (c->stamp[li ^ 1] == c->now) return -1;
         c->stamp[li] = c->now;
         c->scratch.data[m++] = li;
-        h += mix((uint64_t)li);
     }
     c->scratch.n = m;
-    *hash = h;
+    *hash = hash_of(c->scratch.data, m);
     return m;
 }
 

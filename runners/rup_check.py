@@ -1,13 +1,13 @@
-"""An independent DRUP proof checker: forward reverse-unit-propagation (RUP) check of another solver's proof.
+"""An independent DRUP proof checker: reverse unit propagation (RUP) on another solver's proof.
 
 The prover (Glucose, CaDiCaL) says "unsatisfiable" and writes a DRUP proof:
 a list of lemmas (clauses it learnt) and deletions.  This checker trusts
 none of that.  It reads the DIMACS text and the proof text as written to
-disk and, for each lemma in order, asks whether assuming the negation of
-every literal of the lemma leads to a conflict by unit propagation on the
-clauses so far.  A lemma that passes is implied by them and is added.  The
-proof is accepted only when the empty clause is reached: a lemma ``0`` that
-passes, or a conflict by propagation alone once every lemma is in.
+disk and asks, of the lemmas, whether assuming the negation of every
+literal of a lemma leads to a conflict by unit propagation on the clauses
+before it (each engine below says which lemmas it asks of).  The proof is
+accepted only when the empty clause follows: a conflict by propagation
+alone, with every lemma it rests on checked.
 
 Two engines do the propagation, neither of them the prover's:
 
@@ -194,9 +194,11 @@ ENGINES = ("c", "pysat")
 
 def engine_available(engine: str) -> tuple[bool, str]:
     """Whether an engine can check here, else why not."""
+    if engine not in ENGINES:
+        return False, f"no engine {engine!r} (one of {', '.join(ENGINES)})"
     if engine == "c" and _drup is None:
         return False, _DRUP_MISSING
-    return engine in ENGINES, "" if engine in ENGINES else f"no engine {engine!r} (one of {', '.join(ENGINES)})"
+    return True, ""
 
 
 def default_engine() -> str:
@@ -209,8 +211,10 @@ def check_proof(
 ) -> CheckReport:
     """Check a DRUP proof text (bytes) against ``clauses``; literals may name variables 1..``variables``.
 
-    ``variables`` defaults to the highest the clauses name.  ``engine`` is ``c`` or ``pysat``
-    (default: :func:`default_engine`).  A proof that does not parse is an invalid proof.
+    ``variables`` defaults to the highest the clauses name (not a header's count: the engines
+    allocate per variable, and a lemma gains nothing from a variable no clause names).
+    ``engine`` is ``c`` or ``pysat`` (default: :func:`default_engine`).  A proof that does not
+    parse is an invalid proof.
     """
     start = time.perf_counter()
     bound = variables if variables is not None else max((abs(lit) for c in clauses for lit in c), default=0)
@@ -222,7 +226,7 @@ def check_proof(
         counted = [0, 0]
 
         def steps() -> Iterator[tuple[int, Step]]:
-            for number, step in iter_drup(bytes(proof).decode("utf-8", "replace").splitlines(), bound):
+            for number, step in iter_drup(_text_lines(proof), bound):
                 counted[step[0]] += 1
                 yield number, step
 
@@ -250,6 +254,16 @@ def check_proof(
     failed_at = line if code == 2 else None
     seconds = time.perf_counter() - start
     return CheckReport(valid, lemmas, deletions, checked, seconds, message, failed_at, malformed=code == 4)
+
+
+def _text_lines(proof: bytes | mmap.mmap) -> Iterator[str]:
+    """The lines of a proof one at a time, so a mapped proof file is never copied whole."""
+    start = 0
+    while start < len(proof):
+        end = proof.find(b"\n", start)
+        end = len(proof) if end < 0 else end
+        yield proof[start:end].decode("utf-8", "replace")
+        start = end + 1
 
 
 def render_drup(steps: Iterable[Step]) -> bytes:
@@ -325,8 +339,6 @@ def _check(cnf_text: str, proof: bytes | mmap.mmap, engine: str | None) -> Check
         _, clauses = parse_dimacs(cnf_text)
     except ProofFormatError as exc:
         return CheckReport(False, 0, 0, 0, time.perf_counter() - start, str(exc), malformed=True)
-    # Not the header's count: the checker allocates only for variables the formula uses,
-    # and a DRUP lemma gains nothing from a variable that no clause names.
     report = check_proof(clauses, proof, engine=engine)
     return replace(report, seconds=time.perf_counter() - start)
 
@@ -365,12 +377,13 @@ def second_opinion(clauses: list[Clause], steps: list[Step], max_work: int = SEC
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
-    engine = None
+    engine = default_engine()
     if len(args) == 4 and args[0] == "--engine":
         engine, args = args[1], args[2:]
-    ok, why = engine_available(engine or default_engine())
+    ok, why = engine_available(engine)
+    if not ok:
+        print(f"rup_check: {why}", file=sys.stderr)
     if len(args) != 2 or not ok:
-        print(f"rup_check: {why}" if not ok else "", file=sys.stderr, end="\n" if not ok else "")
         print("usage: python -m sigmar.runners.rup_check [--engine c|pysat] FORMULA.cnf PROOF.drup", file=sys.stderr)
         return 2
     try:
@@ -383,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     verdict = "VALID" if report.valid else "INVALID"
     print(
         f"{verdict}: {report.message} ({report.lemmas} lemmas, {report.deletions} deletions, "
-        f"{report.checked} checked, {report.seconds:.3f} s, engine {engine or default_engine()})"
+        f"{report.checked} checked, {report.seconds:.3f} s, engine {engine})"
     )
     return 0 if report.valid else 1
 
