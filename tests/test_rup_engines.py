@@ -48,12 +48,16 @@ def satisfiable(formula: list[Clause]) -> bool:
     return False
 
 
-def glucose_proof(formula: list[Clause]) -> list[Step] | None:
-    """Glucose's DRUP proof with its deletions, or None when the formula is satisfiable."""
+def refuted(seed: int) -> tuple[list[Clause], list[Step]]:
+    """The random formula of ``seed`` and Glucose's DRUP proof of it, with its deletions.
+
+    A satisfiable formula has no proof: Hypothesis draws another seed.
+    """
+    needs_c()
+    formula = random_formula(seed)
     with Solver(name="glucose4", with_proof=True, bootstrap_with=formula) as solver:
-        if solver.solve():
-            return None
-        return rup_check.proof_lines(solver.get_proof())
+        assume(not solver.solve())
+        return formula, rup_check.proof_lines(solver.get_proof())
 
 
 def verdicts(formula: list[Clause], steps: list[Step]) -> dict[str, bool]:
@@ -66,11 +70,7 @@ small = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCh
 @small
 @given(seed=st.integers(0, 10**6))
 def test_both_engines_accept_glucose_proofs_and_the_c_engine_whatever_the_pysat_one_accepts(seed: int) -> None:
-    needs_c()
-    formula = random_formula(seed)
-    steps = glucose_proof(formula)
-    assume(steps is not None)
-    assert steps is not None
+    formula, steps = refuted(seed)
     assert verdicts(formula, steps) == {"c": True, "pysat": True}
     lemmas = [step for step in steps if not step[0]]
     rng = random.Random(seed)
@@ -87,11 +87,7 @@ def test_both_engines_accept_glucose_proofs_and_the_c_engine_whatever_the_pysat_
 @small
 @given(seed=st.integers(0, 10**6))
 def test_no_engine_accepts_a_proof_of_a_satisfiable_formula(seed: int) -> None:
-    needs_c()
-    formula = random_formula(seed)
-    steps = glucose_proof(formula)
-    assume(steps is not None)
-    assert steps is not None
+    formula, steps = refuted(seed)
     # Clauses dropped in a random order until the formula is satisfiable: the proof was
     # for a formula one clause away.
     order = list(range(len(formula)))
