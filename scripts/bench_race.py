@@ -25,12 +25,12 @@ Prints a table and writes results/bench_race.md and .json.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
+
+from bench_output import publish
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
@@ -125,12 +125,6 @@ def main(argv: list[str] | None = None) -> int:
     for label, total, median, ok, won in rows:
         overhead = (total - base) / n * 1000
         lines.append(f"| {label} | {total:.3f} | {median * 1000:.2f} | {ok}/{n} | {overhead:+.1f} | {won} |")
-    table = "\n".join(lines)
-    print()
-    print(table)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".md").write_text(table + "\n")
     record = {
         "file": args.file,
         "boards": n,
@@ -138,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         "fastest": fastest,
         "rows": [dict(zip(("run", "total", "median", "answered", "wins"), r, strict=True)) for r in rows],
     }
-    out.with_suffix(".json").write_text(json.dumps(record, indent=1))
+    publish(args.out, "\n".join(lines), record)
     race_all = rows[-1][1]
     overhead = (race_all - base) / n * 1000
     print(f"\nrace overhead: {overhead:+.1f} ms per board (target <= 20)")

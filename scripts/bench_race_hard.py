@@ -30,6 +30,8 @@ import statistics
 import sys
 from pathlib import Path
 
+from bench_output import publish
+
 from sigmar.encoders import registry
 from sigmar.models.deal import deal
 from sigmar.models.result import Status
@@ -109,14 +111,8 @@ def main(argv: list[str] | None = None) -> int:
             f"| {label} | {answered[label]}/{len(values)} | {statistics.median(values):.2f} "
             f"| {statistics.fmean(values):.2f} | {max(values):.2f} |"
         )
-    text = "\n".join(lines)
-    print()
-    print(text)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".md").write_text(text + "\n")
     record = {"heading": heading, "dim": dim, "seed": seed, "indices": indices, "seconds": seconds, "late_wins": late}
-    out.with_suffix(".json").write_text(json.dumps(record, indent=1))
+    publish(args.out, "\n".join(lines), record)
     return 0
 
 

@@ -28,7 +28,6 @@ Prints a table and writes results/bench_race_tail.json (per-board times too) and
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -36,6 +35,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from bench_output import publish
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
@@ -196,19 +197,13 @@ def main(argv: list[str] | None = None) -> int:
                 step += 1
     heading += f", {os.getloadavg()[0]:.1f} at the end"
     rows = [summary(v, variants[0]) for v in variants]
-    text = table(rows, heading)
-    print()
-    print(text)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".md").write_text(text + "\n")
     record = {
         "heading": heading,
         "boards": [b.name for b in boards],
         "rows": rows,
         "seconds": {v.label: v.seconds for v in variants},
     }
-    out.with_suffix(".json").write_text(json.dumps(record, indent=1))
+    out = publish(args.out, table(rows, heading), record)
     print(f"\nrace p99 {rows[-1]['p99_ms']:.1f} ms (target <= 30); wrote {out.with_suffix('.md')} and .json")
     return 0
 

@@ -13,7 +13,6 @@ medians and writes results/bench_rup_engines.json and .md.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -21,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_output import publish
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula, proof_text
@@ -109,13 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             f"pysat / c per deal: median {statistics.median(ratios):.1f}x "
             f"(min {min(ratios):.1f}, max {max(ratios):.1f})",
         ]
-    text = "\n".join(lines)
-    print()
-    print(text)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".md").write_text(text + "\n")
-    out.with_suffix(".json").write_text(json.dumps({"heading": heading, "rows": rows}, indent=1))
+    publish(args.out, "\n".join(lines), {"heading": heading, "rows": rows})
     return 0
 
 
