@@ -12,8 +12,13 @@ Glossary:
 - *blockers*: the tiles on an opening's cells.
 
 Names: ``minizinc:gecode`` (order model, the default), ``minizinc:gecode:steps``
-(one move per step, the design card's timestep model), and ``minizinc:NAME``
-for any other MiniZinc solver installed here.
+(one move per step, the design card's timestep model), ``minizinc:chuffed``
+(Chuffed, a solver that learns clauses), ``minizinc:gecode+chuffed`` (Gecode's
+finding searches, then Chuffed to refute), and ``minizinc:NAME`` for any other
+MiniZinc solver installed here.  Debian packages no Chuffed; where the
+system's MiniZinc has none, Chuffed comes from the WebAssembly build of npm's
+``minizinc`` package, run by ``minizinc_wasm.cjs`` (scripts/install.sh
+installs it).
 
 Debian's MiniZinc 2.6.4 with Gecode 6.2.0 cannot compile ``globals.mzn`` with
 the stock ``gecode`` configuration (its old ``mznlib`` overrides the standard
@@ -34,6 +39,7 @@ import asyncio
 import functools
 import itertools
 import json
+import os
 import shutil
 import subprocess
 import threading
@@ -57,11 +63,20 @@ ELEMENT_KINDS = {symbol: kind for kind, symbol in enumerate(sorted(ELEMENTS), st
 HERE = Path(__file__).resolve().parent
 MODELS = {"order": HERE / "sigmar_order.mzn", "steps": HERE / "sigmar_steps.mzn"}
 GECODE_CONFIG = HERE / "sigmar-gecode.msc"
+# A `minizinc` command line on the WebAssembly MiniZinc (npm package "minizinc"), for its Chuffed.
+WASM_RUNNER = HERE / "minizinc_wasm.cjs"
+# Where scripts/install.sh puts the npm package (and where the runner looks; SIGMAR_MINIZINC_JS overrides both).
+WASM_DIST = Path(
+    os.environ.get("SIGMAR_MINIZINC_JS")
+    or Path.home() / ".local" / "share" / "sigmar" / "minizinc-js" / "node_modules" / "minizinc" / "dist"
+)
+# Solvers taken from the WebAssembly MiniZinc when the system's MiniZinc lacks them: {short name: id}.
+WASM_SOLVERS = {"chuffed": "org.minizinc.chuffed"}
 VARIANTS = tuple(MODELS)
 DEFAULT_VARIANT = "order"
 
 # Search strategies named in the models' ``strategy`` parameter.
-FIND, REFUTE, PERSIST, WDEG, FIRST_FAIL, PERSIST_NOGOODS = 1, 2, 3, 7, 8, 10
+FIND, REFUTE, PERSIST, WDEG, FIRST_FAIL, PERSIST_NOGOODS, OWN = 1, 2, 3, 7, 8, 10, 11
 STRATEGY_NAMES = {
     1: "smallest key",
     2: "refute (metal openings first)",
@@ -73,22 +88,41 @@ STRATEGY_NAMES = {
     8: "first fail on the key",
     9: "smallest key, Luby restarts, no-goods",
     10: "weighted degree, Luby restarts, no-goods",
+    11: "the solver's own search",
 }
 # Searches that keep Gecode's no-goods from each restart (its flag ``-nogoods``).
 NOGOODS = frozenset({9, 10})
-# The searches run one after the other (measured in docs/minizinc.md).  The
+# A stage of a plan: (solver, strategy, at most this many seconds, at most this share of the time left).
+Stage = tuple[str, int, float, float]
+# The searches run one after the other (measured in docs/minizinc.md).  Gecode's
 # finding searches are complementary: each solves boards on which another
 # gets lost, and a search that finds a solution finds it within about a
-# second or not for a long time.  So each gets a slice: (strategy, at most
-# this many seconds, at most this share of the time left); the last one,
+# second or not for a long time.  So each gets a slice; the last one,
 # refute, gets the rest.  Deadlocks fail at the root in any of them.
-STAGES: tuple[tuple[int, float, float], ...] = (
-    (FIND, 1.5, 0.4),
-    (WDEG, 10.0, 0.4),
-    (FIRST_FAIL, 5.0, 0.3),
-    (PERSIST_NOGOODS, 30.0, 0.5),
-    (REFUTE, float("inf"), 1.0),
+STAGES: tuple[Stage, ...] = (
+    ("gecode", FIND, 1.5, 0.4),
+    ("gecode", WDEG, 10.0, 0.4),
+    ("gecode", FIRST_FAIL, 5.0, 0.3),
+    ("gecode", PERSIST_NOGOODS, 30.0, 0.5),
+    ("gecode", REFUTE, float("inf"), 1.0),
 )
+# Chuffed learns clauses, so it refutes the boards on which Gecode, which
+# learns nothing, revisits dead positions until the time limit; its own
+# activity-based search does better there than any of the annotations.  It
+# is slower to find solutions: Gecode's four finding searches go first, a
+# short slice each (a native Gecode compiles the model in 0.2 s, the
+# WebAssembly MiniZinc in about 2 s).
+PLANS: dict[str, tuple[Stage, ...]] = {
+    "gecode": STAGES,
+    "chuffed": (("chuffed", OWN, float("inf"), 1.0),),
+    "gecode+chuffed": (
+        ("gecode", FIND, 3.0, 0.4),
+        ("gecode", WDEG, 1.0, 0.3),
+        ("gecode", FIRST_FAIL, 1.5, 0.3),
+        ("gecode", PERSIST, 1.5, 0.3),
+        ("chuffed", OWN, float("inf"), 1.0),
+    ),
+}
 # The order model's implied constraints, by name: the data flag that switches each on.
 IMPLIED = {
     "qcount": "use_qcount",
@@ -273,14 +307,34 @@ def _takes(board: Board, solution: Any) -> dict[int, list[int]]:
 
 @functools.cache
 def _solvers_json() -> tuple[dict[str, Any], ...]:
+    """The solvers that the ``minizinc`` on PATH lists."""
     exe = shutil.which("minizinc")
     if exe is None:
         return ()
     try:
-        out = subprocess.run([exe, "--solvers-json"], capture_output=True, text=True, timeout=20, check=True).stdout
+        out = subprocess.run([exe, "--solvers-json"], capture_output=True, text=True, timeout=30, check=True).stdout
         return tuple(json.loads(out))
     except (OSError, subprocess.SubprocessError, json.JSONDecodeError):
         return ()
+
+
+def wasm_version() -> str | None:
+    """The installed npm ``minizinc`` package's version, or None when it or node is missing (no process started)."""
+    try:
+        package = json.loads((WASM_DIST.parent / "package.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    ok = shutil.which("node") is not None and (WASM_DIST / "minizinc-worker.js").is_file()
+    return str(package.get("version", "?")) if ok else None
+
+
+@functools.cache
+def from_wasm() -> frozenset[str]:
+    """The solvers (short names) that run on the WebAssembly MiniZinc: those of ``WASM_SOLVERS`` the system lacks."""
+    if wasm_version() is None:
+        return frozenset()
+    system = {_short_name(c) for c in _solvers_json() if _usable(c)}
+    return frozenset(name for name in WASM_SOLVERS if name not in system)
 
 
 def _usable(config: dict[str, Any]) -> bool:
@@ -315,13 +369,20 @@ def _has_presolver_library() -> bool:
 
 
 def installed_solvers() -> dict[str, str]:
-    """{short name: solver id} of the MiniZinc solvers usable here (``gecode`` means sigmar's config)."""
+    """{short name: solver id} of the MiniZinc solvers usable here (``gecode`` means sigmar's config),
+    Chuffed from the WebAssembly MiniZinc included (see ``from_wasm``)."""
     found = {"gecode": str(GECODE_CONFIG)} if shutil.which("fzn-gecode") else {}
     for config in _solvers_json():
         name = _short_name(config)
         if name and name not in found and _usable(config) and name != "gist":
             found[name] = str(config["id"])
-    return found
+    return found | {name: WASM_SOLVERS[name] for name in from_wasm()}
+
+
+def plan_names() -> tuple[str, ...]:
+    """The sub-names of ``PLANS`` whose solvers are all usable here."""
+    usable = installed_solvers()
+    return tuple(name for name, stages in PLANS.items() if all(stage[0] in usable for stage in stages))
 
 
 # ------------------------------------------------------------- backend ----
@@ -388,12 +449,16 @@ class MinizincBackend(Backend):
         words = out.split("version", 1)[-1].split()
         mzn = words[0] if words else "?"
         gecode = next((c.get("version") for c in _solvers_json() if c.get("id") == "org.gecode.gecode"), None)
-        return f"MiniZinc {mzn}" + (f", Gecode {gecode}" if gecode else "")
+        text = f"MiniZinc {mzn}" + (f", Gecode {gecode}" if gecode else "")
+        if from_wasm():
+            text += f"; {', '.join(sorted(from_wasm())).title()} from npm minizinc {wasm_version()} (WebAssembly)"
+        return text
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:
         names = list(installed_solvers())
-        return tuple(names + [f"{names[0]}:steps"] if names else names)
+        plans = [name for name in plan_names() if name not in names]
+        return tuple(names + plans + [f"{names[0]}:steps"] if names else names)
 
     # ---- encode
 
@@ -442,18 +507,20 @@ class MinizincBackend(Backend):
             outcome = Result(Status.UNKNOWN, self.name, message="stopped")
         return outcome.with_(seconds=time.perf_counter() - start)
 
-    def _plan(self) -> list[tuple[int, float, float]]:
-        """(strategy, cap in seconds, share of the time left) to run in turn.
+    def _plan(self) -> list[Stage]:
+        """The stages to run in turn: a plan of ``PLANS``, or Gecode's for any other solver.
 
-        The option ``strategy=N`` runs one search alone, and ``model=PATH`` another
-        model file with the same data (both for measuring).
+        The option ``strategy=N`` runs one search alone (on a plan's last solver), and
+        ``model=PATH`` another model file with the same data (both for measuring).
         """
+        stages = PLANS.get(self.solver_name) or tuple((self.solver_name, *stage[1:]) for stage in STAGES)
+        solver = stages[-1][0]
         forced = self.options.strategy
         if forced is not None:
-            return [(int(forced), float("inf"), 1.0)]
+            return [(solver, int(forced), float("inf"), 1.0)]
         if self.variant == "steps":
-            return [(FIND, float("inf"), 1.0)]
-        return list(STAGES)
+            return [(solver, FIND, float("inf"), 1.0)]
+        return list(stages)
 
     async def _solve_async(self, board: Board, time_limit: float | None, start: float) -> Result:
         with self._lock:
@@ -463,7 +530,7 @@ class MinizincBackend(Backend):
                 return Result(Status.UNKNOWN, self.name, message="stopped")
         try:
             stats: dict[str, Any] = {"runs": []}
-            for strategy, cap, share in self._plan():
+            for solver, strategy, cap, share in self._plan():
                 if time_limit is None:
                     seconds = None if cap == float("inf") else cap
                 else:
@@ -471,8 +538,9 @@ class MinizincBackend(Backend):
                     seconds = min(cap, share * left)
                     if seconds <= 0.01:
                         break
-                status, solution, run_stats = await self._run_once(board, strategy, seconds)
-                stats["runs"].append({"strategy": STRATEGY_NAMES.get(strategy, str(strategy)), **run_stats})
+                status, solution, run_stats = await self._run_once(board, solver, strategy, seconds)
+                name = STRATEGY_NAMES.get(strategy, str(strategy))
+                stats["runs"].append({"solver": solver, "strategy": name, **run_stats})
                 for key in ("nodes", "failures", "solveTime", "flatTime"):
                     if isinstance(run_stats.get(key), int | float):
                         stats[key] = stats.get(key, 0) + run_stats[key]
@@ -483,7 +551,7 @@ class MinizincBackend(Backend):
                         Status.UNSOLVABLE,
                         self.name,
                         reason=Reason.PROOF,
-                        explanation=f"{self._solver_label()} exhausted the MiniZinc model ({self.variant} "
+                        explanation=f"{_solver_label(solver)} exhausted the MiniZinc model ({self.variant} "
                         "formulation) without finding a way to clear the board",
                         statistics=stats,
                     )
@@ -503,14 +571,19 @@ class MinizincBackend(Backend):
                 self._loop = None
                 self._task = None
 
-    async def _run_once(self, board: Board, strategy: int, seconds: float | None) -> tuple[str, Any, dict[str, Any]]:
+    async def _run_once(
+        self, board: Board, solver: str, strategy: int, seconds: float | None
+    ) -> tuple[str, Any, dict[str, Any]]:
         """One MiniZinc run: ("solved", solution, stats), ("unsat", None, stats) or ("unknown", None, stats)."""
         model = Path(self.options.model or MODELS[self.variant])
-        base = _base_instance(self.solver_name, str(model), threading.get_ident())
+        setting_up = time.perf_counter()
+        base = _base_instance(solver, str(model), threading.get_ident())
+        if seconds is not None:  # a solver's first run in this thread also pays for looking it up
+            seconds = max(seconds - (time.perf_counter() - setting_up), 0.05)
         kwargs: dict[str, Any] = {}
         if seconds is not None:
             kwargs["time_limit"] = timedelta(seconds=max(seconds, 0.05))
-        if strategy in NOGOODS and self.solver_name == "gecode":
+        if strategy in NOGOODS and solver == "gecode":
             kwargs["fzn-flags"] = "-nogoods"
 
         async def run() -> Any:
@@ -534,9 +607,6 @@ class MinizincBackend(Backend):
         if result.status == minizinc.Status.UNSATISFIABLE:
             return "unsat", None, stats
         return "unknown", None, stats
-
-    def _solver_label(self) -> str:
-        return "Gecode" if self.solver_name == "gecode" else self.solver_name
 
     def _decode(self, board: Board, solution: Any) -> tuple[Move, ...]:
         leave = [int(x) for x in solution.leave]
@@ -564,18 +634,30 @@ def _base_instance(solver_name: str, model: str, thread: int) -> Any:
     """
     import minizinc
 
+    from sigmar.encoders.minizinc_driver import guarded_driver
+
+    executable = WASM_RUNNER if solver_name in from_wasm() else minizinc.default_driver.executable
+    driver = guarded_driver(str(executable))
     if solver_name == "gecode" and _has_presolver_library():
         solver = minizinc.Solver.load(GECODE_CONFIG)
     elif solver_name == "gecode":
         solver = minizinc.Solver.lookup("gecode")  # another MiniZinc build: its own Gecode config
     else:
-        solver = minizinc.Solver.lookup(installed_solvers().get(solver_name, solver_name))
-    from sigmar.encoders.minizinc_driver import guarded_driver
-
-    driver = guarded_driver(str(minizinc.default_driver.executable))
+        solver = minizinc.Solver.lookup(installed_solvers().get(solver_name, solver_name), driver=driver)
     instance = minizinc.Instance(solver, minizinc.Model(Path(model)), driver)
-    instance.analyse()
+    if solver_name in from_wasm() and "gecode" in installed_solvers():
+        # The model's interface is the same on every solver; the native MiniZinc reads it
+        # in 0.15 s, the WebAssembly one in about 1.2 s.
+        native = _base_instance("gecode", model, thread)
+        for cache in ("_method_cache", "_input_cache", "_output_cache", "_has_output_item_cache"):
+            setattr(instance, cache, getattr(native, cache))
+    else:
+        instance.analyse()
     return instance
+
+
+def _solver_label(solver: str) -> str:
+    return {"gecode": "Gecode", "chuffed": "Chuffed"}.get(solver, solver)
 
 
 def _copy_analysis(base: Any, child: Any) -> None:

@@ -234,7 +234,7 @@ def test_encoded_model_and_data_run_by_hand(tmp_path: Path) -> None:
     assert run.returncode == 0 and "round 1:" in run.stdout, run.stderr
 
 
-@pytest.mark.parametrize("strategy", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+@pytest.mark.parametrize("strategy", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
 def test_every_search_strategy_alone_is_exact(strategy: int) -> None:
     """The search annotation must change only the speed, never the answer (a data slip once made 2 refute all)."""
     for kind in ("solvable", "stuck"):
