@@ -312,7 +312,7 @@ def _solvers_json() -> tuple[dict[str, Any], ...]:
     if exe is None:
         return ()
     try:
-        out = subprocess.run([exe, "--solvers-json"], capture_output=True, text=True, timeout=30, check=True).stdout
+        out = subprocess.run([exe, "--solvers-json"], capture_output=True, text=True, timeout=20, check=True).stdout
         return tuple(json.loads(out))
     except (OSError, subprocess.SubprocessError, json.JSONDecodeError):
         return ()
