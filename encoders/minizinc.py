@@ -333,8 +333,7 @@ def from_wasm() -> frozenset[str]:
     """The solvers (short names) that run on the WebAssembly MiniZinc: those of ``WASM_SOLVERS`` the system lacks."""
     if wasm_version() is None:
         return frozenset()
-    system = {_short_name(c) for c in _solvers_json() if _usable(c)}
-    return frozenset(name for name in WASM_SOLVERS if name not in system)
+    return frozenset(name for name in WASM_SOLVERS if name not in _system_solvers())
 
 
 def _usable(config: dict[str, Any]) -> bool:
@@ -368,15 +367,20 @@ def _has_presolver_library() -> bool:
     return (stdlib / "gecode_presolver").is_dir()
 
 
-def installed_solvers() -> dict[str, str]:
-    """{short name: solver id} of the MiniZinc solvers usable here (``gecode`` means sigmar's config),
-    Chuffed from the WebAssembly MiniZinc included (see ``from_wasm``)."""
+def _system_solvers() -> dict[str, str]:
+    """{short name: solver id} of the system MiniZinc's usable solvers (``gecode`` means sigmar's config)."""
     found = {"gecode": str(GECODE_CONFIG)} if shutil.which("fzn-gecode") else {}
     for config in _solvers_json():
         name = _short_name(config)
         if name and name not in found and _usable(config) and name != "gist":
             found[name] = str(config["id"])
-    return found | {name: WASM_SOLVERS[name] for name in from_wasm()}
+    return found
+
+
+def installed_solvers() -> dict[str, str]:
+    """{short name: solver id} of the MiniZinc solvers usable here: the system's, and Chuffed from the
+    WebAssembly MiniZinc where the system has none (see ``from_wasm``)."""
+    return _system_solvers() | {name: WASM_SOLVERS[name] for name in from_wasm()}
 
 
 def plan_names() -> tuple[str, ...]:
@@ -579,7 +583,7 @@ class MinizincBackend(Backend):
         setting_up = time.perf_counter()
         base = _base_instance(solver, str(model), threading.get_ident())
         if seconds is not None:  # a solver's first run in this thread also pays for looking it up
-            seconds = max(seconds - (time.perf_counter() - setting_up), 0.05)
+            seconds -= time.perf_counter() - setting_up
         kwargs: dict[str, Any] = {}
         if seconds is not None:
             kwargs["time_limit"] = timedelta(seconds=max(seconds, 0.05))

@@ -7,21 +7,21 @@
 # skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v minizinc >/dev/null 2>&1 || ! command -v fzn-gecode >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
-    sudo_cmd=""
+# apt-get install PACKAGES, as root or through sudo.
+apt_install() {
+    local sudo_cmd=""
     if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
     $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq minizinc gcc >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@" >/dev/null
+}
+if ! command -v minizinc >/dev/null 2>&1 || ! command -v fzn-gecode >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
+    apt_install minizinc gcc
 fi
 # npm's "minizinc" 4.5.1 bundles MiniZinc 2.10.0 with Chuffed 0.14.0; minizinc_wasm.cjs looks for it here.
 MINIZINC_JS="$HOME/.local/share/sigmar/minizinc-js"
 if [ ! -f "$MINIZINC_JS/node_modules/minizinc/dist/minizinc-worker.js" ]; then
     if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-        sudo_cmd=""
-        if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
-        $sudo_cmd apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq nodejs npm >/dev/null \
-            || echo "note: could not install node and npm; minizinc:chuffed will not be available"
+        apt_install nodejs npm || echo "note: could not install node and npm; minizinc:chuffed will not be available"
     fi
     if command -v npm >/dev/null 2>&1; then
         mkdir -p "$MINIZINC_JS"

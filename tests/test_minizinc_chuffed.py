@@ -31,7 +31,7 @@ from sigmar.encoders.minizinc import (  # noqa: E402
     from_wasm,
     installed_solvers,
 )
-from tests.test_minizinc import random_board  # noqa: E402
+from tests.test_minizinc import _children, random_board  # noqa: E402
 
 if "chuffed" not in installed_solvers():
     pytest.skip(
@@ -42,11 +42,6 @@ if "chuffed" not in installed_solvers():
 # A dense side-6 deal that Gecode does not refute in 60 s (760,000 nodes) and Chuffed refutes in
 # about 100 failures; the search backend needs 7,800 states.
 GECODE_LOST = deal("dense", 6, 15, 51)
-
-
-def _children() -> list:
-    psutil = pytest.importorskip("psutil", reason="psutil counts the child processes")
-    return psutil.Process().children(recursive=True)
 
 
 def test_the_webassembly_runner_behaves_as_a_minizinc_command_line(tmp_path) -> None:
