@@ -30,9 +30,9 @@ class BoardFileError(Exception):
     line: int | None = None
 
     def __str__(self) -> str:
-        where = [self.file]
+        where = [_one_line(self.file)]
         if self.board is not None:
-            where.append(f"board '{self.board}'")
+            where.append(f"board '{_one_line(self.board)}'")
         if self.row is not None:
             where.append(f"row {self.row}")
         if self.col is not None:
@@ -41,6 +41,11 @@ class BoardFileError(Exception):
         if self.line is not None:
             text += f" (line {self.line})"
         return text + ": " + self.message
+
+
+def _one_line(text: str) -> str:
+    """``text`` with line breaks and other unprintable characters escaped, so that a message stays one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 @dataclass
