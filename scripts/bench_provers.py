@@ -1,0 +1,101 @@
+"""The proof-logging SAT solvers of python-sat as the cnf backend's prover, on hard refutations.
+
+The race's price of a DRUP certificate is the solve, the proof handed over as text and
+its check; the three differ by solver (CaDiCaL's proofs check fastest here, but
+python-sat takes seconds to hand over their text).  For each dense deal: the board's
+default CNF, each solver with a DRUP proof (``--rounds`` times, the order alternating),
+the proof checked by runners/rup_check.py.  Prints a table of medians and writes
+results/bench_provers.json and .md.
+
+    python scripts/bench_provers.py                    # the 13 slowest side-7/8 refutations of survey seed 1
+    python scripts/bench_provers.py --deals 8:455 --solvers glucose4,glucose42 --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+from bench_output import publish
+from pysat.solvers import Solver
+
+from sigmar.encoders.cnf import build_formula, proof_text
+from sigmar.encoders.cnf_formula import Formula
+from sigmar.models.deal import deal
+from sigmar.runners.rup_check import check_proof
+
+# The slowest DRUP refutations of `sigmar survey --deal dense --seed 1` on sides 7 and 8.
+DEFAULT_DEALS = "7:228,7:355,7:554,7:619,7:959,8:212,8:338,8:588,8:710,8:844,8:890,8:924,8:455"
+DEFAULT_SOLVERS = "glucose4,glucose42,cadical153,cadical195"
+PARTS = ("solve", "text", "check")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", default=DEFAULT_DEALS, help="SIDE:INDEX,... of dense deals, seed --seed")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--solvers", default=DEFAULT_SOLVERS, help="python-sat names that log proofs")
+    parser.add_argument("--rounds", type=int, default=2, help="runs per solver and deal (default 2)")
+    parser.add_argument("--out", default="results/bench_provers")
+    args = parser.parse_args(argv)
+    solvers = args.solvers.split(",")
+    heading = f"provers {', '.join(solvers)}; {args.rounds} rounds; load {os.getloadavg()[0]:.1f}"
+    print(heading, flush=True)
+    rows = []
+    for spec in args.deals.split(","):
+        side, index = (int(x) for x in spec.split(":"))
+        formula = build_formula(deal("dense", side, args.seed, index))
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in solvers}
+        for round_ in range(args.rounds):
+            for name in solvers if round_ % 2 == 0 else reversed(solvers):
+                runs[name].append(prove(formula, name))
+        if any(run["solvable"] for name in solvers for run in runs[name]):
+            print(f"  {spec}: solvable, skipped", flush=True)
+            continue
+        medians = {n: {part: statistics.median(run[part] for run in runs[n]) for part in PARTS} for n in solvers}
+        rows.append({"deal": spec, "median_s": medians, "runs": runs})
+        print(f"  {spec}: " + ", ".join(f"{name} {sum(medians[name].values()):.2f} s" for name in solvers), flush=True)
+    lines = [
+        heading,
+        "",
+        "solve + proof text + check, seconds (medians)",
+        "",
+        "| deal | " + " | ".join(solvers) + " |",
+        "| --- | " + " | ".join("---:" for _ in solvers) + " |",
+    ]
+    for row in rows:
+        cells = [" + ".join(f"{row['median_s'][n][p]:.2f}" for p in PARTS) + f" = {total(row, n):.2f}" for n in solvers]
+        lines.append(f"| {row['deal']} | " + " | ".join(cells) + " |")
+    if rows:
+        lines.append("| summed | " + " | ".join(f"{sum(total(row, n) for row in rows):.1f}" for n in solvers) + " |")
+        fastest = [min(solvers, key=lambda n, row=row: total(row, n)) for row in rows]
+        lines += ["", "fastest on: " + ", ".join(f"{n} {fastest.count(n)}" for n in solvers)]
+    publish(args.out, "\n".join(lines), {"heading": heading, "rows": rows})
+    return 0
+
+
+def prove(formula: Formula, name: str) -> dict[str, float]:
+    """One solve with a DRUP proof, and the proof's check; seconds of each part."""
+    with Solver(name=name, bootstrap_with=formula.clauses, with_proof=True) as solver:
+        start = time.perf_counter()
+        solvable = solver.solve()
+        solve = time.perf_counter() - start
+        if solvable:
+            return {"solvable": 1.0, "solve": solve, "text": 0.0, "check": 0.0}
+        start = time.perf_counter()
+        proof = proof_text(solver.get_proof()).encode()
+        text = time.perf_counter() - start
+    report = check_proof(formula.clauses, proof, formula.nv)
+    assert report.valid, (name, report.message)
+    return {"solvable": 0.0, "solve": solve, "text": text, "check": report.seconds}
+
+
+def total(row: dict, name: str) -> float:
+    return sum(row["median_s"][name].values())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
