@@ -1,7 +1,8 @@
 """Where a benchmark script's numbers go: printed, and written as OUT.md and OUT.json.
 
 Shared by the scripts that print one markdown table and keep their raw numbers
-beside it (bench_race, bench_race_hard, bench_race_tail, bench_rup_engines).
+beside it (bench_race, bench_race_hard, bench_race_tail, bench_rup_engines,
+bench_provers).
 A script run as ``python scripts/NAME.py`` has scripts/ on its import path.
 """
 

@@ -48,11 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     for spec in args.deals.split(","):
         side, index = (int(x) for x in spec.split(":"))
         formula = build_formula(deal("dense", side, args.seed, index))
-        runs: dict[str, list[dict[str, float]]] = {name: [] for name in solvers}
-        for round_ in range(args.rounds):
-            for name in solvers if round_ % 2 == 0 else reversed(solvers):
-                runs[name].append(prove(formula, name))
-        if any(run["solvable"] for name in solvers for run in runs[name]):
+        runs = rounds(formula, solvers, args.rounds)
+        if runs is None:
             print(f"  {spec}: solvable, skipped", flush=True)
             continue
         medians = {n: {part: statistics.median(run[part] for run in runs[n]) for part in PARTS} for n in solvers}
@@ -77,20 +74,31 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def prove(formula: Formula, name: str) -> dict[str, float]:
-    """One solve with a DRUP proof, and the proof's check; seconds of each part."""
+def rounds(formula: Formula, solvers: list[str], count: int) -> dict[str, list[dict[str, float]]] | None:
+    """Each solver's runs, ``count`` rounds with the order alternating; None once one finds a model."""
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in solvers}
+    for round_ in range(count):
+        for name in solvers if round_ % 2 == 0 else reversed(solvers):
+            run = prove(formula, name)
+            if run is None:
+                return None
+            runs[name].append(run)
+    return runs
+
+
+def prove(formula: Formula, name: str) -> dict[str, float] | None:
+    """One solve with a DRUP proof, and the proof's check: seconds of each part (None: satisfiable)."""
     with Solver(name=name, bootstrap_with=formula.clauses, with_proof=True) as solver:
         start = time.perf_counter()
-        solvable = solver.solve()
+        if solver.solve():
+            return None
         solve = time.perf_counter() - start
-        if solvable:
-            return {"solvable": 1.0, "solve": solve, "text": 0.0, "check": 0.0}
         start = time.perf_counter()
         proof = proof_text(solver.get_proof()).encode()
         text = time.perf_counter() - start
     report = check_proof(formula.clauses, proof, formula.nv)
     assert report.valid, (name, report.message)
-    return {"solvable": 0.0, "solve": solve, "text": text, "check": report.seconds}
+    return {"solve": solve, "text": text, "check": report.seconds}
 
 
 def total(row: dict, name: str) -> float:
