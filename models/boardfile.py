@@ -161,6 +161,8 @@ def read_text(path: str | Path) -> str:
             if size > MAX_FILE_BYTES:
                 raise BoardFileError(filename, f"file of {size} bytes is too large for a board file")
             data = Path(path).read_bytes()
+            if filename.endswith(".xz"):
+                data = _unxz(filename, data)
     except FileNotFoundError:
         raise BoardFileError(filename, "no such file") from None
     except IsADirectoryError:
@@ -174,6 +176,22 @@ def read_text(path: str | Path) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise BoardFileError(filename, "not UTF-8 text, not a board file", line=line) from None
+
+
+def _unxz(filename: str, data: bytes) -> bytes:
+    """The text inside an .xz board file (the public boards ship compressed), at most MAX_FILE_BYTES of it."""
+    import lzma
+
+    decompressor = lzma.LZMADecompressor()
+    try:
+        text = decompressor.decompress(data, max_length=MAX_FILE_BYTES + 1)
+    except lzma.LZMAError as exc:
+        raise BoardFileError(filename, f"not a valid .xz file ({exc})") from None
+    if len(text) > MAX_FILE_BYTES:
+        raise BoardFileError(filename, f"more than {MAX_FILE_BYTES} bytes uncompressed is too large for a board file")
+    if not decompressor.eof:
+        raise BoardFileError(filename, "truncated .xz file")
+    return text
 
 
 def read_boards(path: str | Path) -> list[Board]:

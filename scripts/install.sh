@@ -1,22 +1,48 @@
 #!/usr/bin/env bash
-# Install everything sigmar needs on a fresh Debian machine: the MiniZinc tool
-# chain (Debian's `minizinc`, which brings Gecode), a C compiler for the DRUP
-# checker's core (runners/_drup.c), Chuffed (the WebAssembly MiniZinc of npm's
-# "minizinc" package, as Debian packages no Chuffed: encoders/minizinc_wasm.cjs
-# runs it), and the Python package with its dev extras.  Safe to run again: it
-# skips what is already there.
+# Install everything sigmar needs on a fresh Debian machine, into a virtual
+# environment at .venv (PEP 668: Debian's own python3 refuses `pip install`
+# outside one, and a venv is Python's own answer to that).  Then `.venv/bin/sigmar`
+# is the command, and `.venv/bin/python -m pytest` runs the tests.
+#
+# From Debian: the MiniZinc tool chain (`minizinc`, which brings Gecode), gcc
+# and the Python headers for the DRUP checker's C core (runners/_drup.c),
+# python3-venv where the interpreter has no ensurepip, and CaDiCaL (the
+# external SAT solver the docs' `--sat-cmd` example uses).  From npm: Chuffed,
+# inside the WebAssembly MiniZinc of npm's "minizinc" package, since Debian
+# packages no Chuffed (encoders/minizinc_wasm.cjs runs it).  Safe to run again:
+# it skips what is already there.
+#
+# PYTHON=/path/to/python3.X picks the interpreter (any CPython 3.11 or newer;
+# default: the python3 on PATH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# apt-get install PACKAGES, as root or through sudo.
+PYTHON=${PYTHON:-python3}
+VENV=.venv
+
+# apt-get install PACKAGES, as root or through sudo; `apt-get update` once per run.
+updated=""
 apt_install() {
     local sudo_cmd=""
     if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
-    $sudo_cmd apt-get update -qq
+    if [ -z "$updated" ]; then $sudo_cmd apt-get update -qq; updated=1; fi
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@" >/dev/null
 }
-if ! command -v minizinc >/dev/null 2>&1 || ! command -v fzn-gecode >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1; then
-    apt_install minizinc gcc
+
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    echo "install.sh: $PYTHON is not Python 3.11 or newer (set PYTHON=/path/to/python3.11)" >&2
+    exit 2
 fi
+
+need=()
+command -v minizinc >/dev/null 2>&1 && command -v fzn-gecode >/dev/null 2>&1 || need+=(minizinc)
+command -v cc >/dev/null 2>&1 || need+=(gcc)
+command -v cadical >/dev/null 2>&1 || need+=(cadical)
+# Debian splits venv (ensurepip) and the C headers out of python3.
+"$PYTHON" -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
+"$PYTHON" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    || need+=(python3-dev)
+if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; fi
+
 # npm's "minizinc" 4.5.1 bundles MiniZinc 2.10.0 with Chuffed 0.14.0; minizinc_wasm.cjs looks for it here.
 MINIZINC_JS="$HOME/.local/share/sigmar/minizinc-js"
 if [ ! -f "$MINIZINC_JS/node_modules/minizinc/dist/minizinc-worker.js" ]; then
@@ -31,7 +57,15 @@ if [ ! -f "$MINIZINC_JS/node_modules/minizinc/dist/minizinc-worker.js" ]; then
     [ -f "$MINIZINC_JS/node_modules/minizinc/dist/minizinc-worker.js" ] \
         || echo "note: the WebAssembly MiniZinc is not installed; minizinc:chuffed will not be available"
 fi
-python3 -m pip install -q --disable-pip-version-check -e ".[dev]"
-python3 -c "import sigmar.runners._drup" 2>/dev/null \
+
+# A venv made by another interpreter (or a broken one) is made again.
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import sys' 2>/dev/null \
+    || [ "$("$VENV/bin/python" -c 'import sys; print(sys._base_executable)' 2>/dev/null)" != \
+         "$("$PYTHON" -c 'import sys; print(sys._base_executable)')" ]; then
+    rm -rf "$VENV"
+    "$PYTHON" -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[dev]"
+"$VENV/bin/python" -c "import sigmar.runners._drup" 2>/dev/null \
     || echo "note: the C DRUP checker was not built (no compiler or Python headers); proofs are checked the slower way"
-echo "sigmar installed: $(command -v sigmar)"
+echo "sigmar installed: $PWD/$VENV/bin/sigmar (activate with: . $VENV/bin/activate)"
