@@ -2,6 +2,13 @@
 
 A family whose module is missing or whose solver package is not installed
 is listed as unavailable with the reason, and costs nothing at start-up.
+
+Families are the built-in ones (``FAMILIES``, where tests also add their
+fakes) followed by the plugins of other packages (``plugins.py``, SPEC §6),
+in name order.  A built-in name always means the built-in backend and never
+looks for plugins; a plugin that claims one is refused.  Everything else
+here takes plugins and built-ins alike: ``family_names``, ``info``,
+``make``, ``expand``, ``listing``.
 """
 
 from __future__ import annotations
@@ -9,6 +16,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
+from . import plugins
 from .backend import Backend
 
 # SPEC §3 order.  (family, module, class)
@@ -32,23 +40,70 @@ class FamilyInfo:
     why_not: str
     version: str
     subs: tuple[str, ...]
+    source: str = "built-in"  # or "plugin NAME VERSION", the package that declares it
+    refused: bool = False  # a plugin entry that cannot be a backend here (why_not says why)
 
 
-def family_names() -> tuple[str, ...]:
+def builtin_names() -> tuple[str, ...]:
     return tuple(f for f, _, _ in FAMILIES)
 
 
+def plugin_entries() -> tuple[plugins.Entry, ...]:
+    """The accepted plugins: entry points of ``sigmar.backends`` that are not refused."""
+    found = plugins.entries()
+    return tuple(e for e in found if not plugins.refusal(e, builtin_names(), found))
+
+
+def refused_entries() -> tuple[tuple[plugins.Entry, str], ...]:
+    """The refused plugin entries, each with why (a clash with a built-in name, a bad or doubled name)."""
+    found = plugins.entries()
+    why = ((e, plugins.refusal(e, builtin_names(), found)) for e in found)
+    return tuple((e, reason) for e, reason in why if reason)
+
+
+def family_names() -> tuple[str, ...]:
+    """Built-in families, then plugins in name order (the plugins' metadata are read on first use)."""
+    return builtin_names() + tuple(e.family for e in plugin_entries())
+
+
+def _plugin(family: str, asked: str | None = None) -> plugins.Entry:
+    """The accepted plugin named ``family``; UnknownBackend (exit 2) when it is refused or unknown.
+
+    ``asked`` is the name as the user wrote it (``family:sub``), for the message.
+    """
+    for entry in plugin_entries():
+        if entry.family == family:
+            return entry
+    for entry, why in refused_entries():
+        if entry.family == family:
+            raise UnknownBackend(f"backend '{family}' is refused: {why} ({entry.describe()})")
+    raise UnknownBackend(f"unknown backend '{asked or family}' (known: {', '.join(family_names())}, all)")
+
+
 def load(family: str) -> type[Backend]:
-    """The backend class of a family; ImportError when it cannot be imported here."""
+    """The backend class of a family; ImportError (built-in) or PluginFailure (plugin) when it cannot load here."""
     for name, module_name, class_name in FAMILIES:
         if name == family:
             module = importlib.import_module(module_name)
             cls: type[Backend] = getattr(module, class_name)
             return cls
-    raise UnknownBackend(f"unknown backend '{family}' (known: {', '.join(family_names())})")
+    entry = _plugin(family)
+    return plugins.bounded(lambda: _plugin_class(entry), f"plugin '{family}'")
+
+
+def _plugin_class(entry: plugins.Entry) -> type[Backend]:
+    found = plugins.load_class(entry.value)
+    if not (isinstance(found, type) and issubclass(found, Backend)):
+        raise TypeError(f"'{entry.value}' is not a subclass of sigmar.Backend")
+    declared = getattr(found, "family", None)
+    if declared != entry.family:
+        raise TypeError(f"its class says family = {declared!r}, its entry point '{entry.family}'; make them equal")
+    return found
 
 
 def info(family: str) -> FamilyInfo:
+    if family not in builtin_names():
+        return _plugin_info(family)
     try:
         cls = load(family)
     except ModuleNotFoundError as exc:
@@ -64,6 +119,29 @@ def info(family: str) -> FamilyInfo:
     return FamilyInfo(family, cls, ok, why, version, cls.subs() if ok else ())
 
 
+def _plugin_info(family: str) -> FamilyInfo:
+    """What ``info`` says of a plugin: anything its code raises or hangs in makes it unavailable, with why."""
+    entry = _plugin(family)
+    source = f"plugin {entry.distribution}"
+    try:
+        cls = load(family)
+        ok, why = plugins.bounded(cls.available, f"plugin '{family}': available()")
+        version = str(plugins.bounded(cls.version, f"plugin '{family}': version()"))
+        subs = tuple(plugins.bounded(cls.subs, f"plugin '{family}': subs()")) if ok else ()
+    except plugins.PluginFailure as exc:
+        return FamilyInfo(family, None, False, str(exc), "-", (), source)
+    return FamilyInfo(family, cls, bool(ok), str(why), version, subs, source)
+
+
+def listing() -> list[FamilyInfo]:
+    """Every family as ``sigmar backends`` shows it: built-ins, plugins, then the refused plugin entries."""
+    rows = [info(family) for family in family_names()]
+    for entry, why in refused_entries():
+        source = f"plugin {entry.distribution}"
+        rows.append(FamilyInfo(entry.family, None, False, f"refused: {why}", "-", (), source, refused=True))
+    return rows
+
+
 def split_name(name: str) -> tuple[str, str | None]:
     family, _, sub = name.strip().partition(":")
     return family, (sub or None)
@@ -72,14 +150,20 @@ def split_name(name: str) -> tuple[str, str | None]:
 def make(name: str, **options: object) -> Backend:
     """A backend instance from a SPEC §3 name such as ``cnf:glucose42``."""
     family, sub = split_name(name)
-    if family not in family_names():
-        raise UnknownBackend(f"unknown backend '{name}' (known: {', '.join(family_names())})")
+    if family not in builtin_names():
+        _plugin(family, name)  # unknown or refused: UnknownBackend
     found = info(family)
     if found.cls is None or not found.available:
         raise UnknownBackend(f"backend '{family}' is not available here: {found.why_not}")
     if sub is not None and found.subs and sub not in found.subs:
         raise UnknownBackend(f"backend '{family}' has no '{sub}' here (choose from {', '.join(found.subs)})")
-    return found.cls(sub, **options)
+    if found.source == "built-in":
+        return found.cls(sub, **options)
+    cls = found.cls
+    try:
+        return plugins.bounded(lambda: cls(sub, **options), f"plugin '{family}': its constructor")
+    except plugins.PluginFailure as exc:
+        raise UnknownBackend(f"backend '{name}' cannot start: {exc}") from exc
 
 
 def expand(spec: str) -> list[str]:
@@ -93,6 +177,6 @@ def expand(spec: str) -> list[str]:
         raise UnknownBackend(f"'all' stands alone, not in a list ('{spec}'): use 'all', or list the backends")
     for name in names:
         family, _ = split_name(name)
-        if family not in family_names():
-            raise UnknownBackend(f"unknown backend '{name}' (known: {', '.join(family_names())}, all)")
+        if family not in builtin_names():
+            _plugin(family, name)  # unknown or refused: UnknownBackend
     return names

@@ -1,4 +1,9 @@
-"""``sigmar backends``: which backends run here, their versions and variants."""
+"""``sigmar backends``: which backends run here, their versions and variants.
+
+Plugins (SPEC §6) are listed after the built-in backends, each naming the
+package that declares it; a plugin that cannot load is listed unavailable
+with why, and a refused plugin entry as refused.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import json
 
 from rich.table import Table
 
-from sigmar.encoders.registry import family_names, info
+from sigmar.encoders.registry import listing
 
 from .options import add_json
 from .tables import PipeConsole
@@ -17,14 +22,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "backends",
         help="list the backends, whether each is available, and versions",
-        description="List the four backends (SPEC §3): availability, version and the names selectable as FAMILY:SUB.",
+        description="List the backends (SPEC §3), built-in and plugins (§6): availability, version and the names "
+        "selectable as FAMILY:SUB.",
     )
     add_json(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = [info(family) for family in family_names()]
+    rows = listing()
     if args.json:
         for row in rows:
             print(
@@ -35,7 +41,9 @@ def run(args: argparse.Namespace) -> int:
                         "why_not": row.why_not,
                         "version": row.version,
                         "subs": list(row.subs),
-                        "description": row.cls.description if row.cls else "",
+                        "description": _description(row.cls),
+                        "source": row.source,
+                        "refused": row.refused,
                     }
                 )
             )
@@ -46,6 +54,11 @@ def run(args: argparse.Namespace) -> int:
     for row in rows:
         names = ", ".join(f"{row.family}:{s}" for s in row.subs) or "-"
         available = "yes" if row.available else f"no: {row.why_not}"
-        table.add_row(row.family, available, row.version, names, row.cls.description if row.cls else "")
+        backend = row.family if row.source == "built-in" else f"{row.family}\n({row.source})"
+        table.add_row(backend, available, row.version, names, _description(row.cls))
     PipeConsole(soft_wrap=False).print(table)
     return 0
+
+
+def _description(cls: type | None) -> str:
+    return str(getattr(cls, "description", "")) if cls is not None else ""

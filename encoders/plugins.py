@@ -1,0 +1,164 @@
+"""Backends from other packages: the entry-point group ``sigmar.backends`` (SPEC §6).
+
+A plugin package declares, in its pyproject.toml::
+
+    [project.entry-points."sigmar.backends"]
+    mysat = "mysat_sigmar:MySatBackend"
+
+Finding the entries reads only the installed packages' metadata (one
+``importlib.metadata`` scan per process, cached); a plugin's module is
+imported only when the plugin is listed or used.  Everything a plugin's code
+does in this process (its import, ``available()``, ``version()``,
+``subs()``, its constructor) runs through :func:`bounded`: an exception
+becomes a :class:`PluginFailure`, and so does a call that does not return
+within :data:`ANSWER_SECONDS`, so a broken plugin is reported, never fatal.
+Its ``solve`` runs in the worker processes like any backend's.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import re
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+GROUP = "sigmar.backends"
+
+# How long a plugin's import, available(), version(), subs() or constructor may take in the parent.
+ANSWER_SECONDS = 5.0
+
+# A family name that ``--backend`` can select: no ':' (which starts the sub), ',' (lists) or spaces.
+VALID_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+RESERVED = frozenset({"all"})
+
+T = TypeVar("T")
+
+
+class PluginFailure(Exception):
+    """A plugin's code raised, or did not answer in time; the message says which and where."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry point of the group: ``family = value`` from ``distribution``."""
+
+    family: str
+    value: str  # "module:Class"
+    distribution: str  # "name version" of the package that declares it
+
+    def describe(self) -> str:
+        return f"entry point '{self.family} = {self.value}' of {self.distribution}"
+
+
+@functools.cache
+def entries() -> tuple[Entry, ...]:
+    """Every entry point of the group on this interpreter's path, in name order (found once a process)."""
+    if not _may_declare_any():
+        return ()
+    from importlib.metadata import entry_points
+
+    found = []
+    for point in entry_points(group=GROUP):
+        dist = point.dist
+        where = f"{dist.name} {dist.version}" if dist is not None else "an unnamed distribution"
+        found.append(Entry(point.name, point.value, where))
+    return tuple(sorted(found, key=lambda e: (e.family, e.distribution, e.value)))
+
+
+def _may_declare_any() -> bool:
+    """False only when surely no installed package declares the group; True when it cannot tell.
+
+    Why: importing ``importlib.metadata`` costs 20-40 ms, a fifth of a
+    one-board ``sigmar solve``.  The metadata it would read are the
+    ``entry_points.txt`` files of the ``*.dist-info`` and ``*.egg-info``
+    folders on ``sys.path``; reading those files for the group's name takes
+    about a millisecond.  Anything else (a zip on the path, an import hook
+    that finds distributions its own way) answers True, and
+    ``importlib.metadata`` decides.
+    """
+    from importlib.machinery import PathFinder
+
+    for finder in sys.meta_path:
+        if getattr(finder, "find_distributions", None) is not None and finder is not PathFinder:
+            return True
+    needle = GROUP.encode()
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except FileNotFoundError:
+            continue
+        except OSError:  # a zip or another kind of entry
+            return True
+        for name in names:
+            kind = name.lower()
+            if kind.endswith(".egg"):  # an old egg: its metadata sit one level deeper
+                return True
+            if not kind.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder or ".", name, "entry_points.txt"), "rb") as file:
+                    if needle in file.read():
+                        return True
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except OSError:
+                return True
+    return False
+
+
+def refusal(entry: Entry, builtin: tuple[str, ...], all_entries: tuple[Entry, ...]) -> str:
+    """Why ``entry`` cannot be a backend here ("" when it can)."""
+    name = entry.family
+    if not VALID_NAME.fullmatch(name):
+        return f"'{name}' is not a backend name (letters, digits, '_', '.', '-'; no ':', ',' or spaces)"
+    if name.casefold() in RESERVED:
+        return f"'{name}' is reserved (--backend all means every backend)"
+    clash = [b for b in builtin if b.casefold() == name.casefold()]
+    if clash:
+        return f"'{name}' clashes with the built-in backend '{clash[0]}'; rename the entry point"
+    others = [e for e in all_entries if e.family.casefold() == name.casefold() and e != entry]
+    if others:
+        return f"'{name}' is also declared by {others[0].describe()}; keep one"
+    return ""
+
+
+def bounded(call: Callable[[], T], what: str, seconds: float | None = None) -> T:
+    """``call()``'s value; a PluginFailure when it raises (anything, SystemExit too) or takes over ``seconds``.
+
+    The call runs in a daemon thread, so a hung plugin is left behind and
+    never keeps the process from exiting.
+    """
+    limit = ANSWER_SECONDS if seconds is None else seconds
+    box: list[tuple[bool, object]] = []
+
+    def run() -> None:
+        try:
+            box.append((True, call()))
+        except BaseException as exc:  # noqa: BLE001 - a plugin's SystemExit must not end the suite
+            box.append((False, exc))
+
+    thread = threading.Thread(target=run, name=f"sigmar-plugin {what}", daemon=True)
+    thread.start()
+    thread.join(limit)
+    if not box:
+        raise PluginFailure(f"{what} did not answer within {limit:g} s")
+    ok, value = box[0]
+    if not ok:
+        assert isinstance(value, BaseException)
+        detail = " ".join(str(value).split())  # one line, whatever the plugin's message
+        raise PluginFailure(f"{what} raised {type(value).__name__}" + (f": {detail}" if detail else "")) from value
+    return value  # type: ignore[return-value]
+
+
+def load_class(value: str) -> object:
+    """The object an entry point's ``module:attr.attr`` names (extras in brackets are ignored)."""
+    module_name, _, attrs = value.split("[")[0].strip().partition(":")
+    found: object = importlib.import_module(module_name.strip())
+    for attr in filter(None, attrs.strip().split(".")):
+        found = getattr(found, attr)
+    return found

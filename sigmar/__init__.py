@@ -1,0 +1,26 @@
+"""The stable plugin API of sigmar (SPEC §6): what a backend in another package imports.
+
+    from sigmar import Backend, Board, Move, Result, Status, Reason, Certificate, CertificateKind
+
+These names live here, in the top-level package, and not only where the
+code defines them (``sigmar.encoders``, ``sigmar.models``), so that a plugin
+never depends on the suite's internal layout: modules may move, these
+imports keep working.  Everything else is internal.
+
+The package stays cheap to import (no solver package, no numpy): a plugin
+imports it when ``sigmar backends`` lists it.
+"""
+
+from __future__ import annotations
+
+from pkgutil import extend_path
+
+# A checkout's ``sigmar/`` folder (on sys.path when Python or pytest runs from the repository
+# root) must not hide the installed subpackages, which a regular install puts in another ``sigmar/``.
+__path__ = extend_path(__path__, __name__)
+
+from sigmar.encoders.backend import Backend  # noqa: E402
+from sigmar.models.board import Board  # noqa: E402
+from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status  # noqa: E402
+
+__all__ = ["Backend", "Board", "Certificate", "CertificateKind", "Move", "Reason", "Result", "Status"]
