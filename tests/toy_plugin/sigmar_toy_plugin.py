@@ -1,0 +1,69 @@
+"""Toy backends that plug into sigmar through the entry-point group ``sigmar.backends``.
+
+``toy`` answers like the built-in search (it asks sigmar's registry for it: a
+test fixture's shortcut; a real plugin brings its own solver), or misbehaves
+as its sub says: ``wrong`` (a move sequence the rule engine rejects),
+``crash`` (raises), ``hang`` (never returns, ignores stop), ``claim``
+(unsolvable, as its own word, no certificate).  ``toyraises`` raises in
+``available()``; ``toyhangs`` hangs in ``version()`` when the environment
+sets SIGMAR_TOY_HANG.  ``toyother`` is declared with ``ToyBackend``, whose
+family is ``toy``: a mismatch the registry reports.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import replace
+
+from sigmar import Backend, Board, Move, Reason, Result, Status
+
+
+class ToyBackend(Backend):
+    family = "toy"
+    default_sub = "search"
+    description = "test plugin: the built-in search under another name, or broken on purpose"
+
+    @classmethod
+    def version(cls) -> str:
+        return "toy 0.3"
+
+    @classmethod
+    def subs(cls) -> tuple[str, ...]:
+        return ("search", "wrong", "crash", "hang", "claim")
+
+    def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        if self.sub == "crash":
+            raise RuntimeError("the toy crashed on purpose")
+        if self.sub == "hang":
+            while True:
+                time.sleep(3600)
+        if self.sub == "claim":
+            return Result(Status.UNSOLVABLE, self.name, 0.0, reason=Reason.PROOF, explanation="the toy says so")
+        from sigmar.encoders.registry import make
+
+        answer = replace(make("search").solve(board, time_limit), backend=self.name)
+        if self.sub == "wrong" and answer.moves:
+            first = answer.moves[0]
+            answer = replace(
+                answer, moves=(Move(first.cells[:1]), *answer.moves[1:]) if len(first.cells) > 1 else answer.moves[1:]
+            )
+        return answer
+
+
+class RaisingBackend(ToyBackend):
+    family = "toyraises"
+
+    @classmethod
+    def available(cls) -> tuple[bool, str]:
+        raise RuntimeError("the toy cannot tell")
+
+
+class HangingBackend(ToyBackend):
+    family = "toyhangs"
+
+    @classmethod
+    def version(cls) -> str:
+        while os.environ.get("SIGMAR_TOY_HANG"):
+            time.sleep(3600)
+        return "toy 0.3"
