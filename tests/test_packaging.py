@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import sysconfig
 import venv
 from pathlib import Path
 
@@ -31,6 +32,10 @@ def test_a_wheel_install_generates_boards_from_its_packaged_templates(tmp_path: 
     # The dependencies come from this interpreter's site-packages; sigmar itself only from the wheel.
     venv.create(tmp_path / "env", system_site_packages=True, with_pip=False)
     python = tmp_path / "env" / "bin" / "python"
+    # When this interpreter is itself a virtual environment, its site-packages hold the
+    # dependencies: name the folder in a .pth (its own .pth files, the editable hook, stay unread).
+    (purelib,) = (tmp_path / "env" / "lib").glob("python3*/site-packages")
+    (purelib / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)]
     subprocess.run(install, check=True, capture_output=True, timeout=300)
     where = subprocess.run(
@@ -41,6 +46,18 @@ def test_a_wheel_install_generates_boards_from_its_packaged_templates(tmp_path: 
         cwd=tmp_path,
     ).stdout
     assert str(tmp_path / "env") in where, where
+    # The plugin API (SPEC §6) comes with the wheel; run from a checkout, the checkout's sigmar/
+    # folder (first on sys.path) still finds the installed subpackages.
+    api = "from sigmar import Backend, Board, Move, Result, Status, Reason, Certificate, CertificateKind; "
+    for cwd in (tmp_path, ROOT):
+        found = subprocess.run(
+            [str(python), "-c", api + "import sigmar.models.board as b; print(b.__file__)"],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+        ).stdout
+        assert str(tmp_path / "env") in found, (cwd, found)
     made = subprocess.run(
         [str(python), "-m", "sigmar.runners.cli", "generate", "--template", "ondrovo:3", "--seed", "1"],
         check=True,
