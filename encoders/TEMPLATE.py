@@ -9,6 +9,9 @@
    ``Reason``; never set ``verified`` (the runner replays every solution).
 5. Add ``(family, module, class)`` to ``registry.FAMILIES``.
 6. The cross-backend tests in ``tests/test_backends_agree.py`` pick it up.
+
+A backend that lives in another package needs none of this: it declares an
+entry point instead (docs/plugins.md, SPEC §6).
 """
 
 from __future__ import annotations

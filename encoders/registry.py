@@ -135,7 +135,10 @@ def _plugin_info(family: str) -> FamilyInfo:
 
 def listing() -> list[FamilyInfo]:
     """Every family as ``sigmar backends`` shows it: built-ins, plugins, then the refused plugin entries."""
-    rows = [info(family) for family in family_names()]
+    # Built-ins first: their solver packages import importlib.metadata anyway, so finding the plugins then costs
+    # only the scan.
+    rows = [info(family) for family in builtin_names()]
+    rows += [info(entry.family) for entry in plugin_entries()]
     for entry, why in refused_entries():
         source = f"plugin {entry.distribution}"
         rows.append(FamilyInfo(entry.family, None, False, f"refused: {why}", "-", (), source, refused=True))
@@ -170,7 +173,8 @@ def expand(spec: str) -> list[str]:
     """Backend names from ``all`` or a comma list; ``all`` means every available family."""
     names = [part.strip() for part in spec.split(",") if part.strip()]
     if names == ["all"]:  # also 'all,': a stray comma changes nothing
-        return [f for f in family_names() if info(f).available]
+        found = [f for f in builtin_names() if info(f).available]  # built-ins first, as in listing()
+        return found + [e.family for e in plugin_entries() if info(e.family).available]
     if not names:
         raise UnknownBackend(f"no backend named in '{spec}'; give a name, a comma list, or 'all'")
     if "all" in names:
