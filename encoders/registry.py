@@ -125,12 +125,19 @@ def _plugin_info(family: str) -> FamilyInfo:
     source = f"plugin {entry.distribution}"
     try:
         cls = load(family)
-        ok, why = plugins.bounded(cls.available, f"plugin '{family}': available()")
-        version = str(plugins.bounded(cls.version, f"plugin '{family}': version()"))
-        subs = tuple(plugins.bounded(cls.subs, f"plugin '{family}': subs()")) if ok else ()
+        ok, why = plugins.bounded(lambda: _pair(cls.available()), f"plugin '{family}': available()")
+        version = plugins.bounded(lambda: str(cls.version()), f"plugin '{family}': version()")
+        subs = plugins.bounded(lambda: tuple(map(str, cls.subs())), f"plugin '{family}': subs()") if ok else ()
     except plugins.PluginFailure as exc:
         return FamilyInfo(family, None, False, str(exc), "-", (), source)
-    return FamilyInfo(family, cls, bool(ok), str(why), version, subs, source)
+    return FamilyInfo(family, cls, ok, why, version, subs, source)
+
+
+def _pair(answer: object) -> tuple[bool, str]:
+    """``available()``'s answer as (ok, why); a TypeError names anything else it returned."""
+    if not (isinstance(answer, tuple) and len(answer) == 2):
+        raise TypeError(f"returned {answer!r}, not (ok, why)")
+    return bool(answer[0]), str(answer[1])
 
 
 def listing() -> list[FamilyInfo]:

@@ -260,3 +260,9 @@ def test_the_registry_takes_plugins_like_built_ins(monkeypatch: pytest.MonkeyPat
             registry.expand("toy,nope:x")
     finally:
         plugins.entries.cache_clear()
+
+
+def test_an_available_answer_that_is_not_a_pair_is_named() -> None:
+    assert registry._pair((1, "")) == (True, "")
+    with pytest.raises(TypeError, match="returned True, not"):
+        registry._pair(True)
