@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import uuid
+from importlib.machinery import PathFinder
 from pathlib import Path
 
 import psutil
@@ -241,8 +242,14 @@ def test_metadata_without_the_group_are_read_without_importlib_metadata(
     other = tmp_path / "other-1.0.dist-info"
     other.mkdir()
     (other / "entry_points.txt").write_text("[console_scripts]\nother = other:main\n")
+    # Only the standard finder reads distributions (an import hook that another test installed would answer True).
+    standard = [f for f in sys.meta_path if getattr(f, "find_distributions", None) is None or f is PathFinder]
+    monkeypatch.setattr(sys, "meta_path", standard)
     monkeypatch.setattr(sys, "path", [str(tmp_path)])
     assert not plugins._may_declare_any()
+    monkeypatch.setattr(sys, "meta_path", [*standard, type("Hook", (), {"find_distributions": staticmethod(list)})()])
+    assert plugins._may_declare_any()
+    monkeypatch.setattr(sys, "meta_path", standard)
     monkeypatch.setattr(sys, "path", [str(tmp_path), str(plugin_site)])
     assert plugins._may_declare_any()
 
