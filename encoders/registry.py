@@ -20,8 +20,32 @@ FAMILIES: tuple[tuple[str, str, str], ...] = (
 )
 
 
+ENTRY_POINT_GROUP = "sigmar.backends"
+
+
 class UnknownBackend(ValueError):
     pass
+
+
+def plugin_families() -> tuple[tuple[str, str, str], ...]:
+    """Backends that other packages register under the ``sigmar.backends`` entry points (SPEC §6).
+
+    Minimal hook for ``sigmar fuzz`` and its mutants; a name that clashes with
+    a built-in family is left out (the built-in one wins).
+    """
+    from importlib.metadata import entry_points
+
+    builtin = {f for f, _, _ in FAMILIES}
+    found = []
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        module, _, attr = entry.value.partition(":")
+        if entry.name not in builtin and attr:
+            found.append((entry.name, module.strip(), attr.strip()))
+    return tuple(found)
+
+
+def all_families() -> tuple[tuple[str, str, str], ...]:
+    return FAMILIES + plugin_families()
 
 
 @dataclass(frozen=True)
@@ -35,12 +59,12 @@ class FamilyInfo:
 
 
 def family_names() -> tuple[str, ...]:
-    return tuple(f for f, _, _ in FAMILIES)
+    return tuple(f for f, _, _ in all_families())
 
 
 def load(family: str) -> type[Backend]:
     """The backend class of a family; ImportError when it cannot be imported here."""
-    for name, module_name, class_name in FAMILIES:
+    for name, module_name, class_name in all_families():
         if name == family:
             module = importlib.import_module(module_name)
             cls: type[Backend] = getattr(module, class_name)
