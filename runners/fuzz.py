@@ -15,6 +15,7 @@ import re
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,7 @@ def fuzz_one(races: Races, board: Board, shrink_budget: int = 2000) -> dict[str,
         failure = failure_of(answer, truth)
         if failure is None:
             continue
-        small, tried = shrink(board, lambda b, n=name, f=failure: fails_as(races, n, f, b), shrink_budget)
+        small, tried = shrink(board, partial(fails_as, races, name, failure), shrink_budget)
         record["failures"].append(
             {
                 "backend": name,

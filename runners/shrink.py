@@ -4,9 +4,10 @@
 first that still ``fails``, until none does:
 
 1. drop two tiles at once (so pairs leave together and the counts still pair up);
-2. drop one tile;
-3. relabel the metals: the digits compacted to 1, 2, ... in the same order;
-4. move every tile onto a smaller side (any translation that fits).
+2. drop a quintessence with one each of the four elements (the five tiles of its move);
+3. drop one tile;
+4. relabel the metals: the digits compacted to 1, 2, ... in the same order;
+5. move every tile onto a smaller side (any translation that fits).
 
 ``fails`` is asked once per candidate; the caller decides what "the same
 way" means (same backend, same failure kind).
@@ -15,10 +16,11 @@ way" means (same backend, same failure kind).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from itertools import combinations
+from itertools import combinations, product
 
 from sigmar.models.board import Board, Tile
 from sigmar.models.hexgrid import cells, on_board
+from sigmar.models.tiles import ELEMENTS, QUINTESSENCE
 
 MIN_SIDE = 2
 
@@ -30,6 +32,16 @@ def without(board: Board, drop: set[int]) -> Board:
 def dropped_pairs(board: Board) -> Iterator[Board]:
     for i, j in combinations(range(len(board.tiles)), 2):
         yield without(board, {i, j})
+
+
+def dropped_quintessence_moves(board: Board) -> Iterator[Board]:
+    """A quintessence with one each of air, earth, fire and water: the five tiles of one move."""
+    by_symbol: dict[str, list[int]] = {}
+    for i, tile in enumerate(board.tiles):
+        by_symbol.setdefault(tile.symbol, []).append(i)
+    for x in by_symbol.get(QUINTESSENCE, []):
+        for group in product(*(by_symbol.get(e, []) for e in sorted(ELEMENTS))):
+            yield without(board, {x, *group})
 
 
 def dropped_singles(board: Board) -> Iterator[Board]:
@@ -58,7 +70,13 @@ def smaller_sides(board: Board) -> Iterator[Board]:
                 yield Board(dim, tuple(Tile(c, moved[c]) for c in cells(dim) if c in moved), board.name)
 
 
-STEPS: tuple[Callable[[Board], Iterator[Board]], ...] = (dropped_pairs, dropped_singles, relabelled, smaller_sides)
+STEPS: tuple[Callable[[Board], Iterator[Board]], ...] = (
+    dropped_pairs,
+    dropped_quintessence_moves,
+    dropped_singles,
+    relabelled,
+    smaller_sides,
+)
 
 
 def shrink(board: Board, fails: Callable[[Board], bool], budget: int = 2000) -> tuple[Board, int]:
@@ -69,7 +87,9 @@ def shrink(board: Board, fails: Callable[[Board], bool], budget: int = 2000) -> 
         progress = False
         for step in STEPS:
             for candidate in step(board):
-                if not candidate.tiles or tried >= budget:
+                if tried >= budget:
+                    return board, tried
+                if not candidate.tiles:
                     continue
                 tried += 1
                 if fails(candidate):
