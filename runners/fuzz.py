@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import multiprocessing
 import re
+import shutil
+import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ from sigmar.models.boardfile import format_board
 from sigmar.models.result import Result
 from sigmar.models.truth import settle
 
+from .certify import ProofStore
 from .fuzz_grade import Failure, failure_of
 from .race import Race
 from .shrink import shrink
@@ -40,6 +43,10 @@ class Races:
         self.time_limit = time_limit
         self.backends: dict[str, Backend] = {name: registry.make(name) for name in self.names}
         self._races: dict[tuple[str, ...], Race] = {}
+        # The certificate files, in a folder of our own removed by close(): not a TemporaryDirectory,
+        # whose finalizer removed the folder under a running race on a Dask worker (seen in 1 run of 3).
+        self.folder = Path(tempfile.mkdtemp(prefix="sigmar-fuzz-proofs-"))
+        self.proofs = ProofStore(self.folder)
 
     def answers(self, board: Board, names: Iterable[str]) -> dict[str, Result]:
         """Checked answers of ``names`` on ``board``; a backend that refuses the board (quintessence) is left out."""
@@ -48,13 +55,18 @@ class Races:
             return {}
         race = self._races.get(playing)
         if race is None:
-            race = self._races[playing] = Race(list(playing))
-        return race.solve_all(board, self.time_limit)
+            race = self._races[playing] = Race(list(playing), proofs=self.proofs)
+        try:
+            return race.solve_all(board, self.time_limit)
+        finally:
+            for path in self.folder.iterdir():  # checked already; the next board needs none of them
+                path.unlink(missing_ok=True)
 
     def close(self) -> None:
         for race in self._races.values():
             race.close()
         self._races.clear()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> Races:
         return self

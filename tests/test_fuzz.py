@@ -216,3 +216,42 @@ def test_mutants_are_graded_not_trusted_beside_an_honest_backend(mutant_env: dic
     done = run_sigmar("fuzz", "--replay", str(path), "-b", "search,mutant-vitae", "--json", env=mutant_env)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["answers"] == {"search": "solved", "mutant-vitae": "solved"}
+
+
+# -- on a Dask cluster -------------------------------------------------------
+
+
+def test_fuzz_on_a_real_dask_cluster_finds_what_it_finds_here(
+    mutant_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    distributed = pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
+    import dask
+
+    from sigmar.runners import cli
+
+    for path in reversed(mutant_env["PYTHONPATH"].split(os.pathsep)):
+        if path:
+            monkeypatch.syspath_prepend(path)
+    monkeypatch.setenv("PYTHONPATH", mutant_env["PYTHONPATH"])  # the cluster's worker processes find the plugin
+    args = ["fuzz", "-b", "search,mutant-order", "--count", "12", "--seed", "1", "--json"]
+    with (
+        dask.config.set({"distributed.worker.daemon": False}),
+        distributed.LocalCluster(
+            processes=True, n_workers=1, threads_per_worker=2, dashboard_address=None, silence_logs=50
+        ) as cluster,
+    ):
+        code = cli.main([*args, "--out", str(tmp_path / "there"), "--cluster", cluster.scheduler_address])
+    said = capsys.readouterr()
+    assert code == 3, said.err
+    there = {r["board"]: r for r in map(json.loads, said.out.splitlines())}
+    here_code = cli.main([*args, "--out", str(tmp_path / "here")])
+    here = {r["board"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert code == here_code == 3
+    assert set(there) == set(here) == {f"fuzz-s1-{i}" for i in range(12)}
+    for name, record in here.items():
+        assert there[name]["truth"] == record["truth"]
+        assert [(f["backend"], f["failure"]) for f in there[name]["failures"]] == [
+            (f["backend"], f["failure"]) for f in record["failures"]
+        ]
+    written = {where: sorted(p.name for p in (tmp_path / where).iterdir()) for where in ("there", "here")}
+    assert written["there"] == written["here"]
