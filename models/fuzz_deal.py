@@ -104,7 +104,7 @@ def edge(rng: random.Random, budget: int, quintessence: bool) -> list[str]:
         cases += [[QUINTESSENCE, *ELEMENT_LIST], [QUINTESSENCE, *[e for e in ELEMENT_LIST if e != element], SALT]]
     tiles = list(rng.choice([c for c in cases if len(c) <= budget] or [[gold]]))
     if quintessence and QUINTESSENCE not in tiles:
-        tiles.append(QUINTESSENCE)
+        tiles += [QUINTESSENCE, *ELEMENT_LIST] if len(tiles) + 5 <= budget else [QUINTESSENCE]
     extra = paired(rng, budget - len(tiles), False)
     return tiles + [t for t in extra if not t.isdigit() and t != QUICKSILVER]
 
