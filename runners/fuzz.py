@@ -45,7 +45,7 @@ class Races:
         self._races: dict[tuple[str, ...], Race] = {}
         # The certificate files, in a folder of our own that close() removes.  With each race's own
         # temporary store, a Dask worker lost such a folder under a running race (1 test run in 3;
-        # the cause not pinned down); with this one, 10 runs in 10 passed.
+        # the cause not pinned down); with this one, 8 runs in 8 passed.
         self.folder = Path(tempfile.mkdtemp(prefix="sigmar-fuzz-proofs-"))
         self.proofs = ProofStore(self.folder)
 
