@@ -133,9 +133,10 @@ def failure_table(failures: list[dict[str, Any]], boards: int, names: list[str],
     table.add_column("backend")
     table.add_column("failure")
     table.add_column("tiles", justify="right")
-    table.add_column("reproduce")
+    table.add_column("reproduce (or what the checks said)")
     for failure in failures:
-        table.add_row(failure["backend"], failure["failure"], str(failure["shrunk_tiles"]), failure.get("command", ""))
+        how = failure.get("command") or failure["message"]
+        table.add_row(failure["backend"], failure["failure"], str(failure["shrunk_tiles"]), how)
     return table
 
 
