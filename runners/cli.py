@@ -36,6 +36,7 @@ SUBCOMMANDS = (
     "encode",
     "decode",
     "show",
+    "fuzz",
     "backends",
 )
 
