@@ -65,7 +65,7 @@ def test_the_webassembly_runner_behaves_as_a_minizinc_command_line(tmp_path) -> 
     assert missing.returncode != 0 and "absent.mzn" in missing.stdout + missing.stderr
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", [0, 2])  # 0 solvable, 2 unsolvable (each Chuffed run pays ~2 s of WebAssembly)
 def test_chuffed_agrees_with_brute_force_on_random_boards(seed: int) -> None:
     rng = random.Random(900 + seed)
     board = random_board(rng, 3, seed)
