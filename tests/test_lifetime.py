@@ -97,7 +97,7 @@ def test_killed_run_leaves_nothing(tmp_path: Path, kind: str, target: str, sig: 
     args, word = workload(kind, tmp_path)
     proc, tag, tmpdir = start(tmp_path, args)
     try:
-        assert wait_for(lambda: any(word in cmd for _, cmd in tagged(tag).values()), 20), f"{word} never started"
+        assert wait_for(lambda: any(word in cmd for _, cmd in tagged(tag).values()), 60), f"{word} never started"
         if target == "parent":
             victim = proc.pid
         else:
@@ -150,7 +150,7 @@ def test_cadicals_child_process_dies_with_the_run(tmp_path: Path) -> None:
             workers = {pid for pid, (ppid, cmd) in found.items() if ppid == proc.pid and "guard.py" not in cmd}
             return [pid for pid, (ppid, _) in found.items() if ppid in workers]
 
-        assert wait_for(solver_children, 20), "CaDiCaL's child never started"
+        assert wait_for(solver_children, 60), "CaDiCaL's child never started"
         # Frozen, the child cannot finish its solve and exit by itself: if it is gone, the run's death ended it.
         for pid in solver_children():
             os.kill(pid, signal.SIGSTOP)
