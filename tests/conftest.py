@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -70,3 +72,16 @@ def small_boards(draw: st.DrawFn) -> Board:
     tiles = [Tile(c, s) for c, s in zip(all_cells, symbols, strict=False)]
     tiles.sort(key=lambda t: (t.cell[1], t.cell[0]))
     return Board(dim, tuple(tiles), "hypothesis")
+
+
+# -- waiting for an event, not for a fixed time
+
+
+def wait_for(condition: Callable[[], object], seconds: float = 10.0) -> bool:
+    """True as soon as ``condition()`` holds; False if it still fails after ``seconds`` (a loaded machine is slow)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return bool(condition())

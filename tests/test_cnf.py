@@ -226,7 +226,7 @@ def test_time_limit_gives_unknown(name: str) -> None:
     encode = result.statistics.get("encode_seconds", 0.0)
     # The encoding alone takes longer than 0.05 s; the solver must not run on after it.
     assert result.status is Status.UNKNOWN, f"{name}: {result.status}"
-    assert elapsed < encode + 3.0, f"{name} ran {elapsed - encode:.1f} s past its limit"
+    assert elapsed < encode + 5.0, f"{name} ran {elapsed - encode:.1f} s past its limit"
 
 
 @pytest.mark.parametrize("sub", ["thesis-literal", "thesis-literal+cadical195"])

@@ -41,8 +41,14 @@ def assert_usage_error(done: subprocess.CompletedProcess[str], *words: str) -> N
 # -- 5: time limits
 
 
-@pytest.mark.parametrize("command", ["solve", "crosscheck", "bench", "prove"])
-@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e9", "1e400", "0", "x"])
+# Every command takes --time-limit through options.add_time_limit (one checked type): every bad
+# value is tried on solve, and each other command is shown to use the check with two of them.
+TIME_LIMIT_CASES = [("solve", v) for v in ["nan", "inf", "-inf", "1e9", "1e400", "0", "x"]] + [
+    (command, value) for command in ["crosscheck", "bench", "prove"] for value in ["nan", "0"]
+]
+
+
+@pytest.mark.parametrize(("command", "value"), TIME_LIMIT_CASES)
 def test_time_limit_must_be_finite_positive_and_at_most_a_week(tmp_path: Path, command: str, value: str) -> None:
     board = tmp_path / "b.txt"
     board.write_text(BOARDS_TEXT)

@@ -12,11 +12,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import wait_for
 
 DATA = Path(__file__).parent / "data"
 SIDE10 = DATA / "side10.txt"  # a solvable side-10 board that minizinc's steps model does not answer in 20 s
@@ -58,15 +59,6 @@ def tagged(tag: str) -> dict[int, tuple[int, str]]:
     return found
 
 
-def wait_for(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return bool(condition())
-
-
 def start(tmp_path: Path, args: list[str]) -> tuple[subprocess.Popen[bytes], str, Path]:
     tag = uuid.uuid4().hex
     tmpdir = tmp_path / "tmp"
@@ -105,7 +97,7 @@ def test_killed_run_leaves_nothing(tmp_path: Path, kind: str, target: str, sig: 
     args, word = workload(kind, tmp_path)
     proc, tag, tmpdir = start(tmp_path, args)
     try:
-        assert wait_for(lambda: any(word in cmd for _, cmd in tagged(tag).values()), 20), f"{word} never started"
+        assert wait_for(lambda: any(word in cmd for _, cmd in tagged(tag).values()), 60), f"{word} never started"
         if target == "parent":
             victim = proc.pid
         else:
@@ -115,7 +107,7 @@ def test_killed_run_leaves_nothing(tmp_path: Path, kind: str, target: str, sig: 
         os.kill(victim, sig)
         proc.wait(15)
         assert wait_for(lambda: not tagged(tag), 5), f"left after {sig.name} to the {target}: {tagged(tag)}"
-        assert wait_for(lambda: not any(tmpdir.rglob("*")), 3), f"files left: {sorted(tmpdir.rglob('*'))}"
+        assert wait_for(lambda: not any(tmpdir.rglob("*")), 10), f"files left: {sorted(tmpdir.rglob('*'))}"
         if target == "parent":
             expected = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGKILL: -9}[sig]
             assert proc.returncode == expected
@@ -153,16 +145,18 @@ def test_cadicals_child_process_dies_with_the_run(tmp_path: Path) -> None:
     proc, tag, _ = start(tmp_path, [str(SIDE10), "-b", "cnf:cadical195", "--time-limit", "60"])
     try:
 
-        def solver_child() -> bool:
+        def solver_children() -> list[int]:
             found = tagged(tag)
             workers = {pid for pid, (ppid, cmd) in found.items() if ppid == proc.pid and "guard.py" not in cmd}
-            return any(ppid in workers for ppid, _ in found.values())
+            return [pid for pid, (ppid, _) in found.items() if ppid in workers]
 
-        assert wait_for(solver_child, 20), "CaDiCaL's child never started"
+        assert wait_for(solver_children, 60), "CaDiCaL's child never started"
+        # Frozen, the child cannot finish its solve and exit by itself: if it is gone, the run's death ended it.
+        for pid in solver_children():
+            os.kill(pid, signal.SIGSTOP)
         os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(5)
-        # CaDiCaL needs seconds more on this board: anything still there after 1.5 s outlived the run.
-        assert wait_for(lambda: not tagged(tag), 1.5), f"left after SIGKILL to the parent: {tagged(tag)}"
+        proc.wait(10)
+        assert wait_for(lambda: not tagged(tag), 10), f"left after SIGKILL to the parent: {tagged(tag)}"
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -19,6 +19,7 @@ from sigmar.models.deal import deal
 from sigmar.models.result import Reason, Status
 from sigmar.models.rules import verify
 from tests.bruteforce import is_solvable
+from tests.conftest import wait_for
 
 if shutil.which("minizinc") is None or shutil.which("fzn-gecode") is None:
     pytest.skip("the minizinc executable or fzn-gecode is not on PATH", allow_module_level=True)
@@ -64,7 +65,7 @@ def test_the_webassembly_runner_behaves_as_a_minizinc_command_line(tmp_path) -> 
     assert missing.returncode != 0 and "absent.mzn" in missing.stdout + missing.stderr
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", [0, 2])  # 0 solvable, 2 unsolvable (each Chuffed run pays ~2 s of WebAssembly)
 def test_chuffed_agrees_with_brute_force_on_random_boards(seed: int) -> None:
     rng = random.Random(900 + seed)
     board = random_board(rng, 3, seed)
@@ -97,8 +98,7 @@ def test_stop_ends_a_chuffed_run_and_leaves_no_process_behind() -> None:
     result = backend.solve(board, 120)
     timer.join()
     assert result.status is Status.UNKNOWN and time.perf_counter() - start < 10, result
-    time.sleep(0.2)
-    assert _children() == []
+    assert wait_for(lambda: _children() == []), _children()
 
 
 def test_subs_name_chuffed_and_the_plan() -> None:

@@ -86,7 +86,7 @@ def test_verify_accepts_random_play(board: Board, rng: random.Random) -> None:
         assert not verdict.valid and verdict.fault is Fault.TILES_LEFT and verdict.move_number == 0
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(boards(), st.data())
 def test_verify_rejects_swaps_that_break_a_move(board: Board, data: st.DataObject) -> None:
     solution = solve_by_brute_force(board)

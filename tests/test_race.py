@@ -19,6 +19,7 @@ from sigmar.runners import cli
 from sigmar.runners.policy import corroborate
 from sigmar.runners.race import Race
 from sigmar.runners.workers import Worker
+from tests.conftest import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,7 +43,7 @@ def test_counts_answer_before_any_backend(fakes, boards) -> None:
         outcome = race.solve(boards["counts"], 5.0)
     assert outcome.result.status is Status.UNSOLVABLE
     assert outcome.result.reason is Reason.COUNTS
-    assert outcome.result.seconds < 1.0
+    assert outcome.result.seconds < 5.0, "answered without waiting out the hung backend's time limit"
     assert outcome.answers == {}
 
 
@@ -121,10 +122,9 @@ def test_a_hung_backend_is_killed_and_replaced(fakes, boards) -> None:
         start = time.perf_counter()
         result = race.solve(boards["pair"], 0.3).result
         assert result.status is Status.UNKNOWN
-        assert 0.3 <= time.perf_counter() - start < 2.0
+        assert 0.3 <= time.perf_counter() - start < 0.3 + 5.0, "gave up on the hung backend at its limit"
         assert "broken:hang" in result.message
-    time.sleep(0.05)
-    assert descendants() <= before, "worker processes left behind"
+    assert wait_for(lambda: descendants() <= before), "worker processes left behind"
 
 
 def test_workers_live_across_boards(fakes, boards) -> None:
@@ -217,12 +217,12 @@ def test_the_leader_gets_a_head_start(fakes, boards) -> None:
 
 
 def test_the_others_join_as_soon_as_the_leader_is_done(fakes, boards) -> None:
-    with Race(["honest:proof", "broken:proof"], stagger=5.0) as race:
-        race.solve(boards["pair"], 5.0)  # honest:proof wins and leads; broken:proof's claim is wrong here
+    with Race(["honest:proof", "broken:proof"], stagger=30.0) as race:
+        race.solve(boards["pair"], 30.0)  # honest:proof wins and leads; broken:proof's claim is wrong here
         start = time.perf_counter()
-        result = race.solve(boards["stuck"], 5.0).result
+        result = race.solve(boards["stuck"], 30.0).result
         assert result.reason is Reason.CORROBORATED
-        assert time.perf_counter() - start < 2.0, "waited out the head start although the leader had answered"
+        assert time.perf_counter() - start < 30.0, "waited out the head start although the leader had answered"
 
 
 def test_backends_that_only_claim_yield_the_cpu_to_those_that_certify() -> None:
@@ -289,7 +289,7 @@ def test_the_others_are_paused_while_a_slow_certificate_is_checked(fakes, boards
     def watching(board, result, store):  # type: ignore[no-untyped-def]
         if result.status is Status.UNSOLVABLE:
             slow = psutil.Process(race.workers["honest:slow"].pid)
-            deadline = time.monotonic() + 2  # SIGSTOP arrives soon, not at once
+            deadline = time.monotonic() + 10  # SIGSTOP arrives soon, not at once
             while slow.status() != psutil.STATUS_STOPPED and time.monotonic() < deadline:
                 time.sleep(0.01)
             seen.append(slow.status())

@@ -124,7 +124,7 @@ def test_metal_ringed_by_quicksilver_and_later_metals() -> None:
     assert result.status is Status.UNSOLVABLE
     assert result.reason is Reason.STATIC
     assert "metal 1" in result.explanation
-    assert result.seconds < 1.0
+    assert result.statistics["nodes"] == 0, "answered before any search"
     # Without the static arguments the search itself must exhaust the board.
     plain = SearchBackend(locks=False, stuck=False).solve(board, time_limit=10)
     assert plain.status is Status.UNSOLVABLE
@@ -153,7 +153,7 @@ def test_time_limit_gives_unknown() -> None:
     board = _big_locked_board(rng)
     result = SearchBackend(locks=False, stuck=False).solve(board, time_limit=0.2)
     assert result.status is Status.UNKNOWN
-    assert result.seconds < 2.0
+    assert result.seconds < 0.2 + 5.0, "stopped within 5 s of its limit"
     assert result.statistics["nodes"] > 0
 
 
