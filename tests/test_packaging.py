@@ -29,16 +29,11 @@ def test_a_wheel_install_generates_boards_from_its_packaged_templates(tmp_path: 
     ]
     subprocess.run(build, check=True, capture_output=True, timeout=300)
     (wheel,) = wheels.glob("sigmar-*.whl")
-    # The dependencies come from this interpreter's site-packages (a .pth line, so that this works from
-    # a virtual environment too, whose packages system_site_packages would not see); sigmar only from the wheel.
-    env = tmp_path / "env"
-    venv.create(env, with_pip=False)
-    ours = {sysconfig.get_path(key) for key in ("purelib", "platlib")}
-    theirs = Path(sysconfig.get_path("purelib", vars={"base": str(env), "platbase": str(env)}))
-    (theirs / "dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
+    # The dependencies come from this interpreter's site-packages; sigmar itself only from the wheel.
+    # When this interpreter is a virtual environment, system_site_packages would not see them: a .pth
+    # names the folder instead (its own .pth files, the editable hook, stay unread).
+    venv.create(tmp_path / "env", with_pip=False)
     python = tmp_path / "env" / "bin" / "python"
-    # When this interpreter is itself a virtual environment, its site-packages hold the
-    # dependencies: name the folder in a .pth (its own .pth files, the editable hook, stay unread).
     (purelib,) = (tmp_path / "env" / "lib").glob("python3*/site-packages")
     (purelib / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)]
