@@ -48,7 +48,9 @@ def load(family: str) -> type[Backend]:
     raise UnknownBackend(f"unknown backend '{family}' (known: {', '.join(family_names())})")
 
 
-def info(family: str) -> FamilyInfo:
+def info(family: str, *, with_version: bool = True) -> FamilyInfo:
+    """What a family is here.  ``with_version=False`` skips the version (``minizinc --version`` is a
+    process of its own): making a backend does not need it."""
     try:
         cls = load(family)
     except ModuleNotFoundError as exc:
@@ -57,10 +59,12 @@ def info(family: str) -> FamilyInfo:
     except ImportError as exc:
         return FamilyInfo(family, None, False, f"cannot be imported: {exc}", "-", ())
     ok, why = cls.available()
-    try:
-        version = cls.version()
-    except Exception as exc:  # a broken solver install must not break the listing
-        version, ok, why = "-", False, f"version check failed: {exc}"
+    version = "-"
+    if with_version:
+        try:
+            version = cls.version()
+        except Exception as exc:  # a broken solver install must not break the listing
+            version, ok, why = "-", False, f"version check failed: {exc}"
     return FamilyInfo(family, cls, ok, why, version, cls.subs() if ok else ())
 
 
@@ -74,7 +78,7 @@ def make(name: str, **options: object) -> Backend:
     family, sub = split_name(name)
     if family not in family_names():
         raise UnknownBackend(f"unknown backend '{name}' (known: {', '.join(family_names())})")
-    found = info(family)
+    found = info(family, with_version=False)
     if found.cls is None or not found.available:
         raise UnknownBackend(f"backend '{family}' is not available here: {found.why_not}")
     if sub is not None and found.subs and sub not in found.subs:
@@ -82,11 +86,17 @@ def make(name: str, **options: object) -> Backend:
     return found.cls(sub, **options)
 
 
-def expand(spec: str) -> list[str]:
-    """Backend names from ``all`` or a comma list; ``all`` means every available family."""
+def names_all(spec: str) -> bool:
+    """Whether ``spec`` is ``all`` (also ``all,``: a stray comma changes nothing)."""
+    return [part.strip() for part in spec.split(",") if part.strip()] == ["all"]
+
+
+def expand(spec: str, *, check: bool = True) -> list[str]:
+    """Backend names from ``all`` or a comma list; ``all`` means every available family
+    (with ``check=False`` every family, for a caller that drops the unavailable ones when it needs them)."""
     names = [part.strip() for part in spec.split(",") if part.strip()]
-    if names == ["all"]:  # also 'all,': a stray comma changes nothing
-        return [f for f in family_names() if info(f).available]
+    if names == ["all"]:
+        return [f for f in family_names() if not check or info(f, with_version=False).available]
     if not names:
         raise UnknownBackend(f"no backend named in '{spec}'; give a name, a comma list, or 'all'")
     if "all" in names:

@@ -3,6 +3,11 @@
 Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.policy`):
 
 - The count precheck answers before any backend is asked.
+- Start-up follows the work: while no board has needed more, ``search`` runs
+  in the runner's own process for the leader's head start (it finds a stuck
+  set at once, and answers most boards in milliseconds).  Only a board it does
+  not answer in that time starts the worker processes, and only then are the
+  other backends imported.
 - Every backend runs in its own worker process (:mod:`sigmar.runners.workers`);
   the workers live across the boards of a file, so solver imports are paid once.
 - ``solved`` wins when the rule engine replays the moves (``check.checked``).
@@ -20,6 +25,7 @@ Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.polic
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator
@@ -64,6 +70,12 @@ LATE_WINS_NEEDED = 3
 # ran about twice as slowly next to three solvers as alone.
 SLOW_CHECKS = frozenset({CertificateKind.DRUP, CertificateKind.DEAD_STATES})
 
+# The backend that runs in the runner's own process before any worker is started, and how long it
+# runs there on the first board, before it has won any (afterwards: its head start).  Side-6 boards
+# take it 5-15 ms; a refutation by a stuck set about as long.
+INLINE = "search"
+FIRST_HEAD_START = 0.1
+
 
 @dataclass
 class RaceOutcome:
@@ -91,11 +103,16 @@ class Race:
         slack: float = 0.5,
         grace: float = 0.2,
         stagger: float = 0.02,
+        optional: Iterable[str] = (),
     ) -> None:
+        """``optional``: names that are dropped, not refused, when unavailable (``all``); they are
+        looked at only when a board needs the workers, so an easy board never imports their solvers."""
         if not names:
             raise registry.UnknownBackend("no backend named")
+        self.optional = frozenset(optional)
         for name in names:
-            registry.make(name)  # unknown or unavailable names fail here, in the parent (exit 2)
+            if name not in self.optional:
+                registry.make(name)  # unknown or unavailable names fail here, in the parent (exit 2)
         self.names = list(dict.fromkeys(names))
         self.slack = slack  # seconds past the time limit allowed for a backend's own "unknown"
         self.grace = grace  # seconds a loser gets to stop before it is killed
@@ -113,6 +130,20 @@ class Race:
         self.proofs = proofs if proofs is not None else ProofStore()
         self._job = 0
         self.workers: dict[str, Worker] = {}
+        # ``search`` in this process until a board needs more (see the module's docstring); with
+        # ``stagger`` 0 everything starts at once, as asked.
+        self.inline: Any = None
+        if INLINE in self.names and stagger > 0:
+            self.inline = registry.make(INLINE)
+        else:
+            self.start_workers()
+
+    def start_workers(self) -> None:
+        """The worker processes, one per backend (once); optional backends not available here are dropped."""
+        if self.workers:
+            return
+        self.inline = None
+        self.names = [name for name in self.names if name not in self.optional or _available(name)]
         # A backend whose "no" is only a claim yields the CPU to those that certify theirs.
         certifying = {name for name in self.names if registry.make(name).certifies}
         try:
@@ -195,13 +226,20 @@ class Race:
         early = counts_answer(board)
         if early is not None:
             return RaceOutcome(self._certified(board, early).with_(seconds=time.perf_counter() - start))
+        inline_ran = False
+        if self.inline is not None:
+            outcome = self._solve_inline(board, time_limit, start)
+            if outcome is not None:
+                return outcome
+            inline_ran = True
+            self.start_workers()
         self._job += 1
         for worker in self.workers.values():
             worker.collect()  # a loser that answered since: idle again, nothing to kill
             worker.promote()  # a leader held back on the last board gets its priority back
             if worker.job_id is not None and worker.stop_sent and start - worker.stop_sent >= self.grace:
                 worker.kill()  # a loser still busy past its grace burns CPU: kill it now
-        heat = _Heat(self, board, self._job, time_limit, start)
+        heat = _Heat(self, board, self._job, time_limit, start, head_start=not inline_ran)
         winner = heat.run()
         for name in heat.running:
             self.workers[name].ask_stop()
@@ -213,6 +251,34 @@ class Race:
                     f"{claim.backend} said unsolvable ({claim.reason}) but {winner.backend} found a verified solution"
                 )
         outcome.result = winner if winner is not None else self._no_winner(outcome, heat.claims, elapsed, time_limit)
+        return outcome
+
+    def _solve_inline(self, board: Board, time_limit: float | None, start: float) -> RaceOutcome | None:
+        """``search`` in this process for its head start (alone: for the whole time limit).
+
+        The outcome when that settles the board, else None (the workers take over).  The
+        search runs in a thread: one that does not stop when asked cannot hold up the race.
+        """
+        alone = len(self.names) == 1
+        budget = time_limit if alone else (self.head_start(INLINE) if self.wins[INLINE] else FIRST_HEAD_START)
+        if time_limit is not None and budget is not None:
+            budget = min(budget, time_limit)
+        result = _run_bounded(self.inline, board, budget, self.slack, self.grace)
+        if result is None:  # it did not stop when asked: never again in this process
+            return None
+        answer = self._certified(board, result)
+        outcome = RaceOutcome(answer, {INLINE: answer})
+        seconds = time.perf_counter() - start
+        if accepted(answer):
+            self.won(INLINE, seconds)
+            outcome.result = answer.with_(seconds=seconds)
+            return outcome
+        if not alone:
+            return None  # unanswered, a claim or a wrong answer: the full race runs the board again
+        if answer.wrong:
+            outcome.wrong[INLINE] = answer.message
+        claims = [answer] if answer.status is Status.UNSOLVABLE and not answer.wrong else []
+        outcome.result = self._no_winner(outcome, claims, seconds, time_limit)
         return outcome
 
     def _no_winner(self, outcome: RaceOutcome, claims: list[Result], elapsed: float, limit: float | None) -> Result:
@@ -227,10 +293,10 @@ class Race:
         if outcome.wrong:
             name, message = next(iter(outcome.wrong.items()))
             return Result(Status.ERROR, name, elapsed, message=message, wrong=True)
-        if answers and len(answers) == len(self.workers) and all(a.status is Status.ERROR for a in answers.values()):
+        if answers and len(answers) == len(self.names) and all(a.status is Status.ERROR for a in answers.values()):
             message = "; ".join(a.message for a in answers.values())
             return Result(Status.ERROR, "race", elapsed, message=f"every backend failed: {message}")
-        silent = [n for n in self.workers if n not in answers]
+        silent = [n for n in self.names if n not in answers]
         parts = []
         if silent and limit is not None:
             parts.append(f"no answer from {', '.join(silent)} in {limit:g} s")
@@ -245,6 +311,7 @@ class Race:
         worker.  A backend still running ``slack`` seconds past the time limit
         is killed (its worker replaced) and reported ``unknown``.
         """
+        self.start_workers()
         start = time.perf_counter()
         self._job += 1
         job = self._job
@@ -283,6 +350,40 @@ class Race:
         return {name: answers[name] for name in self.workers}
 
 
+def _available(name: str) -> bool:
+    try:
+        registry.make(name)
+    except registry.UnknownBackend:
+        return False
+    return True
+
+
+def _run_bounded(backend: Any, board: Board, budget: float | None, slack: float, grace: float) -> Result | None:
+    """``backend.solve`` in a thread of this process, its answer timed; None when it did not stop when asked.
+
+    The backend honours ``budget`` itself (``search`` checks its clock every few hundred nodes); past
+    ``budget + slack`` it is asked to stop, and after ``grace`` more it is left behind (a daemon thread).
+    """
+    box: list[Result] = []
+    done = threading.Event()
+
+    def work() -> None:
+        began = time.perf_counter()
+        try:
+            result = backend.solve(board, budget)
+        except Exception as exc:  # a crashing backend is an answer
+            result = Result(Status.ERROR, INLINE, message=f"{INLINE} raised {type(exc).__name__}: {exc}")
+        box.append(result.with_(seconds=time.perf_counter() - began))
+        done.set()
+
+    threading.Thread(target=work, name=f"sigmar-inline-{INLINE}", daemon=True).start()
+    if not done.wait(None if budget is None else budget + slack):
+        backend.stop()
+        if not done.wait(grace):
+            return None
+    return box[0]
+
+
 @contextlib.contextmanager
 def _paused(workers: Iterable[Worker]) -> Iterator[None]:
     """Within, ``workers`` are stopped (SIGSTOP); they go on afterwards, however the block ends."""
@@ -299,7 +400,9 @@ def _paused(workers: Iterable[Worker]) -> Iterator[None]:
 class _Heat:
     """One board's race: which workers run it, which still finish an earlier board, and what came back."""
 
-    def __init__(self, race: Race, board: Board, job: int, time_limit: float | None, start: float) -> None:
+    def __init__(
+        self, race: Race, board: Board, job: int, time_limit: float | None, start: float, head_start: bool = True
+    ) -> None:
         self.race, self.board, self.job, self.time_limit, self.start = race, board, job, time_limit, start
         self.deadline = None if time_limit is None else start + time_limit + race.slack
         self.outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
@@ -307,7 +410,7 @@ class _Heat:
         self.waiting: set[str] = set()  # still finishing an earlier board
         self.claims: list[Result] = []  # unsolvable answers without a checked certificate
         order = race.order()
-        head_start = race.stagger > 0 and len(order) > 1 and race.wins[order[0]] > 0
+        head_start = head_start and race.stagger > 0 and len(order) > 1 and race.wins[order[0]] > 0
         self.leader = order[0]
         self.later = order[1:] if head_start else []  # released after the leader's head start
         self.late = False  # the head start ran out: a hard board
