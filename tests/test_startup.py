@@ -6,6 +6,7 @@ modules it ended up with.  The timings are in ``scripts/bench_startup.py``.
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -65,3 +66,13 @@ def test_the_race_imports_the_solvers_once_a_board_needs_them(tmp_path: Path) ->
     code, imported = modules_after("solve", str(path), "-b", "search,cpsat,cnf")
     assert code == 0
     assert {"ortools", "pysat"} <= imported
+
+
+def test_the_listing_of_help_is_each_subcommands_own_summary() -> None:
+    """``sigmar --help`` lists the subcommands without importing them: the table must match the modules."""
+    from sigmar.runners import cli
+
+    parser = cli.build_parser()  # every module's own parser
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert {action.dest: action.help for action in sub._choices_actions} == cli.SUBCOMMANDS
+    assert list(sub.choices) == list(cli.SUBCOMMANDS)
