@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
@@ -42,7 +42,9 @@ from .certify import ProofStore, certify
 from .check import checked, counts_answer
 from .policy import accepted, claims_message, corroborated
 from .scores import percentile
-from .workers import Worker
+
+if TYPE_CHECKING:
+    from .workers import Worker
 
 # Niceness of the workers whose "unsolvable" cannot be checked, when some raced backend's can: on
 # 2 cores they still take idle CPU (and win solvable boards they are fastest on), but no longer
@@ -144,6 +146,8 @@ class Race:
             return
         self.inline = None
         self.names = [name for name in self.names if name not in self.optional or _available(name)]
+        from .workers import Worker  # here: a race that search settles in this process never needs it
+
         # A backend whose "no" is only a claim yields the CPU to those that certify theirs.
         certifying = {name for name in self.names if registry.make(name).certifies}
         try:
