@@ -230,12 +230,11 @@ class Race:
         early = counts_answer(board)
         if early is not None:
             return RaceOutcome(self._certified(board, early).with_(seconds=time.perf_counter() - start))
-        inline_ran = False
+        inline: RaceOutcome | None = None
         if self.inline is not None:
-            outcome = self._solve_inline(board, time_limit, start)
-            if outcome is not None:
-                return outcome
-            inline_ran = True
+            inline, settled = self._solve_inline(board, time_limit, start)
+            if settled:
+                return inline
             self.start_workers()
         self._job += 1
         for worker in self.workers.values():
@@ -243,7 +242,9 @@ class Race:
             worker.promote()  # a leader held back on the last board gets its priority back
             if worker.job_id is not None and worker.stop_sent and start - worker.stop_sent >= self.grace:
                 worker.kill()  # a loser still busy past its grace burns CPU: kill it now
-        heat = _Heat(self, board, self._job, time_limit, start, head_start=not inline_ran)
+        heat = _Heat(self, board, self._job, time_limit, start, head_start=inline is None)
+        if inline is not None:  # a wrong answer from search in this process still counts (exit 3)
+            heat.outcome.wrong.update(inline.wrong)
         winner = heat.run()
         for name in heat.running:
             self.workers[name].ask_stop()
@@ -257,33 +258,34 @@ class Race:
         outcome.result = winner if winner is not None else self._no_winner(outcome, heat.claims, elapsed, time_limit)
         return outcome
 
-    def _solve_inline(self, board: Board, time_limit: float | None, start: float) -> RaceOutcome | None:
+    def _solve_inline(self, board: Board, time_limit: float | None, start: float) -> tuple[RaceOutcome, bool]:
         """``search`` in this process for its head start (alone: for the whole time limit).
 
-        The outcome when that settles the board, else None (the workers take over).  The
+        The outcome, and whether it settles the board (else the workers take over).  The
         search runs in a thread: one that does not stop when asked cannot hold up the race.
         """
         alone = len(self.names) == 1
         budget = time_limit if alone else (self.head_start(INLINE) if self.wins[INLINE] else FIRST_HEAD_START)
         if time_limit is not None and budget is not None:
             budget = min(budget, time_limit)
+        outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
         result = _run_bounded(self.inline, board, budget, self.slack, self.grace)
         if result is None:  # it did not stop when asked: never again in this process
-            return None
+            return outcome, False
         answer = self._certified(board, result)
-        outcome = RaceOutcome(answer, {INLINE: answer})
+        outcome.answers[INLINE] = answer
+        if answer.wrong:
+            outcome.wrong[INLINE] = answer.message
         seconds = time.perf_counter() - start
         if accepted(answer):
             self.won(INLINE, seconds)
             outcome.result = answer.with_(seconds=seconds)
-            return outcome
+            return outcome, True
         if not alone:
-            return None  # unanswered, a claim or a wrong answer: the full race runs the board again
-        if answer.wrong:
-            outcome.wrong[INLINE] = answer.message
+            return outcome, False  # unanswered or a claim: the full race runs the board again
         claims = [answer] if answer.status is Status.UNSOLVABLE and not answer.wrong else []
         outcome.result = self._no_winner(outcome, claims, seconds, time_limit)
-        return outcome
+        return outcome, True
 
     def _no_winner(self, outcome: RaceOutcome, claims: list[Result], elapsed: float, limit: float | None) -> Result:
         answers = outcome.answers

@@ -407,3 +407,21 @@ def test_search_alone_runs_in_process_and_keeps_the_exit_codes(board_file: Path)
         lines = [json.loads(line) for line in code.stdout.splitlines()]
         assert lines and all(line["status"] in ("solved", "unsolvable") for line in lines), code.stdout + code.stderr
         assert code.returncode == 0, code.stderr
+
+
+def test_a_wrong_answer_from_search_in_process_is_still_wrong(fakes, boards, monkeypatch) -> None:
+    """The rule engine replays what search answers in this process too: a bad solution is exit 3."""
+    from sigmar.encoders.search import SearchBackend
+
+    def solve(self: SearchBackend, board: object, time_limit: float | None = None) -> Result:
+        return Result(Status.SOLVED, self.name, moves=())  # clears nothing
+
+    monkeypatch.setattr(SearchBackend, "solve", solve)
+    with Race(["search"]) as race:
+        alone = race.solve(boards["pair"], 30.0)
+        assert race.workers == {}
+    assert alone.result.status is Status.ERROR and alone.result.wrong and "search" in alone.wrong
+    with Race(["search", "honest"]) as race:
+        raced = race.solve(boards["pair"], 30.0)
+    assert (raced.result.status, raced.result.backend) == (Status.SOLVED, "honest:dfs")
+    assert "search" in raced.wrong
