@@ -30,7 +30,6 @@ import time
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from multiprocessing.connection import wait
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -323,6 +322,8 @@ class Race:
         job = self._job
         deadline = None if time_limit is None else start + time_limit + self.slack
         answers: dict[str, Result] = {}
+        from multiprocessing.connection import wait  # here, like the workers: not on a board search settles
+
         for name, worker in self.workers.items():
             if worker.job_id is not None or not worker.alive():
                 worker.restart()
@@ -437,6 +438,8 @@ class _Heat:
 
     def run(self) -> Result | None:
         """The first accepted answer, or None when every backend answered without one or time ran out."""
+        from multiprocessing.connection import wait  # here, like the workers: not on a board search settles
+
         while self.running or self.waiting or self.later:
             now = time.perf_counter()
             if self.later and (now >= self.release_at or not (self.running or self.waiting)):
