@@ -25,6 +25,7 @@ Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.polic
 from __future__ import annotations
 
 import contextlib
+import signal
 import threading
 import time
 from collections import Counter, deque
@@ -260,16 +261,16 @@ class Race:
     def _solve_inline(self, board: Board, time_limit: float | None, start: float) -> tuple[RaceOutcome, bool]:
         """``search`` in this process for its head start (alone: for the whole time limit).
 
-        The outcome, and whether it settles the board (else the workers take over).  The
-        search runs in a thread: one that does not stop when asked cannot hold up the race.
+        The outcome, and whether it settles the board (else the workers take over).  A search
+        that overruns its budget is interrupted (:func:`_run_bounded`) and not used here again.
         """
         alone = len(self.names) == 1
         budget = time_limit if alone else (self.head_start(INLINE) if self.wins[INLINE] else FIRST_HEAD_START)
         if time_limit is not None and budget is not None:
             budget = min(budget, time_limit)
         outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
-        result = _run_bounded(self.inline, board, budget, self.slack, self.grace)
-        if result is None:  # it did not stop when asked: never again in this process
+        result = _run_bounded(self.inline, board, budget, self.slack)
+        if result is None:  # it overran its budget: never again in this process
             return outcome, False
         answer = self._certified(board, result)
         outcome.answers[INLINE] = answer
@@ -365,30 +366,49 @@ def _available(name: str) -> bool:
     return True
 
 
-def _run_bounded(backend: Any, board: Board, budget: float | None, slack: float, grace: float) -> Result | None:
-    """``backend.solve`` in a thread of this process, its answer timed; None when it did not stop when asked.
+class _Overrun(BaseException):
+    """Raised by the alarm in a backend run in this process past its budget (not an Exception: no
+    ``except Exception`` inside the backend may swallow it)."""
 
-    The backend honours ``budget`` itself (``search`` checks its clock every few hundred nodes); past
-    ``budget + slack`` it is asked to stop, and after ``grace`` more it is left behind (a daemon thread).
+
+def _run_bounded(backend: Any, board: Board, budget: float | None, slack: float) -> Result | None:
+    """``backend.solve`` in this process, its answer timed; None when it ran past ``budget + slack``.
+
+    The backend honours ``budget`` itself (``search`` checks its clock and ``stop()`` every 256
+    nodes).  In case it does not, a timer signal (SIGALRM) interrupts it at ``budget + slack``:
+    Python runs the handler between any two bytecodes, so no loop can hold it up.  (A thread
+    with a timed wait did the same, but cost ~6 ms a board in wake-ups on the loaded 2 cores,
+    more than the search needs for most boards.)  Away from the main thread, where no handler
+    can be set, the backend's own budget is the bound.
     """
-    box: list[Result] = []
-    done = threading.Event()
-
-    def work() -> None:
-        began = time.perf_counter()
-        try:
+    began = time.perf_counter()
+    try:
+        with _alarm(None if budget is None else budget + slack):
             result = backend.solve(board, budget)
-        except Exception as exc:  # a crashing backend is an answer
-            result = Result(Status.ERROR, INLINE, message=f"{INLINE} raised {type(exc).__name__}: {exc}")
-        box.append(result.with_(seconds=time.perf_counter() - began))
-        done.set()
+    except _Overrun:
+        return None
+    except Exception as exc:  # a crashing backend is an answer
+        result = Result(Status.ERROR, INLINE, message=f"{INLINE} raised {type(exc).__name__}: {exc}")
+    return result.with_(seconds=time.perf_counter() - began)
 
-    threading.Thread(target=work, name=f"sigmar-inline-{INLINE}", daemon=True).start()
-    if not done.wait(None if budget is None else budget + slack):
-        backend.stop()
-        if not done.wait(grace):
-            return None
-    return box[0]
+
+@contextlib.contextmanager
+def _alarm(seconds: float | None) -> Iterator[None]:
+    """Within, :class:`_Overrun` is raised once ``seconds`` have passed (None, or not the main thread: never)."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def overrun(signum: int, frame: object) -> None:
+        raise _Overrun()
+
+    previous = signal.signal(signal.SIGALRM, overrun)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-6))
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @contextlib.contextmanager

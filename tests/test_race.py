@@ -384,7 +384,7 @@ def test_a_board_search_does_not_answer_in_its_head_start_gets_the_others(fakes,
 
 
 def test_a_search_that_ignores_its_budget_is_stopped_in_process(fakes, boards, monkeypatch) -> None:
-    """A search past its head start (and the slack) is asked to stop; the race goes on with the workers."""
+    """A search past its head start (and the slack) is interrupted; the race goes on with the workers."""
     from sigmar.runners import race as race_module
 
     monkeypatch.setattr(race_module, "FIRST_HEAD_START", 0.0)
