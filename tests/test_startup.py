@@ -59,8 +59,9 @@ def test_a_command_imports_no_solver_it_does_not_use(argv: tuple[str, ...], one_
     assert "sigmar" in imported
 
 
-def test_the_race_imports_the_solvers_once_a_board_needs_them(tmp_path: Path) -> None:
-    """The check above can fail: with every backend from the start, the solvers are imported."""
+def test_backends_named_with_b_are_checked_at_the_start(tmp_path: Path) -> None:
+    """The check above can fail: backends named with ``-b`` are made at the start (a bad name is exit 2),
+    which imports their solvers."""
     path = tmp_path / "one.txt"
     path.write_text((ROOT / "instances" / "hexmatch-hard-100.txt").read_text().split("\n\n")[0] + "\n")
     code, imported = modules_after("solve", str(path), "-b", "search,cpsat,cnf")
