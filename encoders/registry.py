@@ -101,7 +101,9 @@ def _plugin_class(entry: plugins.Entry) -> type[Backend]:
     return found
 
 
-def info(family: str) -> FamilyInfo:
+def info(family: str, *, with_version: bool = True) -> FamilyInfo:
+    """What a family is here.  ``with_version=False`` skips a built-in's version (``minizinc --version`` is a
+    process of its own): making a backend does not need it."""
     if family not in builtin_names():
         return _plugin_info(family)
     try:
@@ -112,10 +114,12 @@ def info(family: str) -> FamilyInfo:
     except ImportError as exc:
         return FamilyInfo(family, None, False, f"cannot be imported: {exc}", "-", ())
     ok, why = cls.available()
-    try:
-        version = cls.version()
-    except Exception as exc:  # a broken solver install must not break the listing
-        version, ok, why = "-", False, f"version check failed: {exc}"
+    version = "-"
+    if with_version:
+        try:
+            version = cls.version()
+        except Exception as exc:  # a broken solver install must not break the listing
+            version, ok, why = "-", False, f"version check failed: {exc}"
     return FamilyInfo(family, cls, ok, why, version, cls.subs() if ok else ())
 
 
@@ -162,7 +166,7 @@ def make(name: str, **options: object) -> Backend:
     family, sub = split_name(name)
     if family not in builtin_names():
         _plugin(family, name)  # unknown or refused: UnknownBackend
-    found = info(family)
+    found = info(family, with_version=False)
     if found.cls is None or not found.available:
         raise UnknownBackend(f"backend '{family}' is not available here: {found.why_not}")
     if sub is not None and found.subs and sub not in found.subs:
@@ -176,12 +180,18 @@ def make(name: str, **options: object) -> Backend:
         raise UnknownBackend(f"backend '{name}' cannot start: {exc}") from exc
 
 
-def expand(spec: str) -> list[str]:
-    """Backend names from ``all`` or a comma list; ``all`` means every available family."""
+def names_all(spec: str) -> bool:
+    """Whether ``spec`` is ``all`` (also ``all,``: a stray comma changes nothing)."""
+    return [part.strip() for part in spec.split(",") if part.strip()] == ["all"]
+
+
+def expand(spec: str, *, check: bool = True) -> list[str]:
+    """Backend names from ``all`` or a comma list; ``all`` means every available family
+    (with ``check=False`` every family, for a caller that drops the unavailable ones when it needs them)."""
     names = [part.strip() for part in spec.split(",") if part.strip()]
     if names == ["all"]:  # also 'all,': a stray comma changes nothing
-        found = [f for f in builtin_names() if info(f).available]  # built-ins first, as in listing()
-        return found + [e.family for e in plugin_entries() if info(e.family).available]
+        candidates = [*builtin_names(), *(e.family for e in plugin_entries())]  # built-ins first, as in listing()
+        return [f for f in candidates if not check or info(f, with_version=False).available]
     if not names:
         raise UnknownBackend(f"no backend named in '{spec}'; give a name, a comma list, or 'all'")
     if "all" in names:

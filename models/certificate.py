@@ -29,14 +29,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .bits import mask_of_ids, tile_ids
 from .board import Board
 from .hexgrid import Hex, from_rowcol, on_board, ring_neighbours, to_rowcol
 from .rules import count_problem
 from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of
+
+if TYPE_CHECKING:  # numpy is imported where a dead-states check needs it, not at start-up
+    import numpy as np
 
 DEAD_STATES_FORMAT = "sigmar-dead-states"
 DEAD_STATES_VERSION = 1
@@ -396,6 +398,8 @@ class Closure:
 
     def _array(self, states: list[int]) -> np.ndarray:
         """States as an (N, words) uint64 array, word 0 holding tiles 0-63."""
+        import numpy as np
+
         columns = [
             np.array([(s >> (64 * w)) & 0xFFFF_FFFF_FFFF_FFFF for s in states], dtype=np.uint64)
             for w in range(self.words)
@@ -403,6 +407,8 @@ class Closure:
         return np.stack(columns, axis=1) if states else np.zeros((0, self.words), dtype=np.uint64)
 
     def _split(self, mask: int) -> list[tuple[int, np.uint64]]:
+        import numpy as np
+
         return [
             (w, np.uint64((mask >> (64 * w)) & 0xFFFF_FFFF_FFFF_FFFF))
             for w in range(self.words)
@@ -411,12 +417,16 @@ class Closure:
 
     def _none_of(self, states: np.ndarray, mask: int) -> np.ndarray:
         """Per state: no tile of ``mask`` present."""
+        import numpy as np
+
         out = np.ones(len(states), dtype=bool)
         for w, part in self._split(mask):
             out &= (states[:, w] & part) == 0
         return out
 
     def _count(self, states: np.ndarray, mask: int) -> np.ndarray:
+        import numpy as np
+
         out = np.zeros(len(states), dtype=np.int64)
         for w, part in self._split(mask):
             out += np.bitwise_count(states[:, w] & part).astype(np.int64)
@@ -424,10 +434,14 @@ class Closure:
 
     def _keys(self, states: np.ndarray) -> np.ndarray:
         """One comparable value per state (a byte string of its words), sorted and unique."""
+        import numpy as np
+
         return np.unique(np.ascontiguousarray(states).view(np.dtype((np.void, 8 * self.words))).ravel())
 
     def _free(self, states: np.ndarray) -> list[np.ndarray]:
         """Per tile: present and free (three consecutive neighbours empty) in each state."""
+        import numpy as np
+
         m = self.m
         free = []
         for t in range(m.size):
@@ -465,6 +479,8 @@ class Closure:
 
     def _open_five(self, parents: list[int], free: list[np.ndarray]) -> tuple[int, tuple[int, ...], int] | None:
         """:meth:`first_open` for the quintessence moves, played out one state at a time (they are rare)."""
+        import numpy as np
+
         m = self.m
         kinds = [tile_ids(m.of_symbol.get(s, 0)) for s in (QUINTESSENCE, *sorted(ELEMENTS))]
         if not all(kinds):
@@ -485,6 +501,8 @@ class Closure:
 
     def _open_pair(self, states: np.ndarray, free: list[np.ndarray]) -> tuple[int, tuple[int, ...], int] | None:
         """:meth:`first_open` for the pairs and gold alone, every state at once."""
+        import numpy as np
+
         rows: list[np.ndarray] = []
         children: list[np.ndarray] = []
         move_ids: list[np.ndarray] = []
@@ -527,6 +545,8 @@ class Closure:
 
         With quintessence, each takes one of every element first (fewer of an element is dead too).
         """
+        import numpy as np
+
         m = self.m
         get = m.of_symbol.get
         fives = self._count(states, get(QUINTESSENCE, 0))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rich.table import Table
-
+from sigmar.encoders.registry import names_all
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
@@ -13,7 +12,6 @@ from .certify import ProofStore
 from .options import add_race_arguments, race_inputs
 from .race import Race, RaceOutcome
 from .report import dumps, exit_code, result_json, summary_line
-from .tables import add_text_row, table_console
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -38,12 +36,11 @@ def outcome_json(board: Board, outcome: RaceOutcome) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    boards, names = race_inputs(args)
+    boards, names = race_inputs(args, check=False)
+    optional = names if names_all(args.backend) else []  # looked at only when a board needs them
     results: list[Result] = []
-    table = Table(title=f"sigmar solve {' '.join(args.files)}")
-    for column in ("board", "status", "backend", "seconds", "detail"):
-        table.add_column(column)
-    with ProofStore(args.proof_dir) as proofs, Race(names, proofs=proofs) as race:
+    rows: list[tuple[str, ...]] = []
+    with ProofStore(args.proof_dir) as proofs, Race(names, proofs=proofs, optional=optional) as race:
         for board in boards:
             outcome = race.solve(board, args.time_limit)
             result = outcome.result
@@ -55,10 +52,24 @@ def run(args: argparse.Namespace) -> int:
                 detail = summary_line(result)
                 if outcome.wrong:
                     detail += "; WRONG: " + "; ".join(outcome.wrong.values())
-                add_text_row(table, board.name, str(result.status), result.backend, f"{result.seconds:.3f}", detail)
+                rows.append((board.name, str(result.status), result.backend, f"{result.seconds:.3f}", detail))
     if not args.json:
-        table_console().print(table)
+        print_table(f"sigmar solve {' '.join(args.files)}", rows)
     return exit_code(results)
+
+
+def print_table(title: str, rows: list[tuple[str, ...]]) -> None:
+    """The answers as a table (rich is imported here: ``--json`` does not need it)."""
+    from rich.table import Table
+
+    from .tables import add_text_row, table_console
+
+    table = Table(title=title)
+    for column in ("board", "status", "backend", "seconds", "detail"):
+        table.add_column(column)
+    for row in rows:
+        add_text_row(table, *row)
+    table_console().print(table)
 
 
 __all__ = ["run", "add_parser", "Status"]

@@ -178,19 +178,22 @@ def add_race_arguments(parser: argparse.ArgumentParser) -> None:
     add_json(parser)
 
 
-def race_inputs(args: argparse.Namespace) -> tuple[list[Board], list[str]]:
-    """The boards and backend names those commands run, with ``--sat-cmd`` applied first."""
+def race_inputs(args: argparse.Namespace, *, check: bool = True) -> tuple[list[Board], list[str]]:
+    """The boards and backend names those commands run, with ``--sat-cmd`` applied first.
+
+    ``check=False``: ``all`` names every family unchecked (the race drops the unavailable ones when a
+    board needs them, see :class:`sigmar.runners.race.Race`'s ``optional``)."""
     apply_sat_cmd(args)
-    return read_board_files(args.files), chosen_backends(args.backend)
+    return read_board_files(args.files), chosen_backends(args.backend, check=check)
 
 
 class UsageError(Exception):
     """Bad arguments discovered after parsing; exit status 2."""
 
 
-def chosen_backends(spec: str) -> list[str]:
+def chosen_backends(spec: str, *, check: bool = True) -> list[str]:
     """The backends a ``--backend`` value names, at least one available here."""
-    names = expand(spec)
+    names = expand(spec, check=check)
     if not names:
         raise UsageError("no backend is available here; see 'sigmar backends'")
     return names

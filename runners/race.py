@@ -3,6 +3,11 @@
 Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.policy`):
 
 - The count precheck answers before any backend is asked.
+- Start-up follows the work: while no board has needed more, ``search`` runs
+  in the runner's own process for the leader's head start (it finds a stuck
+  set at once, and answers most boards in milliseconds).  Only a board it does
+  not answer in that time starts the worker processes, and only then are the
+  other backends imported.
 - Every backend runs in its own worker process (:mod:`sigmar.runners.workers`);
   the workers live across the boards of a file, so solver imports are paid once.
 - ``solved`` wins when the rule engine replays the moves (``check.checked``).
@@ -20,13 +25,14 @@ Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.polic
 from __future__ import annotations
 
 import contextlib
+import signal
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from multiprocessing.connection import wait
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
@@ -36,7 +42,9 @@ from .certify import ProofStore, certify
 from .check import checked, counts_answer
 from .policy import accepted, claims_message, corroborated
 from .scores import percentile
-from .workers import Worker
+
+if TYPE_CHECKING:
+    from .workers import Worker
 
 # Niceness of the workers whose "unsolvable" cannot be checked, when some raced backend's can: on
 # 2 cores they still take idle CPU (and win solvable boards they are fastest on), but no longer
@@ -63,6 +71,12 @@ LATE_WINS_NEEDED = 3
 # other workers are paused meanwhile: the check is the likely answer, and on a loaded machine it
 # ran about twice as slowly next to three solvers as alone.
 SLOW_CHECKS = frozenset({CertificateKind.DRUP, CertificateKind.DEAD_STATES})
+
+# The backend that runs in the runner's own process before any worker is started, and how long it
+# runs there on the first board, before it has won any (afterwards: its head start).  Side-6 boards
+# take it 5-15 ms; a refutation by a stuck set about as long.
+INLINE = "search"
+FIRST_HEAD_START = 0.1
 
 
 @dataclass
@@ -91,11 +105,16 @@ class Race:
         slack: float = 0.5,
         grace: float = 0.2,
         stagger: float = 0.02,
+        optional: Iterable[str] = (),
     ) -> None:
+        """``optional``: names that are dropped, not refused, when unavailable (``all``); they are
+        looked at only when a board needs the workers, so an easy board never imports their solvers."""
         if not names:
             raise registry.UnknownBackend("no backend named")
+        self.optional = frozenset(optional)
         for name in names:
-            registry.make(name)  # unknown or unavailable names fail here, in the parent (exit 2)
+            if name not in self.optional:
+                registry.make(name)  # unknown or unavailable names fail here, in the parent (exit 2)
         self.names = list(dict.fromkeys(names))
         self.slack = slack  # seconds past the time limit allowed for a backend's own "unknown"
         self.grace = grace  # seconds a loser gets to stop before it is killed
@@ -113,6 +132,22 @@ class Race:
         self.proofs = proofs if proofs is not None else ProofStore()
         self._job = 0
         self.workers: dict[str, Worker] = {}
+        # ``search`` in this process until a board needs more (see the module's docstring); with
+        # ``stagger`` 0 everything starts at once, as asked.
+        self.inline: Any = None
+        if INLINE in self.names and stagger > 0:
+            self.inline = registry.make(INLINE)
+        else:
+            self.start_workers()
+
+    def start_workers(self) -> None:
+        """The worker processes, one per backend (once); optional backends not available here are dropped."""
+        if self.workers:
+            return
+        self.inline = None
+        self.names = [name for name in self.names if name not in self.optional or _available(name)]
+        from .workers import Worker  # here: a race that search settles in this process never needs it
+
         # A backend whose "no" is only a claim yields the CPU to those that certify theirs.
         certifying = {name for name in self.names if registry.make(name).certifies}
         try:
@@ -195,13 +230,21 @@ class Race:
         early = counts_answer(board)
         if early is not None:
             return RaceOutcome(self._certified(board, early).with_(seconds=time.perf_counter() - start))
+        inline: RaceOutcome | None = None
+        if self.inline is not None:
+            inline, settled = self._solve_inline(board, time_limit, start)
+            if settled:
+                return inline
+            self.start_workers()
         self._job += 1
         for worker in self.workers.values():
             worker.collect()  # a loser that answered since: idle again, nothing to kill
             worker.promote()  # a leader held back on the last board gets its priority back
             if worker.job_id is not None and worker.stop_sent and start - worker.stop_sent >= self.grace:
                 worker.kill()  # a loser still busy past its grace burns CPU: kill it now
-        heat = _Heat(self, board, self._job, time_limit, start)
+        heat = _Heat(self, board, self._job, time_limit, start, head_start=inline is None)
+        if inline is not None:  # a wrong answer from search in this process still counts (exit 3)
+            heat.outcome.wrong.update(inline.wrong)
         winner = heat.run()
         for name in heat.running:
             self.workers[name].ask_stop()
@@ -215,6 +258,35 @@ class Race:
         outcome.result = winner if winner is not None else self._no_winner(outcome, heat.claims, elapsed, time_limit)
         return outcome
 
+    def _solve_inline(self, board: Board, time_limit: float | None, start: float) -> tuple[RaceOutcome, bool]:
+        """``search`` in this process for its head start (alone: for the whole time limit).
+
+        The outcome, and whether it settles the board (else the workers take over).  A search
+        that overruns its budget is interrupted (:func:`_run_bounded`) and not used here again.
+        """
+        alone = len(self.names) == 1
+        budget = time_limit if alone else (self.head_start(INLINE) if self.wins[INLINE] else FIRST_HEAD_START)
+        if time_limit is not None and budget is not None:
+            budget = min(budget, time_limit)
+        outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
+        result = _run_bounded(self.inline, board, budget, self.slack)
+        if result is None:  # it overran its budget: never again in this process
+            return outcome, False
+        answer = self._certified(board, result)
+        outcome.answers[INLINE] = answer
+        if answer.wrong:
+            outcome.wrong[INLINE] = answer.message
+        seconds = time.perf_counter() - start
+        if accepted(answer):
+            self.won(INLINE, seconds)
+            outcome.result = answer.with_(seconds=seconds)
+            return outcome, True
+        if not alone:
+            return outcome, False  # unanswered or a claim: the full race runs the board again
+        claims = [answer] if answer.status is Status.UNSOLVABLE and not answer.wrong else []
+        outcome.result = self._no_winner(outcome, claims, seconds, time_limit)
+        return outcome, True
+
     def _no_winner(self, outcome: RaceOutcome, claims: list[Result], elapsed: float, limit: float | None) -> Result:
         answers = outcome.answers
         said = tuple(answers.values())
@@ -227,10 +299,10 @@ class Race:
         if outcome.wrong:
             name, message = next(iter(outcome.wrong.items()))
             return Result(Status.ERROR, name, elapsed, message=message, wrong=True)
-        if answers and len(answers) == len(self.workers) and all(a.status is Status.ERROR for a in answers.values()):
+        if answers and len(answers) == len(self.names) and all(a.status is Status.ERROR for a in answers.values()):
             message = "; ".join(a.message for a in answers.values())
             return Result(Status.ERROR, "race", elapsed, message=f"every backend failed: {message}")
-        silent = [n for n in self.workers if n not in answers]
+        silent = [n for n in self.names if n not in answers]
         parts = []
         if silent and limit is not None:
             parts.append(f"no answer from {', '.join(silent)} in {limit:g} s")
@@ -245,11 +317,14 @@ class Race:
         worker.  A backend still running ``slack`` seconds past the time limit
         is killed (its worker replaced) and reported ``unknown``.
         """
+        self.start_workers()
         start = time.perf_counter()
         self._job += 1
         job = self._job
         deadline = None if time_limit is None else start + time_limit + self.slack
         answers: dict[str, Result] = {}
+        from multiprocessing.connection import wait  # here, like the workers: not on a board search settles
+
         for name, worker in self.workers.items():
             if worker.job_id is not None or not worker.alive():
                 worker.restart()
@@ -283,6 +358,59 @@ class Race:
         return {name: answers[name] for name in self.workers}
 
 
+def _available(name: str) -> bool:
+    try:
+        registry.make(name)
+    except registry.UnknownBackend:
+        return False
+    return True
+
+
+class _Overrun(BaseException):
+    """Raised by the alarm in a backend run in this process past its budget (not an Exception: no
+    ``except Exception`` inside the backend may swallow it)."""
+
+
+def _run_bounded(backend: Any, board: Board, budget: float | None, slack: float) -> Result | None:
+    """``backend.solve`` in this process, its answer timed; None when it ran past ``budget + slack``.
+
+    The backend honours ``budget`` itself (``search`` checks its clock and ``stop()`` every 256
+    nodes).  In case it does not, a timer signal (SIGALRM) interrupts it at ``budget + slack``:
+    Python runs the handler between any two bytecodes, so no loop can hold it up.  (A thread
+    with a timed wait did the same, but cost ~6 ms a board in wake-ups on the loaded 2 cores,
+    more than the search needs for most boards.)  Away from the main thread, where no handler
+    can be set, the backend's own budget is the bound.
+    """
+    began = time.perf_counter()
+    try:
+        with _alarm(None if budget is None else budget + slack):
+            result = backend.solve(board, budget)
+    except _Overrun:
+        return None
+    except Exception as exc:  # a crashing backend is an answer
+        result = Result(Status.ERROR, INLINE, message=f"{INLINE} raised {type(exc).__name__}: {exc}")
+    return result.with_(seconds=time.perf_counter() - began)
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float | None) -> Iterator[None]:
+    """Within, :class:`_Overrun` is raised once ``seconds`` have passed (None, or not the main thread: never)."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def overrun(signum: int, frame: object) -> None:
+        raise _Overrun()
+
+    previous = signal.signal(signal.SIGALRM, overrun)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-6))
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @contextlib.contextmanager
 def _paused(workers: Iterable[Worker]) -> Iterator[None]:
     """Within, ``workers`` are stopped (SIGSTOP); they go on afterwards, however the block ends."""
@@ -299,7 +427,9 @@ def _paused(workers: Iterable[Worker]) -> Iterator[None]:
 class _Heat:
     """One board's race: which workers run it, which still finish an earlier board, and what came back."""
 
-    def __init__(self, race: Race, board: Board, job: int, time_limit: float | None, start: float) -> None:
+    def __init__(
+        self, race: Race, board: Board, job: int, time_limit: float | None, start: float, head_start: bool = True
+    ) -> None:
         self.race, self.board, self.job, self.time_limit, self.start = race, board, job, time_limit, start
         self.deadline = None if time_limit is None else start + time_limit + race.slack
         self.outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
@@ -307,7 +437,7 @@ class _Heat:
         self.waiting: set[str] = set()  # still finishing an earlier board
         self.claims: list[Result] = []  # unsolvable answers without a checked certificate
         order = race.order()
-        head_start = race.stagger > 0 and len(order) > 1 and race.wins[order[0]] > 0
+        head_start = head_start and race.stagger > 0 and len(order) > 1 and race.wins[order[0]] > 0
         self.leader = order[0]
         self.later = order[1:] if head_start else []  # released after the leader's head start
         self.late = False  # the head start ran out: a hard board
@@ -328,6 +458,8 @@ class _Heat:
 
     def run(self) -> Result | None:
         """The first accepted answer, or None when every backend answered without one or time ran out."""
+        from multiprocessing.connection import wait  # here, like the workers: not on a board search settles
+
         while self.running or self.waiting or self.later:
             now = time.perf_counter()
             if self.later and (now >= self.release_at or not (self.running or self.waiting)):

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 def add_text_row(table: Table, *cells: str) -> None:
@@ -35,6 +39,16 @@ def progress_bar() -> Progress:
     while the bar is up, and a thread holding a lock across a fork can hang
     the child; the caller refreshes after each answer.
     """
+    # Here, not at import: only the long runs show a bar.
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),

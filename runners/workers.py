@@ -6,9 +6,9 @@ to kill its process.  A worker keeps its backend instances alive between
 jobs, so a multi-board file pays the solver imports once.
 
 Start method: ``fork`` on POSIX.  The parent has already imported the
-backend modules (``registry.info`` imports them to check availability), so a
-fresh worker, and the replacement of a killed one, costs a fork and no
-imports.  Every worker still receives the parent's ``registry.FAMILIES``
+backend modules (``Race.start_workers`` makes each backend once before the
+first fork), so a fresh worker, and the replacement of a killed one, costs a
+fork and no imports.  Every worker still receives the parent's ``registry.FAMILIES``
 explicitly, so ``spawn``/``forkserver`` also work (for example with a family
 that a test registered).
 

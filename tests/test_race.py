@@ -231,6 +231,7 @@ def test_backends_that_only_claim_yield_the_cpu_to_those_that_certify() -> None:
 
     base = os.getpriority(os.PRIO_PROCESS, 0)
     with Race(["search", "cpsat"]) as race:
+        race.start_workers()  # with search among them, the workers start when a board needs them
         niceness = {name: os.getpriority(os.PRIO_PROCESS, w.pid) for name, w in race.workers.items() if w.pid}
     assert niceness == {"search": base, "cpsat": min(base + CLAIMS_ONLY_NICENESS, 19)}
     with Race(["cpsat"]) as race:  # nothing certifies: nobody is held back
@@ -344,3 +345,83 @@ def test_a_leader_that_loses_the_hard_boards_is_held_back_on_them(fakes, boards,
         race.solve(boards["pair"], 5.0)  # the next board: its own niceness again (or a fresh worker)
         assert os.getpriority(os.PRIO_PROCESS, race.workers["honest:slow"].pid) == base
         assert race.late_wins["honest"] == 1, "a win after the head start ran out counts as late"
+
+
+# -- start-up follows the work: search in this process first, workers only when a board needs them
+
+
+def test_a_board_search_answers_at_once_starts_no_worker(fakes, boards) -> None:
+    """``honest`` is never needed: search (in this process) answers within its head start."""
+    before = descendants()
+    with Race(["search", "honest"]) as race:
+        solved = race.solve(boards["pair"], 30.0)
+        stuck = race.solve(boards["stuck"], 30.0)
+        assert race.workers == {} and race.pids() == []
+        assert descendants() == before, "a process was started"
+    assert (solved.result.status, solved.result.backend, solved.result.verified) == (Status.SOLVED, "search", True)
+    assert (stuck.result.status, stuck.result.checked) == (Status.UNSOLVABLE, True)
+    assert stuck.result.certificate is not None
+
+
+def _search_gives_up(monkeypatch: pytest.MonkeyPatch, hang: bool = False) -> None:
+    """search answers ``unknown`` (at once, or only once asked to stop), here and in the workers forked from here."""
+    from sigmar.encoders.search import SearchBackend
+
+    def solve(self: SearchBackend, board: object, time_limit: float | None = None) -> Result:
+        while hang and not self._stopped:
+            time.sleep(0.01)
+        return Result(Status.UNKNOWN, self.name, message="gave up")
+
+    monkeypatch.setattr(SearchBackend, "solve", solve)
+
+
+def test_a_board_search_does_not_answer_in_its_head_start_gets_the_others(fakes, boards, monkeypatch) -> None:
+    _search_gives_up(monkeypatch)
+    with Race(["search", "honest"]) as race:
+        result = race.solve(boards["pair"], 30.0).result
+        assert set(race.workers) == {"search", "honest"} and len(race.pids()) == 2
+    assert (result.status, result.backend, result.verified) == (Status.SOLVED, "honest:dfs", True)
+
+
+def test_a_search_that_ignores_its_budget_is_stopped_in_process(fakes, boards, monkeypatch) -> None:
+    """A search past its head start (and the slack) is interrupted; the race goes on with the workers."""
+    from sigmar.runners import race as race_module
+
+    monkeypatch.setattr(race_module, "FIRST_HEAD_START", 0.0)
+    _search_gives_up(monkeypatch, hang=True)
+    with Race(["search", "honest"], slack=0.1) as race:
+        outcome = race.solve(boards["pair"], 30.0)
+        assert race.workers, "the others never started"
+    assert outcome.result.backend == "honest:dfs"
+    assert outcome.answers["honest"].status is Status.SOLVED
+
+
+def test_search_alone_runs_in_process_and_keeps_the_exit_codes(board_file: Path) -> None:
+    """``-b search`` and the default race answer in the runner's process: 0 when all are answered."""
+    for backend in ("search", "all"):
+        code = subprocess.run(
+            [sys.executable, "-m", "sigmar.runners.cli", "solve", str(board_file), "-b", backend, "--json"],
+            capture_output=True,
+            text=True,
+        )
+        lines = [json.loads(line) for line in code.stdout.splitlines()]
+        assert lines and all(line["status"] in ("solved", "unsolvable") for line in lines), code.stdout + code.stderr
+        assert code.returncode == 0, code.stderr
+
+
+def test_a_wrong_answer_from_search_in_process_is_still_wrong(fakes, boards, monkeypatch) -> None:
+    """The rule engine replays what search answers in this process too: a bad solution is exit 3."""
+    from sigmar.encoders.search import SearchBackend
+
+    def solve(self: SearchBackend, board: object, time_limit: float | None = None) -> Result:
+        return Result(Status.SOLVED, self.name, moves=())  # clears nothing
+
+    monkeypatch.setattr(SearchBackend, "solve", solve)
+    with Race(["search"]) as race:
+        alone = race.solve(boards["pair"], 30.0)
+        assert race.workers == {}
+    assert alone.result.status is Status.ERROR and alone.result.wrong and "search" in alone.wrong
+    with Race(["search", "honest"]) as race:
+        raced = race.solve(boards["pair"], 30.0)
+    assert (raced.result.status, raced.result.backend) == (Status.SOLVED, "honest:dfs")
+    assert "search" in raced.wrong
