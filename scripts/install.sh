@@ -58,7 +58,7 @@ fi
 MINIZINC_JS="$HOME/.local/share/sigmar/minizinc-js"
 if [ ! -f "$MINIZINC_JS/node_modules/minizinc/dist/minizinc-worker.js" ]; then
     if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-        apt_install nodejs npm || echo "note: could not install node and npm; minizinc:chuffed will not be available"
+        apt_install nodejs npm || true
     fi
     if command -v npm >/dev/null 2>&1; then
         mkdir -p "$MINIZINC_JS"
