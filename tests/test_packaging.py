@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import site
 import subprocess
 import sys
 import venv
@@ -28,9 +29,15 @@ def test_a_wheel_install_generates_boards_from_its_packaged_templates(tmp_path: 
     ]
     subprocess.run(build, check=True, capture_output=True, timeout=300)
     (wheel,) = wheels.glob("sigmar-*.whl")
-    # The dependencies come from this interpreter's site-packages; sigmar itself only from the wheel.
+    # The dependencies come from this interpreter's site-packages; sigmar itself only from the wheel.  When
+    # the tests run in a virtual environment (scripts/install.sh makes .venv), the "system" packages of a
+    # new venv are the base interpreter's, so a .pth file hands it this environment's site-packages too (a
+    # .pth line only adds a path: the editable install's import hook there is not run).
     venv.create(tmp_path / "env", system_site_packages=True, with_pip=False)
     python = tmp_path / "env" / "bin" / "python"
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    inner = tmp_path / "env" / "lib" / version / "site-packages"
+    (inner / "outer-environment.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)]
     subprocess.run(install, check=True, capture_output=True, timeout=300)
     where = subprocess.run(
