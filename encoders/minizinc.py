@@ -44,6 +44,7 @@ import shutil
 import subprocess
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -61,6 +62,11 @@ from sigmar.models.tiles import ELEMENTS, QUICKSILVER
 ELEMENT_KINDS = {symbol: kind for kind, symbol in enumerate(sorted(ELEMENTS), start=1)}
 
 HERE = Path(__file__).resolve().parent
+
+# The minizinc package passes MiniZinc's "model inconsistency detected" (the compiler alone
+# found the model unsatisfiable) on as a Python warning, printed on stderr over the tables;
+# the answer already says it: unsolvable.
+warnings.filterwarnings("ignore", message="model inconsistency detected")
 MODELS = {"order": HERE / "sigmar_order.mzn", "steps": HERE / "sigmar_steps.mzn"}
 GECODE_CONFIG = HERE / "sigmar-gecode.msc"
 # A `minizinc` command line on the WebAssembly MiniZinc (npm package "minizinc"), for its Chuffed.

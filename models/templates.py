@@ -7,7 +7,7 @@ Comment lines name templates as they name boards.
 
 The 43 shapes of the public ondrovo boards ship with the project as
 ``models/data/ondrovo-templates.txt``, package data (Unlicense), so generation
-works without ``../shared``.  Random shapes are unions of whole rotation
+needs no other file.  Random shapes are unions of whole rotation
 orbits, which is what gives them 2-, 3- or 6-fold symmetry.
 """
 

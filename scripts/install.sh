@@ -20,10 +20,15 @@ PYTHON=${PYTHON:-python3}
 VENV=.venv
 
 # apt-get install PACKAGES, as root or through sudo; `apt-get update` once per run.
+# Without apt-get, or without root and sudo, it says what to install by hand.
 updated=""
 apt_install() {
     local sudo_cmd=""
     if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
+    if ! command -v apt-get >/dev/null 2>&1 || { [ -n "$sudo_cmd" ] && ! command -v sudo >/dev/null 2>&1; }; then
+        echo "install.sh: cannot apt-get install $* here (no apt-get, or not root and no sudo): install them and run again" >&2
+        return 1
+    fi
     if [ -z "$updated" ]; then $sudo_cmd apt-get update -qq; updated=1; fi
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@" >/dev/null
 }
@@ -33,21 +38,27 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
     exit 2
 fi
 
+# Needed: MiniZinc with Gecode, and venv (Debian splits ensurepip out of python3).
+# Wanted: gcc and the Python headers (the C DRUP checker; without them proofs are
+# checked the slower way) and CaDiCaL (only the docs' --sat-cmd example uses it).
 need=()
+want=()
 command -v minizinc >/dev/null 2>&1 && command -v fzn-gecode >/dev/null 2>&1 || need+=(minizinc)
-command -v cc >/dev/null 2>&1 || need+=(gcc)
-command -v cadical >/dev/null 2>&1 || need+=(cadical)
-# Debian splits venv (ensurepip) and the C headers out of python3.
 "$PYTHON" -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
+command -v cc >/dev/null 2>&1 || want+=(gcc)
 "$PYTHON" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
-    || need+=(python3-dev)
+    || want+=(python3-dev)
+command -v cadical >/dev/null 2>&1 || want+=(cadical)
 if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; fi
+if [ ${#want[@]} -gt 0 ]; then
+    apt_install "${want[@]}" || echo "note: ${want[*]} not installed; sigmar works without them"
+fi
 
 # npm's "minizinc" 4.5.1 bundles MiniZinc 2.10.0 with Chuffed 0.14.0; minizinc_wasm.cjs looks for it here.
 MINIZINC_JS="$HOME/.local/share/sigmar/minizinc-js"
 if [ ! -f "$MINIZINC_JS/node_modules/minizinc/dist/minizinc-worker.js" ]; then
     if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-        apt_install nodejs npm || echo "note: could not install node and npm; minizinc:chuffed will not be available"
+        apt_install nodejs npm || true
     fi
     if command -v npm >/dev/null 2>&1; then
         mkdir -p "$MINIZINC_JS"
@@ -58,10 +69,11 @@ if [ ! -f "$MINIZINC_JS/node_modules/minizinc/dist/minizinc-worker.js" ]; then
         || echo "note: the WebAssembly MiniZinc is not installed; minizinc:chuffed will not be available"
 fi
 
-# A venv made by another interpreter (or a broken one) is made again.
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import sys' 2>/dev/null \
-    || [ "$("$VENV/bin/python" -c 'import sys; print(sys._base_executable)' 2>/dev/null)" != \
-         "$("$PYTHON" -c 'import sys; print(sys._base_executable)')" ]; then
+# A venv made by another interpreter (or a broken one) is made again.  The
+# interpreters are compared after symbolic links (Debian's python3 is a link
+# to python3.11, and a venv records the link's target).
+base_of() { "$1" -c 'import os, sys; print(os.path.realpath(sys._base_executable))' 2>/dev/null; }
+if [ ! -x "$VENV/bin/python" ] || [ "$(base_of "$VENV/bin/python")" != "$(base_of "$PYTHON")" ]; then
     rm -rf "$VENV"
     "$PYTHON" -m venv "$VENV"
 fi

@@ -1,31 +1,29 @@
-"""Shared fixtures: where the bundled instances and the optional ../shared data live."""
+"""Shared fixtures: where the bundled instances live, and the public boards read once."""
 
 from __future__ import annotations
 
 import random
 import time
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 import pytest
 from hypothesis import strategies as st
 
 from sigmar.models.board import Board, Tile
-from sigmar.models.boardfile import parse_boards
+from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.hexgrid import cells
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = ROOT / "instances"
-SHARED = ROOT.parent / "shared"
+PUBLIC_SETS = ("hexmatch-easy.txt.xz", "hexmatch-hard.txt.xz", "ondrovo-2048.txt.xz")  # in instances/
 
 
-@pytest.fixture
-def shared_data() -> Path:
-    """../shared/data, or a skip that says why."""
-    data = SHARED / "data"
-    if not data.is_dir():
-        pytest.skip(f"{data} is absent: the public board set ships beside the project, not in it")
-    return data
+@cache
+def public_boards(name: str) -> list[Board]:
+    """One of the public board sets that ship in instances/ (read once per test process: 10,000 boards take 2 s)."""
+    return read_boards(INSTANCES / name)
 
 
 # -- the runner tests' tiny boards and fake backends (tests/broken_backend.py)

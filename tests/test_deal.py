@@ -14,7 +14,7 @@ from sigmar.models.hexgrid import cells, distance
 from sigmar.models.rules import count_problem
 from sigmar.models.templates import CENTRE, full_template, ondrovo_templates
 from sigmar.runners import cli
-from tests.conftest import SHARED
+from tests.conftest import public_boards
 
 STANDARD = Counter("a" * 8 + "e" * 8 + "f" * 8 + "w" * 8 + "s" * 4 + "v" * 4 + "m" * 4 + "q" * 5 + "123456")
 
@@ -91,13 +91,15 @@ def test_bad_deals_are_refused() -> None:
         deal("uniform", 7, 0, 0, ondrovo_templates()[0])
 
 
-def test_the_bundled_templates_are_the_public_ones() -> None:
-    public = SHARED / "templates" / "ondrovo-templates.txt"
-    if not public.exists():
-        pytest.skip(f"{public} is absent: the public templates ship beside the project, not in it")
-    from sigmar.models.templates import read_templates
-
-    assert [t.cells for t in read_templates(public)] == [t.cells for t in ondrovo_templates()]
+def test_the_bundled_templates_are_the_shapes_of_the_public_ondrovo_boards() -> None:
+    """In order of first use over the 2,048 boards, each template's comment giving its count and first boards."""
+    uses: dict[frozenset, list[int]] = {}
+    for index, board in enumerate(public_boards("ondrovo-2048.txt.xz")):
+        uses.setdefault(frozenset(t.cell for t in board.tiles), []).append(index)
+    templates = ondrovo_templates()
+    assert [t.cells for t in templates] == list(uses)
+    for template, boards in zip(templates, uses.values(), strict=True):
+        assert template.name.endswith(f": {len(boards)} boards, first seeds {boards[:5]}"), template.name
 
 
 def test_generate_deal_writes_named_boards_that_load(tmp_path: Path) -> None:

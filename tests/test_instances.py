@@ -11,7 +11,7 @@ from sigmar.models.boardfile import format_boards, read_boards
 from sigmar.models.rules import count_problem, verify
 from sigmar.models.static import static_problem
 from tests.bruteforce import solve_by_brute_force
-from tests.conftest import INSTANCES
+from tests.conftest import INSTANCES, PUBLIC_SETS, public_boards
 
 SMALL = read_boards(INSTANCES / "small.txt")
 EXPECTED = re.compile(r"\[(solvable|unsolvable: (counts|static|search))\]$")
@@ -55,10 +55,25 @@ def test_public_samples_have_the_sizes_the_readme_says() -> None:
     assert len(read_boards(INSTANCES / "real-game.txt")) == 2
 
 
-def test_every_public_board_parses(shared_data: Path) -> None:
-    total = 0
-    for path in sorted(shared_data.glob("*.txt")):
-        boards = read_boards(path)
+def test_every_public_board_parses() -> None:
+    total = len(read_boards(INSTANCES / "real-game.txt"))
+    for name in PUBLIC_SETS:
+        boards = public_boards(name)
         total += len(boards)
-        assert all(count_problem(b) is None for b in boards), path
+        assert all(len(b) == 55 and b.gold == "6" and count_problem(b) is None for b in boards), name
+        assert len({b.name for b in boards}) == len(boards), f"{name}: board names must be unique"
     assert total == 22048 + 2  # hexmatch 2 x 10,000, ondrovo 2,048, real game 2
+
+
+def test_the_bundled_samples_are_taken_from_the_public_sets() -> None:
+    samples = ("hexmatch-easy-100.txt", "hexmatch-hard-100.txt", "ondrovo-100.txt")
+    for sample, name in zip(samples, PUBLIC_SETS, strict=True):
+        public = {b.name: b.tiles for b in public_boards(name)}
+        assert all(public[b.name] == b.tiles for b in read_boards(INSTANCES / sample)), sample
+
+
+@pytest.mark.parametrize("name", ["hexmatch-easy-quintessence.txt.xz", "hexmatch-hard-quintessence.txt.xz"])
+def test_every_public_variant_board_parses(name: str) -> None:
+    boards = read_boards(INSTANCES / name)
+    assert len(boards) == 10_000
+    assert all(b.counts["x"] == 2 and count_problem(b) is None for b in boards)

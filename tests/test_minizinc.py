@@ -491,3 +491,19 @@ def test_asyncio_notes_on_a_late_solver_exit_stay_off_stderr() -> None:
         logger.removeHandler(handler)
     assert [record.getMessage() for record in records] == ["Task was destroyed but it is pending!"]
     assert len(logger.filters) == 1
+
+
+def test_a_model_the_compiler_refutes_prints_no_warning(tmp_path: Path) -> None:
+    """MiniZinc's "model inconsistency detected" is the answer (unsolvable), not a Python warning over the tables."""
+    import sys
+
+    from sigmar.models.boardfile import format_boards
+
+    (ringed,) = [b for b in read_boards(INSTANCES / "small.txt") if b.name.startswith("lead ringed")]
+    path = tmp_path / "ringed.txt"
+    path.write_text(format_boards([ringed]))
+    main = "import sys; from sigmar.runners.cli import main; sys.exit(main(sys.argv[1:]))"
+    run = [sys.executable, "-c", main, "solve", "-b", "minizinc", "--json", str(path)]
+    done = subprocess.run(run, capture_output=True, text=True, timeout=120)
+    assert "claimed unsolvable" in done.stdout, done  # alone, MiniZinc's refutation is a claim (exit 1, unknown)
+    assert "inconsistency" not in done.stderr and "Warning" not in done.stderr, done.stderr

@@ -14,9 +14,9 @@ from sigmar.models.hexgrid import cells
 from sigmar.models.rules import count_problem
 from sigmar.models.static import static_problem, stuck_set, unsolvable_reason
 from tests.bruteforce import solve_by_brute_force
+from tests.conftest import PUBLIC_SETS, public_boards
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 PAIRS = ("aa", "ee", "ff", "ww", "sa", "sw", "ss", "vm", "vm")
 
 
@@ -114,10 +114,8 @@ def test_never_fires_on_bundled_solvable_boards(name: str) -> None:
 
 
 def test_never_fires_on_a_sample_of_public_boards() -> None:
-    if not SHARED.is_dir():
-        pytest.skip(f"the public data set is not here ({SHARED})")
     rng = random.Random(1)
-    for path in sorted((SHARED / "data").glob("*.txt")):
-        boards = read_boards(path)
-        for board in rng.sample(boards, min(150, len(boards))):
-            assert unsolvable_reason(board) is None, f"{path.name}: {board.name}"
+    for name in PUBLIC_SETS:
+        boards = public_boards(name)
+        for board in rng.sample(boards, 150):
+            assert unsolvable_reason(board) is None, f"{name}: {board.name}"
