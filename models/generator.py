@@ -38,7 +38,7 @@ from .facts import facts_of, ring_ids
 from .hexgrid import Hex
 from .result import Move
 from .rules import count_problem
-from .static import static_problem
+from .stuck_sets import static_problem
 from .templates import Template, random_template
 from .tiles import METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
@@ -316,7 +316,7 @@ def deadlocked(board: Board, rng: random.Random, name: str = "") -> Board | None
 
     Two opposite ring neighbours blocked leave no three consecutive open
     ones (every run of three around a six-ring holds one of an opposite
-    pair).  Counts are unchanged, so only the stuck-set argument (``sigmar.models.static``,
+    pair).  Counts are unchanged, so only the stuck-set argument (``sigmar.models.stuck_sets``,
     rule (c) for the lowest metal) refutes it.
     None when no tile has two opposite neighbours or blockers are short.
     """

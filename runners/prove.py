@@ -11,7 +11,7 @@ one checked wins (SPEC §5):
   (``drup``).
 
 Either way the runner writes the files and checks them with code that shares
-nothing with the backend that found them (:mod:`sigmar.runners.certify`);
+nothing with the backend that found them (:mod:`sigmar.runners.checking.certify`);
 a DRUP proof also goes to the verified ``drup`` checker when it is small.
 A certificate that fails its check makes the answer wrong (exit status 3):
 a backend or the checker has a bug, and a person must look.
@@ -31,9 +31,9 @@ from typing import Any
 from sigmar.models.board import Board
 from sigmar.models.result import CertificateKind, Result, Status
 
-from . import rup_check
-from .certify import ProofStore
-from .check import run_checked
+from .checking import rup_check
+from .checking.certify import ProofStore
+from .checking.replay import run_checked
 from .race import Race
 
 # python-sat solvers that log a DRUP proof in process (the cnf backend's ``cnf:NAME``).

@@ -34,7 +34,7 @@ from sigmar.encoders.registry import expand
 from sigmar.models.board import Board
 from sigmar.models.deal import deal
 from sigmar.models.result import Status
-from sigmar.runners.certify import ProofStore
+from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.race import Race
 
 

@@ -23,8 +23,8 @@ from typing import Any
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula
-from sigmar.encoders.cnf_default import build as build_default
-from sigmar.encoders.cnf_default import windows
+from sigmar.encoders.cnf.default import build as build_default
+from sigmar.encoders.cnf.default import windows
 from sigmar.encoders.registry import info, make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import read_boards
@@ -193,7 +193,7 @@ def main() -> int:
     # 0b. the backend end to end (encode + solve + rule-engine check), boards 1000.. of the public sets
     if "backend" in sections:
         from sigmar.encoders.cnf import CnfBackend
-        from sigmar.runners.check import run_checked
+        from sigmar.runners.checking.replay import run_checked
 
         print("\n## cnf backend end to end (encode, solve, replay)\n")
         print("| set | boards | solved and verified | seconds (median) | seconds (max) |")

@@ -30,7 +30,7 @@ from sigmar.models.boardfile import read_boards
 from sigmar.models.generator import deadlocked
 from sigmar.models.result import Status
 from sigmar.models.rules import count_problem
-from sigmar.runners.check import checked
+from sigmar.runners.checking.replay import checked
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

@@ -28,8 +28,8 @@ from pathlib import Path
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.solution import parse_solutions, to_moves
-from sigmar.runners.drawing import board_svg
-from sigmar.runners.pages import replay_page
+from sigmar.runners.render.board_pages import replay_page
+from sigmar.runners.render.svg import board_svg
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data" / "hexmatch-easy.txt"

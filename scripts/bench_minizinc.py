@@ -32,7 +32,7 @@ from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.deal import deal
 from sigmar.models.generator import deadlocked
-from sigmar.runners.check import run_checked
+from sigmar.runners.checking.replay import run_checked
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

@@ -23,9 +23,9 @@ from bench_output import publish
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula, proof_text
-from sigmar.encoders.cnf_formula import Formula
+from sigmar.encoders.cnf.formula import Formula
 from sigmar.models.deal import deal
-from sigmar.runners.rup_check import check_proof
+from sigmar.runners.checking.rup_check import check_proof
 
 # The slowest DRUP refutations of `sigmar survey --deal dense --seed 1` on sides 7 and 8.
 DEFAULT_DEALS = "7:228,7:355,7:554,7:619,7:959,8:212,8:338,8:588,8:710,8:844,8:890,8:924,8:455"

@@ -36,7 +36,7 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
-from sigmar.runners.check import counts_answer, run_checked
+from sigmar.runners.checking.replay import counts_answer, run_checked
 from sigmar.runners.race import Race
 
 

@@ -42,9 +42,9 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
-from sigmar.runners.check import checked, counts_answer
+from sigmar.runners.checking.replay import checked, counts_answer
 from sigmar.runners.race import Race
-from sigmar.runners.scores import percentile
+from sigmar.runners.render.scores import percentile
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hexmatch-easy.txt"
 

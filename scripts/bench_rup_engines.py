@@ -25,8 +25,8 @@ from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula, proof_text
 from sigmar.models.deal import deal
-from sigmar.runners import rup_check
-from sigmar.runners.certcheck import check_drup
+from sigmar.runners.checking import rup_check
+from sigmar.runners.checking.certificate_files import check_drup
 
 # The slowest DRUP refutations of `sigmar survey --deal dense --seed 1` on sides 7 and 8.
 DEFAULT_DEALS = "7:228,7:355,8:212,8:338,8:455,8:890"

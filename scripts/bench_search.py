@@ -31,13 +31,13 @@ import time
 from pathlib import Path
 
 from sigmar.encoders.search import SearchBackend
-from sigmar.encoders.search_engine import ORDERS
+from sigmar.encoders.search.engine import ORDERS
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import read_boards
 from sigmar.models.hexgrid import cells, ring_neighbours
 from sigmar.models.result import Result
 from sigmar.models.templates import ondrovo_templates
-from sigmar.runners.check import checked
+from sigmar.runners.checking.replay import checked
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

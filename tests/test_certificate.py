@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from sigmar.encoders.registry import make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import format_board, read_boards
-from sigmar.models.certificate import (
+from sigmar.models.certificate_checker import (
     CertificateError,
     Masks,
     check_counts,
@@ -26,7 +26,7 @@ from sigmar.models.certificate import (
 from sigmar.models.hexgrid import cells
 from sigmar.models.result import Status
 from sigmar.models.rules import Position
-from sigmar.runners.certcheck import check_certificate
+from sigmar.runners.checking.certificate_files import check_certificate
 from sigmar.runners.cli import main
 from tests.bruteforce import dead_states_text, is_solvable
 from tests.conftest import small_boards

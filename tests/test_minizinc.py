@@ -457,7 +457,7 @@ def test_asyncio_notes_on_a_late_solver_exit_stay_off_stderr() -> None:
     """The notes asyncio logs when a stopped solver ends after its loop closed are dropped; others are kept."""
     import logging
 
-    from sigmar.encoders.minizinc_driver import quiet_late_exits
+    from sigmar.encoders.minizinc.driver import quiet_late_exits
 
     quiet_late_exits()
     quiet_late_exits()  # once per process: a second call adds no second filter

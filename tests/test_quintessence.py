@@ -9,13 +9,13 @@ import pytest
 from sigmar.encoders.registry import make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards
-from sigmar.models.certificate import Masks, stuck_verdict
+from sigmar.models.certificate_checker import Masks, stuck_verdict
 from sigmar.models.hexgrid import cells
 from sigmar.models.result import Move, Status
 from sigmar.models.rules import Position, count_problem, verify
-from sigmar.runners.certcheck import check_certificate
-from sigmar.runners.certify import ProofStore, certify
-from sigmar.runners.check import checked
+from sigmar.runners.checking.certificate_files import check_certificate
+from sigmar.runners.checking.certify import ProofStore, certify
+from sigmar.runners.checking.replay import checked
 from tests.bruteforce import solve_by_brute_force
 from tests.test_certificate import first_escape
 

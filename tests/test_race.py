@@ -16,7 +16,7 @@ import pytest
 from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import verify
 from sigmar.runners import cli
-from sigmar.runners.policy import corroborate
+from sigmar.runners.checking.trust import corroborate
 from sigmar.runners.race import Race
 from sigmar.runners.workers import Worker
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sigmar.encoders.search import SearchBackend
-from sigmar.encoders.search_engine import ORDERS, Engine, luby
+from sigmar.encoders.search.engine import ORDERS, Engine, luby
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.hexgrid import cells
