@@ -94,7 +94,9 @@ def fingerprint(sigmar: str) -> dict[str, Any]:
             run(sigmar, "encode", str(boards), "--to", target, "-o", str(folder / f"out.{suffix}"))
             out[target] = hashed_files(folder)
         out["generate"] = [sha(run(sigmar, "generate", *args).encode()) for args in GENERATE]
-        answers = [json.loads(line) for line in run(sigmar, "solve", "--json", "-b", "search", str(boards)).splitlines()]
+        answers = [
+            json.loads(line) for line in run(sigmar, "solve", "--json", "-b", "search", str(boards)).splitlines()
+        ]
         out["solve"] = [sha(json.dumps(untimed(a), sort_keys=True).encode()) for a in answers]
         out["nodes"] = [a.get("statistics", {}).get("nodes") for a in answers]
         out["statuses"] = [a["status"] for a in answers]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 from pathlib import Path
 
 from sigmar.models.board import Board
@@ -74,9 +75,17 @@ def write_files(args: argparse.Namespace, boards: list[Board], played: dict[str,
         if board.name in moves:
             page = replay_page(board, moves[board.name], f"Solution from {args.solution}.")
         else:
-            from ..render.proof_page import explain
-
             page, result = explain(board, args.time_limit)
             results.append(result)
         write(html_paths[index], page)
     return exit_code(results)
+
+
+def explain(board: Board, time_limit: float) -> tuple[str, Result]:
+    """The page for a board given without a solution, and the answer it draws (for the exit status)."""
+    from ..prove import prove  # the race behind prove is only started for ``--html`` without a solution
+    from ..render.proof_page import page_for
+
+    with tempfile.TemporaryDirectory(prefix="sigmar-show-") as folder:
+        proved = prove(board, time_limit, proof_dir=Path(folder), corroborate_limit=None)
+        return page_for(board, proved.result, time_limit), proved.result

@@ -1,4 +1,4 @@
-"""The page ``show --html`` writes for a board given without a solution: ask ``prove``, draw its answer.
+"""The page ``show --html`` writes for a board given without a solution: ``prove``'s answer, drawn.
 
 A solvable board is solved and replayed; an unsolvable one shows its checked
 certificate: a stuck set marked tile by tile, or the size of the dead states or
@@ -7,7 +7,6 @@ the DRUP proof that a person cannot read on a board anyway.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from sigmar.models.board import Board
@@ -16,16 +15,7 @@ from sigmar.models.hexgrid import from_rowcol
 from sigmar.models.result import CertificateKind, Result, Status
 
 from ..checking.trust import accepted
-from ..prove import prove
 from .board_pages import replay_page, stuck_page, verdict_page
-
-
-def explain(board: Board, time_limit: float) -> tuple[str, Result]:
-    """The page for ``board`` and the answer it draws (for the exit status)."""
-    with tempfile.TemporaryDirectory(prefix="sigmar-show-") as folder:
-        proved = prove(board, time_limit, proof_dir=Path(folder), corroborate_limit=None)
-        result = proved.result
-        return page_for(board, result, time_limit), result
 
 
 def page_for(board: Board, result: Result, time_limit: float) -> str:
