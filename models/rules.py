@@ -142,7 +142,7 @@ class Position:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class ReplayVerdict:
     """The rule engine's judgement of a move sequence.
 
     ``move_number`` counts from 1 and names the first bad move (0 when every
@@ -163,18 +163,18 @@ class Verdict:
         return f"invalid: move {self.move_number}: {self.fault.value}: {self.detail}"
 
 
-def verify(board: Board, moves: list[Move] | tuple[Move, ...]) -> Verdict:
+def verify(board: Board, moves: list[Move] | tuple[Move, ...]) -> ReplayVerdict:
     """Replay ``moves`` from the start; valid only when every move is legal and the board ends empty."""
     position = Position.start(board)
     for number, move in enumerate(moves, start=1):
         why = position.why_illegal(move)
         if why is not None:
-            return Verdict(False, number, why.fault, why.detail)
+            return ReplayVerdict(False, number, why.fault, why.detail)
         position = Position(board, position.occupied - set(move.cells))
     if not position.is_clear:
         left = len(position.occupied)
-        return Verdict(False, 0, Fault.TILES_LEFT, f"{left} tile{'s' if left != 1 else ''} left")
-    return Verdict(True)
+        return ReplayVerdict(False, 0, Fault.TILES_LEFT, f"{left} tile{'s' if left != 1 else ''} left")
+    return ReplayVerdict(True)
 
 
 def count_problem(board: Board) -> str | None:

@@ -107,7 +107,7 @@ class Prover:
             return Proved(result, details=details)
         if result.certificate is not None and result.certificate.kind is CertificateKind.COUNTS:
             return Proved(result, details=details)
-        answers, solution = corroborate(board, self.corroborate_limit)
+        answers, solution = ask_corroborators(board, self.corroborate_limit)
         if solution is not None:
             kind = result.certificate.kind if result.certificate else "no"
             message = (
@@ -131,7 +131,7 @@ def drup_second_opinion(drup_path: Path) -> str:
     return rup_check.second_opinion(clauses, steps)
 
 
-def corroborate(board: Board, time_limit: float) -> tuple[dict[str, str], Result | None]:
+def ask_corroborators(board: Board, time_limit: float) -> tuple[dict[str, str], Result | None]:
     """Each available corroborator's status, and a verified solution if one of them found it."""
     from sigmar.encoders.registry import info, make
 

@@ -24,7 +24,7 @@ from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula
 from sigmar.encoders.cnf.default import build as build_default
-from sigmar.encoders.cnf.default import windows
+from sigmar.encoders.cnf.default import leave_step_bounds
 from sigmar.encoders.registry import info, make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import read_boards
@@ -91,7 +91,7 @@ def swapped_unsolvable(boards: list[Board], want: int, seed: int) -> list[Board]
             swapped[i], swapped[j] = Tile(tiles[i].cell, tiles[j].symbol), Tile(tiles[j].cell, tiles[i].symbol)
             candidate = Board(board.dim, tuple(swapped), f"{board.name} swap {i},{j}")
             K = facts_of(candidate).horizon
-            early, late = windows(candidate, K)
+            early, late = leave_step_bounds(candidate, K)
             if any(first > last for first, last in zip(early, late, strict=True)):
                 continue  # refuted by reachability alone: too easy to time a solver on
             answer, _, _ = timed_solve(build_formula(candidate).clauses, "glucose4", 60)

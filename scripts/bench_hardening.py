@@ -1,6 +1,6 @@
 """What the hardening of issue 18 costs and bounds: the guard's start-up, and rup_check's peak memory.
 
-1. The guard (encoders/guard.py) runs in front of every ``minizinc`` and
+1. The guard (encoders/processes/guard.py) runs in front of every ``minizinc`` and
    ``--sat-cmd`` process.  Measured: wall time of ``true`` started directly
    and under the guard, median of ``--repeats`` runs each; and the MiniZinc
    backend's seconds per board with and without it (``--minizinc-boards``).

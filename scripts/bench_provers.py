@@ -4,7 +4,7 @@ The race's price of a DRUP certificate is the solve, the proof handed over as te
 its check; the three differ by solver (CaDiCaL's proofs check fastest here, but
 python-sat takes seconds to hand over their text).  For each dense deal: the board's
 default CNF, each solver with a DRUP proof (``--rounds`` times, the order alternating),
-the proof checked by runners/rup_check.py.  Prints a table of medians and writes
+the proof checked by runners/checking/rup_check.py.  Prints a table of medians and writes
 results/bench_provers.json and .md.
 
     python scripts/bench_provers.py                    # the 13 slowest side-7/8 refutations of survey seed 1

@@ -1,9 +1,9 @@
 """The DRUP checker's two engines on Glucose refutations of hard dense deals.
 
 For each deal: the board's default CNF, Glucose 4 with a DRUP proof, then the proof
-checked by each engine of runners/rup_check.py, the engines taking turns (``--rounds``
+checked by each engine of runners/checking/rup_check.py, the engines taking turns (``--rounds``
 times each, the order alternating), and the whole certificate check
-(``certcheck.check_drup``: the board re-encoded beside the check).  Prints a table of
+(``certificate_files.check_drup``: the board re-encoded beside the check).  Prints a table of
 medians and writes results/bench_rup_engines.json and .md.
 
     python scripts/bench_rup_engines.py                       # the slowest side-7/8 refutations of survey seed 1

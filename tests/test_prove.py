@@ -287,7 +287,7 @@ def test_a_corroborating_solution_against_a_refuted_cnf_is_reported(monkeypatch:
 
     board = unsolvable_without_static_reason(5)
     fake = Result(Status.SOLVED, "fake", 0.0, verified=True)
-    monkeypatch.setattr(engine, "corroborate", lambda b, limit: ({"fake": "solved"}, fake))
+    monkeypatch.setattr(engine, "ask_corroborators", lambda b, limit: ({"fake": "solved"}, fake))
     proved = prove(board, 60, corroborate_limit=1.0)
     assert proved.result.wrong and "checker is wrong" in proved.result.message
     assert proved.corroboration == {"fake": "solved"} and exit_code([proved.result]) == 3

@@ -10,9 +10,9 @@ sub-name is ``[VARIANT+]SOLVER`` or ``VARIANT``:
 - ``cnf:external``, ``cnf:thesis+external``: an external DIMACS solver, the command
   taken from ``$SIGMAR_SAT_CMD`` (or ``CnfBackend(sub, sat_cmd="kissat")``).
 
-Encoding variants: ``default`` (ours, :mod:`cnf_default`), ``steps`` (the
+Encoding variants: ``default`` (ours, :mod:`.default`), ``steps`` (the
 same with one move per step, a classic timestep encoding kept for comparison), ``thesis``
-(:mod:`cnf_thesis`, with one repaired horizon), ``thesis-literal`` (the
+(:mod:`.thesis`, with one repaired horizon), ``thesis-literal`` (the
 thesis exactly as printed, which is unsatisfiable on every board with gold;
 kept to show why the repair is needed).
 """
@@ -70,7 +70,7 @@ def build_formula(
 ) -> Formula:
     """The CNF of one board.  UNSAT of ``default`` or ``thesis`` means the board is unsolvable.
 
-    ``should_stop`` (our encodings only) ends a long build early with ``cnf_default.BuildStopped``.
+    ``should_stop`` (our encodings only) ends a long build early with ``default.BuildStopped``.
     """
     if variant == "default":
         from .default import build

@@ -62,7 +62,7 @@ def freeing_windows(board: Board) -> list[tuple[tuple[int, ...], ...] | None]:
     return [None if runs == ((),) else runs for runs in facts_of(board).minimal_windows]
 
 
-def windows(board: Board, K: int) -> tuple[list[int], list[int]]:
+def leave_step_bounds(board: Board, K: int) -> tuple[list[int], list[int]]:
     """Earliest and latest leave step of each tile (``K + 1`` earliest: it can never leave).
 
     Both are fixpoints of sound bounds: a tile leaves after every tile of some
@@ -182,7 +182,7 @@ class _Builder:
         self.options = options
         self.n = n = facts.size
         self.K = K = facts.horizon
-        self.early, self.late = windows(board, K) if options.prune else ([1] * n, [K] * n)
+        self.early, self.late = leave_step_bounds(board, K) if options.prune else ([1] * n, [K] * n)
         self.sets = freeing_windows(board)
         self.metals = list(facts.metal_chain)
         self.gold_tile = self.metals[-1] if self.metals else None

@@ -29,7 +29,7 @@ backend loads it by path, so nothing global is changed.
 Solving runs asynchronously: at the time limit, on :meth:`stop` or on
 KeyboardInterrupt the task is cancelled, and the ``minizinc`` package then
 terminates the driver.  ``minizinc`` runs under a guard process
-(:mod:`minizinc_driver`), which kills ``fzn-gecode`` and removes the run's
+(:mod:`.driver`), which kills ``fzn-gecode`` and removes the run's
 temporary files however ``minizinc`` or the worker above it ends.
 """
 

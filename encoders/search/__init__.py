@@ -30,7 +30,7 @@ from sigmar.models.rules import count_problem
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """``order``: the move order (``search_engine.ORDERS``); the rest switch pruning rules off, to measure them."""
+    """``order``: the move order (``engine.ORDERS``); the rest switch pruning rules off, to measure them."""
 
     order: str = "restarts"
     safe: bool = True

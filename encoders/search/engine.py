@@ -1,7 +1,7 @@
 """The search engine behind the ``search`` backend: depth-first search over bitmask states.
 
-In four modules: ``search_state`` (the board's masks and counters), ``search_moves``
-(move generation and orders), ``search_pruning`` (locked metals, stuck sets) and this
+In four modules: ``state`` (the board's masks and counters), ``moves``
+(move generation and orders), ``pruning`` (locked metals, stuck sets) and this
 one (the depth-first search with its dead table and restarts).
 
 Glossary (the board's terms are those of ``sigmar.models.facts``: window, partners, metal chain):

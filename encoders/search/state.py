@@ -1,4 +1,4 @@
-"""The search engine's state: one board's masks and counters (see ``search_engine`` for the glossary)."""
+"""The search engine's state: one board's masks and counters (see ``engine`` for the glossary)."""
 
 from __future__ import annotations
 

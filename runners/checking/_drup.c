@@ -1,4 +1,4 @@
-/* A backward DRUP checker that honours deletions: the C core of runners/rup_check.py.
+/* A backward DRUP checker that honours deletions: the C core of runners/checking/rup_check.py.
  *
  * Why it exists: checking a Glucose refutation of a side-8 board with
  * python-sat's propagation (which cannot delete a clause, and checks every

@@ -1,4 +1,4 @@
-"""Types of the C core of rup_check (runners/_drup.c)."""
+"""Types of the C core of rup_check (runners/checking/_drup.c)."""
 
 from mmap import mmap
 

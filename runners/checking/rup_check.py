@@ -11,7 +11,7 @@ alone, with every lemma it rests on checked.
 
 Two engines do the propagation, neither of them the prover's:
 
-- ``c`` (runners/_drup.c, built at install): its own two-watched-literal
+- ``c`` (runners/checking/_drup.c, built at install): its own two-watched-literal
   propagation, which honours deletions, so the clause database stays the
   size the prover had; and it checks backward, as drat-trim does: the
   proof is applied up to its first conflict, then only the lemmas that
@@ -46,7 +46,7 @@ try:
     from sigmar.runners.checking import _drup
 except ImportError as _exc:  # no C compiler at install time: the pysat engine checks alone
     _drup = None
-    _DRUP_MISSING = f"the C checker (runners/_drup.c) is not built: {_exc}"
+    _DRUP_MISSING = f"the C checker (runners/checking/_drup.c) is not built: {_exc}"
 else:
     _DRUP_MISSING = ""
 

@@ -31,7 +31,7 @@ def accepted(answer: Result) -> bool:
     return answer.status is Status.UNSOLVABLE and answer.checked
 
 
-def corroborate(first: Result, second: Result) -> Result:
+def corroborated_pair(first: Result, second: Result) -> Result:
     """Two unsolvable claims from different families, reported as one ``corroborated`` answer."""
     why = first.explanation or f"{first.reason} from {first.backend}"
     return Result(
@@ -49,7 +49,7 @@ def corroborated(claims: Iterable[Result]) -> Result | None:
     for i, first in enumerate(unsolvable):
         for second in unsolvable[i + 1 :]:
             if family_of(first.backend) != family_of(second.backend):
-                return corroborate(first, second).with_(seconds=second.seconds)
+                return corroborated_pair(first, second).with_(seconds=second.seconds)
     return None
 
 

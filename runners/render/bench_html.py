@@ -33,7 +33,7 @@ HARDEST = 6  # boards in "the hardest boards"
 
 @dataclass
 class Report:
-    """What the page shows; built by ``cmd_bench`` from the bench's result."""
+    """What the page shows; built by ``sigmar bench`` (runners/cli/bench.py) from the bench's result."""
 
     title: str
     header: list[str]
@@ -61,7 +61,7 @@ def png_tag(png: bytes, alt: str) -> str:
 
 
 def hardest_boards_html(names: list[str], boards: Mapping[str, Board]) -> str:
-    """The hardest boards drawn (``runners/drawing.py``), each with its name."""
+    """The hardest boards drawn (``runners/render/svg.py``), each with its name."""
     from .svg import board_svg
 
     items = []
