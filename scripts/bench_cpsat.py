@@ -67,6 +67,37 @@ def run_one(sub: str, workers: int, board: Board, time_limit: float) -> dict[str
     }
 
 
+def swapped_unsolvable(solvable: list[Board], args: argparse.Namespace, rng: random.Random) -> tuple[list[Board], int]:
+    """Boards with two tiles of different kinds swapped, kept when the order model refutes them; and the tries."""
+    made: list[Board] = []
+    attempts = 0
+    while len(made) < args.unsolvable and attempts < 50 * max(args.unsolvable, 1):
+        attempts += 1
+        base = rng.choice(solvable)
+        a, b = rng.sample(range(len(base.tiles)), 2)
+        if base.tiles[a].symbol == base.tiles[b].symbol:
+            continue
+        board = swapped(base, a, b, f"{base.name} swap {a},{b}")
+        if count_problem(board) is not None:
+            continue
+        answer = CpsatBackend("order", num_workers=2).solve(board, args.time_limit)
+        if answer.status is Status.UNSOLVABLE:
+            made.append(board)
+    return made, attempts
+
+
+def deadlock_boards(solvable: list[Board], count: int, rng: random.Random) -> list[Board]:
+    """Up to ``count`` boards deadlocked around their lowest metal."""
+    deadlocks: list[Board] = []
+    for k in range(count * 5):
+        if len(deadlocks) >= count:
+            break
+        board = deadlocked(rng.choice(solvable), rng, f"deadlock {k}")
+        if board is not None:
+            deadlocks.append(board)
+    return deadlocks
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20, help="first N boards of each public set")
@@ -96,28 +127,9 @@ def main() -> int:
     CpsatBackend("order").solve(solvable[0])  # warm up the solver library once
 
     # Data: unsolvable boards, two tiles of different kinds swapped, kept when the order model refutes.
-    made: list[Board] = []
-    attempts = 0
-    while len(made) < args.unsolvable and attempts < 50 * max(args.unsolvable, 1):
-        attempts += 1
-        base = rng.choice(solvable)
-        a, b = rng.sample(range(len(base.tiles)), 2)
-        if base.tiles[a].symbol == base.tiles[b].symbol:
-            continue
-        board = swapped(base, a, b, f"{base.name} swap {a},{b}")
-        if count_problem(board) is not None:
-            continue
-        answer = CpsatBackend("order", num_workers=2).solve(board, args.time_limit)
-        if answer.status is Status.UNSOLVABLE:
-            made.append(board)
+    made, attempts = swapped_unsolvable(solvable, args, rng)
     groups["unsolvable (swap)"] = made
-    deadlocks: list[Board] = []
-    for k in range(args.deadlocks * 5):
-        if len(deadlocks) >= args.deadlocks:
-            break
-        board = deadlocked(rng.choice(solvable), rng, f"deadlock {k}")
-        if board is not None:
-            deadlocks.append(board)
+    deadlocks = deadlock_boards(solvable, args.deadlocks, rng)
     groups["deadlock"] = deadlocks
     print(f"made {len(made)} unsolvable boards in {attempts} swaps, {len(deadlocks)} deadlock boards", flush=True)
 

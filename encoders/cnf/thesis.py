@@ -48,7 +48,7 @@ PADDING = -1
 HIDDEN_KEY = -2
 
 
-def build(board: Board, literal: bool = False) -> Formula:
+def build(board: Board, literal: bool = False) -> Formula:  # noqa: C901 - formulas (1)-(12) read in the thesis's order, one block each, so the code can be held against the paper line by line
     """Formulas (1)-(12); ``literal`` keeps the printed horizon (see the module docstring)."""
     # -- data
     cell_index = {cell: k for k, cell in enumerate(cells(board.dim))}
