@@ -35,7 +35,7 @@ import numpy as np
 from .bits import mask_of_ids, tile_ids
 from .board import Board
 from .hexgrid import Hex, from_rowcol, on_board, ring_neighbours, to_rowcol
-from .rules import count_problem
+from .rules import count_problem, counts_problem
 from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of
 
 DEAD_STATES_FORMAT = "sigmar-dead-states"
@@ -545,17 +545,21 @@ class Closure:
 
 
 def counts_dead(m: Masks, state: int) -> bool:
-    """The count test of :meth:`Closure._counts_dead` on one state."""
+    """The rule engine's count test (:func:`sigmar.models.rules.counts_problem`) on one state's masks."""
     get = m.of_symbol.get
-    fives = (state & get(QUINTESSENCE, 0)).bit_count()
-    lefts = [(state & get(e, 0)).bit_count() - fives for e in ELEMENTS]
-    if min(lefts) < 0:
-        return True
-    odd = sum(left % 2 for left in lefts)
-    salt = (state & get(SALT, 0)).bit_count()
-    if odd > salt or (salt - odd) % 2:
-        return True
-    if (state & get(VITAE, 0)).bit_count() != (state & get(MORS, 0)).bit_count():
-        return True
+    gold = 1 if m.gold >= 0 and state >> m.gold & 1 else 0
     gold_bit = 1 << m.gold if m.gold >= 0 else 0
-    return (state & m.quicksilver).bit_count() != (state & m.metals & ~gold_bit).bit_count()
+    metals = (state & m.metals & ~gold_bit).bit_count()
+    return (
+        counts_problem(
+            (state & get(QUINTESSENCE, 0)).bit_count(),
+            {e: (state & get(e, 0)).bit_count() for e in ELEMENTS},
+            (state & get(SALT, 0)).bit_count(),
+            (state & get(VITAE, 0)).bit_count(),
+            (state & get(MORS, 0)).bit_count(),
+            (state & m.quicksilver).bit_count(),
+            metals + gold,
+            metals,
+        )
+        is not None
+    )

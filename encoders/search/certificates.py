@@ -26,7 +26,9 @@ from dataclasses import dataclass
 
 from sigmar.models.bits import single_bits, tile_ids
 from sigmar.models.facts import facts_of
+from sigmar.models.rules import counts_problem
 from sigmar.models.stuck_sets import largest_stuck_set, metal_lock
+from sigmar.models.tiles import ELEMENTS
 
 from .engine import Engine
 
@@ -67,19 +69,21 @@ def _metal_lock(engine: Engine, occ: int, cache: dict[int, int]) -> int:
 
 
 def counts_dead(engine: Engine, occ: int) -> bool:
-    """SPEC §5's counts test on a state: its tiles cannot all pair up (each quintessence takes one of each element)."""
-    fives = (occ & engine.x_mask).bit_count()
-    lefts = [(occ & em).bit_count() - fives for em in engine.el_masks_all]
-    if min(lefts) < 0:
-        return True
-    odd = sum(left & 1 for left in lefts)
-    salt = (occ & engine.salt_mask).bit_count()
-    if odd > salt or (salt - odd) & 1:
-        return True
-    if (occ & engine.vitae_mask).bit_count() != (occ & engine.mors_mask).bit_count():
-        return True
-    metals = occ & engine.metal_mask & ~engine.gold_bit
-    return (occ & engine.q_mask).bit_count() != metals.bit_count()
+    """The rule engine's count test (:func:`sigmar.models.rules.counts_problem`) on a state's masks."""
+    metals = (occ & engine.metal_mask & ~engine.gold_bit).bit_count()
+    return (
+        counts_problem(
+            (occ & engine.x_mask).bit_count(),
+            {e: (occ & mask).bit_count() for e, mask in zip(sorted(ELEMENTS), engine.el_masks_all, strict=True)},
+            (occ & engine.salt_mask).bit_count(),
+            (occ & engine.vitae_mask).bit_count(),
+            (occ & engine.mors_mask).bit_count(),
+            (occ & engine.q_mask).bit_count(),
+            metals + (1 if occ & engine.gold_bit else 0),
+            metals,
+        )
+        is not None
+    )
 
 
 def legal_moves(engine: Engine, occ: int, free: int) -> Iterator[int]:

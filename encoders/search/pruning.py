@@ -1,7 +1,8 @@
 """The search's pruning arguments on a state: locked metals and quicksilver, and stuck sets by a worklist.
 
 Both are fast, incremental forms of the suite's one stuck-set argument
-(``sigmar.models.stuck_sets``), used inside the search; the tests hold them to it.
+(``sigmar.models.stuck_sets``), used inside the search; the tests hold them to it
+(the plain fixed point they are checked against lives in tests/test_search.py).
 """
 
 from __future__ import annotations
@@ -60,54 +61,16 @@ class Pruning(EngineState):
         row, col = self.board.rowcol(self.board.tiles[i].cell)
         return f"[{row}, {col}]"
 
-    def stuck_set(self, occ: int, free: int) -> int:
-        """The largest set of tiles that can never leave (0 when there is none).
-
-        The argument of ``sigmar.models.stuck_sets`` (issue 8), on bitmasks and for any state: a
-        set S of tiles still on the board where every tile is *locked* (each of its windows
-        holds a tile of S, or it is a metal with a lower metal in S) or *waits for a locked
-        partner* (it is not gold and every tile left that it could ever pair with is a locked
-        tile of S).  The first move to take a tile of S would need a free tile of S, or a
-        partner of one outside the locked part: neither exists, so S never shrinks.  Using
-        a superset of the true partners (quicksilver: every non-gold metal) only makes the
-        rule harder to meet, so it stays sound.  The greatest such S is found by shrinking
-        from all tiles; a free tile is never walled, so only ``~free`` needs the window scan.
-        """
-        windows = self.windows
-        lower = self.lower
-        partners = self.partners
-        gold = self.gold_tile
-        stuck = occ
-        while stuck:
-            locked = 0
-            rest = stuck
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                t = low.bit_length() - 1
-                if lower[t] & stuck:
-                    locked |= low
-                elif not free & low:
-                    for m in windows[t]:
-                        if not m & stuck:
-                            break
-                    else:
-                        locked |= low
-            kept = locked
-            rest = stuck & ~locked
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                t = low.bit_length() - 1
-                if t != gold and not partners[t] & occ & ~locked:
-                    kept |= low
-            if kept == stuck:
-                return stuck
-            stuck = kept
-        return 0
-
     def stuck_set_fast(self, occ: int, free: int) -> int:
-        """:meth:`stuck_set` by a worklist: the same set, touching only what each drop can change.
+        """The largest set of tiles that can never leave (0 when there is none), by a worklist.
+
+        The argument of ``sigmar.models.stuck_sets`` on bitmasks, for any state: a set S of
+        tiles still on the board where every tile is *locked* (each of its windows holds a tile
+        of S, or it is a metal with a lower metal in S) or *waits for a locked partner* (it is
+        not gold and every tile left that it could ever pair with is a locked tile of S).  The
+        first move to take a tile of S would need a free tile of S, or a partner of one outside
+        the locked part: neither exists, so S never shrinks.  (tests/test_search.py holds it to
+        a plain fixed point and to ``sigmar.models.stuck_sets``.)
 
         Start from every tile: the locked ones are the tiles not free (walled in by ``occ``) and
         the metals above the current one.  A tile leaves the set when it is unlocked and gold or
