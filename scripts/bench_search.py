@@ -24,28 +24,18 @@ import sys
 import time
 from pathlib import Path
 
+from benchlib import RESULTS, boards, percentile
+
 from sigmar.encoders.search import SearchBackend
 from sigmar.encoders.search.engine import ORDERS
 from sigmar.models.board import Board, Tile
-from sigmar.models.boardfile import read_boards
 from sigmar.models.hexgrid import cells, ring_neighbours
 from sigmar.models.result import Result
 from sigmar.models.templates import ondrovo_templates
 from sigmar.runners.checking.replay import checked
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
 Row = tuple[str, str, float, int, float]  # board, status, seconds, nodes, CPU seconds
 SETS = ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048", "real-game")
-
-
-def quantile(values: list[float], q: float) -> float:
-    """The q-quantile by the nearest-rank rule (p99 of 10,000 is the 9,900th smallest)."""
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    rank = max(1, min(len(ordered), -(-int(q * len(ordered) * 1000) // 1000)))
-    return ordered[rank - 1]
 
 
 def summary(label: str, rows: list[Row]) -> str:
@@ -56,9 +46,9 @@ def summary(label: str, rows: list[Row]) -> str:
     extra = " ".join(f"{k}={v}" for k, v in other.items() if v)
     return (
         f"| {label} | {len(rows)} | {solved} {extra}| {1000 * statistics.median(secs):.2f} | "
-        f"{1000 * quantile(secs, 0.90):.2f} | {1000 * quantile(secs, 0.99):.2f} | {1000 * max(secs):.1f} | "
+        f"{1000 * percentile(secs, 90):.2f} | {1000 * percentile(secs, 99):.2f} | {1000 * max(secs):.1f} | "
         f"{statistics.median([r[3] for r in rows]):.0f} | {max(r[3] for r in rows)} | "
-        f"{1000 * quantile(cpus, 0.99):.2f} | {1000 * max(cpus):.1f} |"
+        f"{1000 * percentile(cpus, 99):.2f} | {1000 * max(cpus):.1f} |"
     )
 
 
@@ -130,17 +120,16 @@ def boards_of(name: str, args: argparse.Namespace, rng: random.Random) -> list[B
     if name == "shuffled":
         return shuffled_boards(args.shuffled, args.seed)
     if name == "deadlocked":
-        source = read_boards(args.data / "hexmatch-easy.txt")[: args.deadlocks]
+        source = boards("hexmatch-easy", args.deadlocks)
         return [b for b in (deadlocked(b) for b in source) if b is not None]
-    boards = read_boards(args.data / f"{name}.txt")
-    if args.sample is not None and args.sample < len(boards):
-        return rng.sample(boards, args.sample)
-    return boards if args.limit is None else boards[: args.limit]
+    found = boards(name)
+    if args.sample is not None and args.sample < len(found):
+        return rng.sample(found, args.sample)
+    return found if args.limit is None else found[: args.limit]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA, help="folder of the public board files")
     parser.add_argument("--sets", default=",".join(SETS), help="comma list of board files (without .txt)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N boards of each set")
     parser.add_argument("--sample", type=int, default=None, help="a random sample of N boards of each set")
@@ -155,13 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deadlocks", type=int, default=0, help="also N boards made deadlocked (lead locked in)")
     parser.add_argument("--out", type=Path, default=None, help="CSV path (default results/search-<sub>-<order>.csv)")
     args = parser.parse_args(argv)
-    if not args.data.is_dir():
-        print(f"no board folder at {args.data}", file=sys.stderr)
-        return 2
     backend = SearchBackend(
         args.sub, order=args.order, safe=not args.no_safe, locks=not args.no_locks, stuck=not args.no_stuck
     )
-    out = args.out or ROOT / "results" / f"search-{args.sub}-{args.order}.csv"
+    out = args.out or RESULTS / f"search-{args.sub}-{args.order}.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
     per_set: dict[str, list[Row]] = {}
