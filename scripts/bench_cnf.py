@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchlib import boards as public_boards
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula
@@ -33,24 +34,20 @@ from sigmar.models.facts import facts_of
 from sigmar.models.rules import count_problem, verify
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
 
 
 def sample_sets(n: int) -> dict[str, list[Board]]:
     """instances/ samples when present, else the first boards of the public sets."""
     out: dict[str, list[Board]] = {}
     for name, instance, public in (
-        ("hexmatch-easy", "hexmatch-easy-100.txt", "hexmatch-easy.txt"),
-        ("hexmatch-hard", "hexmatch-hard-100.txt", "hexmatch-hard.txt"),
-        ("ondrovo", "ondrovo-100.txt", "ondrovo-2048.txt"),
-        ("real-game", "real-game.txt", "real-game.txt"),
+        ("hexmatch-easy", "hexmatch-easy-100.txt", "hexmatch-easy"),
+        ("hexmatch-hard", "hexmatch-hard-100.txt", "hexmatch-hard"),
+        ("ondrovo", "ondrovo-100.txt", "ondrovo-2048"),
+        ("real-game", "real-game.txt", "real-game"),
     ):
         path = ROOT / "instances" / instance
-        if not path.exists():
-            path = SHARED / public
-        if path.exists():
-            boards = [b for b in read_boards(str(path)) if count_problem(b) is None]
-            out[name] = boards[:n]
+        found = read_boards(str(path)) if path.exists() else public_boards(public)
+        out[name] = [b for b in found if count_problem(b) is None][:n]
     return out
 
 
@@ -175,11 +172,8 @@ def size_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
     print("| set | boards | clauses (median) | clauses (max) | over 24,500 |")
     print("| --- | --- | --- | --- | --- |")
     for public in ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048", "real-game"):
-        path = SHARED / f"{public}.txt"
-        if not path.exists():
-            continue
-        boards = [b for b in read_boards(str(path))[: args.size_boards] if count_problem(b) is None]
-        sizes = [len(build_formula(b).clauses) for b in boards]
+        chosen = [b for b in public_boards(public, args.size_boards) if count_problem(b) is None]
+        sizes = [len(build_formula(b).clauses) for b in chosen]
         report.setdefault("sizes", {})[public] = sizes
         over = sum(size > 24_500 for size in sizes)
         print(f"| {public} | {len(sizes)} | {med(sizes):,.0f} | {max(sizes):,} | {over} |")
@@ -194,15 +188,12 @@ def backend_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
     print("| set | boards | solved and verified | seconds (median) | seconds (max) |")
     print("| --- | --- | --- | --- | --- |")
     for public in ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048"):
-        path = SHARED / f"{public}.txt"
-        if not path.exists():
-            continue
-        boards = read_boards(str(path))[1000 : 1000 + args.size_boards]
-        results = [run_checked(CnfBackend(), board, args.limit) for board in boards]
+        chosen = public_boards(public, args.size_boards, start=1000)
+        results = [run_checked(CnfBackend(), board, args.limit) for board in chosen]
         good = sum(r.verified for r in results)
         times = [r.seconds for r in results]
         report.setdefault("backend", {})[public] = times
-        print(f"| {public} | {len(boards)} | {good} | {med(times):.3f} | {max(times):.3f} |")
+        print(f"| {public} | {len(chosen)} | {good} | {med(times):.3f} | {max(times):.3f} |")
 
 
 def confirm_with_other_backends(args: argparse.Namespace, report: dict[str, Any], unsolvable: list[Board]) -> None:
@@ -230,7 +221,7 @@ def main() -> int:
     args = parser.parse_args()
     sets = sample_sets(args.boards)
     if not sets:
-        print("no boards: neither instances/ nor ../shared/data is here", file=sys.stderr)
+        print("no boards in instances/", file=sys.stderr)
         return 1
     report: dict[str, Any] = {"boards_per_set": args.boards, "rows": []}
     rows: list[dict[str, Any]] = report["rows"]

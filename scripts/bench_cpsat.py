@@ -4,7 +4,7 @@ Run from the repository root, e.g.::
 
     python scripts/bench_cpsat.py --n 20 --workers 1,2
 
-Reads ../shared/data directly (the first N boards of each public set plus the
+Reads instances/ (the first N boards of each public set plus the
 real-game boards).  Unsolvable boards are made by swapping two tiles of
 different kinds in solvable boards, keeping the swaps that the order model
 refutes; deadlock boards put a metal in the middle of a ring of quicksilver
@@ -24,16 +24,16 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from benchlib import boards as public_boards
+
 from sigmar.encoders.cpsat import CpsatBackend
 from sigmar.models.board import Board, Tile
-from sigmar.models.boardfile import read_boards
 from sigmar.models.generator import deadlocked
 from sigmar.models.result import Status
 from sigmar.models.rules import count_problem
 from sigmar.runners.checking.replay import checked
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
 PUBLIC = ("real-game", "hexmatch-easy", "hexmatch-hard", "ondrovo-2048")
 
 
@@ -110,9 +110,6 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_cpsat"))
     args = parser.parse_args()
-    if not DATA.is_dir():
-        print(f"no public data at {DATA}", file=sys.stderr)
-        return 2
     rng = random.Random(args.seed)
     subs = args.subs.split(",")
     workers = [int(w) for w in args.workers.split(",")]
@@ -121,7 +118,7 @@ def main() -> int:
     groups: dict[str, list[Board]] = {}
     solvable: list[Board] = []
     for name in PUBLIC:
-        boards = read_boards(DATA / f"{name}.txt")[: args.n]
+        boards = public_boards(name, args.n)
         groups[name] = boards
         solvable.extend(boards)
     CpsatBackend("order").solve(solvable[0])  # warm up the solver library once

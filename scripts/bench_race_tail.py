@@ -33,10 +33,10 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from bench_output import publish
+from benchlib import board_file, percentile
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
@@ -44,9 +44,6 @@ from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
 from sigmar.runners.checking.replay import checked, counts_answer
 from sigmar.runners.race import Race
-from sigmar.runners.render.scores import percentile
-
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hexmatch-easy.txt"
 
 
 class FixedHeadStart(Race):
@@ -129,13 +126,13 @@ def summary(variant: Variant, base: Variant) -> dict[str, Any]:
         "boards": len(seconds),
         "answered": variant.answered,
         "median_ms": 1000 * statistics.median(seconds),
-        "p99_ms": 1000 * percentile(sorted(seconds), 99),
+        "p99_ms": 1000 * percentile(seconds, 99),
         "max_ms": 1000 * max(seconds),
         "mean_ms": 1000 * statistics.fmean(seconds),
         "overhead_mean_ms": 1000 * (statistics.fmean(seconds) - statistics.fmean(base.seconds)),
-        "overhead_p99_ms": 1000 * (percentile(sorted(seconds), 99) - percentile(sorted(base.seconds), 99)),
+        "overhead_p99_ms": 1000 * (percentile(seconds, 99) - percentile(base.seconds, 99)),
         "outside_solve_median_ms": 1000 * statistics.median(variant.outside),
-        "outside_solve_p99_ms": 1000 * percentile(sorted(variant.outside), 99),
+        "outside_solve_p99_ms": 1000 * percentile(variant.outside, 99),
         "others_started": variant.others_ran,
         "settle_median_ms": 1000 * statistics.median(variant.settle) if variant.settle else None,
         "wins": variant.wins,
@@ -163,7 +160,9 @@ def table(rows: list[dict[str, Any]], heading: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--file", default=str(DATA), help="board file (default: the public hexmatch-easy.txt)")
+    parser.add_argument(
+        "--file", default=str(board_file("hexmatch-easy")), help="board file (default: instances/hexmatch-easy.txt.xz)"
+    )
     parser.add_argument("--first", type=int, default=400, help="index of the first board (default 400)")
     parser.add_argument("--count", type=int, default=200, help="how many boards (default 200)")
     parser.add_argument("--rounds", type=int, default=1, help="go through the boards this many times")
