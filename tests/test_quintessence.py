@@ -17,7 +17,7 @@ from sigmar.runners.checking.certificate_files import check_certificate
 from sigmar.runners.checking.certify import ProofStore, certify
 from sigmar.runners.checking.replay import checked
 from tests.bruteforce import solve_by_brute_force
-from tests.test_certificate import first_escape
+from tests.test_certificate_checker import first_escape
 
 # Quintessence and the four elements on the rim of a side-2 board, all free.
 FIVE = "x a\ne . w\nf .\n"
