@@ -19,7 +19,7 @@ import statistics
 import sys
 import time
 
-from bench_output import publish
+from benchlib import publish
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula, proof_text

@@ -35,8 +35,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench_output import publish
-from benchlib import board_file, percentile
+from benchlib import board_file, markdown_table, percentile, publish
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
@@ -140,22 +139,36 @@ def summary(variant: Variant, base: Variant) -> dict[str, Any]:
 
 
 def table(rows: list[dict[str, Any]], heading: str) -> str:
-    lines = [
-        heading,
-        "",
-        "| run | answered | median ms | p99 ms | max ms | mean ms | overhead mean ms | overhead p99 ms "
-        "| outside solve median / p99 ms | others started | settle median ms |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for r in rows:
-        settled = "" if r["settle_median_ms"] is None else f"{r['settle_median_ms']:.1f}"
-        lines.append(
-            f"| {r['run']} | {r['answered']}/{r['boards']} | {r['median_ms']:.1f} | {r['p99_ms']:.1f} "
-            f"| {r['max_ms']:.1f} | {r['mean_ms']:.1f} | {r['overhead_mean_ms']:+.1f} | {r['overhead_p99_ms']:+.1f} "
-            f"| {r['outside_solve_median_ms']:.1f} / {r['outside_solve_p99_ms']:.1f} "
-            f"| {r['others_started']} | {settled} |"
+    header = (
+        "run",
+        "answered",
+        "median ms",
+        "p99 ms",
+        "max ms",
+        "mean ms",
+        "overhead mean ms",
+        "overhead p99 ms",
+        "outside solve median / p99 ms",
+        "others started",
+        "settle median ms",
+    )
+    cells = [
+        (
+            r["run"],
+            f"{r['answered']}/{r['boards']}",
+            f"{r['median_ms']:.1f}",
+            f"{r['p99_ms']:.1f}",
+            f"{r['max_ms']:.1f}",
+            f"{r['mean_ms']:.1f}",
+            f"{r['overhead_mean_ms']:+.1f}",
+            f"{r['overhead_p99_ms']:+.1f}",
+            f"{r['outside_solve_median_ms']:.1f} / {r['outside_solve_p99_ms']:.1f}",
+            r["others_started"],
+            "" if r["settle_median_ms"] is None else f"{r['settle_median_ms']:.1f}",
         )
-    return "\n".join(lines)
+        for r in rows
+    ]
+    return f"{heading}\n\n{markdown_table(header, cells)}"
 
 
 def main(argv: list[str] | None = None) -> int:

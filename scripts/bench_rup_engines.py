@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_output import publish
+from benchlib import publish
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula, proof_text

@@ -1,7 +1,8 @@
-"""What the benchmark scripts share: the public boards, timing, one percentile, one table and file writer.
+"""What the benchmark scripts share: the public boards, timing, one percentile, one table and one writer.
 
 The scripts are run by hand (``python scripts/bench_x.py``); each imports this module from
-its own folder.  They read boards only from ``instances/`` (the public sets ship there as
+its own folder (``python scripts/NAME.py`` puts scripts/ on the import path).  They read
+boards only from ``instances/`` (the public sets ship there as
 ``.txt.xz``), import nothing from ``tests/``, and write their numbers to ``results/``.
 """
 
@@ -63,16 +64,12 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> s
     return "\n".join(lines)
 
 
-def write_results(name: str, text: str | None = None, data: Any = None, folder: Path = RESULTS) -> list[Path]:
-    """``results/NAME.md`` (the text) and ``results/NAME.json`` (the data); prints and returns the paths."""
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    if text is not None:
-        written.append(folder / f"{name}.md")
-        written[-1].write_text(text.rstrip() + "\n")
-    if data is not None:
-        written.append(folder / f"{name}.json")
-        written[-1].write_text(json.dumps(data, indent=1) + "\n")
-    for path in written:
-        print(f"written: {path}")
-    return written
+def publish(out: str | Path, text: str, record: dict[str, Any]) -> Path:
+    """Print ``text`` after a blank line; write it to OUT.md and ``record`` to OUT.json; return OUT."""
+    print()
+    print(text)
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.with_suffix(".md").write_text(text + "\n")
+    path.with_suffix(".json").write_text(json.dumps(record, indent=1))
+    return path
