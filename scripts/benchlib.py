@@ -1,4 +1,4 @@
-"""What the benchmark scripts share: the public boards, timing, one percentile, one table and one writer.
+"""What the benchmark scripts share: the public boards, one percentile, one table and one writer.
 
 The scripts are run by hand (``python scripts/bench_x.py``); each imports this module from
 its own folder (``python scripts/NAME.py`` puts scripts/ on the import path).  They read
@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 import statistics
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
@@ -26,7 +25,6 @@ RESULTS = ROOT / "results"
 PUBLIC = ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048")
 QUINTESSENCE = ("hexmatch-easy-quintessence", "hexmatch-hard-quintessence")
 
-T = TypeVar("T")
 median = statistics.median
 
 
@@ -48,13 +46,6 @@ def boards(name: str, count: int | None = None, start: int = 0) -> list[Board]:
 def percentile(values: Sequence[float], p: float) -> float:
     """The nearest-rank percentile (p from 0 to 100), the suite's one (``runners/render/scores.py``)."""
     return _nearest_rank(sorted(values), p)
-
-
-def timed(action: Callable[[], T]) -> tuple[T, float, float]:
-    """``action()``, its wall seconds and its CPU seconds (this process)."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    out = action()
-    return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
