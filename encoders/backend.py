@@ -2,7 +2,7 @@
 
 A backend answers one board at a time with a :class:`~sigmar.models.result.Result`.
 It never marks its own answer verified: the runner replays every ``solved``
-answer through the rule engine (``sigmar.runners.check``).
+answer through the rule engine (``sigmar.runners.checking.replay``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ clears often is not interesting.  We report the fraction of ``runs`` random
 plays that clear the board.
 
 Search nodes, the other measure, come from the ``search`` backend (see
-``sigmar.runners.cmd_generate``), so this module stays free of backends.
+``sigmar.runners.cli.generate``), so this module stays free of backends.
 """
 
 from __future__ import annotations

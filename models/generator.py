@@ -35,10 +35,10 @@ from functools import cache
 
 from .board import Board, Tile
 from .facts import facts_of, ring_ids
-from .hexgrid import Hex
+from .hexgrid import Hex, ring_neighbours
 from .result import Move
 from .rules import count_problem
-from .static import static_problem
+from .stuck_sets import static_problem
 from .templates import Template, random_template
 from .tiles import METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
@@ -316,7 +316,7 @@ def deadlocked(board: Board, rng: random.Random, name: str = "") -> Board | None
 
     Two opposite ring neighbours blocked leave no three consecutive open
     ones (every run of three around a six-ring holds one of an opposite
-    pair).  Counts are unchanged, so only the stuck-set argument (``sigmar.models.static``,
+    pair).  Counts are unchanged, so only the stuck-set argument (``sigmar.models.stuck_sets``,
     rule (c) for the lowest metal) refutes it.
     None when no tile has two opposite neighbours or blockers are short.
     """
@@ -361,3 +361,27 @@ def standard_template_for(dim: int, rng: random.Random, fold: int | None = None)
     folds = (2, 3, 6) if fold is None else (fold,)
     chosen = rng.choice(folds)
     return random_template(dim, tiles_for_dim(dim), chosen, rng)
+
+
+# Around tin, in ring order: iron, four quicksilver, silver.  Every window then holds a
+# later metal or three quicksilver, and only one quicksilver can leave before tin (with lead).
+TIN_RING = ("3", "q", "q", "q", "q", "5")
+
+
+def tin_ringed(board: Board) -> Board | None:
+    """The standard board with tin moved to the first inner cell and ringed by ``TIN_RING`` (tiles swapped)."""
+    symbols = {t.cell: t.symbol for t in board.tiles}
+    for cell in sorted(symbols):
+        ring = ring_neighbours(cell)
+        if not all(c in symbols for c in ring):
+            continue
+        placed = dict(symbols)
+        for target, want in [(cell, "2"), *zip(ring, TIN_RING, strict=True)]:
+            if placed[target] != want:
+                source = next((c for c in placed if placed[c] == want and c not in ring and c != cell), None)
+                if source is None:
+                    return None  # not a standard board: too few quicksilver, or no iron or silver
+                placed[target], placed[source] = placed[source], placed[target]
+        tiles = tuple(Tile(t.cell, placed[t.cell]) for t in board.tiles)
+        return Board(board.dim, tiles, f"{board.name}: tin ringed")
+    return None

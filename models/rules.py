@@ -9,6 +9,7 @@ solvers share: the judge must not inherit a mistake from what it judges.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
@@ -142,7 +143,7 @@ class Position:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class ReplayVerdict:
     """The rule engine's judgement of a move sequence.
 
     ``move_number`` counts from 1 and names the first bad move (0 when every
@@ -163,18 +164,18 @@ class Verdict:
         return f"invalid: move {self.move_number}: {self.fault.value}: {self.detail}"
 
 
-def verify(board: Board, moves: list[Move] | tuple[Move, ...]) -> Verdict:
+def verify(board: Board, moves: list[Move] | tuple[Move, ...]) -> ReplayVerdict:
     """Replay ``moves`` from the start; valid only when every move is legal and the board ends empty."""
     position = Position.start(board)
     for number, move in enumerate(moves, start=1):
         why = position.why_illegal(move)
         if why is not None:
-            return Verdict(False, number, why.fault, why.detail)
+            return ReplayVerdict(False, number, why.fault, why.detail)
         position = Position(board, position.occupied - set(move.cells))
     if not position.is_clear:
         left = len(position.occupied)
-        return Verdict(False, 0, Fault.TILES_LEFT, f"{left} tile{'s' if left != 1 else ''} left")
-    return Verdict(True)
+        return ReplayVerdict(False, 0, Fault.TILES_LEFT, f"{left} tile{'s' if left != 1 else ''} left")
+    return ReplayVerdict(True)
 
 
 def count_problem(board: Board) -> str | None:
@@ -186,29 +187,45 @@ def count_problem(board: Board) -> str | None:
     one; each metal but gold takes exactly one quicksilver.
     """
     counts = board.counts
-    quintessence = counts[QUINTESSENCE]
+    metals = len(board.metals)
+    elements = {e: counts[e] for e in ELEMENTS}
+    quicksilver = (counts[QUICKSILVER], metals, max(metals - 1, 0))
+    return counts_problem(counts[QUINTESSENCE], elements, counts[SALT], counts[VITAE], counts[MORS], *quicksilver)
+
+
+def counts_problem(
+    quintessence: int,
+    elements: Mapping[str, int],
+    salt: int,
+    vitae: int,
+    mors: int,
+    quicksilver: int,
+    metals: int,
+    needed: int,
+) -> str | None:
+    """The counts test itself, on numbers, so that a state's bit masks ask it too (see :func:`count_problem`).
+
+    ``needed`` is how many quicksilver the ``metals`` take: one for each but gold.
+    """
     for e in sorted(ELEMENTS):
-        if counts[e] < quintessence:
+        if elements[e] < quintessence:
             return (
                 f"{quintessence} quintessence each take one {name_of(e)}, but there "
-                f"{'is' if counts[e] == 1 else 'are'} only {counts[e]}"
+                f"{'is' if elements[e] == 1 else 'are'} only {elements[e]}"
             )
-    left = {e: counts[e] - quintessence for e in ELEMENTS}  # what pairs among themselves and with salt
+    left = {e: elements[e] - quintessence for e in ELEMENTS}  # what pairs among themselves and with salt
     odd = sorted(e for e in ELEMENTS if left[e] % 2)
-    salt = counts[SALT]
     if salt < len(odd):
         names = ", ".join(name_of(e) for e in odd)
         have = "element has" if len(odd) == 1 else "elements have"
         return f"{len(odd)} {have} an odd count ({names}) but there are only {salt} salt"
     if (salt - len(odd)) % 2:
         return f"{salt} salt cannot pair up: after matching the {len(odd)} odd elements, an odd number is left"
-    if counts[VITAE] != counts[MORS]:
-        return f"{counts[VITAE]} vitae cannot pair with {counts[MORS]} mors"
-    metals = len(board.metals)
-    needed = max(metals - 1, 0)
-    if counts[QUICKSILVER] != needed:
+    if vitae != mors:
+        return f"{vitae} vitae cannot pair with {mors} mors"
+    if quicksilver != needed:
         return (
-            f"{counts[QUICKSILVER]} quicksilver but {metals} metals: every metal but gold "
+            f"{quicksilver} quicksilver but {metals} metals: every metal but gold "
             f"takes exactly one quicksilver ({needed} in all)"
         )
     return None

@@ -11,7 +11,7 @@ included (:mod:`sigmar.runners.usage`), and holds it to ``--mem-limit``.
 Runs go to ``jobs`` local worker processes (default) or to an existing
 Dask distributed cluster (:mod:`sigmar.runners.cluster`).  Answers are
 checked in this process (the rule engine replays every solution) and graded
-per board across the backends (:mod:`sigmar.runners.grading`).
+per board across the backends (:mod:`sigmar.runners.checking.grading`).
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
-from .certify import ProofStore, certify
-from .check import checked
-from .grading import BoardVerdict, Grade, grade_board
-from .scores import par2, percentile
+from .checking.certify import ProofStore, certify
+from .checking.grading import BoardVerdict, Grade, grade_board
+from .checking.replay import checked
+from .render.scores import par2, percentile
 from .usage import Usage
 from .workers import Worker
 
@@ -403,7 +403,7 @@ def read_csv(path: str | Path) -> list[dict[str, str]]:
 
 def cactus_plot(path: str | Path, rows: list[Row], names: list[str], time_limit: float | None, title: str) -> None:
     """Boards answered (y) against time (x, log): one step line per backend, the field's usual picture."""
-    from .plots import cactus_figure, save_png
+    from .render.bench_plots import cactus_figure, save_png
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_bytes(save_png(cactus_figure(rows, names, time_limit, title)))

@@ -28,8 +28,8 @@ from sigmar.models.boardfile import format_board
 from sigmar.models.result import Result
 from sigmar.models.truth import settle
 
-from .certify import ProofStore
-from .fuzz_grade import Failure, failure_of
+from .checking.certify import ProofStore
+from .checking.fuzz_grade import Failure, failure_of
 from .race import Race
 from .shrink import shrink
 from .survey import DAEMON_HINT, ClusterError

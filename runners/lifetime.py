@@ -5,7 +5,7 @@ formula, proofs kept nowhere else) must not outlive a run however it ends.
 Every one of them goes in the run's folder: ``TMPDIR`` and ``tempfile.tempdir``
 point there, and child processes inherit it.  The folder is removed on a
 normal exit, on Ctrl-C and on SIGTERM by the run itself, and when the run is
-killed outright by a janitor (:mod:`sigmar.encoders.guard` with no command)
+killed outright by a janitor (:mod:`sigmar.encoders.processes.guard` with no command)
 that the kernel tells of the run's death.  docs/runners.md, "Process lifetime".
 """
 
@@ -20,7 +20,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 
-from sigmar.encoders.guard import guarded
+from sigmar.encoders.processes.guard import guarded
 
 
 class Terminated(KeyboardInterrupt):

@@ -11,7 +11,7 @@ one checked wins (SPEC §5):
   (``drup``).
 
 Either way the runner writes the files and checks them with code that shares
-nothing with the backend that found them (:mod:`sigmar.runners.certify`);
+nothing with the backend that found them (:mod:`sigmar.runners.checking.certify`);
 a DRUP proof also goes to the verified ``drup`` checker when it is small.
 A certificate that fails its check makes the answer wrong (exit status 3):
 a backend or the checker has a bug, and a person must look.
@@ -31,9 +31,9 @@ from typing import Any
 from sigmar.models.board import Board
 from sigmar.models.result import CertificateKind, Result, Status
 
-from . import rup_check
-from .certify import ProofStore
-from .check import run_checked
+from .checking import rup_check
+from .checking.certify import ProofStore
+from .checking.replay import run_checked
 from .race import Race
 
 # python-sat solvers that log a DRUP proof in process (the cnf backend's ``cnf:NAME``).
@@ -107,7 +107,7 @@ class Prover:
             return Proved(result, details=details)
         if result.certificate is not None and result.certificate.kind is CertificateKind.COUNTS:
             return Proved(result, details=details)
-        answers, solution = corroborate(board, self.corroborate_limit)
+        answers, solution = ask_corroborators(board, self.corroborate_limit)
         if solution is not None:
             kind = result.certificate.kind if result.certificate else "no"
             message = (
@@ -131,7 +131,7 @@ def drup_second_opinion(drup_path: Path) -> str:
     return rup_check.second_opinion(clauses, steps)
 
 
-def corroborate(board: Board, time_limit: float) -> tuple[dict[str, str], Result | None]:
+def ask_corroborators(board: Board, time_limit: float) -> tuple[dict[str, str], Result | None]:
     """Each available corroborator's status, and a verified solution if one of them found it."""
     from sigmar.encoders.registry import info, make
 

@@ -1,6 +1,6 @@
 """The race: several backends on one board, the first answer that passes the checks wins.
 
-Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.policy`):
+Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.checking.trust`):
 
 - The count precheck answers before any backend is asked.
 - Start-up follows the work: while no board has needed more, ``search`` runs
@@ -38,10 +38,10 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.result import CertificateKind, Result, Status
 
-from .certify import ProofStore, certify
-from .check import checked, counts_answer
-from .policy import accepted, claims_message, corroborated
-from .scores import percentile
+from .checking.certify import ProofStore, certify
+from .checking.replay import checked, counts_answer
+from .checking.trust import accepted, claims_message, corroborated
+from .render.scores import percentile
 
 if TYPE_CHECKING:
     from .workers import Worker

@@ -30,10 +30,10 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.deal import deal
 
-from .certify import ProofStore
+from .checking.certify import ProofStore
 from .race import Race, RaceOutcome
-from .report import result_json
-from .scores import percentile
+from .render.answer_json import result_json
+from .render.scores import percentile
 
 Z95 = 1.959963984540054  # the standard normal quantile for a two-sided 95% interval
 

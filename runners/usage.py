@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sigmar.encoders.processes.guard import descendants
+
 INTERVAL = 0.02  # seconds between memory samples while a run is going
 MB = 1024 * 1024
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -52,27 +54,6 @@ class Usage:
 
 def _cpu(usage: resource.struct_rusage) -> float:
     return usage.ru_utime + usage.ru_stime
-
-
-def children_of(pid: int) -> list[int]:
-    """Direct children of ``pid`` (Linux ``/proc/PID/task/*/children``; empty where that is missing)."""
-    found: list[int] = []
-    with contextlib.suppress(OSError):
-        for task in (_PROC / str(pid) / "task").iterdir():
-            with contextlib.suppress(OSError):
-                found.extend(int(c) for c in (task / "children").read_text().split())
-    return found
-
-
-def descendants(pid: int) -> list[int]:
-    """Every live descendant of ``pid``, children first."""
-    out: list[int] = []
-    frontier = [pid]
-    while frontier:
-        nxt = [c for p in frontier for c in children_of(p)]
-        out.extend(nxt)
-        frontier = nxt
-    return out
 
 
 def rss_bytes(pid: int) -> int:

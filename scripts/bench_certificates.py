@@ -30,19 +30,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from benchlib import percentile
+
 from sigmar.encoders.registry import expand
 from sigmar.models.board import Board
 from sigmar.models.deal import deal
 from sigmar.models.result import Status
-from sigmar.runners.certify import ProofStore
+from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.race import Race
-
-
-def quantile(values: list[float], q: float) -> float:
-    """The q-quantile (inclusive method) of ``values``; the value itself for a single one."""
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=1000, method="inclusive")[round(q * 1000) - 1]
 
 
 def run(boards: list[Board], names: list[str], time_limit: float, folder: Path) -> list[dict[str, Any]]:
@@ -83,7 +78,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "winners": dict(Counter(r["backend"] for r in rows)),
         "unchecked_unsolvable": sum(1 for r in refuted if not r["checked"]),
         "median_s": statistics.median(seconds),
-        "p99_s": quantile(seconds, 0.99),
+        "p99_s": percentile(seconds, 99),
         "max_s": max(seconds),
         "median_check_over_solve": statistics.median(ratios) if ratios else None,
         "max_certificate_bytes": max((r["bytes"] for r in rows), default=0),

@@ -12,6 +12,7 @@ fork to each call); encode times are building the clause list in Python.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import statistics
@@ -20,11 +21,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchlib import boards as public_boards
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula
-from sigmar.encoders.cnf_default import build as build_default
-from sigmar.encoders.cnf_default import windows
+from sigmar.encoders.cnf.default import build as build_default
+from sigmar.encoders.cnf.default import leave_step_bounds
 from sigmar.encoders.registry import info, make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import read_boards
@@ -32,24 +34,20 @@ from sigmar.models.facts import facts_of
 from sigmar.models.rules import count_problem, verify
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
 
 
 def sample_sets(n: int) -> dict[str, list[Board]]:
     """instances/ samples when present, else the first boards of the public sets."""
     out: dict[str, list[Board]] = {}
     for name, instance, public in (
-        ("hexmatch-easy", "hexmatch-easy-100.txt", "hexmatch-easy.txt"),
-        ("hexmatch-hard", "hexmatch-hard-100.txt", "hexmatch-hard.txt"),
-        ("ondrovo", "ondrovo-100.txt", "ondrovo-2048.txt"),
-        ("real-game", "real-game.txt", "real-game.txt"),
+        ("hexmatch-easy", "hexmatch-easy-100.txt", "hexmatch-easy"),
+        ("hexmatch-hard", "hexmatch-hard-100.txt", "hexmatch-hard"),
+        ("ondrovo", "ondrovo-100.txt", "ondrovo-2048"),
+        ("real-game", "real-game.txt", "real-game"),
     ):
         path = ROOT / "instances" / instance
-        if not path.exists():
-            path = SHARED / public
-        if path.exists():
-            boards = [b for b in read_boards(str(path)) if count_problem(b) is None]
-            out[name] = boards[:n]
+        found = read_boards(str(path)) if path.exists() else public_boards(public)
+        out[name] = [b for b in found if count_problem(b) is None][:n]
     return out
 
 
@@ -91,7 +89,7 @@ def swapped_unsolvable(boards: list[Board], want: int, seed: int) -> list[Board]
             swapped[i], swapped[j] = Tile(tiles[i].cell, tiles[j].symbol), Tile(tiles[j].cell, tiles[i].symbol)
             candidate = Board(board.dim, tuple(swapped), f"{board.name} swap {i},{j}")
             K = facts_of(candidate).horizon
-            early, late = windows(candidate, K)
+            early, late = leave_step_bounds(candidate, K)
             if any(first > last for first, last in zip(early, late, strict=True)):
                 continue  # refuted by reachability alone: too easy to time a solver on
             answer, _, _ = timed_solve(build_formula(candidate).clauses, "glucose4", 60)
@@ -101,6 +99,111 @@ def swapped_unsolvable(boards: list[Board], want: int, seed: int) -> list[Board]
         if len(out) >= want:
             break
     return out
+
+
+def run_one(
+    args: argparse.Namespace,
+    rows: list[dict[str, Any]],
+    section: str,
+    set_name: str,
+    board: Board,
+    variant: str,
+    solver: str,
+    **options: Any,
+) -> dict[str, Any]:
+    """Encode and solve one board, check a model with the rule engine, and keep the row."""
+    start = time.perf_counter()
+    formula = build_formula(board, variant, **options) if variant != "ablation" else build_default(board, **options)
+    encode = time.perf_counter() - start
+    limit = args.thesis_limit if variant == "thesis" else args.limit
+    answer, seconds, model = timed_solve(formula.clauses, solver, limit)
+    valid = verify(board, formula.decode(model)).valid if model is not None else None
+    row = {
+        "section": section,
+        "set": set_name,
+        "board": board.name,
+        "variant": variant + (f" {options}" if options else ""),
+        "solver": solver,
+        "clauses": len(formula.clauses),
+        "variables": formula.nv,
+        "encode_s": round(encode, 4),
+        "solve_s": round(seconds, 4),
+        "answer": {True: "sat", False: "unsat", None: "unknown"}[answer],
+        "verified": valid,
+    }
+    if answer is True and not valid:
+        print(f"WRONG: {variant} {solver} on {board.name}", file=sys.stderr)
+    rows.append(row)
+    return row
+
+
+def print_table(report: dict[str, Any], title: str, selected: list[dict[str, Any]], key: tuple[str, ...]) -> None:
+    """One markdown table of ``selected`` rows grouped by ``key`` (kept in the report too)."""
+    if not selected:
+        return
+    print(f"\n## {title}\n")
+    print(
+        "| " + " | ".join(key) + " | boards | clauses (median) | clauses (max) | variables (median) "
+        "| encode s (median) | solve s (median) | solve s (max) | answers |"
+    )
+    print("|" + " --- |" * (len(key) + 8))
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in selected:
+        groups.setdefault(tuple(row[k] for k in key), []).append(row)
+    for group, members in groups.items():
+        answers: dict[str, int] = {}
+        for row in members:
+            answers[row["answer"]] = answers.get(row["answer"], 0) + 1
+        print(
+            "| " + " | ".join(map(str, group)) + f" | {len(members)}"
+            f" | {med([r['clauses'] for r in members]):,.0f} | {max(r['clauses'] for r in members):,}"
+            f" | {med([r['variables'] for r in members]):,.0f}"
+            f" | {med([r['encode_s'] for r in members]):.3f} | {med([r['solve_s'] for r in members]):.3f}"
+            f" | {max(r['solve_s'] for r in members):.3f} | "
+            + ", ".join(f"{k} {v}" for k, v in sorted(answers.items()))
+            + " |"
+        )
+    report.setdefault("tables", {})[title] = groups and {" ".join(map(str, g)): len(m) for g, m in groups.items()}
+
+
+def size_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    """The default encoding's size on many boards of the public sets (no solving)."""
+    print("\n## Default encoding size on the public sets\n")
+    print("| set | boards | clauses (median) | clauses (max) | over 24,500 |")
+    print("| --- | --- | --- | --- | --- |")
+    for public in ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048", "real-game"):
+        chosen = [b for b in public_boards(public, args.size_boards) if count_problem(b) is None]
+        sizes = [len(build_formula(b).clauses) for b in chosen]
+        report.setdefault("sizes", {})[public] = sizes
+        over = sum(size > 24_500 for size in sizes)
+        print(f"| {public} | {len(sizes)} | {med(sizes):,.0f} | {max(sizes):,} | {over} |")
+
+
+def backend_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    """The backend end to end (encode, solve, replay) on boards 1000.. of the public sets."""
+    from sigmar.encoders.cnf import CnfBackend
+    from sigmar.runners.checking.replay import run_checked
+
+    print("\n## cnf backend end to end (encode, solve, replay)\n")
+    print("| set | boards | solved and verified | seconds (median) | seconds (max) |")
+    print("| --- | --- | --- | --- | --- |")
+    for public in ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048"):
+        chosen = public_boards(public, args.size_boards, start=1000)
+        results = [run_checked(CnfBackend(), board, args.limit) for board in chosen]
+        good = sum(r.verified for r in results)
+        times = [r.seconds for r in results]
+        report.setdefault("backend", {})[public] = times
+        print(f"| {public} | {len(chosen)} | {good} | {med(times):.3f} | {max(times):.3f} |")
+
+
+def confirm_with_other_backends(args: argparse.Namespace, report: dict[str, Any], unsolvable: list[Board]) -> None:
+    """What search and CP-SAT say of the swapped boards, as a check on the CNF's refutations."""
+    for family in ("search", "cpsat"):
+        if unsolvable and info(family).available:
+            backend = make(family)
+            answers = [backend.solve(board, args.limit).status.value for board in unsolvable]
+            report.setdefault("confirmed", {})[family] = answers
+            print(f"{family} says: " + ", ".join(f"{a} {answers.count(a)}" for a in sorted(set(answers))))
 
 
 def main() -> int:
@@ -118,96 +221,19 @@ def main() -> int:
     args = parser.parse_args()
     sets = sample_sets(args.boards)
     if not sets:
-        print("no boards: neither instances/ nor ../shared/data is here", file=sys.stderr)
+        print("no boards in instances/", file=sys.stderr)
         return 1
     report: dict[str, Any] = {"boards_per_set": args.boards, "rows": []}
     rows: list[dict[str, Any]] = report["rows"]
 
-    def run(section: str, set_name: str, board: Board, variant: str, solver: str, **options: Any) -> dict[str, Any]:
-        start = time.perf_counter()
-        formula = build_formula(board, variant, **options) if variant != "ablation" else build_default(board, **options)
-        encode = time.perf_counter() - start
-        limit = args.thesis_limit if variant == "thesis" else args.limit
-        answer, seconds, model = timed_solve(formula.clauses, solver, limit)
-        valid = verify(board, formula.decode(model)).valid if model is not None else None
-        row = {
-            "section": section,
-            "set": set_name,
-            "board": board.name,
-            "variant": variant + (f" {options}" if options else ""),
-            "solver": solver,
-            "clauses": len(formula.clauses),
-            "variables": formula.nv,
-            "encode_s": round(encode, 4),
-            "solve_s": round(seconds, 4),
-            "answer": {True: "sat", False: "unsat", None: "unknown"}[answer],
-            "verified": valid,
-        }
-        if answer is True and not valid:
-            print(f"WRONG: {variant} {solver} on {board.name}", file=sys.stderr)
-        rows.append(row)
-        return row
-
-    def table(title: str, selected: list[dict[str, Any]], key: tuple[str, ...]) -> None:
-        if not selected:
-            return
-        print(f"\n## {title}\n")
-        print(
-            "| " + " | ".join(key) + " | boards | clauses (median) | clauses (max) | variables (median) "
-            "| encode s (median) | solve s (median) | solve s (max) | answers |"
-        )
-        print("|" + " --- |" * (len(key) + 8))
-        groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-        for row in selected:
-            groups.setdefault(tuple(row[k] for k in key), []).append(row)
-        for group, members in groups.items():
-            answers: dict[str, int] = {}
-            for row in members:
-                answers[row["answer"]] = answers.get(row["answer"], 0) + 1
-            print(
-                "| " + " | ".join(map(str, group)) + f" | {len(members)}"
-                f" | {med([r['clauses'] for r in members]):,.0f} | {max(r['clauses'] for r in members):,}"
-                f" | {med([r['variables'] for r in members]):,.0f}"
-                f" | {med([r['encode_s'] for r in members]):.3f} | {med([r['solve_s'] for r in members]):.3f}"
-                f" | {max(r['solve_s'] for r in members):.3f} | "
-                + ", ".join(f"{k} {v}" for k, v in sorted(answers.items()))
-                + " |"
-            )
-        report.setdefault("tables", {})[title] = groups and {" ".join(map(str, g)): len(m) for g, m in groups.items()}
+    run = functools.partial(run_one, args, rows)
+    table = functools.partial(print_table, report)
 
     sections = set(args.sections.split(","))
-    # 0. sizes only, on many boards of the public sets (no solving)
     if "sizes" in sections:
-        print("\n## Default encoding size on the public sets\n")
-        print("| set | boards | clauses (median) | clauses (max) | over 24,500 |")
-        print("| --- | --- | --- | --- | --- |")
-        for public in ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048", "real-game"):
-            path = SHARED / f"{public}.txt"
-            if not path.exists():
-                continue
-            boards = [b for b in read_boards(str(path))[: args.size_boards] if count_problem(b) is None]
-            sizes = [len(build_formula(b).clauses) for b in boards]
-            report.setdefault("sizes", {})[public] = sizes
-            over = sum(size > 24_500 for size in sizes)
-            print(f"| {public} | {len(sizes)} | {med(sizes):,.0f} | {max(sizes):,} | {over} |")
-    # 0b. the backend end to end (encode + solve + rule-engine check), boards 1000.. of the public sets
+        size_section(args, report)
     if "backend" in sections:
-        from sigmar.encoders.cnf import CnfBackend
-        from sigmar.runners.check import run_checked
-
-        print("\n## cnf backend end to end (encode, solve, replay)\n")
-        print("| set | boards | solved and verified | seconds (median) | seconds (max) |")
-        print("| --- | --- | --- | --- | --- |")
-        for public in ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048"):
-            path = SHARED / f"{public}.txt"
-            if not path.exists():
-                continue
-            boards = read_boards(str(path))[1000 : 1000 + args.size_boards]
-            results = [run_checked(CnfBackend(), board, args.limit) for board in boards]
-            good = sum(r.verified for r in results)
-            times = [r.seconds for r in results]
-            report.setdefault("backend", {})[public] = times
-            print(f"| {public} | {len(boards)} | {good} | {med(times):.3f} | {max(times):.3f} |")
+        backend_section(args, report)
 
     # 1. both variants, three solvers, every set
     for set_name, boards in sets.items() if "solvable" in sections else ():
@@ -254,12 +280,7 @@ def main() -> int:
     confirmed = [r for r in rows if r["section"] == "unsolvable" and r["variant"] == "thesis"]
     if confirmed:
         print(f"\nthesis confirms unsolvable: {sum(r['answer'] == 'unsat' for r in confirmed)} of {len(confirmed)}")
-    for family in ("search", "cpsat"):
-        if unsolvable and info(family).available:
-            backend = make(family)
-            answers = [backend.solve(board, args.limit).status.value for board in unsolvable]
-            report.setdefault("confirmed", {})[family] = answers
-            print(f"{family} says: " + ", ".join(f"{a} {answers.count(a)}" for a in sorted(set(answers))))
+    confirm_with_other_backends(args, report, unsolvable)
     wrong = [r for r in rows if r["answer"] == "sat" and not r["verified"]]
     print(f"solutions rejected by the rule engine: {len(wrong)}")
 

@@ -4,7 +4,7 @@ Run from the repository root, e.g.::
 
     python scripts/bench_cpsat.py --n 20 --workers 1,2
 
-Reads ../shared/data directly (the first N boards of each public set plus the
+Reads instances/ (the first N boards of each public set plus the
 real-game boards).  Unsolvable boards are made by swapping two tiles of
 different kinds in solvable boards, keeping the swaps that the order model
 refutes; deadlock boards put a metal in the middle of a ring of quicksilver
@@ -24,16 +24,16 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from benchlib import boards as public_boards
+
 from sigmar.encoders.cpsat import CpsatBackend
 from sigmar.models.board import Board, Tile
-from sigmar.models.boardfile import read_boards
 from sigmar.models.generator import deadlocked
 from sigmar.models.result import Status
 from sigmar.models.rules import count_problem
-from sigmar.runners.check import checked
+from sigmar.runners.checking.replay import checked
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
 PUBLIC = ("real-game", "hexmatch-easy", "hexmatch-hard", "ondrovo-2048")
 
 
@@ -67,35 +67,8 @@ def run_one(sub: str, workers: int, board: Board, time_limit: float) -> dict[str
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=20, help="first N boards of each public set")
-    parser.add_argument("--unsolvable", type=int, default=20, help="how many swapped unsolvable boards to make")
-    parser.add_argument("--deadlocks", type=int, default=10, help="how many deadlock boards to make")
-    parser.add_argument("--subs", default="order,steps", help="formulations to run")
-    parser.add_argument("--workers", default="1,2", help="num_workers values to try")
-    parser.add_argument("--time-limit", type=float, default=30.0)
-    parser.add_argument("--steps-unsolvable", type=int, default=5, help="swapped boards given to cpsat:steps")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", default=str(ROOT / "results" / "bench_cpsat"))
-    args = parser.parse_args()
-    if not DATA.is_dir():
-        print(f"no public data at {DATA}", file=sys.stderr)
-        return 2
-    rng = random.Random(args.seed)
-    subs = args.subs.split(",")
-    workers = [int(w) for w in args.workers.split(",")]
-
-    # Data: solvable public boards.
-    groups: dict[str, list[Board]] = {}
-    solvable: list[Board] = []
-    for name in PUBLIC:
-        boards = read_boards(DATA / f"{name}.txt")[: args.n]
-        groups[name] = boards
-        solvable.extend(boards)
-    CpsatBackend("order").solve(solvable[0])  # warm up the solver library once
-
-    # Data: unsolvable boards, two tiles of different kinds swapped, kept when the order model refutes.
+def swapped_unsolvable(solvable: list[Board], args: argparse.Namespace, rng: random.Random) -> tuple[list[Board], int]:
+    """Boards with two tiles of different kinds swapped, kept when the order model refutes them; and the tries."""
     made: list[Board] = []
     attempts = 0
     while len(made) < args.unsolvable and attempts < 50 * max(args.unsolvable, 1):
@@ -110,14 +83,50 @@ def main() -> int:
         answer = CpsatBackend("order", num_workers=2).solve(board, args.time_limit)
         if answer.status is Status.UNSOLVABLE:
             made.append(board)
-    groups["unsolvable (swap)"] = made
+    return made, attempts
+
+
+def deadlock_boards(solvable: list[Board], count: int, rng: random.Random) -> list[Board]:
+    """Up to ``count`` boards deadlocked around their lowest metal."""
     deadlocks: list[Board] = []
-    for k in range(args.deadlocks * 5):
-        if len(deadlocks) >= args.deadlocks:
+    for k in range(count * 5):
+        if len(deadlocks) >= count:
             break
         board = deadlocked(rng.choice(solvable), rng, f"deadlock {k}")
         if board is not None:
             deadlocks.append(board)
+    return deadlocks
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=20, help="first N boards of each public set")
+    parser.add_argument("--unsolvable", type=int, default=20, help="how many swapped unsolvable boards to make")
+    parser.add_argument("--deadlocks", type=int, default=10, help="how many deadlock boards to make")
+    parser.add_argument("--subs", default="order,steps", help="formulations to run")
+    parser.add_argument("--workers", default="1,2", help="num_workers values to try")
+    parser.add_argument("--time-limit", type=float, default=30.0)
+    parser.add_argument("--steps-unsolvable", type=int, default=5, help="swapped boards given to cpsat:steps")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", default=str(ROOT / "results" / "bench_cpsat"))
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    subs = args.subs.split(",")
+    workers = [int(w) for w in args.workers.split(",")]
+
+    # Data: solvable public boards.
+    groups: dict[str, list[Board]] = {}
+    solvable: list[Board] = []
+    for name in PUBLIC:
+        boards = public_boards(name, args.n)
+        groups[name] = boards
+        solvable.extend(boards)
+    CpsatBackend("order").solve(solvable[0])  # warm up the solver library once
+
+    # Data: unsolvable boards, two tiles of different kinds swapped, kept when the order model refutes.
+    made, attempts = swapped_unsolvable(solvable, args, rng)
+    groups["unsolvable (swap)"] = made
+    deadlocks = deadlock_boards(solvable, args.deadlocks, rng)
     groups["deadlock"] = deadlocks
     print(f"made {len(made)} unsolvable boards in {attempts} swaps, {len(deadlocks)} deadlock boards", flush=True)
 

@@ -8,8 +8,7 @@ Targets (issue 16):
 
 Sizes are of the real-game board (with cell coordinates, the larger form) and
 the largest over the 1,000 boards; the time is the median of ``--repeats``
-runs over the same 1,000 boards (the first 1,000 of ../shared/data's
-hexmatch-easy.txt when present, else the bundled instances over and over).
+runs over the same 1,000 boards (the first 1,000 of instances/hexmatch-easy.txt.xz).
 
     nice python scripts/bench_drawing.py --repeats 5
 
@@ -22,24 +21,21 @@ import argparse
 import json
 import statistics
 import time
-from itertools import cycle, islice
 from pathlib import Path
+
+from benchlib import boards as public_boards
 
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.solution import parse_solutions, to_moves
-from sigmar.runners.drawing import board_svg
-from sigmar.runners.pages import replay_page
+from sigmar.runners.render.board_pages import replay_page
+from sigmar.runners.render.svg import board_svg
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data" / "hexmatch-easy.txt"
 
 
 def thousand_boards(count: int) -> tuple[list[Board], str]:
-    if SHARED.is_file():
-        return read_boards(SHARED)[:count], str(SHARED.relative_to(ROOT.parent))
-    bundled = [b for path in sorted((ROOT / "instances").glob("*.txt")) for b in read_boards(path)]
-    return list(islice(cycle(bundled), count)), "instances/*.txt, cycled"
+    return public_boards("hexmatch-easy", count), "instances/hexmatch-easy.txt.xz"
 
 
 def main() -> None:

@@ -37,11 +37,11 @@ SIGMAR = [sys.executable, "-m", "sigmar.runners.cli"]
 
 
 def mutant_environment(folder: Path) -> dict[str, str]:
-    sys.path.insert(0, str(MUTANTS_DIR))
-    from register import register  # tests/mutants/register.py: the entry points of its pyproject.toml
-
-    paths = register(folder)
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, os.environ.get("PYTHONPATH", "")])}
+    """An environment in which the mutants are installed plugins: pip installs tests/mutants (a package with
+    its own pyproject.toml and entry points) into ``folder``, offline, and ``folder`` goes on PYTHONPATH."""
+    install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
+    subprocess.run([*install, "--target", str(folder), str(MUTANTS_DIR)], check=True, capture_output=True)
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")])}
 
 
 def catch(mutant: str, seed: int, count: int, env: dict[str, str], out: Path) -> dict[str, Any]:

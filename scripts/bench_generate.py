@@ -34,10 +34,10 @@ from sigmar.models.generator import (
 )
 from sigmar.models.result import Result, Status
 from sigmar.models.rules import verify
-from sigmar.models.static import unsolvable_reason
+from sigmar.models.stuck_sets import unsolvable_reason
 from sigmar.models.templates import ondrovo_templates
-from sigmar.runners.check import run_checked
-from sigmar.runners.cmd_generate import refute
+from sigmar.runners.checking.replay import run_checked
+from sigmar.runners.cli.generate import refute
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,6 +1,6 @@
 """What the hardening of issue 18 costs and bounds: the guard's start-up, and rup_check's peak memory.
 
-1. The guard (encoders/guard.py) runs in front of every ``minizinc`` and
+1. The guard (encoders/processes/guard.py) runs in front of every ``minizinc`` and
    ``--sat-cmd`` process.  Measured: wall time of ``true`` started directly
    and under the guard, median of ``--repeats`` runs each; and the MiniZinc
    backend's seconds per board with and without it (``--minizinc-boards``).
@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from sigmar.encoders.cnf import build_formula
-from sigmar.encoders.guard import guarded
+from sigmar.encoders.processes.guard import guarded
 from sigmar.models.boardfile import read_boards
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ BASELINE = (
     HWM
     + """
 import sys
-from sigmar.runners.rup_check import parse_dimacs, CHECKER_SOLVER
+from sigmar.runners.checking.rup_check import parse_dimacs, CHECKER_SOLVER
 from pysat.solvers import Solver
 _, clauses = parse_dimacs(open(sys.argv[1]).read())
 with Solver(name=CHECKER_SOLVER, bootstrap_with=clauses) as s:
@@ -54,7 +54,7 @@ CHECK = (
     HWM
     + """
 import sys
-from sigmar.runners.rup_check import check_files
+from sigmar.runners.checking.rup_check import check_files
 report = check_files(sys.argv[1], sys.argv[2])
 print(HWM(), report.valid, report.message.replace(" ", "_")[:60])
 """
@@ -89,7 +89,7 @@ def minizinc_overhead(count: int) -> dict[str, float]:
 
     Both in this process, alternating board by board (so drift in machine load hits both alike).
     """
-    import sigmar.encoders.minizinc_driver as driver
+    import sigmar.encoders.minizinc.driver as driver
     from sigmar.encoders.registry import make
 
     boards = read_boards(ROOT / "instances" / "hexmatch-easy-100.txt")[:count]

@@ -1,7 +1,7 @@
 """Benchmark the ``minizinc`` backend on the public boards (a script, not a timed test).
 
 Boards: every real-game board and the first N of each public set, read from
-../shared/data, plus boards deadlocked by construction from them
+instances/, plus boards deadlocked by construction from them
 (``models.generator.deadlocked``: the lowest metal between two opposite
 blockers).  Every answer goes through the runner's check, so a board counts
 as solved only when the rule engine replayed the moves.  Prints a Markdown
@@ -27,29 +27,23 @@ import statistics
 import sys
 from pathlib import Path
 
+from benchlib import boards as public_boards
+
 from sigmar.encoders.minizinc import IMPLIED, MODELS, STRATEGY_NAMES, MinizincBackend
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.deal import deal
-from sigmar.models.generator import deadlocked
-from sigmar.runners.check import run_checked
+from sigmar.models.generator import deadlocked, tin_ringed
+from sigmar.runners.checking.replay import run_checked
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
 SETS = ("real-game", "hexmatch-easy", "hexmatch-hard", "ondrovo-2048")
 
 
 def load(n: int) -> dict[str, list[Board]]:
     sets: dict[str, list[Board]] = {}
     for name in SETS:
-        path = DATA / f"{name}.txt"
-        if not path.exists():
-            path = ROOT / "instances" / f"{name}.txt"
-        if not path.exists():
-            print(f"skipping {name}: no {path}", file=sys.stderr)
-            continue
-        boards = read_boards(path)
-        sets[name] = boards if name == "real-game" else boards[:n]
+        sets[name] = public_boards(name, None if name == "real-game" else n)
     rng = random.Random(2026)
     locked = []
     for boards in sets.values():
@@ -67,14 +61,9 @@ DOMINANCE = ("% Dominance (exact)", "% -----------------------------------------
 
 def tin_boards(n: int) -> dict[str, list[Board]]:
     """Tin ringed by iron, four quicksilver and silver, on the first ``n`` boards of each public set."""
-    sys.path.insert(0, str(ROOT))  # the builder lives with its test
-    from tests.test_minizinc import tin_ringed
-
     out = []
     for name in SETS:
-        path = DATA / f"{name}.txt"
-        if path.exists():
-            out += [b for b in (tin_ringed(board) for board in read_boards(path)[:n]) if b is not None]
+        out += [b for b in (tin_ringed(board) for board in public_boards(name, n)) if b is not None]
     return {"tin-ringed": out[:n]}
 
 

@@ -8,9 +8,9 @@
    between two consecutive answers in the parent minus the backend's own
    ``seconds``.
 2. **Memory** (target: a worker that allocates 200 MB is reported within
-   10% of that).  The test fake ``broken:hog`` holds 200 MB in the worker,
-   ``broken:hogchild`` in a child process; the reported peak minus the same
-   worker's idle peak (``broken:unknown``) is compared with 200 MB.
+   10% of that).  The fake ``hog:worker`` (scripts/memory_hogs.py) holds 200 MB in the
+   worker, ``hog:child`` in a child process; the reported peak minus the same
+   worker's idle peak (``hog:idle``) is compared with 200 MB.
 3. **MiniZinc's CPU includes fzn-gecode's.**  While ``minizinc`` solves
    standard boards, this script (not bench) polls the ``fzn-gecode`` process
    under the worker and keeps the last CPU time it saw; bench's
@@ -29,18 +29,15 @@ import statistics
 import sys
 import threading
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # tests.broken_backend: the fakes that allocate memory
+import psutil
+from benchlib import ROOT, percentile
+from memory_hogs import FAMILY as HOGS
 
-import psutil  # noqa: E402
-
-from sigmar.encoders import registry  # noqa: E402
-from sigmar.models.boardfile import read_boards  # noqa: E402
-from sigmar.models.result import Result  # noqa: E402
-from sigmar.runners.bench import CsvSink, bench, plan, run_local  # noqa: E402
-from tests.broken_backend import FAKE_FAMILIES  # noqa: E402
+from sigmar.encoders import registry
+from sigmar.models.boardfile import read_boards
+from sigmar.models.result import Result
+from sigmar.runners.bench import CsvSink, bench, plan, run_local
 
 OUT = ROOT / "results" / "bench_overhead.json"
 
@@ -64,23 +61,23 @@ def overhead(repeat: int = 15) -> dict[str, float]:
     return {
         "runs": len(gaps),
         "median_ms": 1000 * statistics.median(gaps),
-        "p90_ms": 1000 * gaps[int(0.9 * len(gaps))],
+        "p90_ms": 1000 * percentile(gaps, 90),
         "solve_median_ms": 1000 * statistics.median(seconds),
     }
 
 
 def memory(repeat: int = 5, mb: int = 200) -> dict[str, object]:
     os.environ["SIGMAR_FAKE_MB"] = str(mb)
-    names = ["broken:unknown", "broken:hog", "broken:hogchild"]
+    names = ["hog:idle", "hog:worker", "hog:child"]
     boards = read_boards(str(ROOT / "instances" / "small.txt"))[:1]
     got: dict[str, list[float]] = {n: [] for n in names}
     for _ in range(repeat):
         runs = plan([("small", boards)], names)
         for row in bench(runs, names, run_local(runs, 10)).rows:
             got[row.backend].append(row.usage.memory_mb or 0.0)
-    idle = statistics.median(got["broken:unknown"])
+    idle = statistics.median(got["hog:idle"])
     out: dict[str, object] = {"allocated_mb": mb, "idle_worker_mb": idle}
-    for name in ("broken:hog", "broken:hogchild"):
+    for name in ("hog:worker", "hog:child"):
         peak = statistics.median(got[name])
         out[name] = {"reported_mb": peak, "above_idle_mb": peak - idle, "error_pct": 100 * (peak - idle - mb) / mb}
     return out
@@ -130,7 +127,7 @@ def minizinc_cpu(limit: float = 3.0, count: int = 4) -> dict[str, object]:
 
 
 def main() -> int:
-    registry.FAMILIES = registry.FAMILIES + FAKE_FAMILIES
+    registry.FAMILIES = (*registry.FAMILIES, HOGS)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     report: dict[str, object] = {"command": "nice python scripts/bench_overhead.py"}
     t0 = time.perf_counter()
@@ -141,7 +138,7 @@ def main() -> int:
     )
     report["memory"] = mem = memory()
     print(f"idle worker {mem['idle_worker_mb']:.1f} MB")
-    for name in ("broken:hog", "broken:hogchild"):
+    for name in ("hog:worker", "hog:child"):
         m = mem[name]
         assert isinstance(m, dict)
         print(

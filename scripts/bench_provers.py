@@ -4,7 +4,7 @@ The race's price of a DRUP certificate is the solve, the proof handed over as te
 its check; the three differ by solver (CaDiCaL's proofs check fastest here, but
 python-sat takes seconds to hand over their text).  For each dense deal: the board's
 default CNF, each solver with a DRUP proof (``--rounds`` times, the order alternating),
-the proof checked by runners/rup_check.py.  Prints a table of medians and writes
+the proof checked by runners/checking/rup_check.py.  Prints a table of medians and writes
 results/bench_provers.json and .md.
 
     python scripts/bench_provers.py                    # the 13 slowest side-7/8 refutations of survey seed 1
@@ -19,13 +19,13 @@ import statistics
 import sys
 import time
 
-from bench_output import publish
+from benchlib import publish
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula, proof_text
-from sigmar.encoders.cnf_formula import Formula
+from sigmar.encoders.cnf.formula import Formula
 from sigmar.models.deal import deal
-from sigmar.runners.rup_check import check_proof
+from sigmar.runners.checking.rup_check import check_proof
 
 # The slowest DRUP refutations of `sigmar survey --deal dense --seed 1` on sides 7 and 8.
 DEFAULT_DEALS = "7:228,7:355,7:554,7:619,7:959,8:212,8:338,8:588,8:710,8:844,8:890,8:924,8:455"

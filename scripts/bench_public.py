@@ -1,6 +1,6 @@
 """The race on the public boards, per board: to compare two versions of the suite on the same machine.
 
-Target (issue 12): with every "unsolvable" checked, the 22,050 public boards
+Target (issue 12): with every "unsolvable" checked, the 22,050 public boards (instances/)
 get no more than 10% slower at the median.  Run it with each version's
 interpreter (the baseline from a worktree of the older commit), one after
 the other, and compare the medians it prints:
@@ -19,32 +19,25 @@ import statistics
 import sys
 import time
 from collections import Counter
-from pathlib import Path
+
+from benchlib import PUBLIC, RESULTS, boards, percentile
 
 from sigmar.encoders.registry import expand
-from sigmar.models.boardfile import read_boards
 from sigmar.runners.race import Race
-
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--label", required=True)
-    parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--every", type=int, default=1, help="take every k-th board of each file")
     parser.add_argument("--time-limit", type=float, default=60.0)
     args = parser.parse_args()
-    files = sorted(args.data.glob("*.txt"))
-    if not files:
-        print(f"no board files in {args.data}", file=sys.stderr)
-        return 2
-    boards = [b for f in files for b in read_boards(f)[:: args.every]]
+    chosen = [b for name in (*PUBLIC, "real-game") for b in boards(name)[:: args.every]]
     seconds: list[float] = []
     statuses: Counter[str] = Counter()
     start_all = time.perf_counter()
     with Race(expand("all")) as race:
-        for board in boards:
+        for board in chosen:
             start = time.perf_counter()
             result = race.solve(board, args.time_limit).result
             seconds.append(time.perf_counter() - start)
@@ -52,15 +45,15 @@ def main() -> int:
     total = time.perf_counter() - start_all
     summary = {
         "label": args.label,
-        "boards": len(boards),
+        "boards": len(chosen),
         "statuses": dict(statuses),
         "median_ms": 1000 * statistics.median(seconds),
-        "p90_ms": 1000 * statistics.quantiles(seconds, n=10)[-1],
+        "p90_ms": 1000 * percentile(seconds, 90),
         "max_s": max(seconds),
         "total_s": total,
     }
     print(json.dumps(summary))
-    out = Path("results") / f"bench_public-{args.label}.json"
+    out = RESULTS / f"bench_public-{args.label}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"summary": summary, "seconds": seconds}))
     return 0

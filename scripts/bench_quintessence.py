@@ -1,8 +1,8 @@
-"""The quintessence variant on the public boards (../shared/variants): the race, every answer verified.
+"""The quintessence variant on the public boards (instances/*-quintessence.txt.xz): the race, every answer verified.
 
 Target (issue 17): all 20,000 boards solved and verified by the race, p99 <= 50 ms, max <= 2 s;
 and each backend on a 200-board variant sample, its median and max next to its median on
-standard boards (../shared/data).
+standard boards (instances/).
 
     python scripts/bench_quintessence.py race [--every K]          # the race on every K-th board
     python scripts/bench_quintessence.py backends [--sample 200]   # each backend alone
@@ -28,16 +28,15 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from benchlib import PUBLIC, QUINTESSENCE, RESULTS, boards, percentile
+
 from sigmar.encoders.registry import expand, info, make
 from sigmar.models.board import Board
-from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Result, Status
 from sigmar.runners.race import Race
 
-ROOT = Path(__file__).resolve().parents[1]
-VARIANTS = ROOT.parent / "shared" / "variants"
-STANDARD = ROOT.parent / "shared" / "data"
-RESULTS = ROOT / "results"
+VARIANTS = QUINTESSENCE
+STANDARD = (*PUBLIC, "real-game")
 # Each family's models (not every SAT or MiniZinc solver: those share one encoding).
 MODELS = (
     "search",
@@ -52,14 +51,9 @@ MODELS = (
 )
 
 
-def percentile(values: list[float], p: int) -> float:
-    """The p-th percentile (``statistics.quantiles``, inclusive: never past the largest)."""
-    return statistics.quantiles(values, n=100, method="inclusive")[p - 1] if len(values) > 1 else values[0]
-
-
-def load(folder: Path, every: int = 1) -> list[Board]:
-    files = sorted(folder.glob("*.txt"))
-    return [b for f in files for b in read_boards(f)[::every]]
+def load(names: tuple[str, ...], every: int = 1) -> list[Board]:
+    """Every ``every``-th board of each named set in instances/."""
+    return [b for name in names for b in boards(name)[::every]]
 
 
 def race_pass(args: argparse.Namespace) -> int:
@@ -184,9 +178,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time-limit", type=float, default=60.0)
     args = parser.parse_args(argv)
-    if not any(VARIANTS.glob("*.txt")):
-        print(f"no variant boards in {VARIANTS}", file=sys.stderr)
-        return 2
     return race_pass(args) if args.mode == "race" else backends_pass(args)
 
 

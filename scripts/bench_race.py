@@ -30,13 +30,13 @@ import sys
 import time
 from typing import Any
 
-from bench_output import publish
+from benchlib import markdown_table, publish
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
-from sigmar.runners.check import counts_answer, run_checked
+from sigmar.runners.checking.replay import counts_answer, run_checked
 from sigmar.runners.race import Race
 
 
@@ -119,12 +119,14 @@ def main(argv: list[str] | None = None) -> int:
         f"Boards: first {n} of `{args.file}`, time limit {args.time_limit:g} s; fastest alone: `{fastest}`; "
         f"races and the fastest backend best of {args.repeat}.",
         "",
-        "| run | total s | median ms/board | answered | overhead ms/board vs fastest | wins |",
-        "| --- | ---: | ---: | ---: | ---: | --- |",
+        markdown_table(
+            ("run", "total s", "median ms/board", "answered", "overhead ms/board vs fastest", "wins"),
+            [
+                (label, f"{total:.3f}", f"{median * 1000:.2f}", f"{ok}/{n}", f"{(total - base) / n * 1000:+.1f}", won)
+                for label, total, median, ok, won in rows
+            ],
+        ),
     ]
-    for label, total, median, ok, won in rows:
-        overhead = (total - base) / n * 1000
-        lines.append(f"| {label} | {total:.3f} | {median * 1000:.2f} | {ok}/{n} | {overhead:+.1f} | {won} |")
     record = {
         "file": args.file,
         "boards": n,

@@ -30,7 +30,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from bench_output import publish
+from benchlib import markdown_table, publish
 
 from sigmar.encoders import registry
 from sigmar.models.deal import deal
@@ -103,14 +103,20 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         heading + f"; late wins (race): {late}",
         "",
-        "| run | answered | median s | mean s | max s |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        markdown_table(
+            ("run", "answered", "median s", "mean s", "max s"),
+            [
+                (
+                    label,
+                    f"{answered[label]}/{len(values)}",
+                    f"{statistics.median(values):.2f}",
+                    f"{statistics.fmean(values):.2f}",
+                    f"{max(values):.2f}",
+                )
+                for label, values in seconds.items()
+            ],
+        ),
     ]
-    for label, values in seconds.items():
-        lines.append(
-            f"| {label} | {answered[label]}/{len(values)} | {statistics.median(values):.2f} "
-            f"| {statistics.fmean(values):.2f} | {max(values):.2f} |"
-        )
     record = {"heading": heading, "dim": dim, "seed": seed, "indices": indices, "seconds": seconds, "late_wins": late}
     publish(args.out, "\n".join(lines), record)
     return 0

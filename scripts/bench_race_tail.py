@@ -33,20 +33,16 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from bench_output import publish
+from benchlib import board_file, markdown_table, percentile, publish
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
-from sigmar.runners.check import checked, counts_answer
+from sigmar.runners.checking.replay import checked, counts_answer
 from sigmar.runners.race import Race
-from sigmar.runners.scores import percentile
-
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hexmatch-easy.txt"
 
 
 class FixedHeadStart(Race):
@@ -129,13 +125,13 @@ def summary(variant: Variant, base: Variant) -> dict[str, Any]:
         "boards": len(seconds),
         "answered": variant.answered,
         "median_ms": 1000 * statistics.median(seconds),
-        "p99_ms": 1000 * percentile(sorted(seconds), 99),
+        "p99_ms": 1000 * percentile(seconds, 99),
         "max_ms": 1000 * max(seconds),
         "mean_ms": 1000 * statistics.fmean(seconds),
         "overhead_mean_ms": 1000 * (statistics.fmean(seconds) - statistics.fmean(base.seconds)),
-        "overhead_p99_ms": 1000 * (percentile(sorted(seconds), 99) - percentile(sorted(base.seconds), 99)),
+        "overhead_p99_ms": 1000 * (percentile(seconds, 99) - percentile(base.seconds, 99)),
         "outside_solve_median_ms": 1000 * statistics.median(variant.outside),
-        "outside_solve_p99_ms": 1000 * percentile(sorted(variant.outside), 99),
+        "outside_solve_p99_ms": 1000 * percentile(variant.outside, 99),
         "others_started": variant.others_ran,
         "settle_median_ms": 1000 * statistics.median(variant.settle) if variant.settle else None,
         "wins": variant.wins,
@@ -143,27 +139,43 @@ def summary(variant: Variant, base: Variant) -> dict[str, Any]:
 
 
 def table(rows: list[dict[str, Any]], heading: str) -> str:
-    lines = [
-        heading,
-        "",
-        "| run | answered | median ms | p99 ms | max ms | mean ms | overhead mean ms | overhead p99 ms "
-        "| outside solve median / p99 ms | others started | settle median ms |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for r in rows:
-        settled = "" if r["settle_median_ms"] is None else f"{r['settle_median_ms']:.1f}"
-        lines.append(
-            f"| {r['run']} | {r['answered']}/{r['boards']} | {r['median_ms']:.1f} | {r['p99_ms']:.1f} "
-            f"| {r['max_ms']:.1f} | {r['mean_ms']:.1f} | {r['overhead_mean_ms']:+.1f} | {r['overhead_p99_ms']:+.1f} "
-            f"| {r['outside_solve_median_ms']:.1f} / {r['outside_solve_p99_ms']:.1f} "
-            f"| {r['others_started']} | {settled} |"
+    header = (
+        "run",
+        "answered",
+        "median ms",
+        "p99 ms",
+        "max ms",
+        "mean ms",
+        "overhead mean ms",
+        "overhead p99 ms",
+        "outside solve median / p99 ms",
+        "others started",
+        "settle median ms",
+    )
+    cells = [
+        (
+            r["run"],
+            f"{r['answered']}/{r['boards']}",
+            f"{r['median_ms']:.1f}",
+            f"{r['p99_ms']:.1f}",
+            f"{r['max_ms']:.1f}",
+            f"{r['mean_ms']:.1f}",
+            f"{r['overhead_mean_ms']:+.1f}",
+            f"{r['overhead_p99_ms']:+.1f}",
+            f"{r['outside_solve_median_ms']:.1f} / {r['outside_solve_p99_ms']:.1f}",
+            r["others_started"],
+            "" if r["settle_median_ms"] is None else f"{r['settle_median_ms']:.1f}",
         )
-    return "\n".join(lines)
+        for r in rows
+    ]
+    return f"{heading}\n\n{markdown_table(header, cells)}"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--file", default=str(DATA), help="board file (default: the public hexmatch-easy.txt)")
+    parser.add_argument(
+        "--file", default=str(board_file("hexmatch-easy")), help="board file (default: instances/hexmatch-easy.txt.xz)"
+    )
     parser.add_argument("--first", type=int, default=400, help="index of the first board (default 400)")
     parser.add_argument("--count", type=int, default=200, help="how many boards (default 200)")
     parser.add_argument("--rounds", type=int, default=1, help="go through the boards this many times")

@@ -1,9 +1,9 @@
 """The DRUP checker's two engines on Glucose refutations of hard dense deals.
 
 For each deal: the board's default CNF, Glucose 4 with a DRUP proof, then the proof
-checked by each engine of runners/rup_check.py, the engines taking turns (``--rounds``
+checked by each engine of runners/checking/rup_check.py, the engines taking turns (``--rounds``
 times each, the order alternating), and the whole certificate check
-(``certcheck.check_drup``: the board re-encoded beside the check).  Prints a table of
+(``certificate_files.check_drup``: the board re-encoded beside the check).  Prints a table of
 medians and writes results/bench_rup_engines.json and .md.
 
     python scripts/bench_rup_engines.py                       # the slowest side-7/8 refutations of survey seed 1
@@ -20,13 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_output import publish
+from benchlib import publish
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula, proof_text
 from sigmar.models.deal import deal
-from sigmar.runners import rup_check
-from sigmar.runners.certcheck import check_drup
+from sigmar.runners.checking import rup_check
+from sigmar.runners.checking.certificate_files import check_drup
 
 # The slowest DRUP refutations of `sigmar survey --deal dense --seed 1` on sides 7 and 8.
 DEFAULT_DEALS = "7:228,7:355,8:212,8:338,8:455,8:890"

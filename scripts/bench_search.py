@@ -8,50 +8,34 @@ public solvers.
 
     python scripts/bench_search.py                      # all 22,048 boards
     python scripts/bench_search.py --limit 500 --sub sleep --order centre
-    python scripts/bench_search.py --sample 300 --baseline HEAD~1   # before/after, interleaved
 
-With ``--baseline REV`` the search modules of git revision REV are loaded beside the
-working tree's, and each board is solved by both in turn (alternating which goes
-first), so a before/after comparison shares one run's machine load.
+A before/after comparison runs this script in each revision's own worktree and virtual
+environment (``git worktree add``, ``pip install -e``) and compares the CSVs: the script no
+longer loads an old revision beside this one, which meant rewriting its source text.
 """
 
 from __future__ import annotations
 
 import argparse
-import atexit
 import csv
-import importlib
 import random
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from benchlib import RESULTS, boards, percentile
+
 from sigmar.encoders.search import SearchBackend
-from sigmar.encoders.search_engine import ORDERS
+from sigmar.encoders.search.engine import ORDERS
 from sigmar.models.board import Board, Tile
-from sigmar.models.boardfile import read_boards
 from sigmar.models.hexgrid import cells, ring_neighbours
 from sigmar.models.result import Result
 from sigmar.models.templates import ondrovo_templates
-from sigmar.runners.check import checked
+from sigmar.runners.checking.replay import checked
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
 Row = tuple[str, str, float, int, float]  # board, status, seconds, nodes, CPU seconds
 SETS = ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048", "real-game")
-
-
-def quantile(values: list[float], q: float) -> float:
-    """The q-quantile by the nearest-rank rule (p99 of 10,000 is the 9,900th smallest)."""
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    rank = max(1, min(len(ordered), -(-int(q * len(ordered) * 1000) // 1000)))
-    return ordered[rank - 1]
 
 
 def summary(label: str, rows: list[Row]) -> str:
@@ -62,9 +46,9 @@ def summary(label: str, rows: list[Row]) -> str:
     extra = " ".join(f"{k}={v}" for k, v in other.items() if v)
     return (
         f"| {label} | {len(rows)} | {solved} {extra}| {1000 * statistics.median(secs):.2f} | "
-        f"{1000 * quantile(secs, 0.90):.2f} | {1000 * quantile(secs, 0.99):.2f} | {1000 * max(secs):.1f} | "
+        f"{1000 * percentile(secs, 90):.2f} | {1000 * percentile(secs, 99):.2f} | {1000 * max(secs):.1f} | "
         f"{statistics.median([r[3] for r in rows]):.0f} | {max(r[3] for r in rows)} | "
-        f"{1000 * quantile(cpus, 0.99):.2f} | {1000 * max(cpus):.1f} |"
+        f"{1000 * percentile(cpus, 99):.2f} | {1000 * max(cpus):.1f} |"
     )
 
 
@@ -121,29 +105,6 @@ def deadlocked(board: Board) -> Board | None:
     return None
 
 
-def baseline_backend(rev: str, **options: object) -> SearchBackend:
-    """The ``search`` backend as it was at git revision ``rev``, imported as package ``search_baseline``."""
-    folder = Path(tempfile.mkdtemp(prefix="search-baseline-"))
-    atexit.register(shutil.rmtree, folder, True)
-    package = folder / "search_baseline"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    listing = subprocess.run(
-        ["git", "ls-tree", "--name-only", rev, "encoders/"], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    for path in listing.stdout.split():
-        name = Path(path).name
-        if name.startswith("search") and name.endswith(".py"):
-            text = subprocess.run(
-                ["git", "show", f"{rev}:{path}"], cwd=ROOT, capture_output=True, text=True, check=True
-            )
-            (package / name).write_text(text.stdout.replace("sigmar.encoders.search", "search_baseline.search"))
-    sys.path.insert(0, str(folder))
-    module = importlib.import_module("search_baseline.search")
-    backend: SearchBackend = module.SearchBackend(options.pop("sub"), **options)
-    return backend
-
-
 def timed(backend: SearchBackend, board: Board, time_limit: float) -> tuple[Row, Result]:
     """One solve, timed (wall and CPU), then checked by the rule engine outside the timed part."""
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -154,9 +115,21 @@ def timed(backend: SearchBackend, board: Board, time_limit: float) -> tuple[Row,
     return (board.name, str(result.status), seconds, int(result.statistics.get("nodes", 0)), cpu), result
 
 
+def boards_of(name: str, args: argparse.Namespace, rng: random.Random) -> list[Board]:
+    """The boards of one set: a public file (sampled or cut to ``--limit``), or made ones."""
+    if name == "shuffled":
+        return shuffled_boards(args.shuffled, args.seed)
+    if name == "deadlocked":
+        source = boards("hexmatch-easy", args.deadlocks)
+        return [b for b in (deadlocked(b) for b in source) if b is not None]
+    found = boards(name)
+    if args.sample is not None and args.sample < len(found):
+        return rng.sample(found, args.sample)
+    return found if args.limit is None else found[: args.limit]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA, help="folder of the public board files")
     parser.add_argument("--sets", default=",".join(SETS), help="comma list of board files (without .txt)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N boards of each set")
     parser.add_argument("--sample", type=int, default=None, help="a random sample of N boards of each set")
@@ -169,26 +142,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-stuck", action="store_true", help="switch the stuck-set check at the start off")
     parser.add_argument("--shuffled", type=int, default=0, help="also N boards of shuffled standard tiles")
     parser.add_argument("--deadlocks", type=int, default=0, help="also N boards made deadlocked (lead locked in)")
-    parser.add_argument("--baseline", default=None, help="also the search of this git revision, interleaved")
     parser.add_argument("--out", type=Path, default=None, help="CSV path (default results/search-<sub>-<order>.csv)")
     args = parser.parse_args(argv)
-    if not args.data.is_dir():
-        print(f"no board folder at {args.data}", file=sys.stderr)
-        return 2
     backend = SearchBackend(
         args.sub, order=args.order, safe=not args.no_safe, locks=not args.no_locks, stuck=not args.no_stuck
     )
-    baseline = None
-    if args.baseline:
-        baseline = baseline_backend(
-            args.baseline,
-            sub=args.sub,
-            order=args.order,
-            safe=not args.no_safe,
-            locks=not args.no_locks,
-            stuck=not args.no_stuck,
-        )
-    out = args.out or ROOT / "results" / f"search-{args.sub}-{args.order}.csv"
+    out = args.out or RESULTS / f"search-{args.sub}-{args.order}.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
     per_set: dict[str, list[Row]] = {}
@@ -202,30 +161,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.deadlocks:
             names.append("deadlocked")
         for name in names:
-            if name == "shuffled":
-                boards = shuffled_boards(args.shuffled, args.seed)
-            elif name == "deadlocked":
-                source = read_boards(args.data / "hexmatch-easy.txt")[: args.deadlocks]
-                boards = [b for b in (deadlocked(b) for b in source) if b is not None]
-            else:
-                boards = read_boards(args.data / f"{name}.txt")
-            if name in ("shuffled", "deadlocked"):
-                pass
-            elif args.sample is not None and args.sample < len(boards):
-                boards = rng.sample(boards, args.sample)
-            elif args.limit is not None:
-                boards = boards[: args.limit]
             rows = per_set.setdefault(name, [])
-            for index, board in enumerate(boards):
-                runs = [(name, backend)] + ([(f"{name} @{args.baseline}", baseline)] if baseline else [])
-                for label, solver in runs[:: 1 if index % 2 == 0 else -1]:
-                    row, result = timed(solver, board, args.time_limit)
-                    per_set.setdefault(label, []).append(row)
-                    if label.startswith("hexmatch") and index < 500 and args.sample is None:
-                        first500.setdefault(label, []).append(row)
-                    writer.writerow([*row[:2], f"{row[2]:.6f}", row[3], result.reason or "", f"{row[4]:.6f}", label])
-                    if result.status.value != "solved" and name not in ("shuffled", "deadlocked"):
-                        print(f"  {board.name}: {result.status} {result.message or result.explanation}", flush=True)
+            for index, board in enumerate(boards_of(name, args, rng)):
+                row, result = timed(backend, board, args.time_limit)
+                rows.append(row)
+                if name.startswith("hexmatch") and index < 500 and args.sample is None:
+                    first500.setdefault(name, []).append(row)
+                writer.writerow([*row[:2], f"{row[2]:.6f}", row[3], result.reason or "", f"{row[4]:.6f}", name])
+                if result.status.value != "solved" and name not in ("shuffled", "deadlocked"):
+                    print(f"  {board.name}: {result.status} {result.message or result.explanation}", flush=True)
             print(f"{name}: {len(rows)} boards done", file=sys.stderr, flush=True)
     header = (
         "| set | boards | solved | median ms | p90 ms | p99 ms | max ms | median nodes | max nodes "
@@ -234,13 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [header, "|" + " --- |" * 11]
     for name, rows in per_set.items():
         lines.append(summary(name, rows))
-    everything = [r for label, rows in per_set.items() if "@" not in label for r in rows]
-    lines.append(summary("all", everything))
-    if args.baseline:
-        before = [r for label, rows in per_set.items() if "@" in label for r in rows]
-        lines.append(summary(f"all @{args.baseline}", before))
-        ratios = [r[2] / b[2] for r, b in zip(everything, before, strict=True)]
-        lines.append(f"\nper-board time ratio, this tree / {args.baseline}: median {statistics.median(ratios):.3f}")
+    lines.append(summary("all", [r for rows in per_set.values() for r in rows]))
     for name, rows in first500.items():
         lines.append(summary(f"{name} first {len(rows)}", rows))
     text = "\n".join(lines)

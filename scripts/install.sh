@@ -5,7 +5,7 @@
 # is the command, and `.venv/bin/python -m pytest` runs the tests.
 #
 # From Debian: the MiniZinc tool chain (`minizinc`, which brings Gecode), gcc
-# and the Python headers for the DRUP checker's C core (runners/_drup.c),
+# and the Python headers for the DRUP checker's C core (runners/checking/_drup.c),
 # python3-venv where the interpreter has no ensurepip, and CaDiCaL (the
 # external SAT solver the docs' `--sat-cmd` example uses).  From npm: Chuffed,
 # inside the WebAssembly MiniZinc of npm's "minizinc" package, since Debian

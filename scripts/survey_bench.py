@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sigmar.runners.scores import percentile
+from benchlib import percentile
+
 from sigmar.runners.survey import Deals, Tally, read_results
 
 DEFAULT_PLAN = ("dense:6:300", "dense:7:100", "dense:8:50")

@@ -12,7 +12,7 @@ import pytest
 from sigmar.encoders.registry import family_names, info, make
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
-from sigmar.runners.check import run_checked
+from sigmar.runners.checking.replay import run_checked
 from tests.conftest import INSTANCES
 
 SMALL = read_boards(INSTANCES / "small.txt")

@@ -12,7 +12,7 @@ from sigmar.models.boardfile import parse_boards
 from sigmar.models.result import Result, Status
 from sigmar.runners import cli
 from sigmar.runners.bench import Row, bench, percentile, plan, read_csv, run_local, summarise
-from sigmar.runners.grading import Grade
+from sigmar.runners.checking.grading import Grade
 from tests.broken_backend import BOARDS_TEXT
 
 

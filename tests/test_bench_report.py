@@ -14,8 +14,8 @@ from sigmar.models.boardfile import parse_boards
 from sigmar.models.result import Result, Status
 from sigmar.runners import cli
 from sigmar.runners.bench import CsvSink, Row, bench, plan, read_csv, summarise
-from sigmar.runners.grading import Grade
-from sigmar.runners.scores import compare, vbs
+from sigmar.runners.checking.grading import Grade
+from sigmar.runners.render.scores import compare, vbs
 from tests.broken_backend import BOARDS_TEXT
 
 
@@ -192,7 +192,7 @@ def test_benchexec_table_generator_reads_the_xml(fakes, board_file: Path, tmp_pa
 
 
 def test_scatter_puts_an_unanswered_run_on_the_time_limit_line() -> None:
-    from sigmar.runners.plots import scatter_figure
+    from sigmar.runners.render.bench_plots import scatter_figure
 
     rows = [
         row("b1", "a", 1.0, Grade.CORRECT),
@@ -209,7 +209,7 @@ def test_scatter_puts_an_unanswered_run_on_the_time_limit_line() -> None:
 def test_benchexec_run_of_a_memory_error_says_out_of_memory() -> None:
     from datetime import UTC, datetime
 
-    from sigmar.runners.benchexec_xml import run_set
+    from sigmar.runners.render.benchexec_xml import run_set
     from sigmar.runners.usage import Usage
 
     over = Row("f", "b1", "x", Result(Status.ERROR, "x", 0.5), Grade.ERROR, Usage(0.4, 900.0, over_memory=True))

@@ -10,7 +10,7 @@ import pytest
 from sigmar.models.boardfile import parse_boards
 from sigmar.runners import cli
 from sigmar.runners.bench import bench, plan, read_csv, run_local
-from sigmar.runners.grading import Grade
+from sigmar.runners.checking.grading import Grade
 from tests.broken_backend import BOARDS_TEXT
 
 

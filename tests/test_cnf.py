@@ -14,7 +14,7 @@ from pysat.formula import CNF
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import CnfBackend, build_formula, split_sub
-from sigmar.encoders.cnf_formula import Formula, parse_model
+from sigmar.encoders.cnf.formula import Formula, parse_model
 from sigmar.encoders.registry import make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import format_board, parse_boards, read_boards
@@ -134,7 +134,7 @@ def test_default_models_are_the_parallel_plans(board: Board) -> None:
     ids=str,
 )
 def test_default_options_stay_exact(options: dict) -> None:
-    from sigmar.encoders.cnf_default import build
+    from sigmar.encoders.cnf.default import build
 
     for board in tiny_boards(8, 12):
         formula = build(board, **options)
@@ -346,7 +346,7 @@ def test_solve_sat_cmd_option_runs_the_external_solver(
 
 def test_a_stop_asked_during_the_build_ends_it_and_an_unasked_build_is_unchanged() -> None:
     """cnf's stop() is honoured before the solver starts: the builder asks between groups."""
-    from sigmar.encoders.cnf_default import BuildStopped
+    from sigmar.encoders.cnf.default import BuildStopped
 
     board = read_boards(INSTANCES / "generated-dim8.txt")[0]
     asked: list[int] = []

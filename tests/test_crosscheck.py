@@ -11,8 +11,8 @@ from sigmar.encoders import registry
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
 from sigmar.runners import cli
-from sigmar.runners.check import checked
-from sigmar.runners.grading import Grade, grade_board
+from sigmar.runners.checking.grading import Grade, grade_board
+from sigmar.runners.checking.replay import checked
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,8 +19,8 @@ from sigmar.models.fuzz_deal import fuzz_board
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
 from sigmar.models.rules import verify
 from sigmar.models.truth import Truth, settle
+from sigmar.runners.checking.fuzz_grade import Failure, failure_of
 from sigmar.runners.fuzz import Races, fuzz_one
-from sigmar.runners.fuzz_grade import Failure, failure_of
 from sigmar.runners.shrink import shrink
 from tests.bruteforce import is_solvable
 from tests.conftest import small_boards

@@ -28,7 +28,7 @@ from sigmar.models.generator import (
 from sigmar.models.hexgrid import on_board
 from sigmar.models.result import Status
 from sigmar.models.rules import count_problem, verify
-from sigmar.models.static import static_problem, unsolvable_reason
+from sigmar.models.stuck_sets import static_problem, unsolvable_reason
 from sigmar.models.templates import (
     FOLDS,
     Template,
@@ -40,9 +40,9 @@ from sigmar.models.templates import (
     rotate60,
 )
 from sigmar.models.tiles import ELEMENTS, SALT
-from sigmar.runners.check import run_checked
+from sigmar.runners.checking.replay import run_checked
 from sigmar.runners.cli import main
-from sigmar.runners.cmd_generate import refute
+from sigmar.runners.cli.generate import refute
 from tests.bruteforce import solve_by_brute_force
 
 

@@ -17,7 +17,7 @@ from sigmar.models.boardfile import BoardFileError, parse_boards
 from sigmar.models.result import Certificate, CertificateKind, Result, Status
 from sigmar.models.solution import parse_solutions
 from sigmar.runners.bench import CsvSink, bench, plan, read_csv
-from sigmar.runners.certify import ProofStore, proof_stem
+from sigmar.runners.checking.certify import ProofStore, proof_stem
 from tests.broken_backend import BOARDS_TEXT
 
 BOARD = parse_boards(BOARDS_TEXT, "tiny")[0]
@@ -56,7 +56,7 @@ def test_time_limit_must_be_finite_positive_and_at_most_a_week(tmp_path: Path, c
 
 
 def test_a_week_is_accepted_as_a_time_limit() -> None:
-    from sigmar.runners.options import seconds
+    from sigmar.runners.cli.options import seconds
 
     assert seconds("604800") == 604800.0 and seconds("0.5") == 0.5
 
@@ -184,7 +184,7 @@ def rup_main(tmp_path: Path, cnf: str, drup: str | None) -> tuple[subprocess.Com
         (tmp_path / "P.drup").write_text(drup)
     code = (
         "import sys\n"
-        "from sigmar.runners.rup_check import main\n"
+        "from sigmar.runners.checking.rup_check import main\n"
         f"code = main([{str(tmp_path / 'F.cnf')!r}, {str(tmp_path / 'P.drup')!r}])\n"
         "hwm = [line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM:')]\n"
         "print('PEAK', hwm[0])\n"

@@ -9,7 +9,7 @@ import pytest
 
 from sigmar.models.boardfile import format_boards, read_boards
 from sigmar.models.rules import count_problem, verify
-from sigmar.models.static import static_problem
+from sigmar.models.stuck_sets import static_problem
 from tests.bruteforce import solve_by_brute_force
 from tests.conftest import INSTANCES, PUBLIC_SETS, public_boards
 

@@ -1,11 +1,15 @@
-"""The import order of the package, read from the source with ``ast`` (issue 14, SPEC §5).
+"""The import order of the package, read from the source with ``ast`` (issues 14 and 27, SPEC §5).
 
 - ``models`` imports neither ``encoders`` nor ``runners``; ``encoders`` does not import ``runners``.
-- No ``runners/cmd_*`` module imports another, and ``runners`` has no import cycle.
+- ``runners`` has four rooms (docs/layout.md): ``runners/cli/`` (one module per verb),
+  the engines directly in ``runners/`` (race, workers, bench, survey, prove, ...),
+  ``runners/checking/`` and ``runners/render/``.  The CLI imports the engines, the engines
+  import checking and render, render may read checking; never the other way.
+- No verb module of ``runners/cli/`` imports another verb, and ``runners`` has no import cycle.
 - Grading does not import the race.
-- The certificate checker (``models/certificate.py``) reads no backend and not the
-  solvers' shared facts; the DRUP checker (``runners/rup_check.py``) imports nothing of the suite but its
-  own C core (``runners/_drup.c``).
+- The certificate checker (``models/certificate_checker.py``) reads no backend and not the
+  solvers' shared facts; the DRUP checker (``runners/checking/rup_check.py``) imports nothing of
+  the suite but its own C core (``runners/checking/_drup.c``).
 
 Imports inside functions count (they run too); imports under ``if TYPE_CHECKING:`` do not.
 The last tests run the same checks on a small made-up package, so a checker that
@@ -19,6 +23,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("models", "encoders", "runners")
+# The rooms of runners, highest first: a room imports only its own and the rooms after it.
+ROOMS = ("cli", "engines", "render", "checking")
+CLI_HELPERS = ("runners.cli", "runners.cli.options", "runners.cli.show_files")
 
 
 def _type_only(tree: ast.Module) -> set[int]:
@@ -31,51 +38,69 @@ def _type_only(tree: ast.Module) -> set[int]:
     return out
 
 
-def imports_of(path: Path, package: str) -> set[str]:
-    """The suite's modules ``path`` imports, as ``package.module`` (``package`` is the file's own)."""
+def imports_of(path: Path, module: str, known: set[str]) -> set[str]:
+    """The suite's modules ``path`` (module ``module``, as ``runners.cli.solve``) imports."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skip = _type_only(tree)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out: set[str] = set()
     for node in ast.walk(tree):
         if id(node) in skip:
             continue
         if isinstance(node, ast.Import):
-            out.update(_suite_module(alias.name) for alias in node.names if alias.name.startswith("sigmar."))
+            out.update(
+                _known(alias.name.removeprefix("sigmar."), known)
+                for alias in node.names
+                if alias.name.startswith("sigmar.")
+            )
         elif isinstance(node, ast.ImportFrom):
-            out.update(_from_import(node, package))
+            base = _base(node, package)
+            if base is None:
+                continue
+            for alias in node.names:
+                named = f"{base}.{alias.name}".lstrip(".")
+                out.add(named if named in known else _known(base, known))
     out.discard("")
     return out
 
 
-def _suite_module(dotted: str) -> str:
-    """``sigmar.runners.race`` -> ``runners.race``; a bare package stays ``runners``."""
-    return ".".join(dotted.split(".")[1:3])
+def _base(node: ast.ImportFrom, package: str) -> str | None:
+    """The suite module a ``from`` import reads from (without ``sigmar.``), or None outside the suite."""
+    if node.level:
+        parts = package.split(".")
+        base = ".".join(parts[: len(parts) - node.level + 1])
+        return f"{base}.{node.module}" if node.module else base
+    if node.module and node.module.startswith("sigmar."):
+        return node.module.removeprefix("sigmar.")
+    return None
 
 
-def _from_import(node: ast.ImportFrom, package: str) -> set[str]:
-    if node.level == 1:
-        base = package
-    elif node.level == 2:
-        base = ""
-    elif node.module and node.module.startswith("sigmar."):
-        base = _suite_module(node.module)
-        return {base} if "." in base else {f"{base}.{alias.name}" for alias in node.names}
-    else:
-        return set()
-    if node.module:
-        return {f"{base}.{node.module}".lstrip(".")}
-    return {f"{base}.{alias.name}" for alias in node.names}
+def _known(dotted: str, known: set[str]) -> str:
+    """The longest known module that ``dotted`` names or lies in (``runners._drup`` is a C module)."""
+    parts = dotted.split(".")
+    for end in range(len(parts), 0, -1):
+        if ".".join(parts[:end]) in known:
+            return ".".join(parts[:end])
+    return dotted
 
 
 def import_graph(root: Path) -> dict[str, set[str]]:
     """Every module of the three packages under ``root`` -> the suite's modules it imports."""
-    graph: dict[str, set[str]] = {}
+    modules: dict[str, Path] = {}
     for package in PACKAGES:
-        for path in sorted((root / package).glob("*.py")):
-            module = f"{package}.{path.stem}"
-            # cli imports itself when run as ``python -m`` (its __main__ copy calls the imported one): not a cycle
-            graph[module] = imports_of(path, package) - {module}
-    return graph
+        for path in sorted((root / package).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    known = set(modules) | {f"{m}._drup" for m in modules}  # the C core beside rup_check
+    return {module: imports_of(path, module, known) - {module} for module, path in modules.items()}
+
+
+def room_of(module: str) -> str | None:
+    """``cli``, ``engines``, ``render`` or ``checking`` for a module of runners, else None."""
+    parts = module.split(".")
+    if parts[0] != "runners" or len(parts) < 2:
+        return None
+    return parts[1] if parts[1] in ("cli", "render", "checking") else "engines"
 
 
 def cycle_in(graph: dict[str, set[str]], within: str) -> list[str] | None:
@@ -110,26 +135,29 @@ def layer_faults(graph: dict[str, set[str]]) -> list[str]:
     """Every broken rule of the module docstring, one line each."""
     faults = []
     for module, targets in sorted(graph.items()):
-        package, name = module.split(".")
+        package = module.split(".")[0]
         for target in sorted(targets):
             if package == "models" and target.split(".")[0] in ("encoders", "runners"):
                 faults.append(f"{module} imports {target}: models stays below the backends and runners")
             if package == "encoders" and target.startswith("runners"):
                 faults.append(f"{module} imports {target}: the backends stay below the runners")
-            if name.startswith("cmd_") and target.startswith("runners.cmd_") and target != module:
-                faults.append(f"{module} imports {target}: a cmd module imports another")
-            if module == "runners.grading" and target == "runners.race":
-                faults.append("runners.grading imports runners.race: grading must not depend on how answers are raced")
-            if module == "models.certificate" and (target.startswith("encoders") or target == "models.facts"):
-                faults.append(f"models.certificate imports {target}: the checker must not share the solvers' reading")
-            if module == "runners.rup_check" and target != "runners._drup":  # its own C core
-                faults.append(f"runners.rup_check imports {target}: the DRUP checker stands alone")
+            here, there = room_of(module), room_of(target)
+            if here and there and ROOMS.index(there) < ROOMS.index(here):
+                faults.append(f"{module} imports {target}: {here} stays below {there}")
+            if here == "cli" == there and module not in CLI_HELPERS and target not in CLI_HELPERS:
+                faults.append(f"{module} imports {target}: a verb imports another")
+            if module == "runners.checking.grading" and target == "runners.race":
+                faults.append(f"{module} imports runners.race: grading must not depend on how answers are raced")
+            if module == "models.certificate_checker" and (target.startswith("encoders") or target == "models.facts"):
+                faults.append(f"{module} imports {target}: the checker must not share the solvers' reading")
+            if module == "runners.checking.rup_check" and target != "runners.checking._drup":  # its own C core
+                faults.append(f"{module} imports {target}: the DRUP checker stands alone")
     return faults
 
 
 def test_the_packages_keep_their_layers() -> None:
     graph = import_graph(ROOT)
-    assert "runners.cmd_solve" in graph and "models.certificate" in graph, sorted(graph)
+    assert "runners.cli.solve" in graph and "models.certificate_checker" in graph, sorted(graph)
     assert layer_faults(graph) == []
 
 
@@ -137,19 +165,24 @@ def test_runners_has_no_import_cycle() -> None:
     assert cycle_in(import_graph(ROOT), "runners") is None
 
 
+def test_runners_keeps_at_most_twelve_modules_of_its_own() -> None:
+    """The engines' room stays small enough to read; everything else lives in a room named for its job."""
+    assert len(list((ROOT / "runners").glob("*.py"))) <= 12
+
+
 def test_the_imports_are_read_as_imports() -> None:
     """What the real tree imports today, so a reader that sees nothing fails here."""
     graph = import_graph(ROOT)
-    assert {"runners.options", "runners.race", "models.result"} <= graph["runners.cmd_solve"]
-    assert "runners.rup_check" in graph["runners.prove"]  # ``from . import rup_check``
+    assert {"runners.cli.options", "runners.race", "models.result"} <= graph["runners.cli.solve"]
+    assert "runners.checking.rup_check" in graph["runners.prove"]  # ``from .checking import rup_check``
     assert "runners.lifetime" in graph["runners.cli"]  # ``from sigmar.runners.lifetime import ...``
-    assert "runners.bench" not in graph["runners.scores"]  # only under TYPE_CHECKING
+    assert "runners.checking._drup" in graph["runners.checking.rup_check"]  # the C core, imported by name
+    assert "runners.bench" not in graph["runners.render.scores"]  # only under TYPE_CHECKING
 
 
 def _package(tmp_path: Path, files: dict[str, str]) -> dict[str, set[str]]:
-    for package in PACKAGES:
-        (tmp_path / package).mkdir()
     for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     return import_graph(tmp_path)
 
@@ -158,29 +191,36 @@ def test_a_made_up_package_with_every_fault_is_caught(tmp_path: Path) -> None:
     graph = _package(
         tmp_path,
         {
-            "models/certificate.py": "from .facts import facts_of\n",
+            "models/certificate_checker.py": "from .facts import facts_of\n",
             "models/facts.py": "from sigmar.runners.race import Race\n",
-            "encoders/cnf.py": "def f():\n    from sigmar.runners import check\n",
-            "runners/cmd_a.py": "from .cmd_b import run\n",
-            "runners/cmd_b.py": "from . import grading\n",
-            "runners/grading.py": "from .race import Race\n",
-            "runners/race.py": "from .cmd_a import run\n",
-            "runners/rup_check.py": "from sigmar.models.board import Board\n",
-            "runners/plots.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .cmd_a import run\n",
+            "encoders/cnf/__init__.py": "def f():\n    from sigmar.runners import checking\n",
+            "runners/cli/a.py": "from .b import run\n",
+            "runners/cli/b.py": "from ..checking import grading\n",
+            "runners/checking/__init__.py": "",
+            "runners/checking/grading.py": "from ..race import Race\n",
+            "runners/checking/trust.py": "from ..render import svg\n",
+            "runners/checking/rup_check.py": "from sigmar.models.board import Board\n",
+            "runners/race.py": "from .cli.a import run\n",
+            "runners/render/page.py": "from ..prove import prove\n",
+            "runners/render/svg.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..cli import a\n",
         },
     )
     faults = layer_faults(graph)
     for expected in (
-        "models.certificate imports models.facts",
+        "models.certificate_checker imports models.facts",
         "models.facts imports runners.race",
-        "encoders.cnf imports runners.check",
-        "runners.cmd_a imports runners.cmd_b",
-        "runners.grading imports runners.race",
-        "runners.rup_check imports models.board",
+        "encoders.cnf imports runners.checking",
+        "runners.cli.a imports runners.cli.b: a verb",
+        "runners.checking.grading imports runners.race: checking",
+        "runners.checking.grading imports runners.race: grading",
+        "runners.checking.trust imports runners.render.svg",
+        "runners.race imports runners.cli.a",
+        "runners.render.page imports runners.prove",
+        "runners.checking.rup_check imports models.board",
     ):
         assert any(f.startswith(expected) for f in faults), (expected, faults)
-    assert len(faults) == 6, faults
-    assert graph["runners.plots"] == set()
+    assert len(faults) == 10, faults
+    assert graph["runners.render.svg"] == set()
     cycle = cycle_in(graph, "runners")
     assert cycle is not None and cycle[0] == cycle[-1], cycle
-    assert set(cycle) == {"runners.cmd_a", "runners.cmd_b", "runners.grading", "runners.race"}, cycle
+    assert set(cycle) == {"runners.cli.a", "runners.cli.b", "runners.checking.grading", "runners.race"}, cycle

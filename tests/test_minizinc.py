@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards, read_boards
-from sigmar.models.generator import deadlocked
-from sigmar.models.hexgrid import cells, ring_neighbours
+from sigmar.models.generator import deadlocked, tin_ringed
+from sigmar.models.hexgrid import cells
 from sigmar.models.result import Reason, Status
 from sigmar.models.rules import count_problem, verify
 from tests.bruteforce import is_solvable
@@ -429,30 +429,6 @@ def test_quintessence_boards_with_every_implied_constraint() -> None:
         check_answer(board, backend, solve_by_brute_force(board) is not None)
 
 
-# Around tin, in ring order: iron, four quicksilver, silver.  Every window then holds a
-# later metal or three quicksilver, and only one quicksilver can leave before tin (with lead).
-TIN_RING = ("3", "q", "q", "q", "q", "5")
-
-
-def tin_ringed(board: Board) -> Board | None:
-    """The standard board with tin moved to the first inner cell and ringed by ``TIN_RING`` (tiles swapped)."""
-    symbols = {t.cell: t.symbol for t in board.tiles}
-    for cell in sorted(symbols):
-        ring = ring_neighbours(cell)
-        if not all(c in symbols for c in ring):
-            continue
-        placed = dict(symbols)
-        for target, want in [(cell, "2"), *zip(ring, TIN_RING, strict=True)]:
-            if placed[target] != want:
-                source = next((c for c in placed if placed[c] == want and c not in ring and c != cell), None)
-                if source is None:
-                    return None  # not a standard board: too few quicksilver, or no iron or silver
-                placed[target], placed[source] = placed[source], placed[target]
-        tiles = tuple(Tile(t.cell, placed[t.cell]) for t in board.tiles)
-        return Board(board.dim, tiles, f"{board.name}: tin ringed")
-    return None
-
-
 def test_a_tin_ringed_by_quicksilver_and_later_metals_fails_before_any_search() -> None:
     """Every window of tin holds a later metal or three quicksilver: the metal openings leave it none."""
     board = tin_ringed(read_boards(INSTANCES / "real-game.txt")[0])
@@ -474,7 +450,7 @@ def test_asyncio_notes_on_a_late_solver_exit_stay_off_stderr() -> None:
     """The notes asyncio logs when a stopped solver ends after its loop closed are dropped; others are kept."""
     import logging
 
-    from sigmar.encoders.minizinc_driver import quiet_late_exits
+    from sigmar.encoders.minizinc.driver import quiet_late_exits
 
     quiet_late_exits()
     quiet_late_exits()  # once per process: a second call adds no second filter

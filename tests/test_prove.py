@@ -15,12 +15,12 @@ from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.hexgrid import cells
 from sigmar.models.result import CertificateKind, Reason, Result, Status
 from sigmar.models.rules import count_problem, verify
-from sigmar.models.static import unsolvable_reason
-from sigmar.runners import rup_check
-from sigmar.runners.certify import proof_stem
+from sigmar.models.stuck_sets import unsolvable_reason
+from sigmar.runners.checking import rup_check
+from sigmar.runners.checking.certify import proof_stem
 from sigmar.runners.cli import main
 from sigmar.runners.prove import prove
-from sigmar.runners.report import exit_code
+from sigmar.runners.render.answer_json import exit_code
 from tests.bruteforce import solve_by_brute_force
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -271,8 +271,8 @@ def test_cli_table_keeps_square_brackets(tmp_path: Path, capsys: pytest.CaptureF
 
 def test_a_certificate_that_does_not_check_is_a_wrong_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     needs_cnf()
-    from sigmar.models.certificate import Verdict
-    from sigmar.runners import certify
+    from sigmar.models.certificate_checker import Verdict
+    from sigmar.runners.checking import certify
 
     board = unsolvable_without_static_reason(5)
     monkeypatch.setattr(certify, "check_certificate", lambda board, certificate: Verdict(False, "tampered"))
@@ -287,7 +287,7 @@ def test_a_corroborating_solution_against_a_refuted_cnf_is_reported(monkeypatch:
 
     board = unsolvable_without_static_reason(5)
     fake = Result(Status.SOLVED, "fake", 0.0, verified=True)
-    monkeypatch.setattr(engine, "corroborate", lambda b, limit: ({"fake": "solved"}, fake))
+    monkeypatch.setattr(engine, "ask_corroborators", lambda b, limit: ({"fake": "solved"}, fake))
     proved = prove(board, 60, corroborate_limit=1.0)
     assert proved.result.wrong and "checker is wrong" in proved.result.message
     assert proved.corroboration == {"fake": "solved"} and exit_code([proved.result]) == 3

@@ -9,15 +9,15 @@ import pytest
 from sigmar.encoders.registry import make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards
-from sigmar.models.certificate import Masks, stuck_verdict
+from sigmar.models.certificate_checker import Masks, stuck_verdict
 from sigmar.models.hexgrid import cells
 from sigmar.models.result import Move, Status
 from sigmar.models.rules import Position, count_problem, verify
-from sigmar.runners.certcheck import check_certificate
-from sigmar.runners.certify import ProofStore, certify
-from sigmar.runners.check import checked
+from sigmar.runners.checking.certificate_files import check_certificate
+from sigmar.runners.checking.certify import ProofStore, certify
+from sigmar.runners.checking.replay import checked
 from tests.bruteforce import solve_by_brute_force
-from tests.test_certificate import first_escape
+from tests.test_certificate_checker import first_escape
 
 # Quintessence and the four elements on the rim of a side-2 board, all free.
 FIVE = "x a\ne . w\nf .\n"
@@ -130,24 +130,20 @@ def test_generate_places_each_quintessence_free_with_its_four_elements() -> None
 
 
 def test_the_benchmark_script_runs_both_passes(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """A smoke run of scripts/bench_quintessence.py on the first public variant boards (instances/, as xz)."""
+    """A smoke run of scripts/bench_quintessence.py on the first four boards of each public set (instances/)."""
     import importlib.util
     import json
-    import lzma
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    public = root / "instances" / "hexmatch-easy-quintessence.txt.xz"
+    monkeypatch.syspath_prepend(str(root / "scripts"))  # the scripts' shared helper, benchlib
     spec = importlib.util.spec_from_file_location("bench_quintessence", root / "scripts" / "bench_quintessence.py")
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    with lzma.open(public, "rt") as handle:  # the first four boards, 13 lines each
-        first = "".join(next(handle) for _ in range(4 * 13))
-    (tmp_path / "variants").mkdir()
-    (tmp_path / "variants" / "four.txt").write_text(first)
-    monkeypatch.setattr(bench, "VARIANTS", tmp_path / "variants")
-    monkeypatch.setattr(bench, "STANDARD", root / "instances")
+    every_board = bench.boards
+    monkeypatch.setattr(bench, "boards", lambda name: every_board(name, 4))
+    monkeypatch.setattr(bench, "VARIANTS", ("hexmatch-easy-quintessence",))
     out = tmp_path / "race.json"
     assert bench.main(["race", "--every", "2", "--backend", "search", "--out", str(out)]) == 0
     summary = json.loads(out.read_text())["summary"]

@@ -16,7 +16,7 @@ import pytest
 from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import verify
 from sigmar.runners import cli
-from sigmar.runners.policy import corroborate
+from sigmar.runners.checking.trust import corroborated_pair
 from sigmar.runners.race import Race
 from sigmar.runners.workers import Worker
 from tests.conftest import wait_for
@@ -71,7 +71,7 @@ def test_two_families_corroborate_a_proof(fakes, boards) -> None:
 def test_corroborate_names_both_backends() -> None:
     first = Result(Status.UNSOLVABLE, "cnf:glucose4", reason=Reason.PROOF, explanation="UNSAT at 28 steps")
     second = Result(Status.UNSOLVABLE, "cpsat", reason=Reason.PROOF)
-    joined = corroborate(first, second)
+    joined = corroborated_pair(first, second)
     assert joined.reason is Reason.CORROBORATED
     assert joined.backend == "cnf:glucose4+cpsat"
     assert "UNSAT at 28 steps" in joined.explanation

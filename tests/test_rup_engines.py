@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
-from sigmar.runners import rup_check
-from sigmar.runners.rup_check import Clause, Step, check_proof, check_rup, render_drup
+from sigmar.runners.checking import rup_check
+from sigmar.runners.checking.rup_check import Clause, Step, check_proof, check_rup, render_drup
 
 
 def needs_c() -> None:

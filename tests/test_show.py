@@ -18,8 +18,8 @@ from sigmar.models.result import Certificate, CertificateKind, Reason, Result, S
 from sigmar.models.rules import Position
 from sigmar.models.solution import parse_solutions, to_moves
 from sigmar.models.tiles import METALS, SYMBOLS
-from sigmar.runners.drawing import board_svg, fill_of, letter_of
-from sigmar.runners.explain_page import page_for
+from sigmar.runners.render.proof_page import page_for
+from sigmar.runners.render.svg import board_svg, fill_of, letter_of
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "instances" / "real-game.txt"

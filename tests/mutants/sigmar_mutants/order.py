@@ -10,10 +10,8 @@ from __future__ import annotations
 from functools import cache
 from itertools import combinations
 
-from sigmar.encoders.backend import Backend
-from sigmar.models.board import Board
+from sigmar import Backend, Board, Move, Reason, Result, Status
 from sigmar.models.hexgrid import Hex
-from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.models.rules import Position
 from sigmar.models.tiles import METALS, QUICKSILVER, pairs_with
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from sigmar.encoders.backend import Backend
+from sigmar import Backend, Board, Reason, Result, Status
 from sigmar.encoders.search import SearchBackend
-from sigmar.models.board import Board
-from sigmar.models.result import Reason, Result, Status
 from sigmar.models.tiles import VITAE
 
 

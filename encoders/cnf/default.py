@@ -1,0 +1,488 @@
+"""Our CNF encoding (``cnf`` default): parallel steps with leave times in the order encoding.
+
+Why parallel steps: removing tiles only ever frees others, so moves whose
+tiles are all free at the start of a step can be played in that step in any
+order.  Each tile gets a leave step in ``1..K`` where ``K`` is the number of
+moves a sequential solution needs (``(tiles - 1) / 2 + 1`` with gold): a
+sequential solution is a parallel plan with one move per step, so
+**UNSAT at horizon K proves the board unsolvable**, and every model sorts
+into a legal move sequence (by step; within a step any order).
+
+Glossary (variables, named by tuples through ``IDPool``):
+
+- ``("gone", i, s)``: tile ``i`` has left by the end of step ``s`` (order
+  encoding: monotone in ``s``).  Only for ``s`` between the tile's earliest
+  and latest possible leave step (reachability pruning); outside that window
+  the value is a constant and never becomes a variable.
+- ``("mate", i, j)``: tiles ``i < j`` leave together as one move (a static
+  perfect matching: exactly one mate per tile except gold, via ``pysat.card``).
+- ``("before", m, i)``: neighbour ``m`` leaves in an earlier step than tile ``i``.
+- ``("window", i, (m, ...))``: tile ``i`` is freed by that window of three
+  consecutive neighbours (empty cells dropped): all of them leave before it.
+
+Clauses: monotone leave times; every tile not free from the start picks a
+window whose tiles all leave before it (``before`` is tied to the leave
+steps, so this is freeness at the end of the previous step, said once per
+neighbour instead of once per step and window); mates leave in the same
+step; metals leave in strictly increasing steps (so quicksilver, which leaves
+with its metal, always meets the current metal; gold after every other metal).
+
+Sizes on standard boards (600 public boards): 19,400-20,200 clauses median,
+22,200 at most, against 237,951 for the thesis's encoding.  The options of
+:func:`build` keep the alternatives we measured (docs/cnf.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
+
+from pysat.card import CardEnc, EncType
+from pysat.formula import IDPool
+
+from sigmar.models.board import Board
+from sigmar.models.facts import facts_of, tile_ids
+from sigmar.models.result import Move
+from sigmar.models.tiles import ELEMENTS
+
+from .formula import ClauseSink, Describe, Formula, Lit, by_kind, neg
+
+CARD_ENCODINGS = {
+    "seqcounter": EncType.seqcounter,
+    "ladder": EncType.ladder,
+    "pairwise": EncType.pairwise,
+    "totalizer": EncType.totalizer,
+    "cardnetwrk": EncType.cardnetwrk,
+}
+
+
+def freeing_windows(board: Board) -> list[tuple[tuple[int, ...], ...] | None]:
+    """Per tile, its minimal windows (``sigmar.models.facts``); None when it is free from the start."""
+    return [None if runs == ((),) else runs for runs in facts_of(board).minimal_windows]
+
+
+def leave_step_bounds(board: Board, K: int) -> tuple[list[int], list[int]]:
+    """Earliest and latest leave step of each tile (``K + 1`` earliest: it can never leave).
+
+    Both are fixpoints of sound bounds: a tile leaves after every tile of some
+    neighbour window and with a mate; metals leave one after another.  Latest:
+    a tile lying in every window of another must leave before it.
+    """
+    facts = facts_of(board)
+    # A tile leaves in the step of some partner (quintessence: of its elements, and they of it).
+    mates = [tile_ids(facts.partners[i]) for i in range(facts.size)]
+    return _earliest(board, K, mates), _latest(board, K, mates)
+
+
+def _earliest(board: Board, K: int, mates: list[list[int]]) -> list[int]:
+    facts = facts_of(board)
+    sets = freeing_windows(board)
+    chain = facts.metal_chain
+    previous_metal = dict(zip(chain[1:], chain, strict=False))
+    gold_tile = facts.gold
+    never = K + 1
+    early = [1] * facts.size
+    changed = True
+    while changed:
+        changed = False
+        for i in range(facts.size):
+            best = 1 if sets[i] is None else 1 + min(max(early[m] for m in s) for s in sets[i] or [])
+            if i != gold_tile:
+                best = max(best, min((early[j] for j in mates[i]), default=never))
+            if i in previous_metal:
+                best = max(best, early[previous_metal[i]] + 1)
+            best = min(best, never)
+            if best > early[i]:
+                early[i] = best
+                changed = True
+    return early
+
+
+def _latest(board: Board, K: int, mates: list[list[int]]) -> list[int]:
+    facts = facts_of(board)
+    sets = freeing_windows(board)
+    chain = facts.metal_chain
+    next_metal = dict(zip(chain, chain[1:], strict=False))
+    gold_tile = facts.gold
+    late = [K] * facts.size
+    must_precede: list[list[int]] = [[] for _ in range(facts.size)]  # i must leave before each j listed
+    for j, s in enumerate(sets):
+        if s:
+            for m in set(s[0]).intersection(*map(set, s[1:])):
+                must_precede[m].append(j)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(facts.size):
+            best = late[i]
+            for j in must_precede[i]:
+                best = min(best, late[j] - 1)
+            if i in next_metal:
+                best = min(best, late[next_metal[i]] - 1)
+            if i != gold_tile:
+                best = min(best, max((late[j] for j in mates[i]), default=0))
+            if best < late[i]:
+                late[i] = best
+                changed = True
+    return late
+
+
+@dataclass(frozen=True)
+class Options:
+    """The default encoding's switches; all but ``card`` exist to measure an idea (scripts/bench_cnf.py).
+
+    ``card`` picks the ``pysat.card`` encoding of exactly-one mate, ``prune``
+    the reachability windows, ``sync`` how mates share a step (``order``:
+    the order-encoded leave steps agree; ``bits``: binary leave steps agree),
+    ``free`` how freeness is said (``precede``: a tile picks a window whose
+    tiles leave before it; ``clear``: per step, some window is clear), and
+    ``one_move_per_step`` turns the parallel steps into a classic timestep
+    encoding (variant ``steps``).
+    """
+
+    card: str = "seqcounter"
+    prune: bool = True
+    one_move_per_step: bool = False
+    sync: str = "order"
+    free: str = "precede"
+
+    def __post_init__(self) -> None:
+        choices = {"card": tuple(CARD_ENCODINGS), "sync": ("order", "bits"), "free": ("precede", "clear")}
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"cnf option {name}={getattr(self, name)!r}: choose from {', '.join(allowed)}")
+
+
+class BuildStopped(Exception):
+    """The caller asked to stop while the formula was being built (a side-8 board takes about a second)."""
+
+
+def build(board: Board, should_stop: Callable[[], bool] | None = None, **options: Any) -> Formula:
+    """The default encoding of one board (see the module docstring); ``options`` as in :class:`Options`.
+
+    ``should_stop`` is asked between constraint groups and every few cardinality
+    constraints; when it says yes, :class:`BuildStopped` ends the build, so a
+    backend's stop() is honoured within its contract even before the solver starts.
+    """
+    known = {f.name for f in fields(Options)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ValueError(f"unknown cnf option {', '.join(unknown)} (valid: {', '.join(sorted(known))})")
+    return _Builder(board, Options(**options), should_stop).formula()
+
+
+class _Builder:
+    """One board's default encoding, one method per constraint group (the groups of docs/cnf.md)."""
+
+    def __init__(self, board: Board, options: Options, should_stop: Callable[[], bool] | None = None) -> None:
+        facts = facts_of(board)
+        self.should_stop = should_stop
+        self.board = board
+        self.options = options
+        self.n = n = facts.size
+        self.K = K = facts.horizon
+        self.early, self.late = leave_step_bounds(board, K) if options.prune else ([1] * n, [K] * n)
+        self.sets = freeing_windows(board)
+        self.metals = list(facts.metal_chain)
+        self.gold_tile = self.metals[-1] if self.metals else None
+        self.pool = IDPool()
+        self.sink = ClauseSink()
+        self.cleared: dict[tuple[tuple[int, ...], int], Lit] = {}
+        self.precedes: dict[tuple[str, int, int], Lit] = {}
+        self.mate_vars: dict[tuple[int, int], int] = {}
+        # ("takes", x, t): quintessence x leaves with element tile t (one of each element per x).
+        self.takes: dict[tuple[int, int], int] = {}
+
+    # -- variables
+    def gone(self, i: int, s: int) -> Lit:
+        """Tile i has left by the end of step s: a constant outside its reachable window."""
+        if s < self.early[i] or s < 1:
+            return False
+        if s >= self.late[i]:
+            return True
+        return self.pool.id(("gone", i, s))
+
+    def clear(self, tiles: tuple[int, ...], t: int) -> Lit:
+        """Every tile of ``tiles`` has left by the end of step t."""
+        lits = [self.gone(m, t) for m in tiles]
+        if any(lit is False for lit in lits):
+            return False
+        open_ = tuple(sorted(m for m, lit in zip(tiles, lits, strict=True) if lit is not True))
+        if not open_:
+            return True
+        if len(open_) == 1:
+            return self.gone(open_[0], t)
+        key = (open_, t)
+        if key not in self.cleared:
+            aux = self.pool.id(("clear", open_, t))
+            self.cleared[key] = aux
+            self.sink.group("clear")
+            for m in open_:
+                self.sink.add([-aux, self.gone(m, t)])
+        return self.cleared[key]
+
+    def before(self, m: int, i: int) -> Lit:
+        """``("before", m, i)``: tile m leaves in an earlier step than its neighbour i."""
+        early, late, sink = self.early, self.late, self.sink
+        if early[m] >= late[i]:
+            return False
+        if late[m] < early[i]:
+            return True
+        key = ("before", m, i)
+        if key not in self.precedes:
+            var = self.pool.id(key)
+            self.precedes[key] = var
+            sink.group("before")
+            if early[m] >= early[i]:  # i cannot be gone by early[m] (nor earlier, by monotony)
+                sink.add([-var, neg(self.gone(i, early[m]))])
+            for s in range(max(early[i], early[m] + 1), min(late[i], late[m]) + 1):
+                sink.add([-var, neg(self.gone(i, s)), self.gone(m, s - 1)])
+        return self.precedes[key]
+
+    # -- constraints
+    def formula(self) -> Formula:
+        for i in range(self.n):  # every leave-step variable exists, even one no clause needs (gold, often)
+            for s in range(self.early[i], self.late[i]):
+                self.gone(i, s)
+        free = self.free_by_clear_windows if self.options.free == "clear" else self.free_by_precedence
+        groups = [self.impossible, self.monotone, free, self.metal_order, self.mates_leave_together, self.one_mate_each]
+        if self.options.one_move_per_step:
+            groups.append(self.one_move_per_step)
+        for group in groups:
+            self.checkpoint()
+            group()
+        return self._formula()
+
+    def checkpoint(self) -> None:
+        """Raise :class:`BuildStopped` when the caller has asked to stop."""
+        if self.should_stop is not None and self.should_stop():
+            raise BuildStopped
+
+    def impossible(self) -> None:
+        self.sink.group("impossible")
+        for i in range(self.n):
+            if self.early[i] > self.late[i]:
+                self.sink.add([])  # the tile can never leave: unsolvable outright
+
+    def monotone(self) -> None:
+        self.sink.group("monotone")
+        for i in range(self.n):
+            for s in range(self.early[i], self.late[i] - 1):
+                self.sink.add([neg(self.gone(i, s)), self.gone(i, s + 1)])
+
+    def free_by_clear_windows(self) -> None:
+        """Per step: a tile gone by s had a clear window at the end of s - 1."""
+        for i in range(self.n):
+            if self.sets[i] is None:
+                continue
+            for s in range(self.early[i], self.late[i] + 1):
+                cleared_now = [self.clear(tiles, s - 1) for tiles in self.sets[i] or []]
+                self.sink.group("free")
+                self.sink.add([neg(self.gone(i, s)), *cleared_now])
+
+    def free_by_precedence(self) -> None:
+        """A tile picks a window whose tiles all leave strictly before it."""
+        sink = self.sink
+        for i in range(self.n):
+            if self.sets[i] is None:
+                continue
+            options: list[Lit] = []
+            for tiles in self.sets[i] or []:
+                lits = [self.before(m, i) for m in tiles]
+                if any(lit is False for lit in lits):
+                    continue
+                open_ = [lit for lit in lits if lit is not True]
+                if len(open_) <= 1:
+                    options.append(open_[0] if open_ else True)
+                    continue
+                window = self.pool.id(("window", i, tiles))
+                sink.group("window")
+                for lit in open_:
+                    sink.add([-window, lit])
+                options.append(window)
+            sink.group("free")
+            sink.add(options)
+        sink.group("before")
+        for (_, m, i), var in list(self.precedes.items()):
+            other = self.precedes.get(("before", i, m))
+            if other is not None and m < i:
+                sink.add([-var, -other])
+
+    def metal_order(self) -> None:
+        self.sink.group("metal order")
+        for a, b in zip(self.metals, self.metals[1:], strict=False):
+            for s in range(self.early[b], self.late[b] + 1):
+                self.sink.add([neg(self.gone(b, s)), self.gone(a, s - 1)])
+
+    def mates_leave_together(self) -> None:
+        early, late = self.early, self.late
+        facts = facts_of(self.board)
+        for i, j in facts.partner_pairs:
+            if max(early[i], early[j]) <= min(late[i], late[j]):
+                self.mate_vars[(i, j)] = self.pool.id(("mate", i, j))
+        for x in facts.quintessence:
+            for t in facts.partners_of(x):
+                if max(early[x], early[t]) <= min(late[x], late[t]):
+                    self.takes[(x, t)] = self.pool.id(("takes", x, t))
+        self.sink.group("same step")
+        if self.options.sync == "bits":
+            self._same_step_in_binary()
+        else:
+            self._same_step_in_order_encoding()
+
+    def _same_step_in_binary(self) -> None:
+        """Leave steps in binary: leaving at s fixes the tile's bits; mates have equal bits."""
+        sink = self.sink
+        width = max(self.K, 1).bit_length()
+        together = self._together()
+        bits = {i: [self.pool.id(("bit", i, k)) for k in range(width)] for i in by_mate_tiles(together)}
+        for i, tile_bits in bits.items():
+            for s in range(self.early[i], self.late[i] + 1):
+                for k, bit in enumerate(tile_bits):
+                    sink.add([neg(self.gone(i, s)), self.gone(i, s - 1), bit if (s >> k) & 1 else -bit])
+        for (i, j), m in together.items():
+            for bi, bj in zip(bits[i], bits[j], strict=True):
+                sink.add([-m, -bi, bj])
+                sink.add([-m, bi, -bj])
+
+    def _same_step_in_order_encoding(self) -> None:
+        """Equal over the windows' overlap, and outside it one clause each way."""
+        sink, gone = self.sink, self.gone
+        for (i, j), m in self._together().items():
+            lo, hi = max(self.early[i], self.early[j]), min(self.late[i], self.late[j])
+            for s in range(lo, hi):
+                sink.add([-m, neg(gone(i, s)), gone(j, s)])
+                sink.add([-m, neg(gone(j, s)), gone(i, s)])
+            for t in (i, j):
+                sink.add([-m, neg(gone(t, lo - 1))])
+                sink.add([-m, gone(t, hi)])
+
+    def _together(self) -> dict[tuple[int, int], int]:
+        """Every pair of tiles chosen to leave in one step: mates, and quintessence with its elements."""
+        return {**self.mate_vars, **self.takes}
+
+    def one_mate_each(self) -> None:
+        """Each tile but gold and quintessence has one mate or one quintessence that takes it;
+        each quintessence takes exactly one tile of each element."""
+        self.sink.group("one mate")
+        fives = set(facts_of(self.board).quintessence)
+        by_tile: dict[int, list[int]] = {i: [] for i in range(self.n) if i != self.gold_tile and i not in fives}
+        for (i, j), m in self.mate_vars.items():
+            by_tile[i].append(m)
+            by_tile[j].append(m)
+        for (_, t), var in self.takes.items():
+            by_tile[t].append(var)
+        groups = list(by_tile.values())
+        symbols = facts_of(self.board).symbols
+        for x in sorted(fives):
+            for element in sorted(ELEMENTS):
+                groups.append([v for (y, t), v in self.takes.items() if y == x and symbols[t] == element])
+        for k, lits in enumerate(groups):
+            if k % 16 == 0:
+                self.checkpoint()
+            if not lits:
+                self.sink.add([])
+                continue
+            encoded = CardEnc.equals(lits=lits, bound=1, vpool=self.pool, encoding=CARD_ENCODINGS[self.options.card])
+            self.sink.extend(encoded.clauses)
+
+    def one_move_per_step(self) -> None:
+        """At most two tiles leave in a step: with K steps for K moves, exactly one move each."""
+        sink, pool, gone = self.sink, self.pool, self.gone
+        sink.group("one move per step")
+        for s in range(1, self.K + 1):
+            leaving = []
+            for i in range(self.n):
+                now, prev = gone(i, s), gone(i, s - 1)
+                if now is False or prev is True:
+                    continue
+                if prev is False:
+                    leaving.append(now)
+                    continue
+                event = pool.id(("leaves", i, s))
+                sink.add([-event, now])
+                sink.add([-event, neg(prev)])
+                sink.add([event, neg(now), prev])
+                leaving.append(event)
+            if len(leaving) > 2:
+                ints = [lit for lit in leaving if not isinstance(lit, bool)]
+                constant = len(leaving) - len(ints)
+                if constant > 2:
+                    sink.add([])
+                elif ints:
+                    card = CARD_ENCODINGS[self.options.card]
+                    sink.extend(CardEnc.atmost(lits=ints, bound=2 - constant, vpool=pool, encoding=card).clauses)
+
+    # -- decode
+    def decode(self, true: set[int]) -> list[Move]:
+        """Moves in playing order from a model's true variables (by leave step; any order within one)."""
+        board = self.board
+
+        def leave(i: int) -> int:
+            for s in range(self.early[i], self.late[i] + 1):
+                lit = self.gone(i, s)
+                if lit is True or (lit is not False and lit in true):
+                    return s
+            return self.late[i]
+
+        moves: list[tuple[int, Move]] = []
+        for (i, j), m in self.mate_vars.items():
+            if m in true:
+                moves.append((leave(i), Move((board.tiles[i].cell, board.tiles[j].cell))))
+        if self.gold_tile is not None:
+            moves.append((leave(self.gold_tile), Move((board.tiles[self.gold_tile].cell,))))
+        for x in facts_of(board).quintessence:
+            taken = [t for (y, t), var in self.takes.items() if y == x and var in true]
+            moves.append((leave(x), Move(tuple(board.tiles[i].cell for i in (x, *taken)))))
+        moves.sort(key=lambda item: item[0])
+        return [move for _, move in moves]
+
+    def _formula(self) -> Formula:
+        pool = self.pool
+        gone_vars = {v for v in range(1, pool.top + 1) if _kind(pool, v) == "gone"}
+        return Formula(
+            board=self.board,
+            variant="steps" if self.options.one_move_per_step else "default",
+            clauses=self.sink.clauses,
+            pool=pool,
+            decoder=self.decode,
+            horizon=self.K,
+            groups=dict(self.sink.groups),
+            describe=describer(self.board),
+            projection=sorted(set(self.mate_vars.values()) | set(self.takes.values()) | gone_vars),
+        )
+
+
+def by_mate_tiles(mate_vars: dict[tuple[int, int], int]) -> list[int]:
+    return sorted({t for pair in mate_vars for t in pair})
+
+
+def _kind(pool: IDPool, var: int) -> str | None:
+    obj = pool.obj(var)
+    return obj[0] if isinstance(obj, tuple) else None
+
+
+def describer(board: Board) -> Describe:
+    """Human names for the default encoding's variables."""
+
+    def tile(i: int) -> str:
+        t = board.tiles[i]
+        row, col = board.rowcol(t.cell)
+        return f"tile {i} '{t.symbol}' [{row}, {col}]"
+
+    def ids(tiles: tuple[int, ...]) -> str:
+        return ", ".join(map(str, tiles))
+
+    return by_kind(
+        {
+            "gone": lambda i, step: f"gone({tile(i)}, by the end of step {step})",
+            "takes": lambda x, t: f"takes({tile(x)} leaves with {tile(t)})",
+            "mate": lambda i, j: f"mates({tile(i)}, {tile(j)}: they leave together)",
+            "before": lambda i, j: f"before({tile(i)} leaves in an earlier step than {tile(j)})",
+            "window": lambda i, tiles: f"window({tile(i)} is freed by tiles {ids(tiles)})",
+            "bit": lambda i, k: f"bit {k} of the leave step of {tile(i)}",
+            "leaves": lambda i, step: f"leaves({tile(i)}, in step {step})",
+            "clear": lambda tiles, step: f"clear(tiles {ids(tiles)} all gone by the end of step {step})",
+        }
+    )

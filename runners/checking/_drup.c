@@ -1,0 +1,613 @@
+/* A backward DRUP checker that honours deletions: the C core of runners/checking/rup_check.py.
+ *
+ * Why it exists: checking a Glucose refutation of a side-8 board with
+ * python-sat's propagation (which cannot delete a clause, and checks every
+ * lemma) took twice as long as finding it.  This checker has its own
+ * two-watched-literal propagation, so a deleted clause leaves it, and it
+ * checks only the lemmas the refutation uses, as drat-trim does:
+ *
+ * 1. Forward, with no check: the formula's clauses, then the proof's lines
+ *    in order; a lemma is added, a deletion removes one alive copy of that
+ *    clause.  Unit propagation with no assumption runs as clauses come, and
+ *    the pass stops at its first conflict.  No conflict: the proof is refused.
+ * 2. Backward from that conflict: the clauses that produced it are marked.
+ *    Walking the proof back, each lemma is taken out again (and each deleted
+ *    clause put back), so the clauses alive are those before the lemma; a
+ *    marked lemma must then follow by reverse unit propagation (RUP), and the
+ *    clauses that make it follow are marked in turn.  An unmarked lemma is
+ *    not needed and is not checked.
+ *
+ * A deletion naming no alive clause is ignored, and so is the deletion of a
+ * clause that is the reason of a literal fixed with no assumption (drat-trim
+ * ignores unit deletions too): ignoring a deletion only keeps an implied
+ * clause, which stays sound.
+ *
+ * The proof text is parsed here, line by line, with the rules of
+ * rup_check.iter_drup: blank lines and lines starting with 'c' are skipped,
+ * a line is one clause ("d" first for a deletion) ending in a single 0, and
+ * every literal names a variable 1..variables.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SIZE = 0, NEXT = 1, FLAGS = 2, HEADER = 3 };
+enum { DELETED = 1, CORE = 2 };
+enum { VALID_CONFLICT = 1, LEMMA_FAILS = 2, NO_CONFLICT = 3, FORMAT_ERROR = 4, TOO_LARGE = 5 };
+
+typedef struct {
+    int32_t *data;
+    int64_t n, cap;
+} Vec;
+
+typedef struct {
+    int64_t variables;
+    int8_t *val;        /* per literal index: 1 true, -1 false, 0 free */
+    uint32_t *stamp;    /* per literal index, to find duplicates and tautologies */
+    uint32_t now;
+    Vec *watches;       /* per literal index: clauses watching it (their first two literals) */
+    int32_t *reason;    /* per variable: the clause that implied it, 0 for an assumption */
+    int32_t *pos;       /* per variable: its place on the trail */
+    uint8_t *marked;    /* per variable: its reasons are marked (fixed literals) or seen (one analysis) */
+    int32_t *trail;
+    int64_t trail_n, qhead, top; /* trail[0:top] is fixed with no assumption */
+    Vec arena;          /* clauses: SIZE, NEXT (hash chain), FLAGS, literal indices */
+    int32_t *buckets;   /* hash -> first alive clause (0: none) */
+    uint64_t mask;
+    int64_t alive;
+    int refuted;        /* a conflict with no assumption */
+    int32_t conflict;   /* the clause of the last conflict (0: the empty clause itself) */
+    Vec steps;          /* per kept proof step: clause, negated for a deletion */
+    Vec step_lines;     /* its proof line */
+    Vec step_trail;     /* the fixed trail's length before it */
+    Vec scratch, stack, touched;
+    int nomem;
+} Checker;
+
+static int grow(Vec *v) {
+    int64_t cap = v->cap ? v->cap * 2 : 8;
+    int32_t *data = realloc(v->data, (size_t)cap * sizeof(int32_t));
+    if (!data) return 0;
+    v->data = data;
+    v->cap = cap;
+    return 1;
+}
+
+static inline int vec_push(Vec *v, int32_t x) {
+    if (v->n == v->cap && !grow(v)) return 0;
+    v->data[v->n++] = x;
+    return 1;
+}
+
+static inline int32_t lit_index(int64_t lit) { return (int32_t)(lit > 0 ? 2 * lit : -2 * lit + 1); }
+static inline int32_t *clause_at(Checker *c, int32_t ref) { return c->arena.data + ref; }
+
+static inline uint64_t mix(uint64_t x) {
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+/* A clause's hash, the same whatever the order of its literals (deletions name clauses as sets). */
+static uint64_t hash_of(const int32_t *lits, int64_t n) {
+    uint64_t h = 0;
+    for (int64_t k = 0; k < n; k++) h += mix((uint64_t)lits[k]);
+    return h;
+}
+
+static inline void assign(Checker *c, int32_t li, int32_t reason) {
+    c->val[li] = 1;
+    c->val[li ^ 1] = -1;
+    c->reason[li >> 1] = reason;
+    c->pos[li >> 1] = (int32_t)c->trail_n;
+    c->trail[c->trail_n++] = li;
+}
+
+/* Undo the trail down to `length`; fixed literals above it lose their marks too. */
+static void backtrack(Checker *c, int64_t length) {
+    while (c->trail_n > length) {
+        int32_t li = c->trail[--c->trail_n];
+        c->val[li] = 0;
+        c->val[li ^ 1] = 0;
+        c->marked[li >> 1] = 0;
+    }
+    c->qhead = length;
+    if (c->top > length) c->top = length;
+}
+
+/* Unit propagation from qhead; 1 on a conflict (its clause in c->conflict). */
+static int propagate(Checker *c) {
+    while (c->qhead < c->trail_n) {
+        int32_t falsified = c->trail[c->qhead++] ^ 1;
+        Vec *ws = &c->watches[falsified];
+        int32_t *w = ws->data;
+        int64_t n = ws->n, i = 0, j = 0;
+        while (i < n) {
+            int32_t ref = w[i++];
+            int32_t *lits = clause_at(c, ref) + HEADER;
+            int32_t size = clause_at(c, ref)[SIZE];
+            if (lits[0] == falsified) {
+                lits[0] = lits[1];
+                lits[1] = falsified;
+            }
+            if (c->val[lits[0]] == 1) {
+                w[j++] = ref;
+                continue;
+            }
+            int32_t k = 2;
+            while (k < size && c->val[lits[k]] == -1) k++;
+            if (k < size) {
+                lits[1] = lits[k];
+                lits[k] = falsified;
+                if (!vec_push(&c->watches[lits[1]], ref)) {
+                    c->nomem = 1;
+                    return 0;
+                }
+                continue;
+            }
+            w[j++] = ref;
+            if (c->val[lits[0]] == -1) {
+                while (i < n) w[j++] = w[i++];
+                ws->n = j;
+                c->conflict = ref;
+                return 1;
+            }
+            assign(c, lits[0], ref);
+        }
+        ws->n = j;
+    }
+    return 0;
+}
+
+/* Fix a literal with no assumption and propagate it; a conflict refutes the formula. */
+static void fix(Checker *c, int32_t li, int32_t reason) {
+    assign(c, li, reason);
+    if (propagate(c)) c->refuted = 1;
+    c->top = c->trail_n;
+    c->qhead = c->trail_n;
+}
+
+/* Put the two best literals to watch first: not false before false, a later false before an earlier one.
+ * After the fixed trail is cut back (walking the proof backward), the watches are then the first to be freed. */
+static int64_t order_watches(Checker *c, int32_t *lits, int64_t m) {
+    int64_t open = 0;
+    for (int64_t slot = 0; slot < 2 && slot < m; slot++) {
+        int64_t best = slot;
+        for (int64_t k = slot + 1; k < m; k++) {
+            int32_t a = lits[k], b = lits[best];
+            int better = c->val[b] == -1 && (c->val[a] != -1 || c->pos[a >> 1] > c->pos[b >> 1]);
+            if (better) best = k;
+        }
+        int32_t t = lits[slot];
+        lits[slot] = lits[best];
+        lits[best] = t;
+        open += c->val[lits[slot]] != -1;
+    }
+    return open;
+}
+
+static int watch_clause(Checker *c, int32_t ref) {
+    int32_t *lits = clause_at(c, ref) + HEADER;
+    return vec_push(&c->watches[lits[0]], ref) && vec_push(&c->watches[lits[1]], ref);
+}
+
+static void unwatch_one(Vec *ws, int32_t ref) {
+    for (int64_t i = 0; i < ws->n; i++) {
+        if (ws->data[i] == ref) {
+            ws->data[i] = ws->data[--ws->n];
+            return;
+        }
+    }
+}
+
+static void unwatch_clause(Checker *c, int32_t ref) {
+    int32_t *clause = clause_at(c, ref);
+    if (clause[SIZE] < 2) return;
+    unwatch_one(&c->watches[clause[HEADER]], ref);
+    unwatch_one(&c->watches[clause[HEADER + 1]], ref);
+}
+
+static int rehash(Checker *c) {
+    uint64_t buckets = (c->mask + 1) * 2;
+    int32_t *table = calloc(buckets, sizeof(int32_t));
+    if (!table) return 0;
+    for (uint64_t b = 0; b <= c->mask; b++) {
+        int32_t ref = c->buckets[b];
+        while (ref) {
+            int32_t *clause = clause_at(c, ref);
+            int32_t next = clause[NEXT];
+            uint64_t slot = hash_of(clause + HEADER, clause[SIZE]) & (buckets - 1);
+            clause[NEXT] = table[slot];
+            table[slot] = ref;
+            ref = next;
+        }
+    }
+    free(c->buckets);
+    c->buckets = table;
+    c->mask = buckets - 1;
+    return 1;
+}
+
+/* The scratch literals without duplicates, stamped, and their hash; -1 for a tautology. */
+static int64_t distinct(Checker *c, uint64_t *hash) {
+    if (++c->now == 0) {
+        memset(c->stamp, 0, (size_t)(2 * c->variables + 2) * sizeof(uint32_t));
+        c->now = 1;
+    }
+    int64_t m = 0;
+    for (int64_t i = 0; i < c->scratch.n; i++) {
+        int32_t li = c->scratch.data[i];
+        if (c->stamp[li] == c->now) continue;
+        if (c->stamp[li ^ 1] == c->now) return -1;
+        c->stamp[li] = c->now;
+        c->scratch.data[m++] = li;
+    }
+    c->scratch.n = m;
+    *hash = hash_of(c->scratch.data, m);
+    return m;
+}
+
+/* Add the scratch clause; *ref is where it went (0: a tautology, not kept).  0 when memory runs out. */
+static int add_clause(Checker *c, int32_t *ref_out) {
+    uint64_t hash;
+    int64_t m = distinct(c, &hash);
+    *ref_out = 0;
+    if (m < 0) return 1;
+    if (m == 0) {
+        c->refuted = 1;
+        c->conflict = 0;
+        return 1;
+    }
+    if (c->arena.n + HEADER + m >= INT32_MAX) return 0;
+    int32_t ref = (int32_t)c->arena.n;
+    uint64_t slot = hash & c->mask;
+    if (!vec_push(&c->arena, (int32_t)m) || !vec_push(&c->arena, c->buckets[slot]) || !vec_push(&c->arena, 0)) return 0;
+    for (int64_t k = 0; k < m; k++)
+        if (!vec_push(&c->arena, c->scratch.data[k])) return 0;
+    c->buckets[slot] = ref;
+    *ref_out = ref;
+    if (++c->alive > (int64_t)c->mask && !rehash(c)) return 0;
+    int32_t *lits = clause_at(c, ref) + HEADER;
+    int64_t open = order_watches(c, lits, m);
+    if (open == 0) {
+        c->refuted = 1;
+        c->conflict = ref;
+        return 1;
+    }
+    if (m >= 2 && !watch_clause(c, ref)) return 0;
+    if ((open == 1 || m == 1) && c->val[lits[0]] == 0) fix(c, lits[0], ref);
+    return !c->nomem;
+}
+
+/* The alive clause equal to the scratch clause (as a set), unlinked from the hash; 0 if none. */
+static int32_t take_alive(Checker *c) {
+    uint64_t hash;
+    int64_t m = distinct(c, &hash);
+    if (m <= 0) return 0;
+    int32_t *link = &c->buckets[hash & c->mask];
+    while (*link) {
+        int32_t ref = *link;
+        int32_t *clause = clause_at(c, ref);
+        if (clause[SIZE] == m) {
+            int64_t k = 0;
+            while (k < m && c->stamp[clause[HEADER + k]] == c->now) k++;
+            if (k == m) {
+                int32_t first = clause[HEADER];
+                if (c->val[first] == 1 && c->reason[first >> 1] == ref) return 0; /* a reason: kept */
+                *link = clause[NEXT];
+                c->alive--;
+                return ref;
+            }
+        }
+        link = &clause[NEXT];
+    }
+    return 0;
+}
+
+/* Mark the clauses behind a conflict (or behind one literal, `start`), back to the assumptions.
+ * Fixed literals keep their mark: the clauses behind them are marked once. */
+static int mark_reasons(Checker *c, int32_t conflict, int32_t start) {
+    c->stack.n = 0;
+    c->touched.n = 0;
+    if (start >= 0 && !vec_push(&c->stack, start)) return 0;
+    if (conflict) {
+        int32_t *clause = clause_at(c, conflict);
+        clause[FLAGS] |= CORE;
+        for (int32_t k = 0; k < clause[SIZE]; k++)
+            if (!vec_push(&c->stack, clause[HEADER + k] >> 1)) return 0;
+    }
+    while (c->stack.n) {
+        int32_t v = c->stack.data[--c->stack.n];
+        if (c->marked[v]) continue;
+        c->marked[v] = 1;
+        if (c->pos[v] >= c->top && !vec_push(&c->touched, v)) return 0;
+        int32_t ref = c->reason[v];
+        if (!ref) continue;
+        int32_t *clause = clause_at(c, ref);
+        clause[FLAGS] |= CORE;
+        for (int32_t k = 0; k < clause[SIZE]; k++) {
+            int32_t u = clause[HEADER + k] >> 1;
+            if (!c->marked[u] && !vec_push(&c->stack, u)) return 0;
+        }
+    }
+    for (int64_t i = 0; i < c->touched.n; i++) c->marked[c->touched.data[i]] = 0; /* assumed, not fixed */
+    return 1;
+}
+
+/* Whether the clause `ref` follows by RUP from the clauses alive; marks what it needs. */
+static int implied(Checker *c, int32_t ref) {
+    int32_t *clause = clause_at(c, ref);
+    int32_t *lits = clause + HEADER;
+    int64_t base = c->trail_n;
+    for (int32_t k = 0; k < clause[SIZE]; k++) {
+        int32_t li = lits[k];
+        if (c->val[li] == 1) { /* fixed true (a clause's literals are distinct, so not assumed) */
+            int ok = mark_reasons(c, 0, li >> 1);
+            backtrack(c, base);
+            if (!ok) c->nomem = 1;
+            return 1;
+        }
+        if (c->val[li] == 0) assign(c, li ^ 1, 0);
+    }
+    int conflict = propagate(c);
+    if (conflict && !mark_reasons(c, c->conflict, -1)) c->nomem = 1;
+    backtrack(c, base);
+    return conflict;
+}
+
+typedef struct {
+    int code;
+    int64_t line, lemmas, deletions, checked;
+    int32_t failed; /* the clause of a lemma that does not follow */
+    const char *why;
+} Outcome;
+
+static inline int is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f'; }
+
+/* Parse one proof line [p, end) into scratch; returns NULL or why it is malformed. *deletion is set. */
+static const char *parse_line(Checker *c, const char *p, const char *end, int *deletion) {
+    c->scratch.n = 0;
+    *deletion = 0;
+    if (*p == 'd') {
+        *deletion = 1;
+        p++;
+        if (p < end && !is_space(*p)) return "not a clause";
+    }
+    int ended = 0;
+    while (1) {
+        while (p < end && is_space(*p)) p++;
+        if (p == end) break;
+        if (ended) return "a clause must end with a single 0";
+        int negative = 0;
+        if (*p == '-') {
+            negative = 1;
+            p++;
+        }
+        if (p == end || *p < '0' || *p > '9') return "not a clause";
+        int64_t value = 0;
+        while (p < end && *p >= '0' && *p <= '9') {
+            value = value * 10 + (*p - '0');
+            if (value > c->variables) return "a literal names a variable beyond the formula's";
+            p++;
+        }
+        if (p < end && !is_space(*p)) return "not a clause";
+        if (value == 0) {
+            ended = 1;
+            continue;
+        }
+        if (!vec_push(&c->scratch, lit_index(negative ? -value : value))) {
+            c->nomem = 1;
+            return "out of memory";
+        }
+    }
+    if (!ended) return "a clause must end with a single 0";
+    return NULL;
+}
+
+static int keep_step(Checker *c, int32_t step, int64_t line, int64_t trail) {
+    return vec_push(&c->steps, step) && vec_push(&c->step_lines, (int32_t)(line > INT32_MAX ? INT32_MAX : line)) &&
+           vec_push(&c->step_trail, (int32_t)trail);
+}
+
+/* Pass 1: read every line; apply them until the first conflict with no assumption. */
+static Outcome forward(Checker *c, const char *text, int64_t length, int64_t max_line) {
+    Outcome out = {NO_CONFLICT, 0, 0, 0, 0, 0, NULL};
+    const char *p = text, *end = text + length;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol) eol = end;
+        const char *next = eol < end ? eol + 1 : end;
+        out.line++;
+        if (eol - p > max_line) {
+            out.code = FORMAT_ERROR;
+            out.why = "longer than the longest line this checker reads";
+            return out;
+        }
+        while (p < eol && is_space(*p)) p++;
+        if (p == eol || *p == 'c') {
+            p = next;
+            continue;
+        }
+        int deletion;
+        const char *why = parse_line(c, p, eol, &deletion);
+        if (why) {
+            out.code = c->nomem ? TOO_LARGE : FORMAT_ERROR;
+            out.why = why;
+            return out;
+        }
+        p = next;
+        out.deletions += deletion;
+        out.lemmas += !deletion;
+        if (c->refuted) continue; /* the rest is read for its form only */
+        if (deletion) {
+            int32_t ref = take_alive(c);
+            if (ref) {
+                unwatch_clause(c, ref);
+                clause_at(c, ref)[FLAGS] |= DELETED;
+                if (!keep_step(c, -ref, out.line, c->trail_n)) c->nomem = 1;
+            }
+        } else if (c->scratch.n == 0) {
+            out.code = LEMMA_FAILS; /* the empty clause, with no conflict yet */
+            out.failed = 0;
+            return out;
+        } else {
+            int64_t before = c->trail_n;
+            int32_t ref;
+            if (!add_clause(c, &ref) || (ref && !keep_step(c, ref, out.line, before))) c->nomem = 1;
+        }
+        if (c->nomem) {
+            out.code = TOO_LARGE;
+            return out;
+        }
+    }
+    out.code = c->refuted ? VALID_CONFLICT : NO_CONFLICT;
+    return out;
+}
+
+/* Pass 2: from the conflict back, check each lemma the refutation uses. */
+static void backward(Checker *c, Outcome *out) {
+    c->top = c->trail_n; /* the conflict's own propagation counts as fixed */
+    if (!mark_reasons(c, c->conflict, -1)) {
+        out->code = TOO_LARGE;
+        return;
+    }
+    for (int64_t s = c->steps.n - 1; s >= 0; s--) {
+        int32_t step = c->steps.data[s];
+        if (step < 0) { /* a deleted clause comes back */
+            int32_t *clause = clause_at(c, -step);
+            clause[FLAGS] &= ~DELETED;
+            if (clause[SIZE] >= 2) {
+                order_watches(c, clause + HEADER, clause[SIZE]);
+                if (!watch_clause(c, -step)) {
+                    out->code = TOO_LARGE;
+                    return;
+                }
+            }
+            continue;
+        }
+        unwatch_clause(c, step);
+        clause_at(c, step)[FLAGS] |= DELETED;
+        backtrack(c, c->step_trail.data[s]);
+        if (!(clause_at(c, step)[FLAGS] & CORE)) continue;
+        int follows = implied(c, step);
+        if (c->nomem) {
+            out->code = TOO_LARGE;
+            return;
+        }
+        if (!follows) {
+            out->code = LEMMA_FAILS;
+            out->line = c->step_lines.data[s];
+            out->failed = step;
+            return;
+        }
+        out->checked++;
+    }
+}
+
+static void release(Checker *c) {
+    if (c->watches)
+        for (int64_t i = 0; i < 2 * c->variables + 2; i++) free(c->watches[i].data);
+    void *blocks[] = {c->watches, c->val,        c->stamp,           c->reason,         c->pos,
+                      c->marked,  c->trail,      c->arena.data,      c->buckets,        c->steps.data,
+                      c->step_lines.data, c->step_trail.data, c->scratch.data, c->stack.data, c->touched.data};
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) free(blocks[i]);
+}
+
+static int load(Checker *c, const int32_t *formula, int64_t count) {
+    uint64_t buckets = 1024;
+    while (buckets < (uint64_t)count / 2) buckets *= 2;
+    size_t literals = (size_t)(2 * c->variables + 2), variables = (size_t)(c->variables + 1);
+    c->val = calloc(literals, 1);
+    c->stamp = calloc(literals, sizeof(uint32_t));
+    c->watches = calloc(literals, sizeof(Vec));
+    c->reason = calloc(variables, sizeof(int32_t));
+    c->pos = calloc(variables, sizeof(int32_t));
+    c->marked = calloc(variables, 1);
+    c->trail = malloc(variables * sizeof(int32_t));
+    c->buckets = calloc(buckets, sizeof(int32_t));
+    c->mask = buckets - 1;
+    if (!c->val || !c->stamp || !c->watches || !c->reason || !c->pos || !c->marked || !c->trail || !c->buckets ||
+        !vec_push(&c->arena, 0))
+        return 0;
+    c->scratch.n = 0;
+    for (int64_t i = 0; i < count; i++) {
+        int32_t lit = formula[i];
+        if (lit != 0) {
+            if (!vec_push(&c->scratch, lit_index(lit))) return 0;
+            continue;
+        }
+        int32_t ref;
+        if (!c->refuted && !add_clause(c, &ref)) return 0;
+        c->scratch.n = 0;
+    }
+    return 1;
+}
+
+static PyObject *check(PyObject *self, PyObject *args) {
+    Py_buffer formula, proof;
+    long long variables, max_line;
+    if (!PyArg_ParseTuple(args, "y*Ly*L", &formula, &variables, &proof, &max_line)) return NULL;
+    Checker c;
+    memset(&c, 0, sizeof c);
+    c.variables = variables;
+    const int32_t *lits = formula.buf;
+    int64_t count = formula.len / (Py_ssize_t)sizeof(int32_t);
+    for (int64_t i = 0; i < count; i++) {
+        if (lits[i] > variables || -(int64_t)lits[i] > variables) {
+            PyBuffer_Release(&formula);
+            PyBuffer_Release(&proof);
+            PyErr_SetString(PyExc_ValueError, "a formula literal is beyond the variable count");
+            return NULL;
+        }
+    }
+    int loaded;
+    Outcome out = {TOO_LARGE, 0, 0, 0, 0, 0, NULL};
+    Py_BEGIN_ALLOW_THREADS
+    loaded = load(&c, lits, count);
+    if (loaded) {
+        out = forward(&c, proof.buf, proof.len, max_line);
+        if (out.code == VALID_CONFLICT) backward(&c, &out);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&formula);
+    PyBuffer_Release(&proof);
+    if (!loaded || out.code == TOO_LARGE) {
+        release(&c);
+        return PyErr_NoMemory();
+    }
+    PyObject *detail;
+    if (out.code == LEMMA_FAILS) {
+        int32_t size = out.failed ? clause_at(&c, out.failed)[SIZE] : 0;
+        detail = PyList_New(size);
+        for (int32_t i = 0; detail && i < size; i++) {
+            int32_t li = clause_at(&c, out.failed)[HEADER + i];
+            PyList_SET_ITEM(detail, i, PyLong_FromLong(li & 1 ? -(li >> 1) : li >> 1));
+        }
+    } else if (out.why) {
+        detail = PyUnicode_FromString(out.why);
+    } else {
+        detail = Py_NewRef(Py_None);
+    }
+    release(&c);
+    if (!detail) return NULL;
+    return Py_BuildValue("iLLLLN", out.code, (long long)out.line, (long long)out.lemmas, (long long)out.deletions,
+                         (long long)out.checked, detail);
+}
+
+static PyMethodDef methods[] = {
+    {"check", check, METH_VARARGS,
+     "check(formula, variables, proof, max_line) -> (code, line, lemmas, deletions, checked, detail)\n\n"
+     "formula: native int32 literals, each clause ended by 0; proof: DRUP text bytes.\n"
+     "code 1: refuted, every lemma it uses checked ('checked' of them); 2: the lemma on 'line' does\n"
+     "not follow (detail: its literals); 3: no conflict is reached; 4: 'line' does not parse\n"
+     "(detail: why)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_drup", "A backward DRUP checker honouring deletions.",
+                                    -1, methods};
+
+PyMODINIT_FUNC PyInit__drup(void) { return PyModule_Create(&module); }

@@ -1,0 +1,142 @@
+"""Certificates through the runner: write what a backend sent, have it checked independently.
+
+A backend returns its certificate as texts (SPEC §5: a stuck set's cells, a
+dead-states file, a DRUP proof with its formula).  The runner writes them to
+its proof folder, so that a killed backend never leaves a half-written file
+and two backends never write the same name, and then asks
+:func:`sigmar.runners.checking.certificate_files.check_certificate`, which shares no code with
+any backend.  Only a certificate that passed makes an "unsolvable" an answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+
+from sigmar.models.board import Board
+from sigmar.models.boardfile import format_board
+from sigmar.models.certificate_checker import CertificateError
+from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Reason, Result, Status
+
+from .certificate_files import check_certificate
+
+
+def proof_stem(board: Board) -> str:
+    """A file stem for the board: its name made file-safe, and a short hash of its tiles.
+
+    Two boards that share a name (two files, or two runs on one folder) get
+    different stems; the same board always gets the same one.
+    """
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", board.name).strip("._-")[:80] or "board"
+    digest = hashlib.sha256(format_board(board, with_name=False).encode()).hexdigest()[:10]
+    return f"{name}-{digest}"
+
+
+class ProofStore:
+    """The folder certificate files go to: ``--proof-dir``, or a temporary one removed on close."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self._temporary = tempfile.TemporaryDirectory(prefix="sigmar-proofs-") if directory is None else None
+        folder = Path(self._temporary.name) if self._temporary is not None else directory
+        assert folder is not None
+        self.path: Path = folder
+        self.path.mkdir(parents=True, exist_ok=True)
+        self._used: set[str] = set()
+
+    @property
+    def kept(self) -> bool:
+        """Whether the files outlive the run (a ``--proof-dir`` was given)."""
+        return self._temporary is None
+
+    def close(self) -> None:
+        if self._temporary is not None:
+            self._temporary.cleanup()
+
+    def __enter__(self) -> ProofStore:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def _claim(self, board: Board, suffixes: tuple[str, ...]) -> str:
+        """A stem whose files nobody else writes: each file created empty and exclusively (``O_EXCL``).
+
+        Another backend of this run, or another run sharing ``--proof-dir``, that
+        wants the same stem finds a file there and takes ``STEM-2`` (and so on), so
+        every run checks and reports the files it wrote itself.
+        """
+        base = proof_stem(board)
+        for n in range(1, 10_000):
+            stem = base if n == 1 else f"{base}-{n}"
+            if stem in self._used:
+                continue
+            claimed: list[Path] = []
+            try:
+                for suffix in suffixes:
+                    target = self.path / f"{stem}{suffix}"
+                    os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+                    claimed.append(target)
+            except FileExistsError:
+                for target in claimed:
+                    target.unlink(missing_ok=True)
+                continue
+            self._used.add(stem)
+            return stem
+        raise OSError(f"no free name for the proof of {board.name} in {self.path}")
+
+    def write(self, board: Board, certificate: Certificate) -> Certificate:
+        """The certificate with its texts written (each atomically) and ``file`` naming the main one."""
+        if not certificate.texts:
+            return certificate
+        suffixes = CERTIFICATE_SUFFIXES.get(certificate.kind, tuple(certificate.texts))
+        claimed = tuple(dict.fromkeys((*suffixes, *certificate.texts)))
+        stem = self._claim(board, claimed)
+        try:
+            for suffix, text in certificate.texts.items():
+                _write_atomic(self.path / f"{stem}{suffix}", text)
+        except BaseException:  # no empty placeholders left behind
+            for suffix in claimed:
+                (self.path / f"{stem}{suffix}").unlink(missing_ok=True)
+            raise
+        main = self.path / f"{stem}{suffixes[0]}"
+        return Certificate(certificate.kind, certificate.cells, str(main), temporary=not self.kept)
+
+
+def _write_atomic(target: Path, text: str) -> None:
+    """Write beside ``target`` under a unique name, then rename: readers never see half a file."""
+    handle, partial = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(partial, target)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+
+
+def certify(board: Board, result: Result, store: ProofStore) -> Result:
+    """An "unsolvable" answer with its certificate written and checked; any other answer unchanged."""
+    if result.status is not Status.UNSOLVABLE or result.checked:
+        return result
+    certificate = result.certificate
+    if certificate is None and result.reason is Reason.COUNTS:
+        certificate = Certificate(CertificateKind.COUNTS)
+    if certificate is None:
+        return result
+    certificate = store.write(board, certificate)
+    start = time.perf_counter()
+    try:
+        verdict = check_certificate(board, {**certificate.json(), "file": certificate.file})
+        valid, why = verdict.valid, verdict.reason
+    except CertificateError as exc:
+        valid, why = False, str(exc)
+    seconds = time.perf_counter() - start
+    if valid:
+        return result.with_(certificate=certificate, checked=True, check_seconds=seconds)
+    message = f"{result.backend}'s {certificate.kind} certificate was rejected: {why}"
+    return result.with_(certificate=certificate, checked=False, check_seconds=seconds, message=message)

@@ -1,0 +1,118 @@
+"""Grading every backend's answer on one board, as BenchExec grades runs.
+
+Shared by ``crosscheck`` and ``bench``.  No answer key is needed: the board
+itself and the answers decide.
+
+- A verified solution is the truth: it beats any ``unsolvable`` claim.
+- Otherwise the board is unsolvable when the counts say so or when some
+  answer's certificate was checked (:mod:`sigmar.runners.checking.trust`).  Two
+  families that say unsolvable without one make ``corroborated``, which
+  settles nothing: their answers are graded ``unconfirmed``.
+
+Grades: ``correct``; ``unconfirmed`` (BenchExec's correct-unconfirmed: an
+``unsolvable`` that nothing contradicts but nothing confirms, such as a lone
+``proof``); ``wrong`` (a solution the rule engine rejects, or ``unsolvable``
+against a verified solution); ``unknown`` (no answer in time); ``error`` (a
+crash or a malformed answer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sigmar.models.board import Board
+from sigmar.models.result import Result, Status
+
+from .replay import counts_answer
+from .trust import accepted, claims_message, corroborated
+
+
+class Grade(StrEnum):
+    CORRECT = "correct"
+    UNCONFIRMED = "unconfirmed"
+    WRONG = "wrong"
+    UNKNOWN = "unknown"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class BoardVerdict:
+    """Every backend's grade on one board, whether they agree, and the board's answer."""
+
+    result: Result  # the board's answer as the suite reports it
+    grades: dict[str, Grade]
+    agree: bool  # no two backends claimed opposite answers
+    notes: tuple[str, ...] = ()
+
+    @property
+    def any_wrong(self) -> bool:
+        return any(g is Grade.WRONG for g in self.grades.values())
+
+
+def claim(answer: Result) -> str | None:
+    """What an answer says about the board: "solvable", "unsolvable" or nothing."""
+    if answer.status is Status.SOLVED or answer.wrong:
+        return "solvable"
+    if answer.status is Status.UNSOLVABLE:
+        return "unsolvable"
+    return None
+
+
+def board_answer(board: Board, answers: dict[str, Result]) -> tuple[Result, bool]:
+    """The board's answer from checked ``answers``, and whether it is settled (not just claimed)."""
+    solutions = [a for a in answers.values() if a.verified]
+    if solutions:
+        return min(solutions, key=lambda a: a.seconds), True
+    counted = counts_answer(board)
+    if counted is not None:
+        return counted, True
+    certified = [a for a in answers.values() if a.status is Status.UNSOLVABLE and accepted(a)]
+    if certified:
+        return min(certified, key=lambda a: a.seconds), True
+    said = tuple(answers.values())
+    agreed = corroborated(said)
+    if agreed is not None:
+        return agreed.with_(claims=said), False
+    if any(a.status is Status.UNSOLVABLE for a in said):
+        message = f"{claims_message(said)}; no checked certificate and no backend of another family agreed"
+        return Result(Status.UNKNOWN, "crosscheck", message=message, claims=said), False
+    wrong = [a for a in answers.values() if a.wrong]
+    if wrong:
+        return Result(Status.ERROR, wrong[0].backend, message=wrong[0].message, wrong=True), False
+    if answers and all(a.status is Status.ERROR for a in answers.values()):
+        message = "; ".join(a.message for a in answers.values())
+        return Result(Status.ERROR, "crosscheck", message=f"every backend failed: {message}"), False
+    parts = [f"{name}: {a.message or a.status}" for name, a in answers.items()]
+    return Result(Status.UNKNOWN, "crosscheck", message="; ".join(parts) or "no answer"), False
+
+
+def grade_board(board: Board, answers: dict[str, Result]) -> BoardVerdict:
+    """Grade every (already checked) answer on ``board`` against the others."""
+    result, settled = board_answer(board, answers)
+    truth = result.status if settled else None
+    grades: dict[str, Grade] = {}
+    notes: list[str] = []
+    for name, answer in answers.items():
+        if answer.wrong:
+            grades[name] = Grade.WRONG
+            notes.append(answer.message)
+        elif answer.verified:
+            grades[name] = Grade.CORRECT
+        elif answer.status is Status.UNSOLVABLE:
+            if truth is Status.SOLVED:
+                grades[name] = Grade.WRONG
+                notes.append(f"{name} said unsolvable ({answer.reason}) but {result.backend} found a verified solution")
+            elif truth is Status.UNSOLVABLE:
+                grades[name] = Grade.CORRECT
+            else:
+                grades[name] = Grade.UNCONFIRMED
+        elif answer.status is Status.ERROR:
+            grades[name] = Grade.ERROR
+        else:
+            grades[name] = Grade.UNKNOWN
+    claims = {claim(a) for a in answers.values()} - {None}
+    agree = len(claims) <= 1
+    if not agree:
+        notes.append("backends disagree: " + ", ".join(f"{n}={claim(a)}" for n, a in answers.items() if claim(a)))
+    return BoardVerdict(result, grades, agree, tuple(notes))

@@ -1,0 +1,64 @@
+"""The gate every answer passes: no unverified "solved" ever leaves a runner.
+
+A ``solved`` answer is replayed by the rule engine; if it does not clear the
+board it becomes an ``error`` naming the bad move.  An ``unsolvable`` answer
+must carry a reason.  A backend that raises becomes an ``error`` result.
+"""
+
+from __future__ import annotations
+
+import time
+
+from sigmar.encoders.backend import Backend
+from sigmar.models.board import Board
+from sigmar.models.certificate_checker import check_counts
+from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
+from sigmar.models.rules import count_problem, verify
+
+
+def checked(board: Board, result: Result) -> Result:
+    """The answer as the suite may report it."""
+    if result.status is Status.SOLVED:
+        verdict = verify(board, result.moves)
+        if verdict.valid:
+            return result.with_(verified=True)
+        return result.with_(
+            status=Status.ERROR,
+            verified=False,
+            wrong=True,
+            message=f"{result.backend} returned a solution the rule engine rejects: {verdict}",
+        )
+    if result.status is Status.UNSOLVABLE and result.reason is None:
+        return result.with_(status=Status.ERROR, message=f"{result.backend} said unsolvable without a reason")
+    return result.with_(verified=False)
+
+
+def counts_answer(board: Board) -> Result | None:
+    """An ``unsolvable`` answer from the counts alone, checked by the certificate checker, or None."""
+    problem = count_problem(board)
+    if problem is None:
+        return None
+    start = time.perf_counter()
+    verdict = check_counts(board)  # the independent reading of SPEC §1's counts
+    certificate = Certificate(CertificateKind.COUNTS)
+    return Result(
+        Status.UNSOLVABLE if verdict.valid else Status.ERROR,
+        "counts",
+        0.0,
+        reason=Reason.COUNTS,
+        explanation=problem,
+        message="" if verdict.valid else f"the counts check disagrees with the rule engine: {verdict.reason}",
+        certificate=certificate,
+        checked=verdict.valid,
+        check_seconds=time.perf_counter() - start,
+    )
+
+
+def run_checked(backend: Backend, board: Board, time_limit: float | None) -> Result:
+    """Run one backend on one board; exceptions become ``error``, answers are checked."""
+    start = time.perf_counter()
+    try:
+        result = backend.solve(board, time_limit)
+    except Exception as exc:  # a crashing backend is an answer, not a crash of the suite
+        return Result(Status.ERROR, backend.name, time.perf_counter() - start, message=f"{type(exc).__name__}: {exc}")
+    return checked(board, result)

@@ -1,0 +1,107 @@
+"""The ``sigmar`` console script: one subcommand per module, found by name.
+
+Each subcommand module defines ``add_parser(subparsers)`` and
+``run(args) -> int``.  Bad input anywhere becomes one line on standard error
+and exit status 2, never a traceback.
+
+Start-up follows the work: only the chosen subcommand's module is imported
+(``sigmar --help`` lists the others from ``SUBCOMMANDS``, whose one-line
+summaries a test keeps equal to each module's own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+from typing import NoReturn
+
+# In the order `sigmar --help` lists them (SPEC §3), with the summary each module gives its parser.
+SUBCOMMANDS = {
+    "solve": "answer each board (backends race; the first checked answer wins)",
+    "verify": "check a solution against the rule engine",
+    "crosscheck": "run every backend to the end on each board and report disagreements",
+    "prove": "prove boards unsolvable with a checked certificate (or solve them)",
+    "check": "check an unsolvability certificate against its board",
+    "bench": "every backend on every board: summary (PAR-2, VBS), CSV, plots, HTML report, BenchExec XML",
+    "generate": "new boards: solvable by construction (with a witness), or refuted unsolvable",
+    "survey": "deal N random boards, answer each (race, checked certificates), estimate the solvable fraction",
+    "encode": "write an encoding (DIMACS, CP-SAT model, MiniZinc model/data)",
+    "decode": "turn an external SAT solver's model of 'encode --to dimacs' back into moves",
+    "show": "draw boards (and a solution, move by move)",
+    "fuzz": "deal random small boards and find every wrong answer of the chosen backends",
+    "backends": "list the backends, whether each is available, and versions",
+}
+
+
+def module_of(name: str) -> ModuleType:
+    return importlib.import_module(f"sigmar.runners.cli.{name}")
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments in one line on standard error, naming the option (exit 2), without the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser(chosen: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser with the full parsers of the ``chosen`` subcommands (default: all); the others
+    are listed by name and summary only."""
+    parser = OneLineParser(
+        prog="sigmar",
+        description="Solve, verify, prove and benchmark Sigmar's Garden boards with four backends.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, summary in SUBCOMMANDS.items():
+        if chosen is None or name in chosen:
+            module_of(name).add_parser(sub)
+        else:
+            sub.add_parser(name, help=summary, add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[:1])  # the subcommand comes first: `sigmar` takes no option but --help
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or bad arguments (2, already said in one line)
+        return exc.code if isinstance(exc.code, int) else 2
+    # Imported only now: `sigmar --help` needs none of them.
+    from sigmar.encoders.registry import UnknownBackend
+    from sigmar.models.boardfile import BoardFileError
+    from sigmar.models.certificate_checker import CertificateError
+    from sigmar.runners.lifetime import Terminated, run_lifetime
+
+    from .options import UsageError
+
+    try:
+        with run_lifetime():
+            code: int = args.run(args)
+        sys.stdout.flush()
+        return code
+    except (BoardFileError, CertificateError, UnknownBackend, UsageError) as exc:
+        print(f"sigmar {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except Terminated:
+        print(f"sigmar {args.command}: terminated", file=sys.stderr)
+        return 143
+    except KeyboardInterrupt:
+        print(f"sigmar {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe (``sigmar show ... | head -1``): no second error when Python flushes at exit."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())

@@ -1,0 +1,311 @@
+"""``sigmar bench FILE...``: every backend alone on every board: summary (PAR-2, VBS), CSV, plots, HTML, XML."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from sigmar.models.board import Board
+from sigmar.models.boardfile import read_boards
+from sigmar.models.result import Result
+
+from ..bench import CsvSink, bench, cactus_plot, machine_lines, plan, read_csv, run_local, summarise
+from ..render.answer_json import exit_code
+from ..render.scores import compare, vbs
+from ..render.terminal import progress_bar, table_console
+from .options import UsageError, add_backend, add_time_limit, apply_sat_cmd, chosen_backends, job_count, writable_file
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "bench",
+        help="every backend on every board: summary (PAR-2, VBS), CSV, plots, HTML report, BenchExec XML",
+        description="Run every chosen backend alone on every board (each run in a worker process, killed at "
+        "the time limit), measure its wall time, CPU time and peak memory (children included), check and grade "
+        "every answer, and print a summary per backend (PAR-2, percentiles, CPU/wall, memory) and the virtual "
+        "best solver. Exit 3 if a backend answered wrongly or two disagreed, 1 if some board got no answer from "
+        "any backend, 2 on bad input.",
+    )
+    parser.add_argument("files", metavar="FILE", nargs="+", help="board files")
+    add_backend(parser)
+    add_time_limit(parser, default=10.0)
+    parser.add_argument(
+        "--jobs", "-j", type=job_count, default=1, metavar="N", help="runs at once (default 1: the cleanest timings)"
+    )
+    parser.add_argument("--out", type=writable_file, metavar="CSV", help="write one row per board and backend here")
+    parser.add_argument("--plot", type=writable_file, metavar="PNG", help="draw the cactus plot here")
+    parser.add_argument("--scatter", metavar="PNG", help="draw a log-log scatter of two backends here")
+    parser.add_argument("--pair", metavar="X,Y", help="the two backends of --scatter (default: the first two chosen)")
+    parser.add_argument(
+        "--html", type=writable_file, metavar="REPORT", help="write one self-contained HTML report here"
+    )
+    parser.add_argument("--xml", metavar="DIR", help="write BenchExec result XML here, one file per backend")
+    parser.add_argument("--baseline", metavar="OLD.csv", help="compare with an earlier bench CSV")
+    parser.add_argument(
+        "--mem-limit", type=float, metavar="MB", help="peak memory (RSS, worker and children) allowed per run"
+    )
+    parser.add_argument(
+        "--cluster", metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://host:8786) instead of locally"
+    )
+    parser.set_defaults(run=run)
+
+
+def fmt(seconds: float, digits: int = 3) -> str:
+    if math.isnan(seconds):
+        return "-"
+    return "disq." if math.isinf(seconds) else f"{seconds:.{digits}f}"
+
+
+def summary_table(summaries: list[Any], best: Any, speedups: dict[str, float] | None) -> Table:
+    """Counts, PAR-2, time percentiles, CPU/wall and memory per backend, then the VBS."""
+    table = Table(title="sigmar bench: seconds over answered runs; PAR-2 mean per board; memory peak RSS in MB")
+    for column in ("backend", "runs", "solved", "unsolvable", "unknown", "error", "wrong", "PAR-2"):
+        table.add_column(column, justify="right" if column != "backend" else "left", no_wrap=True)
+    for column in ("median", "p90", "p99", "max", "cpu/wall", "mem med", "mem max"):
+        table.add_column(column, justify="right")
+    if speedups is not None:
+        table.add_column("speedup", justify="right")
+    for s in summaries:
+        error = f"{s.error} ({s.out_of_memory} mem)" if s.out_of_memory else str(s.error)
+        counts = (s.runs, s.solved, s.unsolvable, s.unknown, error)
+        wrong = f"[red]{s.wrong}[/]" if s.wrong else "0"
+        cells = [
+            s.backend,
+            *map(str, counts),
+            wrong,
+            fmt(s.par2),
+            fmt(s.median),
+            fmt(s.p90),
+            fmt(s.p99),
+            fmt(s.max),
+            fmt(s.cpu_ratio, 2),
+            fmt(s.memory_median, 1),
+            fmt(s.memory_max, 1),
+        ]
+        if speedups is not None:
+            cells.append(f"{speedups[s.backend]:.2f}x" if s.backend in speedups else "-")
+        table.add_row(*cells)
+    times = sorted(best.times)
+    median = times[len(times) // 2] if times else math.nan
+    vbs_cells = ["VBS", str(best.boards), str(best.solved), "", "", "", "", fmt(best.par2), fmt(median)]
+    table.add_row(*vbs_cells, *[""] * (len(table.columns) - len(vbs_cells)), style="italic")
+    return table
+
+
+def read_baseline(path: str) -> list[dict[str, str]]:
+    """An earlier bench CSV; anything else is a usage error naming the file (and the row)."""
+    try:
+        rows = read_csv(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--baseline {path}: cannot read it ({exc})") from None
+    needed = {"file", "board", "backend", "status", "seconds", "grade"}
+    have = set(rows[0]) if rows else set()
+    if not rows or not needed <= have:
+        missing = ", ".join(sorted(needed - have)) or "every row"
+        raise UsageError(f"--baseline {path}: not a sigmar bench CSV (missing {missing})")
+    for number, row in enumerate(rows, start=1):
+        try:
+            float(row["seconds"])
+        except (TypeError, ValueError):
+            raise UsageError(f"--baseline {path}: row {number}: seconds {row['seconds']!r} is not a number") from None
+    return rows
+
+
+def scatter_pair(args: argparse.Namespace, names: list[str]) -> tuple[str, str] | None:
+    """The two backends of ``--scatter``: ``--pair X,Y`` (both chosen, different) or the first two chosen."""
+    if args.pair and not args.scatter:
+        raise UsageError("--pair names the backends of --scatter; give --scatter PNG too")
+    if not args.scatter:
+        return None
+    pair = [p.strip() for p in args.pair.split(",")] if args.pair else names[:2]
+    if len(pair) != 2 or pair[0] == pair[1]:
+        raise UsageError(f"--pair needs two different backends, as X,Y (got {args.pair or ','.join(names)!r})")
+    missing = [p for p in pair if p not in names]
+    if missing:
+        raise UsageError(f"--pair: {', '.join(missing)} is not among the chosen backends ({', '.join(names)})")
+    return pair[0], pair[1]
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Fail before any run, with one line, when an output cannot be written."""
+    for flag, path in (("--html", args.html), ("--plot", args.plot), ("--scatter", args.scatter)):
+        if path:
+            try:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                with open(path, "a"):
+                    pass
+            except OSError as exc:
+                raise UsageError(f"{flag} {path}: cannot write it ({exc.strerror or exc})") from None
+    if args.xml:
+        try:
+            Path(args.xml).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"--xml {args.xml}: cannot make that folder ({exc.strerror or exc})") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    apply_sat_cmd(args)
+    _check_limits(args)
+    baseline = read_baseline(args.baseline) if args.baseline else None
+    boards_by_file: list[tuple[str, list[Board]]] = [(f, read_boards(f)) for f in args.files]
+    check_outputs(args)  # after the boards: a malformed board file leaves no empty output behind
+    names = chosen_backends(args.backend)
+    pair = scatter_pair(args, names)
+    runs = plan(boards_by_file, names)
+    executor, where, client = _executor(args, runs)
+    header = machine_lines(names, args.time_limit, where)
+    if args.mem_limit:
+        header.append(f"memory limit {args.mem_limit:g} MB per run (RSS of the worker and its children)")
+    started = datetime.now(UTC)
+    result = _measure(args, runs, names, executor, client, header)
+    summaries = summarise(result.rows, names, args.time_limit)
+    best = vbs(result.rows, names, args.time_limit)
+    speedups, changes, common = compare(result.rows, baseline) if baseline is not None else (None, [], 0)
+    if args.xml:
+        from sigmar.encoders import registry
+
+        from ..render.benchexec_xml import write_xml
+
+        versions = {n: str(registry.info(registry.split_name(n)[0]).version) for n in names}
+        write_xml(args.xml, result.rows, names, versions, args.time_limit, args.mem_limit, started)
+    if args.html:
+        _write_html(args, boards_by_file, names, header, result, summaries, best, speedups, changes)
+    if args.plot:
+        title = f"sigmar bench: {sum(len(b) for _, b in boards_by_file)} boards, limit {args.time_limit:g} s"
+        cactus_plot(args.plot, result.rows, names, args.time_limit, title)
+    if pair is not None:
+        from ..render.bench_plots import save_png, scatter_figure
+
+        Path(args.scatter).write_bytes(save_png(scatter_figure(result.rows, *pair, args.time_limit)))
+    _print_summary(args, header, summaries, best, speedups, changes, common, baseline is not None, result, pair)
+    board_results = [v.result.with_(wrong=True) if v.any_wrong or not v.agree else v.result for _, v in result.verdicts]
+    return exit_code(board_results)
+
+
+def _check_limits(args: argparse.Namespace) -> None:
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.mem_limit is not None and not args.mem_limit > 0:
+        raise UsageError(f"--mem-limit must be a positive number of MB, not {args.mem_limit:g}")
+    if args.mem_limit is not None and args.cluster:
+        raise UsageError("--mem-limit works with local workers only, not with --cluster")
+
+
+def _executor(args: argparse.Namespace, runs: list[Any]) -> tuple[Any, str, Any]:
+    """The runs' answers as they come (local workers or a Dask cluster), where they run, and the client."""
+    if not args.cluster:
+        where = f"local worker processes, jobs {args.jobs}"
+        return run_local(runs, args.time_limit, args.jobs, mem_limit_mb=args.mem_limit), where, None
+    from distributed import Client
+
+    from ..cluster import describe, run_cluster
+
+    try:
+        client = Client(args.cluster, timeout="10s")
+    except (OSError, ValueError) as exc:  # ValueError: not an address at all
+        raise UsageError(f"cannot reach the Dask scheduler at {args.cluster}: {exc}") from None
+    return run_cluster(runs, args.time_limit, client), describe(client), client
+
+
+def _measure(
+    args: argparse.Namespace, runs: list[Any], names: list[str], executor: Any, client: Any, header: list[str]
+) -> Any:
+    """Every run with a progress bar; the CSV written board by board as they are graded."""
+    sink = None
+    if args.out:
+        try:
+            sink = CsvSink(args.out, header)
+        except OSError as exc:
+            if client is not None:
+                client.close()
+            raise UsageError(f"--out {args.out}: cannot write it ({exc.strerror or exc})") from None
+    try:
+        with progress_bar() as progress:
+            task = progress.add_task(f"{len(runs)} runs", total=len(runs))
+
+            def on_done(run_: Any, answer: Result) -> None:
+                progress.update(task, advance=1, description=f"{run_.backend} {answer.status}")
+                progress.refresh()
+
+            return bench(runs, names, executor, on_done, sink.write if sink else None)
+    finally:
+        if client is not None:
+            client.close()
+        if sink is not None:
+            sink.close()
+
+
+def _write_html(
+    args: argparse.Namespace,
+    boards_by_file: list[tuple[str, list[Board]]],
+    names: list[str],
+    header: list[str],
+    result: Any,
+    summaries: Any,
+    best: Any,
+    speedups: Any,
+    changes: Any,
+) -> None:
+    from ..render.bench_html import Report, write_html
+
+    boards = sum(len(b) for _, b in boards_by_file)
+    report = Report(
+        f"sigmar bench: {boards} boards, {len(names)} backends",
+        header,
+        names,
+        result.rows,
+        result.verdicts,
+        summaries,
+        best,
+        args.time_limit,
+        speedups,
+        changes,
+    )
+    write_html(args.html, report, [b for _, bs in boards_by_file for b in bs])
+
+
+def _print_summary(
+    args: argparse.Namespace,
+    header: list[str],
+    summaries: Any,
+    best: Any,
+    speedups: Any,
+    changes: Any,
+    common: int,
+    with_baseline: bool,
+    result: Any,
+    pair: tuple[str, str] | None,
+) -> None:
+    console = table_console()
+    for line in header:
+        console.print(f"[dim]# {line}[/]", highlight=False)
+    console.print(summary_table(summaries, best, speedups))
+    for name in best.members:
+        console.print(
+            f"VBS without {name}: PAR-2 worse by {fmt(best.marginal[name])} s (fastest on {best.winners[name]} boards)",
+            highlight=False,
+        )
+    if with_baseline and not common:
+        console.print(f"[yellow]--baseline {args.baseline}: no board and backend in common with this bench[/]")
+    for change in changes:
+        console.print(
+            f"[yellow]{change.board}[/] {change.backend}: {change.why}: {change.old} -> {change.new}", highlight=False
+        )
+    for board, verdict in result.verdicts:
+        for note in verdict.notes:
+            console.print(f"[bold red]{board.name}[/]: {note}", highlight=False)
+    written = [
+        (args.out, f"wrote {args.out}"),
+        (args.plot, f"drew {args.plot}"),
+        (pair, f"drew {args.scatter} ({pair[0]} against {pair[1]})" if pair else ""),
+        (args.html, f"wrote {args.html}"),
+        (args.xml, f"wrote BenchExec results in {args.xml}"),
+    ]
+    for given, line in written:
+        if given:
+            console.print(line)

@@ -1,0 +1,142 @@
+"""``sigmar check FILE CERT [--board NAME]``: check an unsolvability certificate (SPEC §5) against its board.
+
+CERT is a dead-states file (``NAME.dead.jsonl``), a DRUP proof (``NAME.drup``
+with ``NAME.cnf`` and ``NAME.vars.json`` beside it), or the JSON that
+``solve``/``prove --json`` printed (each line's ``certificate`` is checked,
+a ``stuck`` one from its cells).  The checking code shares nothing with the
+backends (see :mod:`sigmar.models.certificate_checker`).  Exit 0 valid, 3 invalid,
+2 malformed or for another board.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from sigmar.models.board import Board
+from sigmar.models.boardfile import read_boards
+from sigmar.models.certificate_checker import CertificateError, Verdict
+
+from ..checking.certificate_files import check_certificate
+from .options import add_board_file, add_json
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "check",
+        help="check an unsolvability certificate against its board",
+        description="Check a certificate (SPEC §5) with code independent of the backends: a dead-states "
+        "file (NAME.dead.jsonl), a DRUP proof (NAME.drup, with NAME.cnf and NAME.vars.json beside it), or "
+        "the JSON that 'solve --json' or 'prove --json' printed. Exit 0 valid, 3 invalid (naming the first "
+        "state, tile or lemma that fails), 2 malformed.",
+    )
+    add_board_file(parser)
+    parser.add_argument("certificate", metavar="CERT", help="the certificate file")
+    parser.add_argument("--board", metavar="NAME", help="which board of FILE (default: the one CERT names)")
+    add_json(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    boards = read_boards(args.file)
+    cert = Path(args.certificate)
+    try:
+        jobs = _jobs(cert)
+        work = [(_choose(boards, args.board, named, args.file, cert), record) for named, record in jobs]
+    except CertificateError as exc:
+        raise CertificateError(f"{cert}: {exc}" if str(cert) not in str(exc) else str(exc)) from None
+    all_valid = True
+    for board, record in work:
+        start = time.perf_counter()
+        try:
+            verdict = check_certificate(board, record, base=cert.parent)
+        except CertificateError as exc:
+            raise CertificateError(f"board {board.name!r}: {exc}") from None
+        seconds = time.perf_counter() - start
+        all_valid &= verdict.valid
+        _print(board, record, verdict, seconds, args.json)
+    return 0 if all_valid else 3
+
+
+def _print(board: Board, record: dict[str, Any], verdict: Verdict, seconds: float, as_json: bool) -> None:
+    if as_json:
+        line = {
+            "board": board.name,
+            "kind": record["kind"],
+            "valid": verdict.valid,
+            "reason": verdict.reason,
+            "check_seconds": round(seconds, 4),
+        }
+        print(json.dumps(line))
+    else:
+        word = "valid" if verdict.valid else "INVALID"
+        print(f"{board.name}: {record['kind']} certificate {word} ({seconds:.3f} s): {verdict.reason}")
+
+
+def _jobs(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
+    """(board name the certificate names, certificate record) for each certificate in CERT."""
+    if not cert.is_file():
+        raise CertificateError("no such file")
+    if cert.name.endswith(".drup"):
+        return [(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})]
+    with cert.open(encoding="utf-8", errors="replace") as handle:
+        first = handle.readline(1_000_000)
+    try:
+        head = json.loads(first)
+    except ValueError:
+        raise CertificateError("line 1: neither a dead-states file, a .drup proof nor sigmar's JSON") from None
+    if isinstance(head, dict) and head.get("format") == "sigmar-dead-states":
+        name = head.get("board")
+        return [(name if isinstance(name, str) else None, {"kind": "dead-states", "file": str(cert)})]
+    return _answers(cert)
+
+
+def _sidecar_board(drup: Path) -> str | None:
+    sidecar = drup.with_name(drup.name[: -len(".drup")] + ".vars.json")
+    try:
+        name = json.loads(sidecar.read_text(encoding="utf-8")).get("board")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) else None
+
+
+def _answers(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
+    """The certificates of sigmar's JSON Lines answers (or of one bare certificate object)."""
+    jobs: list[tuple[str | None, dict[str, Any]]] = []
+    for number, line in enumerate(cert.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            raise CertificateError(f"line {number}: not JSON") from None
+        if not isinstance(record, dict):
+            raise CertificateError(f"line {number}: expected a JSON object")
+        if "kind" in record:
+            jobs.append((None, record))
+            continue
+        certificate = record.get("certificate")
+        if record.get("status") != "unsolvable" or not isinstance(certificate, dict):
+            continue
+        name = record.get("board")
+        jobs.append((name if isinstance(name, str) else None, certificate))
+    if not jobs:
+        raise CertificateError("holds no certificate (no 'unsolvable' answer with a \"certificate\")")
+    return jobs
+
+
+def _choose(boards: list[Board], wanted: str | None, named: str | None, file: str, cert: Path) -> Board:
+    """The board a certificate is for: --board, else the name it carries, else FILE's only board."""
+    name = wanted if wanted is not None else named
+    if name is not None:
+        for board in boards:
+            if board.name == name:
+                return board
+        if wanted is not None or len(boards) > 1:
+            raise CertificateError(f"{file} has no board named {name!r}")
+    if len(boards) == 1:
+        return boards[0]
+    raise CertificateError(f"{file} holds {len(boards)} boards and the certificate names none: use --board NAME")

@@ -1,0 +1,95 @@
+"""``sigmar decode FILE MODEL [--sidecar S]``: an external SAT solver's answer, back as checked moves.
+
+The loop this closes: ``sigmar encode FILE --to dimacs -o b.cnf`` writes
+``b.cnf`` and ``b.vars.json``; any solver run on ``b.cnf`` prints a model;
+this command rebuilds the same formula from the board (the sidecar says which
+variant, and its variable and clause counts must match), turns the model into
+moves and replays them with the rule engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from sigmar.models.boardfile import read_boards, read_text
+from sigmar.models.rules import verify
+from sigmar.models.solution import format_moves, move_to_json
+
+from .options import UsageError, add_board_file, add_json
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "decode",
+        help="turn an external SAT solver's model of 'encode --to dimacs' back into moves",
+        description="Read a SAT solver's output for a DIMACS file written by 'sigmar encode --to dimacs' "
+        "(SAT-competition 's'/'v' lines, or a bare list of literals), decode it into moves and check them "
+        "with the rule engine. Exit 0: valid solution, or UNSAT (the board is unsolvable); "
+        "1: invalid or no answer; 2: bad input.",
+    )
+    add_board_file(parser)
+    parser.add_argument("model", metavar="MODEL", help="the solver's output ('-' reads standard input)")
+    parser.add_argument("--sidecar", metavar="S", help="the .vars.json written beside the .cnf (names the variant)")
+    parser.add_argument("--variant", default=None, help="encoding variant when there is no sidecar (default: default)")
+    parser.add_argument("--index", type=int, default=None, help="which board of FILE (default: the sidecar's, else 0)")
+    add_json(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from sigmar.encoders.cnf import VARIANTS, build_formula
+    from sigmar.encoders.cnf.formula import parse_model
+
+    boards = read_boards(args.file)
+    sidecar = json.loads(read_text(args.sidecar)) if args.sidecar else {}
+    variant = args.variant or sidecar.get("variant", "default")
+    if variant not in VARIANTS:
+        raise UsageError(f"unknown variant '{variant}' (choose from {', '.join(VARIANTS)})")
+    if args.index is not None:
+        if not 0 <= args.index < len(boards):
+            raise UsageError(f"--index {args.index}: {args.file} has {len(boards)} boards")
+        board = boards[args.index]
+    else:
+        named = [b for b in boards if sidecar.get("board") and b.name == sidecar["board"]]
+        board = named[0] if named else boards[0]
+    formula = build_formula(board, variant)
+    for key, have in (("variables", formula.nv), ("clauses", len(formula.clauses))):
+        if key in sidecar and sidecar[key] != have:
+            raise UsageError(
+                f"the sidecar says {sidecar[key]} {key} but board '{board.name}' encodes to {have}: "
+                "a different board or sigmar version wrote it"
+            )
+    status, model = parse_model(read_text(args.model))
+    record: dict = {"board": board.name, "variant": variant, "sat": status.lower()}
+    code = 1
+    if status == "UNSATISFIABLE":
+        exact = variant != "thesis-literal"
+        record["status"] = "unsolvable" if exact else "unknown"
+        record["explanation"] = (
+            f"the solver says the {variant} encoding (horizon {formula.horizon}) is unsatisfiable"
+            if exact
+            else "the literal thesis encoding is unsatisfiable on every board with gold: this proves nothing"
+        )
+        code = 0 if exact else 1
+    elif status == "SATISFIABLE":
+        if any(abs(lit) > formula.nv for lit in model):
+            raise UsageError(f"the model names variable {max(map(abs, model))} but the formula has {formula.nv}")
+        moves = formula.decode(model)
+        verdict = verify(board, moves)
+        record.update(status="solved" if verdict.valid else "error", verified=verdict.valid)
+        record["moves"] = [move_to_json(board, m) for m in moves]
+        if not verdict.valid:
+            record["message"] = str(verdict)
+        code = 0 if verdict.valid else 1
+        if not args.json:
+            print(f"{board.name}: {verdict}")
+            print(format_moves(board, moves), end="")
+            return code
+    else:
+        record["status"] = "unknown"
+    if args.json:
+        print(json.dumps(record))
+    else:
+        print(f"{board.name}: {record['status']}" + (f": {record['explanation']}" if "explanation" in record else ""))
+    return code

@@ -1,0 +1,151 @@
+"""``sigmar fuzz``: random small boards against the chosen backends; every wrong answer shrunk and written down."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from sigmar.models.fuzz_deal import MAX_TILES, VARIANTS, fuzz_board
+
+from ..fuzz import Races, fuzz_locally, fuzz_on_cluster, fuzz_one, write_failure
+from ..render.terminal import progress_bar, table_console
+from ..survey import ClusterError
+from .options import (
+    UsageError,
+    add_backend,
+    add_json,
+    add_time_limit,
+    chosen_backends,
+    read_board_files,
+    whole_number,
+    writable_folder,
+)
+
+DEFAULT_OUT = Path("fuzz-failures")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "fuzz",
+        help="deal random small boards and find every wrong answer of the chosen backends",
+        description="Deal N random small boards (side 2 to 4), settle each by an exhaustive search over the rule "
+        "engine, and grade every chosen backend's answer against it. Each failure (a rejected solution, a wrong "
+        "unsolvable or solved, a rejected certificate, an error, a crash or a hang) is shrunk to a smallest board "
+        "that fails the same way and written to DIR/NAME.txt and DIR/NAME.json. --json: one JSON object per "
+        "board on standard output. Exit 0 when nothing failed, 3 when something did.",
+    )
+    add_backend(parser)
+    parser.add_argument("--count", type=lambda t: whole_number(t, 0), default=100, metavar="N", help="boards (100)")
+    parser.add_argument("--seed", type=lambda t: whole_number(t, 0), default=0, metavar="S", help="deal seed (0)")
+    parser.add_argument(
+        "--max-tiles",
+        type=lambda t: whole_number(t, 1, MAX_TILES),
+        default=12,
+        metavar="T",
+        help=f"most tiles on a board, 1 to {MAX_TILES} (12)",
+    )
+    parser.add_argument("--variant", choices=VARIANTS, default="both", help="boards with quintessence or not (both)")
+    add_time_limit(parser, default=10.0)
+    parser.add_argument(
+        "--out", type=writable_folder, metavar="DIR", help=f"where failures are written (default ./{DEFAULT_OUT})"
+    )
+    parser.add_argument("--cluster", metavar="ADDR", help="spread the boards over this Dask scheduler's workers")
+    parser.add_argument(
+        "--replay",
+        metavar="FILE",
+        help="grade the boards of FILE (such as a written failure) instead of dealing; nothing is shrunk or written",
+    )
+    add_json(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    names = chosen_backends(args.backend)
+    if args.variant == "quintessence" and args.max_tiles < 5:
+        raise UsageError("--variant quintessence needs --max-tiles 5 or more (a quintessence move takes five tiles)")
+    if args.replay:
+        return replay(args, names)
+    boards = [fuzz_board(args.seed, i, args.max_tiles, args.variant) for i in range(args.count)]
+    out: Path = args.out or DEFAULT_OUT
+    console = table_console()
+    failures: list[dict[str, Any]] = []
+    start = time.perf_counter()
+    client = _client(args.cluster) if args.cluster else None
+    records = (
+        fuzz_on_cluster(boards, names, args.time_limit, client)
+        if client is not None
+        else fuzz_locally(boards, names, args.time_limit)
+    )
+    try:
+        with progress_bar() as progress:
+            task = progress.add_task("fuzz: 0 failures", total=len(boards))
+            for record in records:
+                for failure in record["failures"]:
+                    if not out.exists():
+                        writable_folder(str(out))
+                    written = write_failure(out, args.seed, record, failure)
+                    failure["files"] = [str(written.board_file), str(written.report_file)]
+                    failure["command"] = written.report["command"]
+                    failures.append(failure)
+                if args.json:
+                    print(json.dumps(record), flush=True)
+                progress.update(task, advance=1, description=f"fuzz: {len(failures)} failures")
+                progress.refresh()
+    except ClusterError as exc:
+        raise UsageError(str(exc)) from None
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        close = getattr(records, "close", None)
+        if close is not None:
+            close()
+        if client is not None:
+            client.close()
+    wall = time.perf_counter() - start
+    if not args.json:
+        console.print(failure_table(failures, len(boards), names, wall))
+    return 3 if failures else 0
+
+
+def replay(args: argparse.Namespace, names: list[str]) -> int:
+    """Grade the boards of a file against the truth: the reproduce line of a written failure."""
+    boards = read_board_files([args.replay])
+    failures: list[dict[str, Any]] = []
+    start = time.perf_counter()
+    with Races(names, args.time_limit) as races:
+        for board in boards:
+            record = fuzz_one(races, board, shrink_budget=0)
+            failures += record["failures"]
+            if args.json:
+                print(json.dumps(record), flush=True)
+    if not args.json:
+        table_console().print(failure_table(failures, len(boards), names, time.perf_counter() - start))
+    return 3 if failures else 0
+
+
+def failure_table(failures: list[dict[str, Any]], boards: int, names: list[str], wall: float) -> Table:
+    table = Table(title=f"sigmar fuzz: {boards} boards, {', '.join(names)}, {len(failures)} failures, {wall:.1f} s")
+    table.add_column("backend")
+    table.add_column("failure")
+    table.add_column("tiles", justify="right")
+    table.add_column("reproduce (or what the checks said)")
+    for failure in failures:
+        how = failure.get("command") or failure["message"]
+        table.add_row(failure["backend"], failure["failure"], str(failure["shrunk_tiles"]), how)
+    return table
+
+
+def _client(address: str) -> Any:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--cluster needs dask.distributed: pip install 'dask[distributed]'") from None
+    try:
+        return Client(address, timeout="10s")
+    except OSError as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None

@@ -1,0 +1,299 @@
+"""``sigmar generate``: new boards, solvable by construction or refuted as unsolvable.
+
+Solvable boards come from the frontier generator (``sigmar.models.generator``)
+and each is replayed by the rule engine with its witness before it is
+written.  Unsolvable boards are candidates (random shuffles over a template,
+two-tile swaps of a generated board, deadlocks built around the lowest metal)
+kept only when a sound argument refutes them: the counts, a static
+argument, or an exhaustive search by the ``search`` backend.  The reason and
+its sentence go in the comment lines above each board.
+
+``--deal dense|uniform`` writes random deals instead (``sigmar.models.deal``):
+solvable or not, and not checked; ``sigmar survey`` answers them.
+
+Board ``k`` of seed ``S`` draws from its own random stream, so it is the same
+whatever ``--count`` is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from sigmar.encoders.registry import UnknownBackend, make
+from sigmar.models.board import Board
+from sigmar.models.boardfile import format_board
+from sigmar.models.deal import KINDS as DEALS
+from sigmar.models.deal import DealError, deal
+from sigmar.models.difficulty import clear_rate
+from sigmar.models.generator import (
+    PAIRED_TILES,
+    STANDARD_DIM,
+    GenerationError,
+    deadlocked,
+    generate,
+    mix_for,
+    quintessence_mix,
+    shuffled,
+    swapped,
+    tiles_for_dim,
+)
+from sigmar.models.result import Reason, Result, Status
+from sigmar.models.rules import verify
+from sigmar.models.stuck_sets import unsolvable_reason
+from sigmar.models.templates import FOLDS, Template, ondrovo_templates, random_template, read_templates
+
+from ..checking.replay import run_checked
+from ..render.answer_json import dumps, result_json
+from .options import UsageError, positive_int, seconds, writable_file
+
+SOUND = (Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED)
+KINDS = ("shuffle", "swap", "deadlock")
+CANDIDATES = 40  # tries per unsolvable board before falling back on a deadlock
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "generate",
+        help="new boards: solvable by construction (with a witness), or refuted unsolvable",
+        description="Generate boards with the frontier generator of the Leiden thesis (sec. 7). "
+        "T is 'ondrovo' (a random one of the 43 public shapes, side 6), 'ondrovo:N', "
+        "'random' or 'random:F' (a random shape with F-fold symmetry, F in 2, 3, 6), or a template file "
+        "('o' a tile cell, '.' empty, a digit marks gold's cell; PATH:N picks its N-th template).",
+    )
+    parser.add_argument(
+        "--template",
+        "-t",
+        metavar="T",
+        default=None,
+        help="shape source (default: ondrovo on side 6, random shapes above)",
+    )
+    parser.add_argument("--dim", type=int, default=None, choices=sorted(PAIRED_TILES), help="board side (default 6)")
+    parser.add_argument("--count", "-n", type=int, default=1, metavar="K", help="boards to write (default 1)")
+    parser.add_argument("--seed", "-s", type=int, default=0, metavar="S", help="random seed (default 0)")
+    parser.add_argument("--unsolvable", action="store_true", help="write refuted unsolvable boards instead")
+    parser.add_argument(
+        "--variant",
+        choices=("standard", "quintessence"),
+        default="standard",
+        help="'quintessence': two quintessence (x) in place of a vitae and a mors, each placed free with one "
+        "of each element (solvable boards only)",
+    )
+    parser.add_argument(
+        "--deal",
+        choices=DEALS,
+        default=None,
+        help="write random deals instead, solvable or not: 'dense' puts the tiles on the cells nearest the "
+        "centre (ties at random), 'uniform' on random cells of a template (--template, default as above)",
+    )
+    parser.add_argument("--stats", action="store_true", help="add the random-play clear rate and search nodes")
+    parser.add_argument(
+        "--runs", type=positive_int, default=100, metavar="R", help="random plays per board for --stats"
+    )
+    parser.add_argument(
+        "--time-limit", type=seconds, default=10.0, metavar="S", help="seconds for search per board (default 10)"
+    )
+    parser.add_argument(
+        "--witness",
+        metavar="FILE",
+        help="also write each solvable board's witness as JSON Lines, as 'solve --json' does",
+    )
+    parser.add_argument(
+        "-o", "--out", type=writable_file, metavar="FILE", help="output file (default: standard output)"
+    )
+    parser.set_defaults(run=run)
+
+
+def template_source(spec: str | None, dim: int | None) -> Callable[[random.Random], Template]:
+    """A function drawing the template of each board, from the ``--template`` argument."""
+    if spec is None:
+        spec = "ondrovo" if dim in (None, STANDARD_DIM) else "random"
+    family, _, arg = spec.partition(":")
+    if family == "ondrovo" and not Path(spec).exists():
+        if dim not in (None, STANDARD_DIM):
+            raise UsageError(f"the ondrovo templates are side 6; use --template random for --dim {dim}")
+        return _pick_from(list(ondrovo_templates()), arg, "ondrovo")
+    if family == "random" and not Path(spec).exists():
+        side = dim or STANDARD_DIM
+        size = tiles_for_dim(side)
+        if arg and (not arg.isdigit() or int(arg) not in FOLDS):
+            raise UsageError(f"symmetry must be one of {', '.join(map(str, FOLDS))}, not '{arg}'")
+        folds = (int(arg),) if arg else FOLDS
+        return lambda rng: random_template(side, size, rng.choice(folds), rng)
+    path, index = spec, ""
+    if not Path(spec).exists() and ":" in spec:
+        path, _, index = spec.rpartition(":")
+    found = read_templates(path)
+    if dim is not None and any(t.dim != dim for t in found):
+        raise UsageError(f"{path} holds templates of side {found[0].dim}, not {dim}")
+    return _pick_from(found, index, path)
+
+
+def _pick_from(shapes: list[Template], index: str, where: str) -> Callable[[random.Random], Template]:
+    if not index:
+        return lambda rng: rng.choice(shapes)
+    if not index.isdigit() or int(index) >= len(shapes):
+        raise UsageError(f"{where} has templates 0 to {len(shapes) - 1}; '{index}' is not one of them")
+    chosen = shapes[int(index)]
+    return lambda rng: chosen
+
+
+def _label(template: Template) -> str:
+    return template.name.split(":")[0]
+
+
+def _search_result(board: Board, time_limit: float) -> Result | None:
+    try:
+        backend = make("search")
+    except UnknownBackend:
+        return None
+    return run_checked(backend, board, time_limit)
+
+
+def refute(board: Board, time_limit: float) -> tuple[Reason, str] | None:
+    """A sound reason the board is unsolvable, or None (solvable, or not refuted in time)."""
+    found = unsolvable_reason(board)
+    if found is not None:
+        return found
+    result = _search_result(board, time_limit)
+    if result is not None and result.status is Status.UNSOLVABLE and result.reason in SOUND:
+        assert result.reason is not None
+        return result.reason, result.explanation or "a complete search found no solution"
+    return None
+
+
+def stats_line(board: Board, runs: int, time_limit: float, rng: random.Random) -> str:
+    rate = clear_rate(board, runs, rng)
+    parts = [f"random play clears {rate:.3f} of {runs} runs"]
+    result = _search_result(board, time_limit)
+    if result is None:
+        parts.append("search nodes: backend not available")
+    elif result.status is Status.SOLVED:
+        parts.append(f"search nodes {result.statistics.get('nodes', '?')}")
+    else:
+        why = f" ({result.reason})" if result.reason else ""
+        if result.status is Status.UNKNOWN:
+            why = f" within {time_limit:g} s"
+        parts.append(f"search: {result.status}{why}, {result.statistics.get('nodes', '?')} nodes")
+    return "; ".join(parts)
+
+
+def _solvable(
+    k: int, seed: int, pick: Callable[[random.Random], Template], variant: str = "standard"
+) -> tuple[Board, str, Result]:
+    rng = random.Random(f"sigmar-generate:{seed}:{k}")
+    template = pick(rng)
+    mix = mix_for(len(template))
+    name = f"generated {seed}:{k} {_label(template)}"
+    if variant == "quintessence":
+        mix = quintessence_mix(mix)
+        name = f"generated quintessence {seed}:{k} {_label(template)}"
+    start = time.perf_counter()
+    made = generate(template, rng, mix, name)
+    seconds = time.perf_counter() - start
+    verdict = verify(made.board, made.witness)
+    if not verdict.valid:  # never expected: the construction guarantees it
+        raise RuntimeError(f"board {name}: the witness does not replay: {verdict}")
+    note = f"solvable by construction; witness of {len(made.witness)} moves replayed by the rule engine"
+    witness = Result(Status.SOLVED, "generate", seconds, moves=made.witness, verified=True)
+    return made.board, note, witness
+
+
+def _unsolvable(
+    k: int, seed: int, pick: Callable[[random.Random], Template], time_limit: float
+) -> tuple[Board, str, None] | None:
+    rng = random.Random(f"sigmar-unsolvable:{seed}:{k}")
+    kinds = [KINDS[k % len(KINDS)], "deadlock"]
+    for kind in kinds:
+        for _ in range(CANDIDATES):
+            template = pick(rng)
+            base = generate(template, rng, mix_for(len(template))).board
+            if kind == "shuffle":
+                candidate: Board | None = shuffled(base, rng)
+            elif kind == "swap":
+                candidate = swapped(base, rng)
+            else:
+                candidate = deadlocked(base, rng)
+            if candidate is None:
+                continue
+            found = refute(candidate, time_limit)
+            if found is None:
+                continue
+            reason, sentence = found
+            name = f"unsolvable {seed}:{k} {kind} {_label(template)} [unsolvable: {reason}]"
+            return Board(candidate.dim, candidate.tiles, name), f"{reason}: {sentence}", None
+    return None
+
+
+def _dealt(args: argparse.Namespace) -> int:
+    """``--deal``: random boards, each named ``KIND-DIM-sSEED-INDEX``, no check of solvability."""
+    if args.unsolvable or args.witness:
+        raise UsageError("--deal writes random boards, solvable or not: it takes neither --unsolvable nor --witness")
+    if args.deal == "dense" and args.template is not None:
+        raise UsageError("--deal dense fills the cells nearest the centre: it takes no --template")
+    dim = args.dim or STANDARD_DIM
+    pick = template_source(args.template, dim) if args.template is not None else None
+    chunks = []
+    for k in range(args.count):
+        try:
+            board = deal(args.deal, dim, args.seed, k, pick)
+        except DealError as exc:
+            raise UsageError(str(exc)) from None
+        note = f"random {args.deal} deal of side {dim}, seed {args.seed}, board {k}: solvable or not"
+        chunks.append(_board_text(args, k, board, note))
+    _write(args.out, "\n".join(chunks))
+    return 0
+
+
+def _board_text(args: argparse.Namespace, k: int, board: Board, note: str) -> str:
+    """Board ``k`` in the board file format, after its note (and with --stats, its statistics line)."""
+    lines = [f"# {note}"]
+    if args.stats:
+        stats_rng = random.Random(f"sigmar-stats:{args.seed}:{k}")
+        lines.append(f"# {stats_line(board, args.runs, args.time_limit, stats_rng)}")
+    return "\n".join(lines) + "\n" + format_board(board)
+
+
+def _write(out: str | None, text: str) -> None:
+    if out:
+        Path(out).write_text(text)
+    else:
+        sys.stdout.write(text)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.count < 0:
+        raise UsageError("--count must not be negative")
+    if args.variant != "standard" and (args.deal is not None or args.unsolvable):
+        raise UsageError("--variant quintessence makes solvable boards only (not with --deal or --unsolvable)")
+    if args.deal is not None:
+        return _dealt(args)
+    pick = template_source(args.template, args.dim)
+    chunks: list[str] = []
+    witnesses: list[str] = []
+    missing = 0
+    for k in range(args.count):
+        made: tuple[Board, str, Result | None] | None
+        try:
+            if args.unsolvable:
+                made = _unsolvable(k, args.seed, pick, args.time_limit)
+            else:
+                made = _solvable(k, args.seed, pick, args.variant)
+        except (GenerationError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+        if made is None:
+            print(f"sigmar generate: board {k}: no candidate refuted; skipped", file=sys.stderr)
+            missing += 1
+            continue
+        board, note, witness = made
+        if witness is not None:
+            witnesses.append(dumps(result_json(board, witness)))
+        chunks.append(_board_text(args, k, board, note))
+    if args.witness:
+        Path(args.witness).write_text("".join(line + "\n" for line in witnesses))
+    _write(args.out, "\n".join(chunks))
+    return 1 if missing else 0

@@ -1,0 +1,188 @@
+"""``sigmar survey``: how often is a random deal solvable? Every answer checked (SPEC §3)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from sigmar.models.deal import KINDS, DealError
+from sigmar.models.generator import PAIRED_TILES
+
+from ..render.terminal import progress_bar, table_console
+from ..survey import ClusterError, Deals, ResultsError, Tally, answer_locally, answer_on_cluster, append, read_results
+from .options import UsageError, add_backend, add_proof_dir, add_time_limit, chosen_backends
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "survey",
+        help="deal N random boards, answer each (race, checked certificates), estimate the solvable fraction",
+        description="Deal N random boards and answer each through the race: solved (moves replayed by the rule "
+        "engine) or unsolvable (certificate checked independently); anything else is unknown. Prints the counts "
+        "and the solvable fraction over the answered boards with its 95% Wilson interval (unknowns are left "
+        "out of it and shown apart). With --results the answers are appended to a JSON Lines file as they "
+        "come; a rerun with the same file continues where a killed run stopped. Exit 0 every board answered, "
+        "1 some unknown, 2 bad arguments, 3 a wrong answer.",
+    )
+    parser.add_argument(
+        "--deal",
+        choices=KINDS,
+        default="dense",
+        help="'dense': the tiles on the cells nearest the centre, ties at random (default); "
+        "'uniform': on random cells of a template (the 43 public shapes on side 6, random symmetric shapes above)",
+    )
+    parser.add_argument("--dim", type=int, default=6, choices=sorted(PAIRED_TILES), help="board side (default 6)")
+    parser.add_argument("--count", "-n", type=int, default=100, metavar="N", help="boards to deal (default 100)")
+    parser.add_argument("--seed", "-s", type=int, default=0, metavar="S", help="random seed (default 0)")
+    parser.add_argument(
+        "--results",
+        metavar="FILE",
+        type=Path,
+        help="append one JSON line per board (SPEC §4 plus index, deal, dim, seed); a rerun skips the boards "
+        "already in it",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDR",
+        help="run on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786); its workers must be allowed "
+        "child processes (DASK_DISTRIBUTED__WORKER__DAEMON=False)",
+    )
+    add_backend(parser)
+    add_time_limit(parser)
+    add_proof_dir(parser)
+    parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    parser.set_defaults(run=run)
+
+
+def fraction_text(tally: Tally) -> str:
+    fraction = tally.fraction()
+    if fraction is None:
+        return "solvable -"
+    low, high = tally.interval()
+    return f"solvable {100 * fraction:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def summary_table(deals: Deals, tally: Tally, wall: float) -> Table:
+    summary = tally.summary()
+    table = Table(title=f"sigmar survey: {deals.kind} deals of side {deals.dim}, seed {deals.seed}")
+    table.add_column("")
+    table.add_column("value", justify="right")
+    rows = [
+        ("boards", str(tally.total)),
+        ("solved", str(tally.solved)),
+        ("unsolvable (checked)", str(tally.unsolvable)),
+        ("unknown", str(tally.unknown)),
+    ]
+    fraction = tally.fraction()
+    low, high = tally.interval()
+    if fraction is not None:
+        rows.append((f"solvable, of {tally.answered} answered", f"{100 * fraction:.2f}%"))
+        rows.append(("95% Wilson interval", f"{100 * low:.2f}% - {100 * high:.2f}%"))
+    if summary["median_s"] is not None:
+        rows.append(
+            (
+                "seconds per board: median / p99 / max",
+                f"{summary['median_s']:.3f} / {summary['p99_s']:.3f} / {summary['max_s']:.3f}",
+            )
+        )
+    rows.append(("wall seconds (this run)", f"{wall:.1f}"))
+    if tally.wrong:
+        rows.append(("WRONG answers", str(tally.wrong)))
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.count < 0:
+        raise UsageError("--count must not be negative")
+    if args.cluster and args.proof_dir:
+        raise UsageError("--proof-dir keeps files on this machine: it does not go with --cluster")
+    names = chosen_backends(args.backend)
+    deals = Deals(args.deal, args.dim, args.seed, args.count)
+    try:
+        done = read_results(args.results, deals) if args.results else {}
+        deals.board(0)  # a deal that cannot be made fails here, before any work
+    except (ResultsError, DealError) as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{args.results}: {exc.strerror or exc}") from None
+    tally = Tally()
+    for index, record in sorted(done.items()):
+        if index < args.count:
+            tally.add(record)
+    todo = [i for i in range(args.count) if i not in done]
+    start = time.perf_counter()
+    out = None
+    try:
+        if args.results:
+            args.results.parent.mkdir(parents=True, exist_ok=True)
+            out = args.results.open("a", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{args.results}: {exc.strerror or exc}") from None
+    client = _client(args.cluster) if args.cluster else None
+    try:
+        answers = (
+            answer_on_cluster(deals, todo, names, args.time_limit, client)
+            if client is not None
+            else answer_locally(deals, todo, names, args.time_limit, args.proof_dir)
+        )
+        _consume(answers, tally, out, args.count)
+    except ClusterError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        if client is not None:
+            client.close()
+        if out is not None:
+            out.close()
+    wall = time.perf_counter() - start
+    if args.json:
+        print(json.dumps(_summary_json(deals, tally, wall)))
+    else:
+        table_console().print(summary_table(deals, tally, wall))
+        if tally.unknown:
+            table_console().print(f"{tally.unknown} unknown board(s) left out of the fraction", highlight=False)
+    if tally.wrong:
+        return 3
+    return 1 if tally.unknown else 0
+
+
+def _client(address: str) -> Any:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--cluster needs dask.distributed: pip install 'dask[distributed]'") from None
+    try:
+        return Client(address, timeout="10s")
+    except OSError as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+
+
+def _consume(answers: Any, tally: Tally, out: Any, count: int) -> None:
+    """Write each answer as it comes, and keep the bar's running fraction up to date."""
+    with progress_bar() as progress:
+        task = progress.add_task(fraction_text(tally), total=count, completed=tally.total)
+        try:
+            for record in answers:
+                if out is not None:
+                    append(out, record)
+                tally.add(record)
+                progress.update(task, advance=1, description=fraction_text(tally))
+                progress.refresh()
+        finally:
+            close = getattr(answers, "close", None)
+            if close is not None:
+                close()  # stop the race's workers or the cluster client now, not at garbage collection
+
+
+def _summary_json(deals: Deals, tally: Tally, wall: float) -> dict[str, Any]:
+    return (
+        {"deal": deals.kind, "dim": deals.dim, "seed": deals.seed, "count": deals.count}
+        | tally.summary()
+        | {"wall_seconds": round(wall, 3)}
+    )
