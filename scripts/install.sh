@@ -9,7 +9,7 @@
 # python3-venv where the interpreter has no ensurepip, and CaDiCaL (the
 # external SAT solver the docs' `--sat-cmd` example uses).  From npm: Chuffed,
 # inside the WebAssembly MiniZinc of npm's "minizinc" package, since Debian
-# packages no Chuffed (encoders/minizinc_wasm.cjs runs it).  Safe to run again:
+# packages no Chuffed (encoders/minizinc/minizinc_wasm.cjs runs it).  Safe to run again:
 # it skips what is already there.
 #
 # PYTHON=/path/to/python3.X picks the interpreter (any CPython 3.11 or newer;
@@ -78,6 +78,6 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(base_of "$VENV/bin/python")" != "$(base_o
     "$PYTHON" -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[dev]"
-"$VENV/bin/python" -c "import sigmar.runners._drup" 2>/dev/null \
+"$VENV/bin/python" -c "import sigmar.runners.checking._drup" 2>/dev/null \
     || echo "note: the C DRUP checker was not built (no compiler or Python headers); proofs are checked the slower way"
 echo "sigmar installed: $PWD/$VENV/bin/sigmar (activate with: . $VENV/bin/activate)"

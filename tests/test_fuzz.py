@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sigmar.encoders import plugins
 from sigmar.models.board import Board
 from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.fuzz_deal import fuzz_board
@@ -222,7 +223,11 @@ def test_mutants_are_graded_not_trusted_beside_an_honest_backend(mutant_env: dic
 
 
 def test_fuzz_on_a_real_dask_cluster_finds_what_it_finds_here(
-    mutant_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    mutant_env: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest,
 ) -> None:
     distributed = pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
     import dask
@@ -233,6 +238,10 @@ def test_fuzz_on_a_real_dask_cluster_finds_what_it_finds_here(
         if path:
             monkeypatch.syspath_prepend(path)
     monkeypatch.setenv("PYTHONPATH", mutant_env["PYTHONPATH"])  # the cluster's worker processes find the plugin
+    # This process read the entry points once already if an earlier test listed the backends (one xdist worker
+    # runs many tests): read them again with the mutants on the path, and again after the test without them.
+    plugins.entries.cache_clear()
+    request.addfinalizer(plugins.entries.cache_clear)
     args = ["fuzz", "-b", "search,mutant-order", "--count", "12", "--seed", "1", "--json"]
     with (
         dask.config.set({"distributed.worker.daemon": False}),

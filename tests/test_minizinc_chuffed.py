@@ -1,7 +1,7 @@
 """Chuffed through MiniZinc: ``minizinc:chuffed`` and the ``minizinc:gecode+chuffed`` plan.
 
 Debian packages no Chuffed, so on this machine it comes from the WebAssembly
-MiniZinc (npm's "minizinc", run by ``encoders/minizinc_wasm.cjs``);
+MiniZinc (npm's "minizinc", run by ``encoders/minizinc/minizinc_wasm.cjs``);
 ``scripts/install.sh`` installs it.  Every test here says why when it skips.
 """
 

@@ -30,7 +30,7 @@ def needs_cnf() -> None:
     try:
         import sigmar.encoders.cnf  # noqa: F401
     except ImportError as exc:
-        pytest.skip(f"the CNF encoding (encoders/cnf.py) cannot be imported: {exc}")
+        pytest.skip(f"the CNF encoding (encoders/cnf/__init__.py) cannot be imported: {exc}")
 
 
 def glucose_proof(clauses: list[list[int]]) -> list[rup_check.Step]:

@@ -16,8 +16,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Solver and plotting packages: each costs 15-300 ms to import (ortools pulls in pandas).
-HEAVY = ("numpy", "ortools", "pandas", "pysat", "minizinc", "dask", "distributed", "matplotlib")
+# Solver and plotting packages: each costs 15-300 ms to import (ortools pulls in pandas); rich's tables
+# cost about 35 ms, a third of a one-board solve, so solve prints plain columns (render/columns.py).
+HEAVY = ("numpy", "ortools", "pandas", "pysat", "minizinc", "dask", "distributed", "matplotlib", "rich")
 
 REPORT = (
     "import json, sys\n"

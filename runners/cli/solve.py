@@ -11,6 +11,7 @@ from sigmar.models.result import Result, Status
 from ..checking.certify import ProofStore
 from ..race import Race, RaceOutcome
 from ..render.answer_json import dumps, exit_code, result_json, summary_line
+from ..render.columns import columns
 from .options import add_race_arguments, race_inputs
 
 
@@ -54,22 +55,13 @@ def run(args: argparse.Namespace) -> int:
                     detail += "; WRONG: " + "; ".join(outcome.wrong.values())
                 rows.append((board.name, str(result.status), result.backend, f"{result.seconds:.3f}", detail))
     if not args.json:
-        print_table(f"sigmar solve {' '.join(args.files)}", rows)
+        print_table(rows)
     return exit_code(results)
 
 
-def print_table(title: str, rows: list[tuple[str, ...]]) -> None:
-    """The answers as a table (rich is imported here: ``--json`` does not need it)."""
-    from rich.table import Table
-
-    from ..render.terminal import add_text_row, table_console
-
-    table = Table(title=title)
-    for column in ("board", "status", "backend", "seconds", "detail"):
-        table.add_column(column)
-    for row in rows:
-        add_text_row(table, *row)
-    table_console().print(table)
+def print_table(rows: list[tuple[str, ...]]) -> None:
+    """The answers as plain columns (see render.columns: no rich on this path)."""
+    print(columns(("board", "status", "backend", "seconds", "detail"), rows))
 
 
 __all__ = ["run", "add_parser", "Status"]
