@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .board import Board, Tile
-from .hexgrid import from_rowcol, row_lengths, to_rowcol
+from .hexgrid import cells as hex_cells
+from .hexgrid import row_lengths, to_rowcol
 from .tiles import EMPTY, METALS, SYMBOLS
 
 MAX_DIM = 16  # 721 cells: far beyond any generated or published board
@@ -124,6 +125,8 @@ def _parse_block(block: _Block, index: int, filename: str) -> Board:
         )
     tiles: list[Tile] = []
     seen_metal: dict[str, tuple[int, int]] = {}
+    grid = hex_cells(dim)  # reading order: the cell at [row, col] is grid[first[row] + col]
+    first = [sum(lengths[:row]) for row in range(len(lengths))]
     for row, ((line, cells), expected) in enumerate(zip(block.rows, lengths, strict=True)):
         if len(cells) != expected:
             col = min(len(cells), expected)
@@ -142,7 +145,7 @@ def _parse_block(block: _Block, index: int, filename: str) -> Board:
                     r0, c0 = seen_metal[symbol]
                     raise error(f"metal {symbol} appears twice (first at [{r0}, {c0}])", row, col, line)
                 seen_metal[symbol] = (row, col)
-            tiles.append(Tile(from_rowcol(row, col, dim), symbol))
+            tiles.append(Tile(grid[first[row] + col], symbol))
     return Board(dim, tuple(tiles), name)
 
 

@@ -35,18 +35,21 @@ def require(name: str) -> None:
         pytest.skip(f"backend {name} is not available here: {found.why_not}")
 
 
+# One case per backend and board, so that pytest-xdist can share a slow backend's boards (Chuffed through
+# WebAssembly takes 2-4 s a board) between its workers instead of running them one after another.
+@pytest.mark.parametrize("index", range(len(SMALL)))
 @pytest.mark.parametrize("name", backend_names())
-def test_small_boards(name: str) -> None:
+def test_small_boards(name: str, index: int) -> None:
     require(name)
     backend = make(name)
-    for board in SMALL:
-        expected = Status.SOLVED if board.name.endswith("[solvable]") else Status.UNSOLVABLE
-        result = run_checked(backend, board, 30.0)
-        assert result.status is expected, f"{name} on {board.name!r}: {result.status} {result.message}"
-        if expected is Status.SOLVED:
-            assert result.verified, f"{name} on {board.name!r}: solution not verified"
-        else:
-            assert result.reason is not None, f"{name} on {board.name!r}: unsolvable without a reason"
+    board = SMALL[index]
+    expected = Status.SOLVED if board.name.endswith("[solvable]") else Status.UNSOLVABLE
+    result = run_checked(backend, board, 30.0)
+    assert result.status is expected, f"{name} on {board.name!r}: {result.status} {result.message}"
+    if expected is Status.SOLVED:
+        assert result.verified, f"{name} on {board.name!r}: solution not verified"
+    else:
+        assert result.reason is not None, f"{name} on {board.name!r}: unsolvable without a reason"
 
 
 @pytest.mark.parametrize("name", [f for f in family_names()])

@@ -166,9 +166,22 @@ def test_shipped_gecode_configuration_through_the_python_package() -> None:
     assert sorted(values) == [1, 2, 3, 4] and all(values[values[i] - 1] == i + 1 for i in range(4))
 
 
+# Python's own per-interpreter helpers (started by an earlier test in this pytest-xdist worker, e.g. Dask's
+# LocalCluster): they live as long as this process does, and are no solver left behind.
+_INTERPRETER_HELPERS = ("multiprocessing.resource_tracker", "multiprocessing.forkserver")
+
+
 def _children() -> list:
     psutil = pytest.importorskip("psutil", reason="psutil counts the child processes")
-    return psutil.Process().children(recursive=True)
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            command = " ".join(child.cmdline())
+        except psutil.Error:  # it ended while we looked
+            continue
+        if not any(helper in command for helper in _INTERPRETER_HELPERS):
+            found.append(child)
+    return found
 
 
 def _named(name: str) -> list:
