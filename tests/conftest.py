@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections.abc import Callable
@@ -83,3 +84,10 @@ def wait_for(condition: Callable[[], object], seconds: float = 10.0) -> bool:
             return True
         time.sleep(0.02)
     return bool(condition())
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one pytest-xdist worker more than cores.  Much of the suite waits on solver processes,
+    signals and Node's start-up rather than computing, so a third worker keeps two cores busy (measured on
+    2 cores: 135 s with 3 workers, 141-156 s with 2, 144 s with 4)."""
+    return (os.cpu_count() or 1) + 1
