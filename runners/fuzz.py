@@ -10,7 +10,6 @@ answer is checked (solutions replayed, certificates checked) before grading.
 
 from __future__ import annotations
 
-import multiprocessing
 import re
 import shutil
 import tempfile
@@ -32,7 +31,7 @@ from .checking.certify import ProofStore
 from .checking.fuzz_grade import Failure, failure_of
 from .race import Race
 from .shrink import shrink
-from .survey import DAEMON_HINT, ClusterError
+from .survey import ClusterError, enter_worker
 
 
 class Races:
@@ -128,10 +127,7 @@ def fuzz_task(
     families: tuple[tuple[str, str, str], ...], names: tuple[str, ...], board: Board, time_limit: float | None
 ) -> dict[str, Any]:
     """One board on a Dask worker: graded and shrunk there, with that worker's own races."""
-    if families != registry.FAMILIES:
-        registry.FAMILIES = families
-    if multiprocessing.current_process().daemon:
-        raise ClusterError(DAEMON_HINT)
+    enter_worker(families)
     key = (families, names, time_limit)
     if getattr(_local, "key", None) != key:
         if getattr(_local, "races", None) is not None:

@@ -217,14 +217,20 @@ def answer_locally(
 _local = threading.local()  # one race per Dask worker thread, kept across its tasks
 
 
-def race_task(
-    families: tuple[tuple[str, str, str], ...], names: tuple[str, ...], board: Board, time_limit: float | None
-) -> dict[str, Any]:
-    """One board on a Dask worker: the race there (its own worker processes), its answer as JSON."""
+def enter_worker(families: tuple[tuple[str, str, str], ...]) -> None:
+    """On a Dask worker, before a board: the parent's backend registry, and a worker that may start the
+    race's processes (a daemon one may not: DAEMON_HINT says how to start it)."""
     if families != registry.FAMILIES:
         registry.FAMILIES = families
     if multiprocessing.current_process().daemon:
         raise ClusterError(DAEMON_HINT)
+
+
+def race_task(
+    families: tuple[tuple[str, str, str], ...], names: tuple[str, ...], board: Board, time_limit: float | None
+) -> dict[str, Any]:
+    """One board on a Dask worker: the race there (its own worker processes), its answer as JSON."""
+    enter_worker(families)
     key = (families, names)
     if getattr(_local, "key", None) != key:
         if getattr(_local, "race", None) is not None:

@@ -21,6 +21,7 @@ from .options import (
     add_json,
     add_time_limit,
     chosen_backends,
+    dask_client,
     read_board_files,
     whole_number,
     writable_folder,
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     console = table_console()
     failures: list[dict[str, Any]] = []
     start = time.perf_counter()
-    client = _client(args.cluster) if args.cluster else None
+    client = dask_client(args.cluster) if args.cluster else None
     records = (
         fuzz_on_cluster(boards, names, args.time_limit, client)
         if client is not None
@@ -138,14 +139,3 @@ def failure_table(failures: list[dict[str, Any]], boards: int, names: list[str],
         how = failure.get("command") or failure["message"]
         table.add_row(failure["backend"], failure["failure"], str(failure["shrunk_tiles"]), how)
     return table
-
-
-def _client(address: str) -> Any:
-    try:
-        from distributed import Client
-    except ImportError:
-        raise UsageError("--cluster needs dask.distributed: pip install 'dask[distributed]'") from None
-    try:
-        return Client(address, timeout="10s")
-    except OSError as exc:
-        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None

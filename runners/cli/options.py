@@ -11,6 +11,7 @@ import tempfile
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from sigmar.encoders.registry import expand
 from sigmar.models.board import Board
@@ -197,3 +198,16 @@ def chosen_backends(spec: str, *, check: bool = True) -> list[str]:
     if not names:
         raise UsageError("no backend is available here; see 'sigmar backends'")
     return names
+
+
+def dask_client(address: str) -> Any:
+    """A client of the Dask scheduler at ``address`` (``--cluster``); a missing package or an unreachable
+    scheduler is a UsageError (exit 2) that says which."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--cluster needs dask.distributed: pip install 'dask[distributed]'") from None
+    try:
+        return Client(address, timeout="10s")
+    except OSError as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None

@@ -15,7 +15,7 @@ from sigmar.models.generator import PAIRED_TILES
 
 from ..render.terminal import progress_bar, table_console
 from ..survey import ClusterError, Deals, ResultsError, Tally, answer_locally, answer_on_cluster, append, read_results
-from .options import UsageError, add_backend, add_proof_dir, add_time_limit, chosen_backends
+from .options import UsageError, add_backend, add_proof_dir, add_time_limit, chosen_backends, dask_client
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
             out = args.results.open("a", encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"{args.results}: {exc.strerror or exc}") from None
-    client = _client(args.cluster) if args.cluster else None
+    client = dask_client(args.cluster) if args.cluster else None
     try:
         answers = (
             answer_on_cluster(deals, todo, names, args.time_limit, client)
@@ -150,17 +150,6 @@ def run(args: argparse.Namespace) -> int:
     if tally.wrong:
         return 3
     return 1 if tally.unknown else 0
-
-
-def _client(address: str) -> Any:
-    try:
-        from distributed import Client
-    except ImportError:
-        raise UsageError("--cluster needs dask.distributed: pip install 'dask[distributed]'") from None
-    try:
-        return Client(address, timeout="10s")
-    except OSError as exc:
-        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 
 
 def _consume(answers: Any, tally: Tally, out: Any, count: int) -> None:
