@@ -8,7 +8,7 @@ does, the plugin's own steps: finding the entries, importing the plugin and
 asking its availability and version. Prints the medians and writes
 them as JSON to ``--out``.
 
-    python tests/toy_plugin/bench_listing.py --runs 15 --out /tmp/bench_listing.json
+    python scripts/bench_plugins.py --runs 15 --out results/bench_plugins.json
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
+ROOT = Path(__file__).resolve().parents[1]
+HERE = ROOT / "tests" / "toy_plugin"  # the toy plugin package (its pyproject.toml and module), installed by pip
 LISTING = [sys.executable, "-m", "sigmar.runners.cli", "backends", "--json"]
 STEPS = """
 import json, time
@@ -73,7 +73,7 @@ def timed(command: list[str], path: Path) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--out", type=Path, default=Path("bench_listing.json"))
+    parser.add_argument("--out", type=Path, default=ROOT / "results" / "bench_plugins.json")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         site = install_one_plugin(Path(tmp))
@@ -106,6 +106,7 @@ def main() -> None:
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg(),
     }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     for key, value in result.items():
         print(f"{key}: {value:.1f}" if isinstance(value, float) else f"{key}: {value}")
