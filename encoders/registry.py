@@ -188,10 +188,9 @@ def names_all(spec: str) -> bool:
 def expand(spec: str, *, check: bool = True) -> list[str]:
     """Backend names from ``all`` or a comma list; ``all`` means every available family
     (with ``check=False`` every family, for a caller that drops the unavailable ones when it needs them)."""
+    if names_all(spec):
+        return [f for f in family_names() if not check or info(f, with_version=False).available]
     names = [part.strip() for part in spec.split(",") if part.strip()]
-    if names == ["all"]:  # also 'all,': a stray comma changes nothing
-        candidates = [*builtin_names(), *(e.family for e in plugin_entries())]  # built-ins first, as in listing()
-        return [f for f in candidates if not check or info(f, with_version=False).available]
     if not names:
         raise UnknownBackend(f"no backend named in '{spec}'; give a name, a comma list, or 'all'")
     if "all" in names:
