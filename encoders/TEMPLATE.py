@@ -11,7 +11,7 @@
 6. The cross-backend tests in ``tests/test_backends_agree.py`` pick it up.
 
 A backend that lives in another package needs none of this: it declares an
-entry point instead (docs/plugins.md, SPEC §6).
+entry point instead (docs/plugins.md, docs/formats.md#plugins).
 """
 
 from __future__ import annotations

@@ -2,5 +2,5 @@
 
 ``backend.py`` is the interface, ``registry.py`` the ordered list of
 families, ``TEMPLATE.py`` how to add one, ``plugins.py`` the backends of
-other packages (entry points, SPEC §6).
+other packages (entry points, docs/formats.md#plugins).
 """

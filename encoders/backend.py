@@ -24,7 +24,7 @@ class NoOptions:
 class Backend(ABC):
     """One solver.  ``family`` is the registry name, ``sub`` selects a variant or solver.
 
-    Names follow SPEC §3: ``family`` alone means ``family:default_sub``.
+    Names follow docs/formats.md#backend-names: ``family`` alone means ``family:default_sub``.
     """
 
     family: ClassVar[str]
@@ -34,12 +34,12 @@ class Backend(ABC):
     encode_targets: ClassVar[tuple[str, ...]] = ()
     # A frozen dataclass of the backend's options: an unknown or missing one fails at construction.
     options_type: ClassVar[type] = NoOptions
-    # Whether it plays the quintessence variant (SPEC §1, symbol x).
+    # Whether it plays the quintessence variant (docs/formats.md#the-rules, symbol x).
     plays_quintessence: ClassVar[bool] = False
 
     @property
     def certifies(self) -> bool:
-        """Whether its "unsolvable" comes with a SPEC §5 certificate (else it is only a claim)."""
+        """Whether its "unsolvable" comes with a certificate (docs/formats.md#certificates); else it is a claim."""
         return False
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:

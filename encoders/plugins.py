@@ -1,4 +1,4 @@
-"""Backends from other packages: the entry-point group ``sigmar.backends`` (SPEC §6).
+"""Backends from other packages: the entry-point group ``sigmar.backends`` (docs/formats.md#plugins).
 
 A plugin package declares, in its pyproject.toml::
 

@@ -4,7 +4,7 @@ A family whose module is missing or whose solver package is not installed
 is listed as unavailable with the reason, and costs nothing at start-up.
 
 Families are the built-in ones (``FAMILIES``, where tests also add their
-fakes) followed by the plugins of other packages (``plugins.py``, SPEC §6),
+fakes) followed by the plugins of other packages (``plugins.py``, docs/formats.md#plugins),
 in name order.  A built-in name always means the built-in backend and never
 looks for plugins; a plugin that claims one is refused.  Everything else
 here takes plugins and built-ins alike: ``family_names``, ``info``,
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from . import plugins
 from .backend import Backend
 
-# SPEC §3 order.  (family, module, class)
+# The order of docs/formats.md#backend-names.  (family, module, class)
 FAMILIES: tuple[tuple[str, str, str], ...] = (
     ("cpsat", "sigmar.encoders.cpsat", "CpsatBackend"),
     ("cnf", "sigmar.encoders.cnf", "CnfBackend"),
@@ -162,7 +162,7 @@ def split_name(name: str) -> tuple[str, str | None]:
 
 
 def make(name: str, **options: object) -> Backend:
-    """A backend instance from a SPEC §3 name such as ``cnf:glucose42``."""
+    """A backend instance from a name (docs/formats.md#backend-names) such as ``cnf:glucose42``."""
     family, sub = split_name(name)
     if family not in builtin_names():
         _plugin(family, name)  # unknown or refused: UnknownBackend

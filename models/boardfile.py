@@ -1,4 +1,4 @@
-"""Board files (SPEC §2): read one or many boards, write them back identically.
+"""Board files (docs/formats.md#board-files): read one or many boards, write them back identically.
 
 Every malformed input raises :class:`BoardFileError`, whose one-line message
 names the file, the board, the row and the column; the CLI prints it and

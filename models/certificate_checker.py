@@ -1,7 +1,7 @@
-"""The independent reading of SPEC §5: check a certificate that a board has no solution.
+"""The independent reading of docs/formats.md#certificates: check a certificate that a board has no solution.
 
 A backend that says "unsolvable" brings a certificate; this module decides
-whether it proves the claim.  It is written from SPEC §1 and §5 alone, over
+whether it proves the claim.  It is written from docs/formats.md alone (the rules and the certificates), over
 plain bit masks of the board's tiles, and shares no code with the search
 that finds stuck sets and dead states (nothing here imports ``encoders``,
 nor :mod:`sigmar.models.facts`, which every backend and the stuck-set finder
@@ -70,7 +70,7 @@ def check_counts(board: Board) -> Verdict:
 
 
 class Masks:
-    """The board's tiles as bits, in a given order (bit i is ``order[i]``), and what §5 needs of them."""
+    """The board's tiles as bits, in a given order (bit i is ``order[i]``), and what a certificate needs of them."""
 
     def __init__(self, board: Board, order: Sequence[Hex] | None = None) -> None:
         self.board = board
@@ -100,14 +100,14 @@ class Masks:
         self.partners = [self._partners(s) & ~(1 << i) for i, s in enumerate(self.symbols)]  # never itself
 
     def _partners(self, symbol: str) -> int:
-        """SPEC §5's possible partners of a tile, over the whole board."""
+        """The possible partners of a tile (docs/formats.md#stuck-sets), over the whole board."""
         get = self.of_symbol.get
         elements = 0
         for e in ELEMENTS:
             elements |= get(e, 0)
         if symbol in ELEMENTS:
             return get(symbol, 0) | get(SALT, 0) | get(QUINTESSENCE, 0)
-        if symbol == QUINTESSENCE:  # it leaves with one of each element (the variant of SPEC §1)
+        if symbol == QUINTESSENCE:  # it leaves with one of each element (the variant of docs/formats.md#the-rules)
             return elements
         if symbol == SALT:
             return get(SALT, 0) | elements
@@ -156,7 +156,7 @@ def _rules_a_to_d(m: Masks, present: int, stuck: int) -> dict[int, str]:
 
 
 def holding(m: Masks, present: int, stuck: int) -> dict[int, str]:
-    """Each tile of K held in state ``present``, with the letter of the first §5 rule that holds it."""
+    """Each tile of K held in state ``present``, with the letter of the first rule (a)-(e) that holds it."""
     held = _rules_a_to_d(m, present, stuck)
     by_a_to_d = 0
     for t in held:
@@ -217,7 +217,7 @@ def check_stuck(board: Board, cells: Iterable[Hex], present: Iterable[Hex] | Non
 
 
 def holding_rules(board: Board, cells: Iterable[Hex], present: Iterable[Hex] | None = None) -> dict[Hex, str]:
-    """For each cell of K, the letter of the first §5 rule that holds its tile ('' when none does)."""
+    """For each cell of K, the letter of the first rule (a)-(e) that holds its tile ('' when none does)."""
     m = Masks(board)
     cells = list(cells)
     stuck = _cells_mask(m, cells, "the stuck set")
@@ -541,7 +541,7 @@ class Closure:
         return int(all_rows[first]), moves[int(all_moves[first])][0], child_int
 
     def _counts_dead(self, states: np.ndarray) -> np.ndarray:
-        """SPEC §5's count test on each state: odd elements vs salt, vitae vs mors, quicksilver vs metals.
+        """The count test (docs/formats.md#the-rules) per state: odd elements vs salt, vitae vs mors, quicksilver.
 
         With quintessence, each takes one of every element first (fewer of an element is dead too).
         """

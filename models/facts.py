@@ -2,7 +2,7 @@
 
 Every backend, the stuck-set finder, the generator's checks and the
 difficulty measure read these facts here instead of deriving them again
-(SPEC §1 and §5 give the meaning; the names below are used everywhere):
+(docs/formats.md gives the meaning; the names below are used everywhere):
 
 - **tile id**: a tile's index in ``Board.tiles``; bit ``i`` of a *mask* is tile ``i``
   (helpers in :mod:`sigmar.models.bits`; ``tile_ids`` is also importable from here).
@@ -12,7 +12,7 @@ difficulty measure read these facts here instead of deriving them again
 - **minimal windows**: the windows whose tiles hold no other window's tiles
   (enough to decide freeness); a tile with an empty window is free from the
   start and has just that one, ``()``.
-- **partners**: the tiles a tile could ever pair with (SPEC §5's possible
+- **partners**: the tiles a tile could ever pair with (the possible
   partners): an element its element, salt and quintessence; quintessence
   the four elements (it leaves with one of each); salt salt and every element;
   vitae and mors each other; quicksilver every metal but gold; a metal but
@@ -184,7 +184,7 @@ class Facts:
 
     @cached_property
     def quintessence(self) -> tuple[int, ...]:
-        """The quintessence tiles (the variant of SPEC §1); empty on a standard board."""
+        """The quintessence tiles (the variant of docs/formats.md#the-rules); empty on a standard board."""
         return tuple(tile_ids(self.mask_of(QUINTESSENCE)))
 
     @cached_property

@@ -9,7 +9,7 @@ Glossary:
   placement ``dense``: the cells nearest the centre, ties at random;
             ``scattered``: any cells of the hexagon.
   variant   ``standard`` boards hold no quintessence; ``quintessence`` boards
-            hold at least one ``x`` (SPEC §1's five-tile move).
+            hold at least one ``x`` (the five-tile move of docs/formats.md#the-rules).
 
 ``fuzz_board(seed, index, max_tiles, variant)`` is a pure function of its
 arguments (its own random stream), so a failure is reproduced from its seed

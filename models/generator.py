@@ -74,7 +74,7 @@ class Mix:
 
 
 def quintessence_mix(mix: Mix) -> Mix:
-    """The variant's proportions (SPEC §1): two quintessence in place of a vitae and a mors."""
+    """The variant's proportions (docs/formats.md#the-rules): two quintessence in place of a vitae and a mors."""
     if mix.vitae < 1 or min(mix.elements) < 2:
         raise ValueError("the board is too small for the quintessence variant")
     return Mix(mix.elements, mix.salt, mix.vitae - 1, mix.mors - 1, mix.metals, quintessence=2)

@@ -14,7 +14,10 @@ from .hexgrid import Hex
 
 
 class Status(StrEnum):
-    """How a board was answered (SPEC §4).  These are StrEnums: ``str()`` and JSON give the word itself."""
+    """How a board was answered (docs/formats.md#the-json-of-an-answer).
+
+    These are StrEnums: ``str()`` and JSON give the word itself.
+    """
 
     SOLVED = "solved"
     UNSOLVABLE = "unsolvable"
@@ -23,7 +26,7 @@ class Status(StrEnum):
 
 
 class Reason(StrEnum):
-    """Why a board is called unsolvable (SPEC §4)."""
+    """Why a board is called unsolvable (docs/formats.md#the-json-of-an-answer)."""
 
     COUNTS = "counts"  # the tile counts cannot all pair up
     STATIC = "static"  # another sound argument from the board alone
@@ -40,7 +43,7 @@ class Move:
 
 
 class CertificateKind(StrEnum):
-    """The four kinds of unsolvability certificate (SPEC §5)."""
+    """The four kinds of unsolvability certificate (docs/formats.md#certificates)."""
 
     COUNTS = "counts"
     STUCK = "stuck"
@@ -57,7 +60,7 @@ CERTIFICATE_SUFFIXES = {
 
 @dataclass(frozen=True)
 class Certificate:
-    """What backs an "unsolvable" (SPEC §4, §5).
+    """What backs an "unsolvable" (docs/formats.md#certificates).
 
     A backend fills ``texts`` (file suffix -> content) and leaves ``file``
     empty; the runner writes the texts into its proof folder, sets ``file``,
@@ -104,7 +107,7 @@ class Result:
     # Set by the runner once code independent of the backend accepted ``certificate``.
     checked: bool = False
     check_seconds: float | None = None
-    # For ``unknown``: what each backend said before the end (SPEC §4 ``claims``).
+    # For ``unknown``: what each backend said before the end (docs/formats.md#the-json-of-an-answer, ``claims``).
     claims: tuple[Result, ...] = ()
 
     def with_(self, **changes: Any) -> Result:

@@ -1,4 +1,4 @@
-"""The reference rule engine (SPEC §1): every answer of every backend is replayed here.
+"""The reference rule engine (docs/formats.md#the-rules): every answer of every backend is replayed here.
 
 Clarity before speed: this is the judge, not a solver.  Positions are
 immutable; a move is checked by :meth:`Position.why_illegal`, which names the

@@ -1,6 +1,6 @@
 """Solutions at the file and JSON edge: moves as ``[row, col]`` cells.
 
-Two forms are read (SPEC §3): the JSON Lines that ``sigmar solve --json``
+Two forms are read (docs/formats.md#solutions): the JSON Lines that ``sigmar solve --json``
 prints (one object per board, each with ``moves``), or plain text with one
 move a line, cells as ``row,col row,col`` (``#`` comments and blank lines
 ignored).

@@ -1,4 +1,4 @@
-"""The stuck-set argument (SPEC §5): tiles that can never leave, read off a state without search.
+"""The stuck-set argument (docs/formats.md#stuck-sets): tiles that can never leave, read off a state without search.
 
 This is the one home of the suite's deadlock argument.  The search backend
 uses it for its ``static`` answers and its certificates, the generator and
@@ -6,7 +6,7 @@ uses it for its ``static`` answers and its certificates, the generator and
 (``sigmar.models.certificate_checker``) reads the same rules again on its own.
 
 In a state S, a nonempty set K of tiles is *stuck* when every tile t of K is
-held by one of (SPEC §5, with the glossary of ``sigmar.models.facts``):
+held by one of (docs/formats.md#stuck-sets, with the glossary of ``sigmar.models.facts``):
 
 - (a) every window of t holds a tile of K;
 - (b) t is a metal and K holds a lower metal;

@@ -1,6 +1,6 @@
 """Board templates: which cells of the hexagon hold a tile, and which one holds gold.
 
-A template file uses the board grid of SPEC §2 with three symbols: ``o`` a
+A template file uses the board grid of docs/formats.md#board-files with three symbols: ``o`` a
 cell that takes a tile, ``.`` a cell that stays empty, and a metal digit
 (``6`` by convention) marking gold's cell when gold is not on the centre.
 Comment lines name templates as they name boards.

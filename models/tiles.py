@@ -1,4 +1,4 @@
-"""Tile symbols and the pairing rules of SPEC §1 that depend on symbols alone."""
+"""Tile symbols and the pairing rules (docs/formats.md#the-rules) that depend on symbols alone."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ SALT = "s"
 VITAE = "v"
 MORS = "m"
 QUICKSILVER = "q"
-QUINTESSENCE = "x"  # the quintessence variant (SPEC §1): leaves with one each of air, earth, fire and water
+# The quintessence variant (docs/formats.md#the-rules): leaves with one each of air, earth, fire and water.
+QUINTESSENCE = "x"
 METALS = frozenset("123456789")
 EMPTY = "."
 SYMBOLS = ELEMENTS | METALS | {SALT, VITAE, MORS, QUICKSILVER, QUINTESSENCE}

@@ -1,8 +1,8 @@
 """The prove engine: an unsolvability answer anyone can check, or a verified solution.
 
 The counts come first (a sentence, checked by the certificate checker's own
-reading of SPEC §1).  Then the routes to a certificate race, and the first
-one checked wins (SPEC §5):
+reading of docs/formats.md#the-rules).  Then the routes to a certificate race, and the first
+one checked wins (docs/formats.md#certificates):
 
 - ``search`` finds the largest stuck set of the board (a ``stuck``
   certificate), or exhausts the board and lists its dead states, closed
@@ -47,7 +47,7 @@ CORROBORATORS = ("cpsat", "minizinc")
 class Proved:
     """One board's answer from ``prove`` and what else was learnt on the way.
 
-    The certificate, and whether it checked, live on ``result`` (SPEC §4).
+    The certificate, and whether it checked, live on ``result`` (docs/formats.md#the-json-of-an-answer).
     """
 
     result: Result

@@ -86,7 +86,7 @@ class RaceOutcome:
     result: Result
     answers: dict[str, Result] = field(default_factory=dict)
     # Backends whose answer was provably wrong (a rejected solution, or
-    # "unsolvable" against a verified solution): SPEC exit status 3.
+    # "unsolvable" against a verified solution): exit status 3 (docs/formats.md#exit-status).
     wrong: dict[str, str] = field(default_factory=dict)
 
 

@@ -1,4 +1,4 @@
-"""The stable plugin API of sigmar (SPEC §6): what a backend in another package imports.
+"""The stable plugin API of sigmar (docs/formats.md#plugins): what a backend in another package imports.
 
     from sigmar import Backend, Board, Move, Result, Status, Reason, Certificate, CertificateKind
 

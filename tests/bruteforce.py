@@ -42,9 +42,11 @@ def count_move_sequences(board: Board) -> int:
 
 
 def dead_states_text(board: Board) -> str | None:
-    """A SPEC §5 dead-states certificate listing every reachable state, or None if the board is solvable.
+    """A dead-states certificate listing every reachable state, or None if the board is solvable.
 
-    Written from SPEC alone over the rule engine, so that test backends can
+    The format: docs/formats.md#dead-states-files.
+
+    Written from docs/formats.md alone over the rule engine, so that test backends can
     bring a real certificate without sharing the search backend's code.
     """
     start = Position.start(board)

@@ -1,4 +1,4 @@
-"""The independent certificate checker (SPEC §5) against brute force, and against tampering of every kind."""
+"""The independent certificate checker (docs/formats.md#certificates) against brute force and tampering."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def small_board(rng: random.Random, dim: int = 3, size: int = 9) -> Board:
 def first_escape(board: Board, stuck: frozenset) -> tuple | None:
     """A move that takes a tile of K while all of K is present, reachable from the start; None if none.
 
-    This is what a stuck set claims never happens (SPEC §5), checked by playing every line.
+    This is what a stuck set claims never happens (docs/formats.md#stuck-sets), checked by playing every line.
     """
     seen: set[frozenset] = set()
     stack = [Position.start(board).occupied]

@@ -1,4 +1,4 @@
-"""The import order of the package, read from the source with ``ast`` (issues 14 and 27, SPEC §5).
+"""The import order of the package, read from the source with ``ast`` (issues 14 and 27, docs/formats.md#certificates).
 
 - ``models`` imports neither ``encoders`` nor ``runners``; ``encoders`` does not import ``runners``.
 - ``runners`` has four rooms (docs/layout.md): ``runners/cli/`` (one module per verb),

@@ -347,7 +347,7 @@ def test_the_backend_runs_the_shipped_configuration_when_the_library_is_there() 
 
 @pytest.mark.parametrize("sub", ["gecode", "gecode:steps"])
 def test_both_models_agree_with_brute_force_on_quintessence_boards(sub: str) -> None:
-    """Small variant boards (SPEC §1, symbol x), solvable and not: same answer as the brute force."""
+    """Small variant boards (docs/formats.md#the-rules, symbol x), solvable and not: same answer as the brute force."""
     from tests.bruteforce import solve_by_brute_force
     from tests.test_quintessence import variant_board
 

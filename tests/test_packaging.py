@@ -46,7 +46,7 @@ def test_a_wheel_install_generates_boards_from_its_packaged_templates(tmp_path: 
         cwd=tmp_path,
     ).stdout
     assert str(tmp_path / "env") in where, where
-    # The plugin API (SPEC §6) comes with the wheel; run from a checkout, the checkout's sigmar/
+    # The plugin API (docs/formats.md#plugins) comes with the wheel; run from a checkout, the checkout's sigmar/
     # folder (first on sys.path) still finds the installed subpackages.
     api = "from sigmar import Backend, Board, Move, Result, Status, Reason, Certificate, CertificateKind; "
     for cwd in (tmp_path, ROOT):

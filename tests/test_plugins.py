@@ -1,4 +1,4 @@
-"""Plugins (SPEC §6): a real package, built and installed by pip, joins the suite through its entry points.
+"""Plugins (docs/formats.md#plugins): a real package, built and installed by pip, joins through its entry points.
 
 The package (tests/toy_plugin) is copied to a temporary folder and
 installed there with ``pip install --target``: pip builds it with

@@ -1,4 +1,4 @@
-"""Hypothesis properties of the rule engine, against an oracle written from SPEC §1 alone."""
+"""Hypothesis properties of the rule engine, against an oracle written from docs/formats.md#the-rules alone."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ RING = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
 
 
 def oracle_legal(board: Board, occupied: set, cells_: tuple) -> bool:
-    """SPEC §1, written again without the engine's code."""
+    """docs/formats.md#the-rules, written again without the engine's code."""
     symbol = {t.cell: t.symbol for t in board.tiles}
     if len(cells_) not in (1, 2) or len(set(cells_)) != len(cells_) or not all(c in occupied for c in cells_):
         return False

@@ -1,4 +1,4 @@
-"""The quintessence variant (SPEC §1, symbol x): rules, counts, stuck sets and the search, against brute force."""
+"""The quintessence variant (docs/formats.md#the-rules): rules, counts, stuck sets and search, against brute force."""
 
 from __future__ import annotations
 

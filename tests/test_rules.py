@@ -1,4 +1,4 @@
-"""The rule engine against SPEC §1, rule by rule."""
+"""The rule engine against docs/formats.md#the-rules, rule by rule."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ SYMBOLS = "aefwsvmq"
 
 @pytest.mark.parametrize(("a", "b"), list(itertools.combinations_with_replacement(SYMBOLS, 2)))
 def test_pair_table(a: str, b: str) -> None:
-    """Every pair of non-metal symbols, against the rules read straight from SPEC §1."""
+    """Every pair of non-metal symbols, against the rules read straight from docs/formats.md#the-rules."""
     expected = (
         (a in ELEMENTS and a == b)
         or (a == "s" and (b == "s" or b in ELEMENTS))

@@ -1,6 +1,6 @@
 """The ``cnf`` backend: hand-written CNF encodings solved by python-sat (or an external solver).
 
-Names (SPEC §3): ``cnf`` is ``cnf:glucose4`` with our default encoding.  The
+Names (docs/formats.md#backend-names): ``cnf`` is ``cnf:glucose4`` with our default encoding.  The
 sub-name is ``[VARIANT+]SOLVER`` or ``VARIANT``:
 
 - ``cnf:glucose42``, ``cnf:cadical195``: the default encoding on that python-sat solver;
@@ -303,7 +303,7 @@ class CnfBackend(Backend):
         return Result(Status.UNKNOWN, self.name, seconds, message="time limit", statistics=stats)
 
     def _certificate(self, formula: Formula) -> Certificate | None:
-        """The refutation as a SPEC §5 ``drup`` certificate, when the solver logged a proof."""
+        """The refutation as a ``drup`` certificate (docs/formats.md#drup-proofs), when the solver logged a proof."""
         proof, self._proof = self._proof, None
         if proof is None:
             return None

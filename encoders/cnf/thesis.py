@@ -7,7 +7,7 @@ all ``n_c`` cells, ``-1`` is the padding ring around the board, ``-2`` the
 ``n_p = ceil(n_t / 2)`` moves.  Move ``t`` (``Pair_{i,j,t}``, ``i < j``)
 removes ``i`` at tile step ``2t - 1`` and ``j`` at tile step ``2t``.
 
-Where this differs from SPEC §1 or from the printed text (said here and in
+Where this differs from docs/formats.md#the-rules or from the printed text (said here and in
 docs/cnf.md, not silently fixed):
 
 1. **The horizon (repaired).**  As printed, formulas (3), (4), (7) and (8) run
@@ -19,7 +19,7 @@ docs/cnf.md, not silently fixed):
    ``thesis`` reads ``n_t`` in those four formulas as ``2 n_p`` (the tile
    steps the moves use); ``thesis-literal`` keeps the printed bounds.
 2. **Formula (12)** ranges over "the set of all keys"; we include the hidden
-   key, so gold (lock-0) still waits for lock-1 (SPEC: gold leaves last among
+   key, so gold (lock-0) still waits for lock-1 (our rules: gold leaves last among
    the metals).  Pairs that do not exist (quicksilver with gold, the hidden
    key with another lock) are skipped, as the thesis's note on (5)/(6) implies.
 3. **Formula (1)** is printed for ``i = -1..n_c``; cells are ``0..n_c - 1``,
@@ -28,7 +28,7 @@ docs/cnf.md, not silently fixed):
    not an equivalence), and ``Free`` of empty and padding cells is fixed only
    at step 0.  Both are sound as published: being free only helps.
 5. Pairing follows the thesis's words (keys pair with any lock but lock-0;
-   the hidden key only with lock-0), which equal SPEC's pair rules once (12)
+   the hidden key only with lock-0), which equal our pair rules once (12)
    orders the locks.
 """
 

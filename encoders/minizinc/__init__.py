@@ -424,7 +424,7 @@ class MinizincBackend(Backend):
     description = "MiniZinc model (round per tile; :steps for one move per step) on Gecode or another MiniZinc solver"
     encode_targets = ("mzn", "dzn")
     options_type = MinizincOptions
-    plays_quintessence = True  # both models (SPEC §1's five-tile move)
+    plays_quintessence = True  # both models (the five-tile move of docs/formats.md#the-rules)
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)

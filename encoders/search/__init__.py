@@ -117,7 +117,9 @@ class SearchBackend(Backend):
         )
 
     def _refutation(self, engine: Engine, outcome: Outcome, start: float, time_limit: float | None) -> Result:
-        """The search's "unsolvable" with its SPEC §5 certificate: a stuck set, else the closed dead states.
+        """The search's "unsolvable" with its certificate: a stuck set, else the closed dead states.
+
+        (The certificate kinds: docs/formats.md#certificates.)
 
         The search itself prunes with safe moves and arguments a reader cannot
         check; the certificate is derived again without them.  When the dead

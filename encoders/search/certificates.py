@@ -1,8 +1,8 @@
-"""Certificates from the search engine: SPEC §5 stuck sets and dead-states files.
+"""Certificates from the search engine: stuck sets and dead-states files.
 
 The search prunes with arguments that are sound but not all checkable by a
 reader (safe moves, a dead table filled under them, locked quicksilver).  A
-certificate may use only what SPEC §5 defines, so this module re-derives the
+certificate may use only what docs/formats.md#certificates defines, so this module re-derives the
 refutation in those terms once the search has said "no":
 
 - :func:`stuck_witness` is the largest stuck set of a state under rules
@@ -56,7 +56,7 @@ class DeadStates:
 
 
 def stuck_witness(engine: Engine, occ: int) -> int:
-    """The largest stuck set of state ``occ`` under SPEC §5 rules (a)-(e), as a mask (0: none)."""
+    """The largest stuck set of state ``occ`` under rules (a)-(e) of docs/formats.md#stuck-sets, as a mask (0: none)."""
     return largest_stuck_set(facts_of(engine.board), occ)
 
 
@@ -87,7 +87,7 @@ def counts_dead(engine: Engine, occ: int) -> bool:
 
 
 def legal_moves(engine: Engine, occ: int, free: int) -> Iterator[int]:
-    """Every legal move of state ``occ`` (SPEC §1) as a removal mask: no safe move, no pruning."""
+    """Every legal move of state ``occ`` (docs/formats.md#the-rules) as a removal mask: no safe move, no pruning."""
     salt = free & engine.salt_mask
     salts = single_bits(salt)
     for em in engine.el_masks:
@@ -150,7 +150,7 @@ def dead_states(engine: Engine, deadline: float | None = None, limit: int = MAX_
 
 
 def dead_states_text(engine: Engine, dead: DeadStates) -> str:
-    """The SPEC §5 JSON Lines file: a header naming the board and its tiles, then one state a line."""
+    """The file of docs/formats.md#dead-states-files: a header naming the board and its tiles, then a state a line."""
     board = engine.board
     tiles = [list(board.rowcol(tile.cell)) for tile in board.tiles]
     header = {"format": "sigmar-dead-states", "version": 1, "board": board.name, "tiles": tiles}

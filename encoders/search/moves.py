@@ -119,7 +119,7 @@ class MoveGeneration(EngineState):
         return 0
 
     def _quintessence_moves(self, occ: int, free: int) -> list[int]:
-        """Every free quintessence with one free tile of each element (SPEC §1's variant)."""
+        """Every free quintessence with one free tile of each element (the variant of docs/formats.md#the-rules)."""
         moves = [x_bit for x_bit in (1 << t for t in tile_ids(free & self.x_mask))]
         for em in self.el_masks_all:
             choices = [1 << t for t in tile_ids(free & em)]

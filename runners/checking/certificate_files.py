@@ -1,4 +1,6 @@
-"""Check a certificate as SPEC §4 prints it: ``{"kind": ..., "file": ..., "cells": ...}``.
+"""Check a certificate as an answer's JSON prints it: ``{"kind": ..., "file": ..., "cells": ...}``.
+
+The formats: docs/formats.md#certificates.
 
 ``counts``, ``stuck`` and ``dead-states`` go to :mod:`sigmar.models.certificate_checker`.
 ``drup`` is checked here: the board is encoded afresh with the default CNF

@@ -1,6 +1,6 @@
 """Certificates through the runner: write what a backend sent, have it checked independently.
 
-A backend returns its certificate as texts (SPEC §5: a stuck set's cells, a
+A backend returns its certificate as texts (docs/formats.md#certificates: a stuck set's cells, a
 dead-states file, a DRUP proof with its formula).  The runner writes them to
 its proof folder, so that a killed backend never leaves a half-written file
 and two backends never write the same name, and then asks

@@ -39,7 +39,7 @@ def counts_answer(board: Board) -> Result | None:
     if problem is None:
         return None
     start = time.perf_counter()
-    verdict = check_counts(board)  # the independent reading of SPEC §1's counts
+    verdict = check_counts(board)  # the independent reading of the counts (docs/formats.md#the-rules)
     certificate = Certificate(CertificateKind.COUNTS)
     return Result(
         Status.UNSOLVABLE if verdict.valid else Status.ERROR,

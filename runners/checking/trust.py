@@ -1,7 +1,7 @@
 """Which answers the suite trusts: the one place that decides it.
 
 - ``solved`` is an answer once the rule engine has replayed its moves.
-- ``unsolvable`` is an answer once its certificate (SPEC §5) has been
+- ``unsolvable`` is an answer once its certificate (docs/formats.md#certificates) has been
   checked by code independent of the backend (:mod:`sigmar.runners.checking.certify`).
 - Anything else is a claim.  Two claims of "unsolvable" from backends of
   different families make ``corroborated``: a weaker label, used only when

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import NoReturn
 
-# In the order `sigmar --help` lists them (SPEC §3), with the summary each module gives its parser.
+# In the order `sigmar --help` lists them, with the summary each module gives its parser.
 SUBCOMMANDS = {
     "solve": "answer each board (backends race; the first checked answer wins)",
     "verify": "check a solution against the rule engine",

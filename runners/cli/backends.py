@@ -1,6 +1,6 @@
 """``sigmar backends``: which backends run here, their versions and variants.
 
-Plugins (SPEC §6) are listed after the built-in backends, each naming the
+Plugins (docs/formats.md#plugins) are listed after the built-in backends, each naming the
 package that declares it; a plugin that cannot load is listed unavailable
 with why, and a refused plugin entry as refused.
 """
@@ -22,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "backends",
         help="list the backends, whether each is available, and versions",
-        description="List the backends (SPEC §3), built-in and plugins (§6): availability, version and the names "
+        description="List the backends, built-in and plugins: availability, version and the names "
         "selectable as FAMILY:SUB.",
     )
     add_json(parser)

@@ -1,4 +1,6 @@
-"""``sigmar check FILE CERT [--board NAME]``: check an unsolvability certificate (SPEC §5) against its board.
+"""``sigmar check FILE CERT [--board NAME]``: check an unsolvability certificate against its board.
+
+The certificate formats are docs/formats.md#certificates.
 
 CERT is a dead-states file (``NAME.dead.jsonl``), a DRUP proof (``NAME.drup``
 with ``NAME.cnf`` and ``NAME.vars.json`` beside it), or the JSON that
@@ -28,7 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "check",
         help="check an unsolvability certificate against its board",
-        description="Check a certificate (SPEC §5) with code independent of the backends: a dead-states "
+        description="Check a certificate (docs/formats.md) with code independent of the backends: a dead-states "
         "file (NAME.dead.jsonl), a DRUP proof (NAME.drup, with NAME.cnf and NAME.vars.json beside it), or "
         "the JSON that 'solve --json' or 'prove --json' printed. Exit 0 valid, 3 invalid (naming the first "
         "state, tile or lemma that fails), 2 malformed.",

@@ -1,4 +1,4 @@
-"""``sigmar solve FILE [--backend B]``: the chosen backends race on each board (SPEC §3, §4)."""
+"""``sigmar solve FILE [--backend B]``: the chosen backends race on each board (docs/formats.md)."""
 
 from __future__ import annotations
 

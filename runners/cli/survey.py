@@ -1,4 +1,4 @@
-"""``sigmar survey``: how often is a random deal solvable? Every answer checked (SPEC §3)."""
+"""``sigmar survey``: how often is a random deal solvable? Every answer checked (docs/formats.md#certificates)."""
 
 from __future__ import annotations
 
@@ -43,8 +43,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--results",
         metavar="FILE",
         type=Path,
-        help="append one JSON line per board (SPEC §4 plus index, deal, dim, seed); a rerun skips the boards "
-        "already in it",
+        help="append one JSON line per board (an answer as in docs/formats.md, with index, deal, dim, seed); "
+        "a rerun skips the boards already in it",
     )
     parser.add_argument(
         "--cluster",

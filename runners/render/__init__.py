@@ -1,1 +1,1 @@
-"""Rendering results: SVG, HTML pages and the bench report, plots, terminal tables, SPEC §4 JSON, BenchExec XML."""
+"""Rendering results: SVG, HTML pages and the bench report, plots, terminal tables, the answer JSON, BenchExec XML."""

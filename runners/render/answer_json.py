@@ -1,4 +1,4 @@
-"""The JSON of one board (SPEC §4) and the readable table."""
+"""The JSON of one board (docs/formats.md#the-json-of-an-answer) and the readable table."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def result_json(board: Board, result: Result, **extra: Any) -> dict[str, Any]:
 
 
 def claim_json(claim: Result) -> dict[str, Any]:
-    """What one backend said before the end (SPEC §4 ``claims``)."""
+    """What one backend said before the end (docs/formats.md#the-json-of-an-answer, ``claims``)."""
     record: dict[str, Any] = {
         "backend": claim.backend,
         "status": claim.status.value,
@@ -73,7 +73,7 @@ def summary_line(result: Result) -> str:
 
 
 def exit_code(results: list[Result]) -> int:
-    """SPEC §3: 0 every board answered, 1 some board not answered, 3 a wrong answer."""
+    """docs/formats.md#exit-status: 0 every board answered, 1 some board not answered, 3 a wrong answer."""
     if any(r.wrong for r in results):
         return 3
     if any(r.status in (Status.UNKNOWN, Status.ERROR) for r in results):

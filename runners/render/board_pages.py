@@ -67,7 +67,7 @@ var start=parseInt((location.hash||'#0').slice(1),10);show(isNaN(start)?0:start)
 })();
 """
 
-# One plain sentence per rule of SPEC §5 that can hold a tile of a stuck set K.
+# One plain sentence per rule of docs/formats.md#stuck-sets that can hold a tile of a stuck set K.
 RULE_SENTENCES = {
     "a": "walled in: each run of three neighbours around it holds a tile of the set",
     "b": "a metal that must wait for a lower metal, which is in the set",
@@ -162,7 +162,7 @@ def replay_page(board: Board, moves: Sequence[Move], note: str = "") -> str:
 
 
 def stuck_page(board: Board, held: dict[Hex, str], explanation: str) -> str:
-    """A page marking the stuck set K and saying, tile by tile, which rule of SPEC §5 holds it."""
+    """A page marking the stuck set K and saying, tile by tile, which rule of docs/formats.md#stuck-sets holds it."""
     rows = []
     for cell in sorted(held, key=board.index_of.__getitem__):
         row, col = board.rowcol(cell)

@@ -44,7 +44,7 @@ def page_for(board: Board, result: Result, time_limit: float) -> str:
 
 
 def certificate_size(kind: CertificateKind, path: Path) -> str:
-    """How big a certificate file is, in the units a reader of SPEC §5 counts."""
+    """How big a certificate file is, in the units a reader of docs/formats.md#certificates counts."""
     if not path.is_file():
         return "file not kept"
     text = path.read_text()
