@@ -11,17 +11,27 @@ five minutes).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import json
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import format_board, read_boards
+from sigmar.models.certificate_checker import CertificateError, holding_rules
+from sigmar.models.facts import facts_of
+from sigmar.models.hexgrid import cells
+from sigmar.models.stuck_sets import largest_stuck_set, stuck_set
+from sigmar.runners.checking.certificate_files import check_certificate
 from sigmar.runners.checking.rup_check import check_rup
+from tests.bruteforce import dead_states_text
 from tests.formats_checker import check as second_check
 from tests.formats_checker.drup import forward_rup
 
@@ -135,3 +145,90 @@ def test_dead_states_with_stuck_sets_agree(tmp_path: Path) -> None:
     assert {r["tamper"] for r in damaged} >= {"a stuck set dropped", "a stuck set cut to one tile"}
     for row in damaged:
         assert row["sigmar"] == row["second"] != 0, row
+
+
+# ---------------------------------------------------------------- small boards, every rule
+
+
+def _small_board(rng: random.Random) -> Board:
+    """A few tiles on a small hexagon, rich in metals and quicksilver so that every rule (a)-(e) gets a chance."""
+    spots = list(cells(3))
+    rng.shuffle(spots)
+    metals = rng.sample("123", rng.randint(1, 3))
+    symbols = metals + rng.choices("aaffwsvmqq", k=rng.randint(5, 9) - len(metals))
+    tiles = sorted((Tile(c, s) for c, s in zip(spots, symbols, strict=False)), key=lambda t: (t.cell[1], t.cell[0]))
+    return Board(3, tuple(tiles), "small")
+
+
+def _both_on(tmp_path: Path, board: Board, certificate: Path, record: dict[str, Any]) -> tuple[int, int]:
+    """sigmar's checker (called directly: faster than its command line) and the second one, as exit statuses."""
+    board_file = tmp_path / "board.txt"
+    board_file.write_text(format_board(board))
+    try:
+        first = 0 if check_certificate(board, record).valid else 3
+    except CertificateError:
+        first = 2
+    with contextlib.redirect_stdout(io.StringIO()):
+        return first, second_check(board_file, certificate)
+
+
+def test_stuck_sets_agree_on_small_boards_for_every_rule(tmp_path: Path) -> None:
+    """Random sets K (and the largest stuck set, and it less one tile) on 100 small boards: same verdict."""
+    rng = random.Random(5)
+    deciding: Counter[str] = Counter()
+    verdicts: Counter[int] = Counter()
+    for _ in range(100):
+        board = _small_board(rng)
+        largest = sorted(stuck_set(board))
+        candidates = [rng.sample(range(len(board.tiles)), rng.randint(1, len(board.tiles)))]
+        if largest:
+            candidates += [largest, largest[1:]] if len(largest) > 1 else [largest]
+        for chosen in candidates:
+            if not chosen:
+                continue
+            cells_ = [list(board.rowcol(board.tiles[i].cell)) for i in chosen]
+            cert = tmp_path / "k.json"
+            record = {"kind": "stuck", "file": None, "cells": cells_}
+            cert.write_text(json.dumps(record) + "\n")
+            first, second = _both_on(tmp_path, board, cert, record)
+            assert first == second, (format_board(board), cells_)
+            verdicts[first] += 1
+            if first == 0:
+                deciding.update(holding_rules(board, [board.tiles[i].cell for i in chosen]).values())
+    assert verdicts[0] and verdicts[3]
+    assert set(deciding) == set("abcde")
+
+
+def test_dead_states_agree_on_small_boards(tmp_path: Path) -> None:
+    """Every reachable state of small unsolvable boards, whole, with a state dropped, or with stuck sets added."""
+    rng = random.Random(7)
+    verdicts: Counter[int] = Counter()
+    boards = 0
+    while boards < 25:
+        board = _small_board(rng)
+        text = dead_states_text(board)
+        if text is None:
+            continue
+        boards += 1
+        lines = text.splitlines()
+        variants = [lines]
+        if len(lines) > 2:
+            drop = rng.randrange(2, len(lines))
+            variants.append(lines[:drop] + lines[drop + 1 :])
+        annotated = []
+        for line in lines[1:]:  # each state with its largest stuck set, or a random set, as "stuck"
+            record = json.loads(line)
+            state = int(record["state"], 16)
+            present = [i for i in range(len(board.tiles)) if state >> i & 1]
+            k = largest_stuck_set(facts_of(board), state) if rng.random() < 0.7 else sum(1 << i for i in present[:2])
+            if k:
+                record["stuck"] = [i for i in range(len(board.tiles)) if k >> i & 1]
+            annotated.append(json.dumps(record))
+        variants.append(lines[:1] + annotated)
+        for variant in variants:
+            cert = tmp_path / "d.dead.jsonl"
+            cert.write_text("\n".join(variant) + "\n")
+            first, second = _both_on(tmp_path, board, cert, {"kind": "dead-states", "file": str(cert)})
+            assert first == second, (format_board(board), variant)
+            verdicts[first] += 1
+    assert verdicts[0] and verdicts[3]
