@@ -28,7 +28,7 @@ from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import format_board, read_boards
 from sigmar.models.certificate_checker import CertificateError, holding_rules
 from sigmar.models.facts import facts_of
-from sigmar.models.hexgrid import cells
+from sigmar.models.hexgrid import cells, from_rowcol
 from sigmar.models.stuck_sets import largest_stuck_set, stuck_set
 from sigmar.runners.checking.certificate_files import check_certificate
 from sigmar.runners.checking.rup_check import check_rup
@@ -233,3 +233,102 @@ def test_dead_states_agree_on_small_boards(tmp_path: Path) -> None:
             assert first == second, (format_board(board), variant)
             verdicts[first] += 1
     assert verdicts[0] and verdicts[3]
+
+
+def _cut(lines: list[str]) -> str:
+    return "\n".join(lines)[:-7]
+
+
+def _swap_header(lines: list[str], **changes: Any) -> str:
+    return "\n".join([json.dumps({**json.loads(lines[0]), **changes}), *lines[1:]]) + "\n"
+
+
+def _state_line(lines: list[str], record: dict[str, Any]) -> str:
+    return "\n".join([*lines[:2], json.dumps(record), *lines[2:]]) + "\n"
+
+
+MALFORMED_DEAD_STATES = {
+    "truncated": _cut,
+    "not JSON": lambda lines: "\n".join([*lines, "{not json"]) + "\n",
+    "no states": lambda lines: lines[0] + "\n",
+    "another format": lambda lines: _swap_header(lines, format="something-else"),
+    "another version": lambda lines: _swap_header(lines, version=2),
+    "a tile twice": lambda lines: _swap_header(
+        lines, tiles=[*json.loads(lines[0])["tiles"][:-1], json.loads(lines[0])["tiles"][0]]
+    ),
+    "a tile missing": lambda lines: _swap_header(lines, tiles=json.loads(lines[0])["tiles"][:-1]),
+    "a cell off the board": lambda lines: _swap_header(lines, tiles=[[40, 40], *json.loads(lines[0])["tiles"][1:]]),
+    "not hexadecimal": lambda lines: _state_line(lines, {"state": "xyz"}),
+    "a tile beyond the header": lambda lines: _state_line(lines, {"state": "f" * 40}),
+    "a stuck index out of range": lambda lines: _state_line(lines, {"state": "1", "stuck": [99]}),
+    "a stuck index twice": lambda lines: _state_line(lines, {"state": "3", "stuck": [0, 0]}),
+}
+
+
+def test_malformed_certificates_are_malformed_for_both(tmp_path: Path) -> None:
+    """Exit 2 from both checkers for every way the page says a file is malformed."""
+    rng = random.Random(3)
+    board = next(b for b in (_small_board(rng) for _ in range(500)) if dead_states_text(b) is not None)
+    lines = (dead_states_text(board) or "").splitlines()
+    for what, damage in MALFORMED_DEAD_STATES.items():
+        cert = tmp_path / "m.dead.jsonl"
+        cert.write_text(damage(lines))
+        assert _both_on(tmp_path, board, cert, {"kind": "dead-states", "file": str(cert)}) == (2, 2), what
+    first = list(board.rowcol(board.tiles[0].cell))
+    empty = next(
+        [r, c] for r in range(5) for c in range(3 + min(r, 4 - r)) if board.symbol_at.get(from_rowcol(r, c, 3)) is None
+    )
+    for what, cells_ in {
+        "no cells": [],
+        "a cell off the board": [[9, 9]],
+        "an empty cell": [empty],
+        "a cell twice": [first, first],
+        "not a pair": [[0]],
+    }.items():
+        record = {"kind": "stuck", "file": None, "cells": cells_}
+        cert = tmp_path / "k.json"
+        cert.write_text(json.dumps(record) + "\n")
+        assert _both_on(tmp_path, board, cert, record) == (2, 2), what
+    record = {"kind": "lrat-or-anything", "file": None}
+    cert = tmp_path / "u.json"
+    cert.write_text(json.dumps(record) + "\n")
+    assert _both_on(tmp_path, board, cert, record) == (2, 2)
+
+
+def test_malformed_drup_triples_are_malformed_for_both(tmp_path: Path) -> None:
+    """A DRUP triple with a file missing, a formula or proof that does not parse: exit 2 from both."""
+    from sigmar.encoders.registry import make
+
+    rng = random.Random(4)
+    for _ in range(500):
+        board = _small_board(rng)
+        result = make("cnf").solve(board, 30)
+        if result.certificate is not None and result.certificate.kind == "drup":
+            break
+    else:
+        raise AssertionError("cnf refuted none of 500 small boards")
+    texts = result.certificate.texts
+    variables = int(next(line for line in texts[".cnf"].splitlines() if line.startswith("p cnf")).split()[2])
+    damages = {
+        "the variable map missing": {".vars.json": None},
+        "the variable map not JSON": {".vars.json": "{oops"},
+        "a formula without header": {".cnf": "1 2 0\n"},
+        "a formula promising more clauses": {".cnf": texts[".cnf"].replace("p cnf", "p cnf 1 ", 1)},
+        "a lemma without its 0": {".drup": "1 2\n0\n"},
+        "a lemma beyond the variables": {".drup": f"{variables + 1} 0\n0\n"},
+        "a deletion that is no clause": {".drup": "dx 1 0\n0\n"},
+    }
+    genuine = tmp_path / "genuine"
+    genuine.mkdir()
+    for suffix, text in texts.items():
+        (genuine / f"p{suffix}").write_text(text)
+    record = {"kind": "drup", "file": str(genuine / "p.drup")}
+    assert _both_on(tmp_path, board, genuine / "p.drup", record) == (0, 0)
+    for n, (what, changes) in enumerate(damages.items()):
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        for suffix, text in {**texts, **changes}.items():
+            if text is not None:
+                (folder / f"p{suffix}").write_text(text)
+        record = {"kind": "drup", "file": str(folder / "p.drup")}
+        assert _both_on(tmp_path, board, folder / "p.drup", record) == (2, 2), what
