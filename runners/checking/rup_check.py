@@ -207,7 +207,10 @@ def default_engine() -> str:
 
 
 def check_proof(
-    clauses: list[Clause], proof: bytes | mmap.mmap, variables: int | None = None, engine: str | None = None
+    clauses: list[Clause],
+    proof: bytes | mmap.mmap | memoryview,
+    variables: int | None = None,
+    engine: str | None = None,
 ) -> CheckReport:
     """Check a DRUP proof text (bytes) against ``clauses``; literals may name variables 1..``variables``.
 
@@ -256,8 +259,10 @@ def check_proof(
     return CheckReport(valid, lemmas, deletions, checked, seconds, message, failed_at, malformed=code == 4)
 
 
-def _text_lines(proof: bytes | mmap.mmap) -> Iterator[str]:
+def _text_lines(proof: bytes | mmap.mmap | memoryview) -> Iterator[str]:
     """The lines of a proof one at a time, so a mapped proof file is never copied whole."""
+    if isinstance(proof, memoryview):  # a window on a mapped file: a copy only on this fallback path
+        proof = proof.tobytes()
     start = 0
     while start < len(proof):
         end = proof.find(b"\n", start)
