@@ -423,12 +423,15 @@ def check_dead_states(board: Board, path: str | Path) -> Verdict:
 class Closure:
     """Every legal move of many states at once, on states held as arrays of 64-bit words.
 
-    Parents are taken ``BATCH_ROWS`` at a time, and their children are tested against the
-    listed states ``CHILDREN`` at a time, so the memory it needs does not grow with the file.
+    Parents are taken in batches, the first small and each twice the last up to ``BATCH_ROWS``
+    (a file that is open early, as a forged one usually is, is answered after a few rows), and
+    their children are tested against the listed states ``CHILDREN`` at a time, so the memory
+    it needs does not grow with the file.
     """
 
-    BATCH_ROWS = 1 << 15
-    CHILDREN = 1 << 20
+    FIRST_ROWS = 64
+    BATCH_ROWS = 1 << 14
+    CHILDREN = 1 << 18
 
     def __init__(self, m: Masks, listed: np.ndarray) -> None:
         """``listed``: every listed state, an (N, words) uint64 array."""
@@ -526,8 +529,10 @@ class Closure:
     def first_open(self, table: np.ndarray, rows: np.ndarray) -> tuple[int, tuple[int, ...], int] | None:
         """The first of the parents ``table[rows]`` with a child neither listed nor dead by counts, as
         (its row in ``table``, move, child); None if they are closed.  Parents go a batch at a time."""
-        for start in range(0, len(rows), self.BATCH_ROWS):
-            batch = rows[start : start + self.BATCH_ROWS]
+        start, size = 0, min(self.FIRST_ROWS, self.BATCH_ROWS)
+        while start < len(rows):
+            batch = rows[start : start + size]
+            start, size = start + size, min(2 * size, self.BATCH_ROWS)
             states = table[batch]
             free = self._free(states)
             found = [f for f in (self._open_pair(states, free), self._open_five(states, free)) if f is not None]
