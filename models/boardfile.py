@@ -170,7 +170,7 @@ def _parse_block(block: _Block, index: int, filename: str) -> Board:
     return Board(dim, tuple(tiles), name)
 
 
-def _board_lines(stream: input_limits._Capped) -> Iterator[tuple[int, str]]:
+def _board_lines(stream: input_limits.Capped) -> Iterator[tuple[int, str]]:
     """The numbered lines of a board file; a NUL byte (binary data) stops it."""
     for number, line in input_limits.lines(stream, BOARD_FILE):
         if "\0" in line:

@@ -263,9 +263,9 @@ def read_dead_states(board: Board, path: str | Path) -> DeadStatesFile:
         raise CertificateError(str(exc)) from None
 
 
-def _dead_lines(stream: object, where: str) -> Iterator[tuple[int, str]]:
+def _dead_lines(stream: input_limits.Capped, where: str) -> Iterator[tuple[int, str]]:
     """The numbered lines, each of which must end with a newline (else the file was cut short)."""
-    for number, raw in enumerate(iter(lambda: stream.readline(DEAD_STATES.line_bytes + 1), b""), start=1):  # type: ignore[attr-defined]
+    for number, raw in enumerate(iter(lambda: stream.readline(DEAD_STATES.line_bytes + 1), b""), start=1):
         if not raw.endswith(b"\n"):
             if len(raw) > DEAD_STATES.line_bytes:
                 raise CertificateError(f"{where}: line {number}: longer than {DEAD_STATES.line_bytes:,} bytes")
@@ -275,7 +275,7 @@ def _dead_lines(stream: object, where: str) -> Iterator[tuple[int, str]]:
         yield number, input_limits.decode(raw, where, number)
 
 
-def _read_dead_states(board: Board, stream: object, where: str) -> DeadStatesFile:
+def _read_dead_states(board: Board, stream: input_limits.Capped, where: str) -> DeadStatesFile:
     from array import array
 
     import numpy as np
@@ -585,7 +585,8 @@ class Closure:
             all_rows = np.concatenate(rows)
             all_children = np.concatenate(children)
             all_moves = np.concatenate(move_ids)
-            rows.clear(), children.clear(), move_ids.clear()
+            for pending in (rows, children, move_ids):
+                pending.clear()
             held = 0
             candidates = np.nonzero(~self._is_listed(all_children))[0]
             if not len(candidates):

@@ -119,12 +119,12 @@ def regular_size(path: str | Path, limit: Limit) -> int:
 
 
 @contextmanager
-def open_input(path: str | Path, limit: Limit, *, stdin: bool = False) -> Iterator[IO[bytes]]:
+def open_input(path: str | Path, limit: Limit, *, stdin: bool = False) -> Iterator[Capped]:
     """``path`` opened for reading bytes: a regular file within ``limit`` (``-`` is standard input when
     ``stdin``); a ``.xz`` file is decompressed as it is read.  Every refusal is an InputError."""
     name = str(path)
     if stdin and name == "-":
-        yield _Capped(sys.stdin.buffer, name, limit)
+        yield Capped(sys.stdin.buffer, name, limit)
         return
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -145,19 +145,19 @@ def open_input(path: str | Path, limit: Limit, *, stdin: bool = False) -> Iterat
             import lzma
 
             with lzma.LZMAFile(raw) as xz:
-                yield _Capped(xz, name, limit)  # type: ignore[arg-type]
+                yield Capped(xz, name, limit)
             return
         if info.st_size > limit.bytes:
             raise InputError(name, limit.too_large(f"{info.st_size:,}"))
-        yield _Capped(raw, name, limit)
+        yield Capped(raw, name, limit)
     finally:
         raw.close()
 
 
-class _Capped:
+class Capped:
     """A binary stream that fails (InputError) once more than the limit's bytes have come out of it."""
 
-    def __init__(self, inner: IO[bytes], name: str, limit: Limit) -> None:
+    def __init__(self, inner: IO[bytes] | Any, name: str, limit: Limit) -> None:
         self.inner, self.name, self.limit, self.taken = inner, name, limit, 0
 
     def _count(self, data: bytes) -> bytes:
@@ -189,7 +189,7 @@ class _Capped:
         return self._guard(self.inner.readline, size)
 
 
-def lines(stream: Any, limit: Limit) -> Iterator[tuple[int, str]]:
+def lines(stream: Capped, limit: Limit) -> Iterator[tuple[int, str]]:
     """``(line number, text without its newline)`` for each line of an :func:`open_input` stream.
 
     A line longer than the limit's ``line_bytes``, or not UTF-8, is an InputError naming it;

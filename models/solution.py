@@ -180,7 +180,7 @@ def _too_many_moves(count: int | str) -> str:
 
 
 def _parse_lines(numbered: Iterable[tuple[int, str]], filename: str) -> Solution:
-    moves = []
+    moves: list[tuple[RowCol, ...]] = []
     for number, raw in numbered:
         line = raw.split("#", 1)[0].strip()
         if not line:

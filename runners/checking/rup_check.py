@@ -32,7 +32,10 @@ Run it by hand as ``python -m sigmar.runners.checking.rup_check FORMULA.cnf PROO
 
 from __future__ import annotations
 
+import errno
 import mmap
+import os
+import stat
 import sys
 import time
 from array import array
@@ -330,6 +333,9 @@ def check_text(cnf_text: str, drup_text: str, engine: str | None = None) -> Chec
 
 def check_files(cnf_path: str | Path, drup_path: str | Path, engine: str | None = None) -> CheckReport:
     """Check a proof on disk; the proof is mapped, not read, so only the formula is held in memory."""
+    for path in (cnf_path, drup_path):  # a FIFO would block the read below: refused, as main's OSError
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
     cnf_text = Path(cnf_path).read_text()
     with Path(drup_path).open("rb") as proof:
         if proof.seek(0, 2) == 0:
