@@ -70,7 +70,7 @@ def run(argv: list[str], *, address_limit: int = 0) -> dict[str, Any]:
         "traceback": "Traceback" in done.stderr,
         "peak_mb": round(kb / 1024, 1),
         "seconds": round(seconds, 2),
-        "message": stderr.splitlines()[-1][:160] if stderr else stdout[-160:],
+        "message": stderr.splitlines()[-1][:160] if stderr else stdout.replace("\n", " / ")[-160:],
     }
 
 
@@ -261,7 +261,7 @@ def cases(found: dict[str, Path], folder: Path, scale: float) -> list[dict[str, 
     case("9", "crosscheck -b all --sat-cmd CMD", {0, 1}, 0, result, base_show)
     rows[-1]["ok_backends"] = len(answers) > 1 and "cnf:external" in answers
 
-    # 10: encode --variant zz (helper `quiet` fixes it; measured here all the same)
+    # 10: encode --variant zz (fixed on another branch, by helper `quiet`; measured here all the same)
     case(
         "10",
         "encode --to dimacs --variant zz",
@@ -330,8 +330,11 @@ def two_surveys(folder: Path) -> dict[str, Any]:
 
 
 def judge(row: dict[str, Any]) -> bool:
+    """The targets; memory is judged where there is an input file (items 9 and 10 are about behaviour)."""
     input_mb, base = row["input_mb"], row["baseline_mb"]
-    memory_ok = row["peak_mb"] <= (2 * input_mb if input_mb >= 100 else max(2 * input_mb, base + 2 * input_mb + 5))
+    memory_ok = row["item"] in ("9", "10") or row["peak_mb"] <= (
+        2 * input_mb if input_mb >= 100 else max(2 * input_mb, base + 2 * input_mb + 5)
+    )
     ok = row["exit"] in row["expect"] and not row["traceback"] and memory_ok and row["seconds"] <= 60
     if row["item"] == "4":
         ok &= row.get("answered_twice") == 0
