@@ -481,10 +481,16 @@ class Closure:
         return np.ascontiguousarray(states).view(np.dtype((np.void, 8 * self.words))).ravel()
 
     def _keys(self, states: np.ndarray) -> np.ndarray:
-        """The states' keys, sorted and unique."""
+        """The states' keys, sorted and unique (sorted in place in one copy: ``np.unique`` takes about six)."""
         import numpy as np
 
-        return np.unique(self._key_view(states))
+        keys = np.sort(self._key_view(states))
+        if len(keys) < 2:
+            return keys
+        fresh = np.empty(len(keys), dtype=bool)
+        fresh[0] = True
+        fresh[1:] = keys[1:] != keys[:-1]
+        return keys[fresh]
 
     def _is_listed(self, states: np.ndarray) -> np.ndarray:
         """Per state: it is one of the listed states (a binary search in the sorted keys)."""

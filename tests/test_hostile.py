@@ -404,3 +404,21 @@ def test_a_memory_error_anywhere_is_one_line_not_a_traceback(monkeypatch, capsys
     assert cli.main(["show", str(board)]) == 2
     err = capsys.readouterr().err
     assert "out of memory" in err and "Limits" in err and err.count("\n") == 1
+
+
+def test_listed_states_of_two_words_are_found_exactly() -> None:
+    """Boards of more than 64 tiles hold a state in two words: keys sorted, deduplicated and searched alike."""
+    import numpy as np
+
+    class Wide:
+        size = 100
+
+    rng = random.Random(2)
+    listed = [rng.getrandbits(100) for _ in range(300)]
+    closure = Closure(Wide(), np.zeros((0, 2), dtype=np.uint64))  # type: ignore[arg-type]
+    table = closure._array(listed + listed[:50])
+    closure.listed = closure._keys(table)
+    assert len(closure.listed) == 300
+    probes = listed[::7] + [state ^ (1 << 70) for state in listed[::11]]
+    found = closure._is_listed(closure._array(probes))
+    assert found.tolist() == [state in set(listed) for state in probes]
