@@ -46,6 +46,8 @@ if TYPE_CHECKING:  # numpy is imported where a dead-states check needs it, not a
 DEAD_STATES_FORMAT = "sigmar-dead-states"
 DEAD_STATES_VERSION = 1
 WORD = 0xFFFF_FFFF_FFFF_FFFF
+# A dead-states file is read this many bytes at a time (its lines parsed by one json.loads).
+BLOCK = 1 << 18
 
 
 class CertificateError(ValueError):
@@ -263,16 +265,47 @@ def read_dead_states(board: Board, path: str | Path) -> DeadStatesFile:
         raise CertificateError(str(exc)) from None
 
 
-def _dead_lines(stream: input_limits.Capped, where: str) -> Iterator[tuple[int, str]]:
-    """The numbered lines, each of which must end with a newline (else the file was cut short)."""
-    for number, raw in enumerate(iter(lambda: stream.readline(DEAD_STATES.line_bytes + 1), b""), start=1):
-        if not raw.endswith(b"\n"):
-            if len(raw) > DEAD_STATES.line_bytes:
-                raise CertificateError(f"{where}: line {number}: longer than {DEAD_STATES.line_bytes:,} bytes")
-            raise CertificateError(f"{where}: line {number}: the file does not end with a newline (truncated?)")
+def _line_blocks(stream: input_limits.Capped, where: str) -> Iterator[tuple[int, list[str]]]:
+    """The file's lines a block (about ``BLOCK`` bytes) at a time, with the number of the first.
+
+    Every line must end with a newline (else the file was cut short) and be at most the
+    dead-states line limit long; a block is decoded as UTF-8 in one go (an error names its line).
+    """
+    longest = DEAD_STATES.line_bytes
+    number, pending = 1, b""
+    while chunk := stream.read(BLOCK):
+        pending += chunk
+        cut = pending.rfind(b"\n")
+        if cut < 0:
+            if len(pending) > longest:
+                raise CertificateError(f"{where}: line {number}: longer than {longest:,} bytes")
+            continue
+        block, pending = pending[:cut], pending[cut + 1 :]
         if number == 1:
-            raw = raw.removeprefix(input_limits.BOM)
-        yield number, input_limits.decode(raw, where, number)
+            block = block.removeprefix(input_limits.BOM)
+        try:
+            text = block.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = number + block[: exc.start].count(b"\n")
+            raise CertificateError(f"{where}: line {line}: not UTF-8 text") from None
+        lines = text.split("\n")
+        yield number, lines
+        number += len(lines)
+    if pending:
+        raise CertificateError(f"{where}: line {number}: the file does not end with a newline (truncated?)")
+
+
+def _records(lines: list[str], first: int, where: str) -> list:
+    """The JSON value of each line, parsed in one call; a bad line is then found one by one."""
+    try:
+        records = json.loads("[" + ",".join(lines) + "]")
+        if len(records) == len(lines):
+            return records
+    except (ValueError, RecursionError):
+        pass
+    for number, line in enumerate(lines, start=first):
+        _json_line(line, where, number)
+    raise CertificateError(f"{where}: line {first}-{first + len(lines) - 1}: a line holds more than one JSON value")
 
 
 def _read_dead_states(board: Board, stream: input_limits.Capped, where: str) -> DeadStatesFile:
@@ -280,40 +313,36 @@ def _read_dead_states(board: Board, stream: input_limits.Capped, where: str) -> 
 
     import numpy as np
 
-    numbered = _dead_lines(stream, where)
-    first = next(numbered, None)
+    blocks = _line_blocks(stream, where)
+    first = next(blocks, None)
     if first is None:
         raise CertificateError(f"{where}: the file is empty")
-    header = _json_line(first[1], where, 1)
+    header = _json_line(first[1][0], where, 1)
     order = _read_header(board, header, where)
     n = len(order)
     words = max(1, (n + 63) // 64)
     columns = [array("Q") for _ in range(words)]
     stuck: dict[int, int] = {}
-    loads = json.loads
-    for number, line in numbered:
-        if number > MAX_STATES + 1:
+    for start, lines in _chain_blocks((2, first[1][1:]), blocks):
+        if start + len(lines) - 1 > MAX_STATES + 1:
             raise CertificateError(f"{where}: more than {MAX_STATES:,} states; refused")
-        try:
-            record = loads(line)
-        except (ValueError, RecursionError):
-            record = _json_line(line, where, number)
-        if not isinstance(record, dict) or not isinstance(record.get("state"), str):
-            raise CertificateError(f'{where}: line {number}: expected {{"state": HEX}}')
-        try:
-            state = int(record["state"], 16)
-        except ValueError:
-            shown = record["state"][:40]
-            raise CertificateError(f"{where}: line {number}: state {shown!r} is not hexadecimal") from None
-        if state < 0 or state >> n:
-            raise CertificateError(f"{where}: line {number}: the state names a tile beyond the {n} of the header")
-        if "stuck" in record:
-            stuck[number - 2] = _stuck_indices(record["stuck"], n, where, number)
-        if words == 1:
-            columns[0].append(state)
-        else:
-            for w in range(words):
-                columns[w].append((state >> (64 * w)) & WORD)
+        for number, record in enumerate(_records(lines, start, where) if lines else [], start=start):
+            if not isinstance(record, dict) or not isinstance(record.get("state"), str):
+                raise CertificateError(f'{where}: line {number}: expected {{"state": HEX}}')
+            try:
+                state = int(record["state"], 16)
+            except ValueError:
+                shown = record["state"][:40]
+                raise CertificateError(f"{where}: line {number}: state {shown!r} is not hexadecimal") from None
+            if state < 0 or state >> n:
+                raise CertificateError(f"{where}: line {number}: the state names a tile beyond the {n} of the header")
+            if "stuck" in record:
+                stuck[number - 2] = _stuck_indices(record["stuck"], n, where, number)
+            if words == 1:
+                columns[0].append(state)
+            else:
+                for w in range(words):
+                    columns[w].append((state >> (64 * w)) & WORD)
     count = len(columns[0])
     if not count:
         raise CertificateError(f"{where}: no states after the header")
@@ -322,6 +351,13 @@ def _read_dead_states(board: Board, stream: input_limits.Capped, where: str) -> 
         table[:, w] = np.frombuffer(column, dtype=np.uint64)
         del column[:]  # the array's copy is the one kept
     return DeadStatesFile(str(header.get("board", "")), order, table, stuck)
+
+
+def _chain_blocks(
+    head: tuple[int, list[str]], rest: Iterator[tuple[int, list[str]]]
+) -> Iterator[tuple[int, list[str]]]:
+    yield head
+    yield from rest
 
 
 def _json_line(line: str, where: str, number: int) -> dict:
@@ -423,14 +459,15 @@ def check_dead_states(board: Board, path: str | Path) -> Verdict:
 class Closure:
     """Every legal move of many states at once, on states held as arrays of 64-bit words.
 
-    Parents are taken in batches, the first small and each twice the last up to ``BATCH_ROWS``
-    (a file that is open early, as a forged one usually is, is answered after a few rows), and
+    Parents are taken in batches, the first of ``FIRST_ROWS`` and each four times the last up to
+    ``BATCH_ROWS`` (a file that is open early, as a forged one usually is, is answered after its
+    first rows; a genuine one of a few thousand states is one batch, as fast as all at once), and
     their children are tested against the listed states ``CHILDREN`` at a time, so the memory
     it needs does not grow with the file.
     """
 
-    FIRST_ROWS = 64
-    BATCH_ROWS = 1 << 14
+    FIRST_ROWS = 1 << 12
+    BATCH_ROWS = 1 << 16
     CHILDREN = 1 << 18
 
     def __init__(self, m: Masks, listed: np.ndarray) -> None:
@@ -538,7 +575,7 @@ class Closure:
         start, size = 0, min(self.FIRST_ROWS, self.BATCH_ROWS)
         while start < len(rows):
             batch = rows[start : start + size]
-            start, size = start + size, min(2 * size, self.BATCH_ROWS)
+            start, size = start + size, min(4 * size, self.BATCH_ROWS)
             states = table[batch]
             free = self._free(states)
             found = [f for f in (self._open_pair(states, free), self._open_five(states, free)) if f is not None]
