@@ -422,3 +422,10 @@ def test_listed_states_of_two_words_are_found_exactly() -> None:
     probes = listed[::7] + [state ^ (1 << 70) for state in listed[::11]]
     found = closure._is_listed(closure._array(probes))
     assert found.tolist() == [state in set(listed) for state in probes]
+
+
+def test_the_readme_lists_every_limit() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## Limits", 1)[1].split("\n## ", 1)[0]
+    for limit in input_limits.LIMITS:
+        assert f"`{limit.env}`" in section, limit
