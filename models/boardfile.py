@@ -7,16 +7,18 @@ exits with status 2.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import input_limits
 from .board import Board, Tile
 from .hexgrid import cells as hex_cells
 from .hexgrid import row_lengths, to_rowcol
+from .input_limits import BOARD_FILE, InputError
 from .tiles import EMPTY, METALS, SYMBOLS
 
 MAX_DIM = 16  # 721 cells: far beyond any generated or published board
-MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
 @dataclass
@@ -65,33 +67,52 @@ def lines_of(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in text.removeprefix("\ufeff").split("\n")]
 
 
-def _split_blocks(text: str) -> list[_Block]:
-    blocks: list[_Block] = []
+def _blocks(numbered: Iterable[tuple[int, str]]) -> Iterator[_Block]:
+    """Each board's rows as they are read; a block is complete at the blank line (or end) after it."""
     current: _Block | None = None
     last_comment: str | None = None
-    for number, raw in enumerate(lines_of(text), start=1):
+    for number, raw in numbered:
         body, hash_, comment = raw.partition("#")
         cells = "".join(body.split())
         if not cells:
             if hash_:
                 last_comment = comment.strip()
             elif raw.strip() == "":
+                if current is not None:
+                    yield current
                 current, last_comment = None, None
             continue
         if current is None:
             current = _Block(last_comment, [])
-            blocks.append(current)
         current.rows.append((number, cells))
         last_comment = None
-    return blocks
+    if current is not None:
+        yield current
+
+
+def iter_boards(numbered: Iterable[tuple[int, str]], filename: str) -> Iterator[Board]:
+    """The boards of numbered lines, one at a time; BoardFileError at the first malformed one."""
+    index = -1
+    for index, block in enumerate(_blocks(numbered)):
+        yield _parse_block(block, index, filename)
+    if index < 0:
+        raise BoardFileError(filename, "no board in this file")
 
 
 def parse_boards(text: str, filename: str = "<string>") -> list[Board]:
     """Every board in ``text``; raises BoardFileError on the first malformed one."""
-    blocks = _split_blocks(text)
-    if not blocks:
-        raise BoardFileError(filename, "no board in this file")
-    return [_parse_block(block, index, filename) for index, block in enumerate(blocks)]
+    return list(iter_boards(enumerate(lines_of(text), start=1), filename))
+
+
+# One Tile object per (cell, symbol): a file of many boards holds pointers, not copies.
+_TILES: dict[tuple[tuple[int, int], str], Tile] = {}
+
+
+def _tile(cell: tuple[int, int], symbol: str) -> Tile:
+    tile = _TILES.get((cell, symbol))
+    if tile is None:
+        tile = _TILES[(cell, symbol)] = Tile(cell, symbol)
+    return tile
 
 
 def _parse_block(block: _Block, index: int, filename: str) -> Board:
@@ -145,60 +166,46 @@ def _parse_block(block: _Block, index: int, filename: str) -> Board:
                     r0, c0 = seen_metal[symbol]
                     raise error(f"metal {symbol} appears twice (first at [{r0}, {c0}])", row, col, line)
                 seen_metal[symbol] = (row, col)
-            tiles.append(Tile(grid[first[row] + col], symbol))
+            tiles.append(_tile(grid[first[row] + col], symbol))
     return Board(dim, tuple(tiles), name)
 
 
-def read_text(path: str | Path) -> str:
-    """A board file's text; a missing, huge or binary file is a BoardFileError."""
+def _board_lines(stream: input_limits.Capped) -> Iterator[tuple[int, str]]:
+    """The numbered lines of a board file; a NUL byte (binary data) stops it."""
+    for number, line in input_limits.lines(stream, BOARD_FILE):
+        if "\0" in line:
+            raise InputError(stream.name, "binary data, not a board file", number)
+        yield number, line
+
+
+def stream_boards(path: str | Path) -> Iterator[Board]:
+    """The boards of a file (``-``: standard input; ``.xz``: decompressed) as they are read.
+
+    Only the board being parsed is in memory; every problem is a BoardFileError
+    (a FIFO or folder, a file above the board file limit, a line that is not
+    UTF-8, a malformed board), raised when the reader reaches it.
+    """
     filename = str(path)
     try:
-        if filename == "-":
-            import sys
+        with input_limits.open_input(path, BOARD_FILE, stdin=True) as stream:
+            yield from iter_boards(_board_lines(stream), filename)
+    except InputError as exc:
+        raise BoardFileError(filename, exc.message, line=exc.line) from None
 
-            data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
-            if len(data) > MAX_FILE_BYTES:
-                raise BoardFileError(filename, f"more than {MAX_FILE_BYTES} bytes is too large for a board file")
-        else:
-            size = Path(path).stat().st_size
-            if size > MAX_FILE_BYTES:
-                raise BoardFileError(filename, f"file of {size} bytes is too large for a board file")
-            data = Path(path).read_bytes()
-            if filename.endswith(".xz"):
-                data = _unxz(filename, data)
-    except FileNotFoundError:
-        raise BoardFileError(filename, "no such file") from None
-    except IsADirectoryError:
-        raise BoardFileError(filename, "is a directory, not a board file") from None
-    except PermissionError:
-        raise BoardFileError(filename, "permission denied") from None
-    if b"\0" in data:
-        raise BoardFileError(filename, "binary data, not a board file", line=data[: data.index(b"\0")].count(b"\n") + 1)
+
+def read_text(path: str | Path) -> str:
+    """A whole board-sized text file (a template file, say); a refusal is a BoardFileError."""
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise BoardFileError(filename, "not UTF-8 text, not a board file", line=line) from None
-
-
-def _unxz(filename: str, data: bytes) -> bytes:
-    """The text inside an .xz board file (the public boards ship compressed), at most MAX_FILE_BYTES of it."""
-    import lzma
-
-    decompressor = lzma.LZMADecompressor()
-    try:
-        text = decompressor.decompress(data, max_length=MAX_FILE_BYTES + 1)
-    except lzma.LZMAError as exc:
-        raise BoardFileError(filename, f"not a valid .xz file ({exc})") from None
-    if len(text) > MAX_FILE_BYTES:
-        raise BoardFileError(filename, f"more than {MAX_FILE_BYTES} bytes uncompressed is too large for a board file")
-    if not decompressor.eof:
-        raise BoardFileError(filename, "truncated .xz file")
+        text = input_limits.read_text(path, BOARD_FILE, stdin=True)
+    except InputError as exc:
+        raise BoardFileError(str(path), exc.message, line=exc.line) from None
+    if "\0" in text:
+        raise BoardFileError(str(path), "binary data, not a board file", line=text[: text.index("\0")].count("\n") + 1)
     return text
 
 
 def read_boards(path: str | Path) -> list[Board]:
-    return parse_boards(read_text(path), str(path))
+    return list(stream_boards(path))
 
 
 def format_board(board: Board, *, with_name: bool = True) -> str:

@@ -10,11 +10,12 @@ so a mistake in one reading of the rules is not repeated in the other.
 
 - ``counts``: :func:`check_counts` asks the rule engine's count test.
 - ``stuck``: :func:`check_stuck` tests each tile of K against rules (a)-(e).
-- ``dead-states``: :func:`check_dead_states` reads the JSON Lines file and
+- ``dead-states``: :func:`check_dead_states` reads the JSON Lines file a line
+  at a time (stopping at the first bad one) into arrays of 64-bit words, and
   checks that every listed state without a stuck set is closed under every
-  legal move.  The closure is checked for all states at once with numpy
-  (states as arrays of 64-bit words), so a file of 300,000 states takes
-  about a second, not minutes.
+  legal move.  The closure is checked with numpy for many states at once, in
+  batches of bounded size, so a file of 300,000 states takes about a second and
+  memory stays near 16 bytes a state (README "Limits").
 
 A certificate that does not parse, or that is for another board, raises
 :class:`CertificateError` (the caller's exit 2); one that parses but proves
@@ -25,15 +26,17 @@ fails (exit 3).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import input_limits
 from .bits import mask_of_ids, tile_ids
 from .board import Board
 from .hexgrid import Hex, from_rowcol, on_board, ring_neighbours, to_rowcol
+from .input_limits import DEAD_STATES, MAX_STATES, InputError
 from .rules import count_problem, counts_problem
 from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of
 
@@ -42,8 +45,9 @@ if TYPE_CHECKING:  # numpy is imported where a dead-states check needs it, not a
 
 DEAD_STATES_FORMAT = "sigmar-dead-states"
 DEAD_STATES_VERSION = 1
-# A dead-states file above this many states is refused before it is read into memory.
-MAX_STATES = 5_000_000
+WORD = 0xFFFF_FFFF_FFFF_FFFF
+# A dead-states file is read this many bytes at a time (its lines parsed by one json.loads).
+BLOCK = 1 << 18
 
 
 class CertificateError(ValueError):
@@ -231,79 +235,140 @@ def holding_rules(board: Board, cells: Iterable[Hex], present: Iterable[Hex] | N
 
 @dataclass(frozen=True)
 class DeadStatesFile:
-    """A parsed dead-states file: tile order, and per listed state its line and stuck set (0: none)."""
+    """A parsed dead-states file: tile order, the listed states as rows of 64-bit words (row i is
+    line i + 2, tiles 0-63 in word 0), and the stuck sets some of them carry, by row."""
 
     board_name: str
     order: tuple[Hex, ...]
-    states: list[int]
-    stuck: list[int]
-    lines: list[int]
+    words: np.ndarray
+    stuck: dict[int, int]
+
+    def state(self, row: int) -> int:
+        return sum(int(word) << (64 * w) for w, word in enumerate(self.words[row]))
+
+
+def line_of(row: int) -> int:
+    """The file line of a listed state (the header is line 1)."""
+    return row + 2
 
 
 def read_dead_states(board: Board, path: str | Path) -> DeadStatesFile:
-    """Parse and validate the file's form against ``board``; CertificateError names the line at fault."""
+    """Parse and validate the file's form against ``board``; CertificateError names the line at fault.
+
+    The file is read a line at a time and refused at its first bad line (or when it is not a
+    regular file, or above the dead-states limit)."""
     where = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CertificateError(f"{where}: cannot read the dead-states file: {exc}") from exc
-    raw_lines = text.split("\n")
-    if raw_lines and raw_lines[-1] == "":
-        raw_lines.pop()
-    elif raw_lines:
-        raise CertificateError(f"{where}: line {len(raw_lines)}: the file does not end with a newline (truncated?)")
-    if len(raw_lines) > MAX_STATES + 1:
-        raise CertificateError(f"{where}: more than {MAX_STATES:,} states; refused")
-    if not raw_lines:
-        raise CertificateError(f"{where}: the file is empty")
-    header = _json_line(raw_lines[0], where, 1)
-    order = _read_header(board, header, where)
-    records = _json_records(raw_lines, where)
-    n = len(order)
-    states: list[int] = []
-    stuck: list[int] = []
-    lines: list[int] = []
-    for number, record in enumerate(records, start=2):
-        if not isinstance(record, dict) or not isinstance(record.get("state"), str):
-            raise CertificateError(f'{where}: line {number}: expected {{"state": HEX}}')
+        with input_limits.open_input(path, DEAD_STATES) as stream:
+            return _read_dead_states(board, stream, where)
+    except InputError as exc:
+        raise CertificateError(str(exc)) from None
+
+
+def _line_blocks(stream: input_limits.Capped, where: str) -> Iterator[tuple[int, list[str]]]:
+    """The file's lines a block (about ``BLOCK`` bytes) at a time, with the number of the first.
+
+    Every line must end with a newline (else the file was cut short) and be at most the
+    dead-states line limit long; a block is decoded as UTF-8 in one go (an error names its line).
+    """
+    longest = DEAD_STATES.line_bytes
+    number, pending = 1, b""
+    while chunk := stream.read(BLOCK):
+        pending += chunk
+        cut = pending.rfind(b"\n")
+        if cut < 0:
+            if len(pending) > longest:
+                raise CertificateError(f"{where}: line {number}: longer than {longest:,} bytes")
+            continue
+        block, pending = pending[:cut], pending[cut + 1 :]
+        if number == 1:
+            block = block.removeprefix(input_limits.BOM)
         try:
-            state = int(record["state"], 16)
-        except ValueError:
-            raise CertificateError(f"{where}: line {number}: state {record['state']!r} is not hexadecimal") from None
-        if state < 0 or state >> n:
-            raise CertificateError(f"{where}: line {number}: the state names a tile beyond the {n} of the header")
-        k = 0
-        if "stuck" in record:
-            k = _stuck_indices(record["stuck"], n, where, number)
-        states.append(state)
-        stuck.append(k)
-        lines.append(number)
-    if not states:
+            text = block.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = number + block[: exc.start].count(b"\n")
+            raise CertificateError(f"{where}: line {line}: not UTF-8 text") from None
+        lines = text.split("\n")
+        yield number, lines
+        number += len(lines)
+    if pending:
+        raise CertificateError(f"{where}: line {number}: the file does not end with a newline (truncated?)")
+
+
+def _records(lines: list[str], first: int, where: str) -> list:
+    """The JSON value of each line, parsed in one call; a bad line is then found one by one."""
+    try:
+        records = json.loads("[" + ",".join(lines) + "]")
+        if len(records) == len(lines):
+            return records
+    except (ValueError, RecursionError):
+        pass
+    for number, line in enumerate(lines, start=first):
+        _json_line(line, where, number)
+    raise CertificateError(f"{where}: line {first}-{first + len(lines) - 1}: a line holds more than one JSON value")
+
+
+def _read_dead_states(board: Board, stream: input_limits.Capped, where: str) -> DeadStatesFile:
+    from array import array
+
+    import numpy as np
+
+    blocks = _line_blocks(stream, where)
+    first = next(blocks, None)
+    if first is None:
+        raise CertificateError(f"{where}: the file is empty")
+    header = _json_line(first[1][0], where, 1)
+    order = _read_header(board, header, where)
+    n = len(order)
+    words = max(1, (n + 63) // 64)
+    columns = [array("Q") for _ in range(words)]
+    stuck: dict[int, int] = {}
+    for start, lines in _chain_blocks((2, first[1][1:]), blocks):
+        if start + len(lines) - 1 > MAX_STATES + 1:
+            raise CertificateError(f"{where}: more than {MAX_STATES:,} states; refused")
+        for number, record in enumerate(_records(lines, start, where) if lines else [], start=start):
+            if not isinstance(record, dict) or not isinstance(record.get("state"), str):
+                raise CertificateError(f'{where}: line {number}: expected {{"state": HEX}}')
+            try:
+                state = int(record["state"], 16)
+            except ValueError:
+                shown = record["state"][:40]
+                raise CertificateError(f"{where}: line {number}: state {shown!r} is not hexadecimal") from None
+            if state < 0 or state >> n:
+                raise CertificateError(f"{where}: line {number}: the state names a tile beyond the {n} of the header")
+            if "stuck" in record:
+                stuck[number - 2] = _stuck_indices(record["stuck"], n, where, number)
+            if words == 1:
+                columns[0].append(state)
+            else:
+                for w in range(words):
+                    columns[w].append((state >> (64 * w)) & WORD)
+    count = len(columns[0])
+    if not count:
         raise CertificateError(f"{where}: no states after the header")
-    return DeadStatesFile(str(header.get("board", "")), order, states, stuck, lines)
+    table = np.empty((count, words), dtype=np.uint64)
+    for w, column in enumerate(columns):
+        table[:, w] = np.frombuffer(column, dtype=np.uint64)
+        del column[:]  # the array's copy is the one kept
+    return DeadStatesFile(str(header.get("board", "")), order, table, stuck)
+
+
+def _chain_blocks(
+    head: tuple[int, list[str]], rest: Iterator[tuple[int, list[str]]]
+) -> Iterator[tuple[int, list[str]]]:
+    yield head
+    yield from rest
 
 
 def _json_line(line: str, where: str, number: int) -> dict:
     try:
         record = json.loads(line)
-    except ValueError as exc:
-        raise CertificateError(f"{where}: line {number}: not JSON ({exc})") from None
+    except (ValueError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:120]
+        raise CertificateError(f"{where}: line {number}: not JSON ({why})") from None
     if not isinstance(record, dict):
         raise CertificateError(f"{where}: line {number}: expected a JSON object")
     return record
-
-
-def _json_records(raw_lines: list[str], where: str) -> list:
-    """Every line after the header, parsed in one call; a bad line is then found one by one."""
-    try:
-        records = json.loads("[" + ",".join(raw_lines[1:]) + "]")
-        if len(records) == len(raw_lines) - 1:
-            return records
-    except (ValueError, RecursionError):
-        pass
-    for number, line in enumerate(raw_lines[1:], start=2):
-        _json_line(line, where, number)
-    raise CertificateError(f"{where}: a line holds more than one JSON value")
 
 
 def _read_header(board: Board, header: dict, where: str) -> tuple[Hex, ...]:
@@ -348,39 +413,43 @@ def _stuck_indices(value: object, n: int, where: str, number: int) -> int:
 
 def check_dead_states(board: Board, path: str | Path) -> Verdict:
     """A ``dead-states`` certificate: the listed states, the first the whole board, are closed under moves."""
+    import numpy as np
+
     found = read_dead_states(board, path)
     m = Masks(board, found.order)
     full = (1 << m.size) - 1
-    if found.states[0] != full:
-        return Verdict(False, f"line {found.lines[0]}: the first state is not the whole board")
-    for state, line in zip(found.states, found.lines, strict=True):
-        if not state:
-            return Verdict(False, f"line {line}: a listed state is empty, which is the solved board")
+    if found.state(0) != full:
+        return Verdict(False, f"line {line_of(0)}: the first state is not the whole board")
+    empty = np.nonzero(~found.words.any(axis=1))[0]
+    if len(empty):
+        return Verdict(False, f"line {line_of(int(empty[0]))}: a listed state is empty, which is the solved board")
     checked: dict[tuple[int, int], Verdict] = {}
-    for state, k, line in zip(found.states, found.stuck, found.lines, strict=True):
+    for row, k in sorted(found.stuck.items()):
         if k:
+            state = found.state(row)
             verdict = checked.get((state, k))
             if verdict is None:
                 verdict = checked[(state, k)] = stuck_verdict(m, state, k)
             if not verdict.valid:
-                return Verdict(False, f"line {line}: state {state:x}: its stuck set fails: {verdict.reason}")
-    expanded = [i for i, k in enumerate(found.stuck) if not k]
-    failure = Closure(m, found.states).first_open([found.states[i] for i in expanded])
+                return Verdict(False, f"line {line_of(row)}: state {state:x}: its stuck set fails: {verdict.reason}")
+    expanded = np.ones(len(found.words), dtype=bool)
+    expanded[[row for row, k in found.stuck.items() if k]] = False
+    rows = np.nonzero(expanded)[0]
+    failure = Closure(m, found.words).first_open(found.words, rows)
     if failure is not None:
         row, move, child = failure
-        line = found.lines[expanded[row]]
-        state = found.states[expanded[row]]
+        state = found.state(row)
         tiles = " and ".join(m.where(t) for t in move)
         lead = "the empty board (the board is solvable)" if not child else f"state {child:x}"
         return Verdict(
             False,
-            f"line {line}: state {state:x}: removing {tiles} leads to {lead}, "
+            f"line {line_of(row)}: state {state:x}: removing {tiles} leads to {lead}, "
             "which is not listed and whose counts can pair up",
         )
-    stuck_count = sum(1 for k in found.stuck if k)
+    stuck_count = sum(1 for k in found.stuck.values() if k)
     return Verdict(
         True,
-        f"{len(found.states):,} states closed under every legal move ({stuck_count:,} of them with a stuck set)",
+        f"{len(found.words):,} states closed under every legal move ({stuck_count:,} of them with a stuck set)",
     )
 
 
@@ -388,22 +457,30 @@ def check_dead_states(board: Board, path: str | Path) -> Verdict:
 
 
 class Closure:
-    """Every legal move of many states at once, on states held as arrays of 64-bit words."""
+    """Every legal move of many states at once, on states held as arrays of 64-bit words.
 
-    def __init__(self, m: Masks, listed: list[int]) -> None:
+    Parents are taken in batches, the first of ``FIRST_ROWS`` and each four times the last up to
+    ``BATCH_ROWS`` (a file that is open early, as a forged one usually is, is answered after its
+    first rows; a genuine one of a few thousand states is one batch, as fast as all at once), and
+    their children are tested against the listed states ``CHILDREN`` at a time, so the memory
+    it needs does not grow with the file.
+    """
+
+    FIRST_ROWS = 1 << 12
+    BATCH_ROWS = 1 << 16
+    CHILDREN = 1 << 18
+
+    def __init__(self, m: Masks, listed: np.ndarray) -> None:
+        """``listed``: every listed state, an (N, words) uint64 array."""
         self.m = m
         self.words = max(1, (m.size + 63) // 64)
-        self.listed = self._keys(self._array(listed))
-        self.listed_states = set(listed)
+        self.listed = self._keys(listed)
 
     def _array(self, states: list[int]) -> np.ndarray:
         """States as an (N, words) uint64 array, word 0 holding tiles 0-63."""
         import numpy as np
 
-        columns = [
-            np.array([(s >> (64 * w)) & 0xFFFF_FFFF_FFFF_FFFF for s in states], dtype=np.uint64)
-            for w in range(self.words)
-        ]
+        columns = [np.array([(s >> (64 * w)) & WORD for s in states], dtype=np.uint64) for w in range(self.words)]
         return np.stack(columns, axis=1) if states else np.zeros((0, self.words), dtype=np.uint64)
 
     def _split(self, mask: int) -> list[tuple[int, np.uint64]]:
@@ -432,11 +509,35 @@ class Closure:
             out += np.bitwise_count(states[:, w] & part).astype(np.int64)
         return out
 
-    def _keys(self, states: np.ndarray) -> np.ndarray:
-        """One comparable value per state (a byte string of its words), sorted and unique."""
+    def _key_view(self, states: np.ndarray) -> np.ndarray:
+        """One comparable value per state: the word itself, or a byte string of the words."""
         import numpy as np
 
-        return np.unique(np.ascontiguousarray(states).view(np.dtype((np.void, 8 * self.words))).ravel())
+        if self.words == 1:
+            return np.ascontiguousarray(states[:, 0])
+        return np.ascontiguousarray(states).view(np.dtype((np.void, 8 * self.words))).ravel()
+
+    def _keys(self, states: np.ndarray) -> np.ndarray:
+        """The states' keys, sorted and unique (sorted in place in one copy: ``np.unique`` takes about six)."""
+        import numpy as np
+
+        keys = np.sort(self._key_view(states))
+        if len(keys) < 2:
+            return keys
+        fresh = np.empty(len(keys), dtype=bool)
+        fresh[0] = True
+        fresh[1:] = keys[1:] != keys[:-1]
+        return keys[fresh]
+
+    def _is_listed(self, states: np.ndarray) -> np.ndarray:
+        """Per state: it is one of the listed states (a binary search in the sorted keys)."""
+        import numpy as np
+
+        keys = self._key_view(states)
+        if not len(self.listed):
+            return np.zeros(len(keys), dtype=bool)
+        at = np.minimum(np.searchsorted(self.listed, keys), len(self.listed) - 1)
+        return self.listed[at] == keys
 
     def _free(self, states: np.ndarray) -> list[np.ndarray]:
         """Per tile: present and free (three consecutive neighbours empty) in each state."""
@@ -468,16 +569,25 @@ class Closure:
             out.append(((m.gold,), m.metals & ~(1 << m.gold)))
         return out
 
-    def first_open(self, parents: list[int]) -> tuple[int, tuple[int, ...], int] | None:
-        """The first parent (row, move, child) with a child neither listed nor dead by counts; None if closed."""
-        if not parents:
-            return None
-        states = self._array(parents)
-        free = self._free(states)
-        found = [f for f in (self._open_pair(states, free), self._open_five(parents, free)) if f is not None]
-        return min(found, key=lambda f: f[0]) if found else None
+    def first_open(self, table: np.ndarray, rows: np.ndarray) -> tuple[int, tuple[int, ...], int] | None:
+        """The first of the parents ``table[rows]`` with a child neither listed nor dead by counts, as
+        (its row in ``table``, move, child); None if they are closed.  Parents go a batch at a time."""
+        start, size = 0, min(self.FIRST_ROWS, self.BATCH_ROWS)
+        while start < len(rows):
+            batch = rows[start : start + size]
+            start, size = start + size, min(4 * size, self.BATCH_ROWS)
+            states = table[batch]
+            free = self._free(states)
+            found = [f for f in (self._open_pair(states, free), self._open_five(states, free)) if f is not None]
+            if found:
+                row, move, child = min(found, key=lambda f: f[0])
+                return int(batch[row]), move, child
+        return None
 
-    def _open_five(self, parents: list[int], free: list[np.ndarray]) -> tuple[int, tuple[int, ...], int] | None:
+    def _state(self, states: np.ndarray, row: int) -> int:
+        return sum(int(states[row, w]) << (64 * w) for w in range(self.words))
+
+    def _open_five(self, states: np.ndarray, free: list[np.ndarray]) -> tuple[int, tuple[int, ...], int] | None:
         """:meth:`first_open` for the quintessence moves, played out one state at a time (they are rare)."""
         import numpy as np
 
@@ -485,28 +595,52 @@ class Closure:
         kinds = [tile_ids(m.of_symbol.get(s, 0)) for s in (QUINTESSENCE, *sorted(ELEMENTS))]
         if not all(kinds):
             return None
-        possible = np.ones(len(parents), dtype=bool)
+        possible = np.ones(len(states), dtype=bool)
         for tiles in kinds:
-            any_free = np.zeros(len(parents), dtype=bool)
+            any_free = np.zeros(len(states), dtype=bool)
             for t in tiles:
                 any_free |= free[t]
             possible &= any_free
         for row in np.nonzero(possible)[0]:
             groups = [[t for t in tiles if free[t][row]] for tiles in kinds]
+            parent = self._state(states, int(row))
             for move in product(*groups):
-                child = parents[row] & ~mask_of_ids(move)
-                if child not in self.listed_states and not counts_dead(m, child):
+                child = parent & ~mask_of_ids(move)
+                if not self._is_listed(self._array([child]))[0] and not counts_dead(m, child):
                     return int(row), tuple(move), child
         return None
 
     def _open_pair(self, states: np.ndarray, free: list[np.ndarray]) -> tuple[int, tuple[int, ...], int] | None:
-        """:meth:`first_open` for the pairs and gold alone, every state at once."""
+        """:meth:`first_open` for the pairs and gold alone, a bounded number of children at a time."""
         import numpy as np
 
+        moves = self._moves()
+        best: tuple[int, int, np.ndarray] | None = None  # (row, move number, child words)
         rows: list[np.ndarray] = []
         children: list[np.ndarray] = []
         move_ids: list[np.ndarray] = []
-        moves = self._moves()
+        held = 0
+
+        def flush() -> None:
+            nonlocal best, held
+            if not rows:
+                return
+            all_rows = np.concatenate(rows)
+            all_children = np.concatenate(children)
+            all_moves = np.concatenate(move_ids)
+            for pending in (rows, children, move_ids):
+                pending.clear()
+            held = 0
+            candidates = np.nonzero(~self._is_listed(all_children))[0]
+            if not len(candidates):
+                return
+            bad = candidates[~self._counts_dead(all_children[candidates])]
+            if not len(bad):
+                return
+            first = bad[np.argmin(all_rows[bad])]
+            if best is None or all_rows[first] < best[0]:
+                best = (int(all_rows[first]), int(all_moves[first]), all_children[first].copy())
+
         for number, (tiles, waiting) in enumerate(moves):
             legal = free[tiles[0]].copy()
             for t in tiles[1:]:
@@ -516,29 +650,21 @@ class Closure:
             where = np.nonzero(legal)[0]
             if not len(where):
                 continue
-            child = states[where].copy()
+            child = states[where]
             for w, part in self._split(mask_of_ids(tiles)):
                 child[:, w] &= ~part
             rows.append(where)
             children.append(child)
-            move_ids.append(np.full(len(where), number))
-        if not rows:
+            move_ids.append(np.full(len(where), number, dtype=np.int32))
+            held += len(where)
+            if held >= self.CHILDREN:
+                flush()
+        flush()
+        if best is None:
             return None
-        all_rows = np.concatenate(rows)
-        all_children = np.concatenate(children)
-        all_moves = np.concatenate(move_ids)
-        keys = np.ascontiguousarray(all_children).view(np.dtype((np.void, 8 * self.words))).ravel()
-        unlisted = ~np.isin(keys, self.listed)
-        if not unlisted.any():
-            return None
-        candidates = np.nonzero(unlisted)[0]
-        alive = ~self._counts_dead(all_children[candidates])
-        if not alive.any():
-            return None
-        bad = candidates[alive]
-        first = bad[np.argmin(all_rows[bad])]
-        child_int = sum(int(all_children[first, w]) << (64 * w) for w in range(self.words))
-        return int(all_rows[first]), moves[int(all_moves[first])][0], child_int
+        row, number, words = best
+        child_int = sum(int(words[w]) << (64 * w) for w in range(self.words))
+        return row, moves[number][0], child_int
 
     def _counts_dead(self, states: np.ndarray) -> np.ndarray:
         """The count test (docs/formats.md#the-rules) per state: odd elements vs salt, vitae vs mors, quicksilver.

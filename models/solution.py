@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from . import input_limits
 from .board import Board
-from .boardfile import BoardFileError
+from .boardfile import MAX_DIM, BoardFileError
+from .hexgrid import cells as hex_cells
 from .hexgrid import from_rowcol, to_rowcol
+from .input_limits import SOLUTION, InputError
 from .result import Move
 
 RowCol = tuple[int, int]
@@ -33,17 +38,46 @@ _CELL = re.compile(r"^\s*\[?\s*([0-9]+)\s*,\s*([0-9]+)\s*\]?\s*$", re.ASCII)
 # A cell's row or column is never more than this many digits (a side-10 board has 19 rows).
 MAX_DIGITS = 6
 MAX_DEPTH = 8  # an answer object nests moves, cells and coordinates: 5 deep
-MAX_CHARS = 16 * 2**20  # the solutions of a thousand side-10 boards fit in a tenth of this
+MAX_CHARS = SOLUTION.default  # the solutions of a thousand side-10 boards fit in a tenth of this
+# Every move takes a tile away: no solution has more moves than the largest board has cells.
+MAX_MOVES = len(hex_cells(MAX_DIM))
 
 
 def parse_solutions(text: str, filename: str = "<solution>") -> list[Solution]:
     if len(text) > MAX_CHARS:
         raise BoardFileError(filename, f"{len(text)} characters is too large for a solution file")
-    text = text.removeprefix("\ufeff")
-    stripped = text.lstrip()
-    if stripped.startswith("{") or stripped.startswith("["):
-        return _parse_json(text, filename)
-    return [_parse_lines(text, filename)]
+    numbered = enumerate(text.removeprefix("\ufeff").split("\n"), start=1)
+    return _parse_numbered(numbered, filename)
+
+
+def read_solutions(path: str | Path) -> list[Solution]:
+    """The solutions of a file (``-``: standard input), read a line at a time and stopped at the first bad one."""
+    filename = str(path)
+    try:
+        with input_limits.open_input(path, SOLUTION, stdin=True) as stream:
+            return _parse_numbered(input_limits.lines(stream, SOLUTION), filename)
+    except InputError as exc:
+        raise BoardFileError(filename, exc.message, line=exc.line) from None
+
+
+def _parse_numbered(numbered: Iterable[tuple[int, str]], filename: str) -> list[Solution]:
+    """JSON Lines when the first non-blank character opens JSON, else one move a line."""
+    numbered = iter(numbered)
+    head: list[tuple[int, str]] = []
+    for number, line in numbered:
+        head.append((number, line))
+        if line.strip():
+            break
+    first = head[-1][1].lstrip() if head else ""
+    rest = _chain(head, numbered)
+    if first.startswith("{") or first.startswith("["):
+        return _parse_json(rest, filename)
+    return [_parse_lines(rest, filename)]
+
+
+def _chain(head: list[tuple[int, str]], tail: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    yield from head
+    yield from tail
 
 
 class _NotACell(ValueError):
@@ -88,9 +122,9 @@ def _cell(value: Any) -> RowCol:
     return value[0], value[1]
 
 
-def _parse_json(text: str, filename: str) -> list[Solution]:
+def _parse_json(numbered: Iterable[tuple[int, str]], filename: str) -> list[Solution]:
     out: list[Solution] = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in numbered:
         if not line.strip():
             continue
         record = _json_value(line, filename, number)
@@ -127,6 +161,8 @@ def _json_solution(item: Any, filename: str, number: int) -> Solution:
         raise BoardFileError(filename, f"this answer has no moves (status: {status})", line=number, board=name)
     if not isinstance(item["moves"], list):
         raise BoardFileError(filename, "'moves' must be a list of moves", line=number, board=name)
+    if len(item["moves"]) > MAX_MOVES:
+        raise BoardFileError(filename, _too_many_moves(len(item["moves"])), line=number, board=name)
     moves = []
     for index, move in enumerate(item["moves"]):
         cells = move.get("cells") if isinstance(move, dict) else move
@@ -139,12 +175,18 @@ def _json_solution(item: Any, filename: str, number: int) -> Solution:
     return Solution(name, tuple(moves))
 
 
-def _parse_lines(text: str, filename: str) -> Solution:
-    moves = []
-    for number, raw in enumerate(text.split("\n"), start=1):
+def _too_many_moves(count: int | str) -> str:
+    return f"{count} moves: every move takes a tile, and no board has more than {MAX_MOVES} cells"
+
+
+def _parse_lines(numbered: Iterable[tuple[int, str]], filename: str) -> Solution:
+    moves: list[tuple[RowCol, ...]] = []
+    for number, raw in numbered:
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
+        if len(moves) == MAX_MOVES:
+            raise BoardFileError(filename, _too_many_moves(f"more than {MAX_MOVES}"), line=number)
         cells = []
         for col, token in enumerate(re.split(r"\s+|(?<=\])\s*(?=\[)", line)):
             if not token:

@@ -11,24 +11,31 @@
   index), so a run killed even by SIGKILL loses at most the board it was on,
   and no board is answered twice.  A torn last line (the kill came mid-write)
   is cut off and that board is answered again.
+- A results file has one writer: :class:`ResultsFile` holds an OS lock
+  (``fcntl.flock``) on it for the whole run, so a second survey on the same
+  file stops at once (exit 2), and the torn-line repair happens only under the lock.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import multiprocessing
 import os
+import stat
 import statistics
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from sigmar.encoders import registry
+from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.deal import deal
+from sigmar.models.input_limits import RESULTS, InputError
 
 from .checking.certify import ProofStore
 from .race import Race, RaceOutcome
@@ -143,48 +150,107 @@ class Tally:
         }
 
 
-def read_results(path: Path, deals: Deals) -> dict[int, dict[str, Any]]:
-    """The answers already in ``path`` by index; a torn last line is cut off the file.
+# What a rerun keeps of each answer already written: enough to count it (Tally) and to match the survey.
+KEPT = ("index", "deal", "dim", "seed", "status", "verified", "checked", "wrong", "seconds")
 
-    A damaged line that is not the last, or an answer from another survey
-    (kind, side or seed), is a ResultsError naming the file and line.
+
+class ResultsFile:
+    """A survey's results file, opened for appending and locked (``fcntl.flock``) until closed.
+
+    Why a lock: two surveys appending to one file would each answer the boards the
+    other is answering, and one's repair of a torn last line could cut the line the
+    other is writing.  The lock is taken without waiting: a second survey is refused
+    at once (ResultsError, exit 2), naming the file.
     """
-    if not path.exists():
-        return {}
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    complete, tail = lines[:-1], lines[-1]
-    if tail:  # no newline at the end: the kill came mid-write; that board is answered again
-        with path.open("r+b") as out:
-            out.truncate(len(data) - len(tail))
-            out.flush()
-            os.fsync(out.fileno())
-    found: dict[int, dict[str, Any]] = {}
-    for number, raw in enumerate(complete, start=1):
-        if not raw.strip():
-            continue
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
         try:
-            record = json.loads(raw)
+            fd = os.open(path, flags, 0o644)
+        except OSError as exc:
+            raise ResultsError(f"{path}: {exc.strerror or exc}") from None
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            raise ResultsError(f"{path}: not a regular file, so not a results file")
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise ResultsError(
+                f"{path}: another survey is writing this results file (it holds its lock); "
+                "wait for it to end or give another --results file"
+            ) from None
+        os.set_blocking(fd, True)
+        self.handle = os.fdopen(fd, "r+b")
+
+    def __enter__(self) -> ResultsFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.handle.close()  # closing the file releases the lock
+
+    def read(self, deals: Deals) -> dict[int, dict[str, Any]]:
+        """The answers already written, by index (what :data:`KEPT` names of each); a torn last line is
+        cut off the file.  A damaged line before the end, or an answer of another survey (kind, side or
+        seed), is a ResultsError naming the file and line."""
+        size = os.fstat(self.handle.fileno()).st_size
+        if size > RESULTS.bytes:
+            raise ResultsError(f"{self.path}: {RESULTS.too_large(f'{size:,}')}")
+        self.handle.seek(0)
+        found: dict[int, dict[str, Any]] = {}
+        offset = 0
+        for number, raw in enumerate(iter(lambda: self.handle.readline(RESULTS.line_bytes + 1), b""), start=1):
+            if not raw.endswith(b"\n"):
+                if len(raw) > RESULTS.line_bytes:
+                    raise ResultsError(f"{self.path}: line {number} is longer than {RESULTS.line_bytes:,} bytes")
+                self._cut(offset)  # no newline at the end: the kill came mid-write; that board is answered again
+                break
+            offset += len(raw)
+            if not raw.strip():
+                continue
+            record = self._record(raw.removeprefix(input_limits.BOM) if number == 1 else raw, number, deals)
+            found.setdefault(record["index"], record)
+        return found
+
+    def _cut(self, length: int) -> None:
+        self.handle.truncate(length)
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+
+    def _record(self, raw: bytes, number: int, deals: Deals) -> dict[str, Any]:
+        try:
+            record = input_limits.json_value(input_limits.decode(raw, str(self.path), number), self.path, number)
             index = record["index"]
-        except (ValueError, KeyError, TypeError):
-            raise ResultsError(f"{path}: line {number} is not a survey answer (JSON with an 'index')") from None
+        except (InputError, KeyError, TypeError):
+            raise ResultsError(f"{self.path}: line {number} is not a survey answer (JSON with an 'index')") from None
         theirs = (record.get("deal"), record.get("dim"), record.get("seed"))
         if theirs != (deals.kind, deals.dim, deals.seed):
             raise ResultsError(
-                f"{path}: line {number} answers a {theirs[0]} deal of side {theirs[1]}, seed {theirs[2]}; "
+                f"{self.path}: line {number} answers a {theirs[0]} deal of side {theirs[1]}, seed {theirs[2]}; "
                 f"this survey is {deals.kind}, side {deals.dim}, seed {deals.seed}: use another --results file"
             )
-        if not isinstance(index, int) or index < 0:
-            raise ResultsError(f"{path}: line {number}: 'index' must be a board number, not {index!r}")
-        found.setdefault(index, record)
-    return found
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            raise ResultsError(f"{self.path}: line {number}: 'index' must be a board number, not {index!r}")
+        return {key: record[key] for key in KEPT if key in record}
+
+    def append(self, record: dict[str, Any]) -> None:
+        """One answer, on disk before the next board starts (flush and fsync)."""
+        self.handle.write((json.dumps(record, separators=(", ", ": ")) + "\n").encode())
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
 
 
-def append(out: IO[str], record: dict[str, Any]) -> None:
-    """One answer, on disk before the next board starts (flush and fsync)."""
-    out.write(json.dumps(record, separators=(", ", ": ")) + "\n")
-    out.flush()
-    os.fsync(out.fileno())
+def read_results(path: Path, deals: Deals) -> dict[int, dict[str, Any]]:
+    """The answers already in ``path`` by index (read, and a torn last line cut, under the file's lock)."""
+    if not path.exists():
+        return {}
+    with ResultsFile(path) as results:
+        return results.read(deals)
 
 
 def outcome_record(board: Board, outcome: RaceOutcome) -> dict[str, Any]:

@@ -34,7 +34,11 @@
 #include <string.h>
 
 enum { SIZE = 0, NEXT = 1, FLAGS = 2, HEADER = 3 };
-enum { DELETED = 1, CORE = 2 };
+/* FLAGS: two bits, and above them the number of extra copies of the clause (a lemma written again
+ * while an equal clause is alive is counted there, not stored: a proof repeating one lemma
+ * millions of times costs no memory; a deletion takes a copy off before the clause itself). */
+enum { DELETED = 1, CORE = 2, COPY = 4 };
+#define MAX_COPIES (INT32_MAX / COPY)
 enum { VALID_CONFLICT = 1, LEMMA_FAILS = 2, NO_CONFLICT = 3, FORMAT_ERROR = 4, TOO_LARGE = 5 };
 
 typedef struct {
@@ -250,7 +254,23 @@ static int64_t distinct(Checker *c, uint64_t *hash) {
     return m;
 }
 
-/* Add the scratch clause; *ref is where it went (0: a tautology, not kept).  0 when memory runs out. */
+/* The link to the alive clause equal (as a set) to the m stamped scratch literals of this hash; NULL if none. */
+static int32_t *find_alive(Checker *c, uint64_t hash, int64_t m) {
+    int32_t *link = &c->buckets[hash & c->mask];
+    while (*link) {
+        int32_t *clause = clause_at(c, *link);
+        if (clause[SIZE] == m) {
+            int64_t k = 0;
+            while (k < m && c->stamp[clause[HEADER + k]] == c->now) k++;
+            if (k == m) return link;
+        }
+        link = &clause[NEXT];
+    }
+    return NULL;
+}
+
+/* Add the scratch clause; *ref is where it went (0: a tautology or a copy of an alive clause, not kept).
+ * 0 when memory runs out. */
 static int add_clause(Checker *c, int32_t *ref_out) {
     uint64_t hash;
     int64_t m = distinct(c, &hash);
@@ -259,6 +279,12 @@ static int add_clause(Checker *c, int32_t *ref_out) {
     if (m == 0) {
         c->refuted = 1;
         c->conflict = 0;
+        return 1;
+    }
+    int32_t *same = find_alive(c, hash, m);
+    if (same) { /* already alive (and propagated): one more copy */
+        int32_t *clause = clause_at(c, *same);
+        if (clause[FLAGS] / COPY < MAX_COPIES) clause[FLAGS] += COPY;
         return 1;
     }
     if (c->arena.n + HEADER + m >= INT32_MAX) return 0;
@@ -282,29 +308,25 @@ static int add_clause(Checker *c, int32_t *ref_out) {
     return !c->nomem;
 }
 
-/* The alive clause equal to the scratch clause (as a set), unlinked from the hash; 0 if none. */
+/* The alive clause equal to the scratch clause (as a set), unlinked from the hash; 0 if none, or if
+ * only a copy of it goes (the clause stays), or if it is a reason (kept). */
 static int32_t take_alive(Checker *c) {
     uint64_t hash;
     int64_t m = distinct(c, &hash);
     if (m <= 0) return 0;
-    int32_t *link = &c->buckets[hash & c->mask];
-    while (*link) {
-        int32_t ref = *link;
-        int32_t *clause = clause_at(c, ref);
-        if (clause[SIZE] == m) {
-            int64_t k = 0;
-            while (k < m && c->stamp[clause[HEADER + k]] == c->now) k++;
-            if (k == m) {
-                int32_t first = clause[HEADER];
-                if (c->val[first] == 1 && c->reason[first >> 1] == ref) return 0; /* a reason: kept */
-                *link = clause[NEXT];
-                c->alive--;
-                return ref;
-            }
-        }
-        link = &clause[NEXT];
+    int32_t *link = find_alive(c, hash, m);
+    if (!link) return 0;
+    int32_t ref = *link;
+    int32_t *clause = clause_at(c, ref);
+    if (clause[FLAGS] >= COPY) {
+        clause[FLAGS] -= COPY;
+        return 0;
     }
-    return 0;
+    int32_t first = clause[HEADER];
+    if (c->val[first] == 1 && c->reason[first >> 1] == ref) return 0; /* a reason: kept */
+    *link = clause[NEXT];
+    c->alive--;
+    return ref;
 }
 
 /* Mark the clauses behind a conflict (or behind one literal, `start`), back to the assumptions.

@@ -13,12 +13,15 @@ unit propagation against the fresh clauses, never the file's.
 from __future__ import annotations
 
 import json
+import mmap
 from pathlib import Path
 from typing import Any
 
+from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.certificate_checker import CertificateError, Verdict, check_counts, check_dead_states, check_stuck
 from sigmar.models.hexgrid import from_rowcol
+from sigmar.models.input_limits import CNF, DRUP, VARS_JSON, InputError, Limit
 from sigmar.models.result import CertificateKind
 
 from .rup_check import ProofFormatError, check_proof, parse_dimacs
@@ -69,7 +72,8 @@ def _file(certificate: dict[str, Any], base: Path | None) -> Path:
     if not path.is_file() and base is not None and not path.is_absolute() and (base / path).is_file():
         path = base / path  # a path relative to the folder of the JSON that names it
     if not path.is_file():
-        raise CertificateError(f"{path}: no such certificate file")
+        why = "not a regular file" if path.exists() else "no such certificate file"
+        raise CertificateError(f"{path}: {why}")
     return path
 
 
@@ -80,22 +84,28 @@ def drup_files(drup: Path) -> tuple[Path, Path]:
 
 
 def check_drup(board: Board, drup: Path) -> Verdict:
-    """The proof refutes this board's own formula (re-encoded here), by reverse unit propagation."""
+    """The proof refutes this board's own formula (re-encoded here), by reverse unit propagation.
+
+    The formula and its variable map are refused unread when they are larger than this board's
+    could be; the proof is mapped, not read, and streamed through the checker.
+    """
     from sigmar.encoders.cnf import build_formula
 
     cnf_path, vars_path = drup_files(drup)
     for path in (cnf_path, vars_path):
-        if not path.is_file():
+        if not path.exists():
             raise CertificateError(
                 f"{path}: missing (a drup certificate is NAME.drup with NAME.cnf and NAME.vars.json)"
             )
     formula = build_formula(board)
+    dimacs = formula.to_dimacs(comment_lines=[])
     try:
-        text = cnf_path.read_text(encoding="utf-8")
-        names = json.loads(vars_path.read_text(encoding="utf-8"))
-    except (ValueError, OSError) as exc:
-        raise CertificateError(f"{cnf_path.parent}: {exc}") from None
-    if _body(text) != _body(formula.to_dimacs(comment_lines=[])):  # the fast path compares text
+        text = _read_bounded(cnf_path, CNF, len(dimacs) + input_limits.CNF_SLACK_BYTES)
+        most = 256 * formula.nv + input_limits.MiB  # a name per variable, each far shorter than 256 bytes
+        names = input_limits.json_value(_read_bounded(vars_path, VARS_JSON, most), vars_path)
+    except InputError as exc:
+        raise CertificateError(str(exc)) from None
+    if _body(text) != _body(dimacs):  # the fast path compares text
         try:
             variables, clauses = parse_dimacs(text)
         except ProofFormatError as exc:
@@ -108,13 +118,31 @@ def check_drup(board: Board, drup: Path) -> Verdict:
     if not isinstance(names, dict) or any(names.get(key) != expected[key] for key in summary):
         return Verdict(False, f"{vars_path.name} does not describe this board's formula")
     try:
-        proof = drup.read_bytes()
-    except OSError as exc:
-        raise CertificateError(f"{drup}: {exc}") from None
-    report = check_proof(formula.clauses, proof, formula.nv)
+        with input_limits.open_input(drup, DRUP) as stream:
+            size = input_limits.regular_size(drup, DRUP)
+            if size == 0:
+                report = check_proof(formula.clauses, b"", formula.nv)
+            else:
+                with mmap.mmap(stream.inner.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                    mapped.madvise(mmap.MADV_SEQUENTIAL)
+                    skip = len(input_limits.BOM) if mapped[:3] == input_limits.BOM else 0
+                    with memoryview(mapped) as view:
+                        report = check_proof(formula.clauses, view[skip:], formula.nv)
+    except InputError as exc:
+        raise CertificateError(str(exc)) from None
+    except MemoryError:
+        raise CertificateError(f"{drup}: the proof needs more memory than there is; see README 'Limits'") from None
     if report.malformed:
         raise CertificateError(f"{drup}: {report.message}")
     return Verdict(report.valid, f"{drup.name}: {report.message} ({report.lemmas:,} lemmas)")
+
+
+def _read_bounded(path: Path, limit: Limit, most: int) -> str:
+    """A certificate's side file as text, refused unread when above ``most`` bytes (it cannot be this board's)."""
+    size = input_limits.regular_size(path, limit)
+    if size > most:
+        raise InputError(path, f"{size:,} bytes: larger than this board's {limit.kind} can be ({most:,} at most)")
+    return input_limits.read_text(path, limit)
 
 
 def _body(dimacs: str) -> str:

@@ -32,7 +32,10 @@ Run it by hand as ``python -m sigmar.runners.checking.rup_check FORMULA.cnf PROO
 
 from __future__ import annotations
 
+import errno
 import mmap
+import os
+import stat
 import sys
 import time
 from array import array
@@ -207,7 +210,10 @@ def default_engine() -> str:
 
 
 def check_proof(
-    clauses: list[Clause], proof: bytes | mmap.mmap, variables: int | None = None, engine: str | None = None
+    clauses: list[Clause],
+    proof: bytes | mmap.mmap | memoryview,
+    variables: int | None = None,
+    engine: str | None = None,
 ) -> CheckReport:
     """Check a DRUP proof text (bytes) against ``clauses``; literals may name variables 1..``variables``.
 
@@ -256,8 +262,10 @@ def check_proof(
     return CheckReport(valid, lemmas, deletions, checked, seconds, message, failed_at, malformed=code == 4)
 
 
-def _text_lines(proof: bytes | mmap.mmap) -> Iterator[str]:
+def _text_lines(proof: bytes | mmap.mmap | memoryview) -> Iterator[str]:
     """The lines of a proof one at a time, so a mapped proof file is never copied whole."""
+    if isinstance(proof, memoryview):  # a window on a mapped file: a copy only on this fallback path
+        proof = proof.tobytes()
     start = 0
     while start < len(proof):
         end = proof.find(b"\n", start)
@@ -325,6 +333,9 @@ def check_text(cnf_text: str, drup_text: str, engine: str | None = None) -> Chec
 
 def check_files(cnf_path: str | Path, drup_path: str | Path, engine: str | None = None) -> CheckReport:
     """Check a proof on disk; the proof is mapped, not read, so only the formula is held in memory."""
+    for path in (cnf_path, drup_path):  # a FIFO would block the read below: refused, as main's OSError
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
     cnf_text = Path(cnf_path).read_text()
     with Path(drup_path).open("rb") as proof:
         if proof.seek(0, 2) == 0:

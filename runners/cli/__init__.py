@@ -77,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from sigmar.encoders.registry import UnknownBackend
     from sigmar.models.boardfile import BoardFileError
     from sigmar.models.certificate_checker import CertificateError
+    from sigmar.models.input_limits import InputError
     from sigmar.runners.lifetime import Terminated, run_lifetime
 
     from .options import UsageError
@@ -86,8 +87,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             code: int = args.run(args)
         sys.stdout.flush()
         return code
-    except (BoardFileError, CertificateError, UnknownBackend, UsageError) as exc:
+    except (BoardFileError, CertificateError, InputError, UnknownBackend, UsageError) as exc:
         print(f"sigmar {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except (MemoryError, RecursionError) as exc:  # the readers are bounded; this is the last net, not a traceback
+        what = "out of memory" if isinstance(exc, MemoryError) else "input nested too deeply"
+        print(f"sigmar {args.command}: {what}; see README 'Limits' for the size of each input", file=sys.stderr)
         return 2
     except Terminated:
         print(f"sigmar {args.command}: terminated", file=sys.stderr)

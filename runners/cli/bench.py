@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import math
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 from rich.table import Table
 
+from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Result
@@ -100,8 +102,11 @@ def summary_table(summaries: list[Any], best: Any, speedups: dict[str, float] | 
 def read_baseline(path: str) -> list[dict[str, str]]:
     """An earlier bench CSV; anything else is a usage error naming the file (and the row)."""
     try:
+        input_limits.regular_size(path, input_limits.BENCH_CSV)  # not a FIFO, and within the bench CSV limit
         rows = read_csv(path)
-    except (OSError, UnicodeDecodeError) as exc:
+    except input_limits.InputError as exc:
+        raise UsageError(f"--baseline {exc}") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise UsageError(f"--baseline {path}: cannot read it ({exc})") from None
     needed = {"file", "board", "backend", "status", "seconds", "grade"}
     have = set(rows[0]) if rows else set()

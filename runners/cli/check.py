@@ -18,9 +18,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.certificate_checker import CertificateError, Verdict
+from sigmar.models.input_limits import ANSWERS, VARS_JSON, InputError
 
 from ..checking.certificate_files import check_certificate
 from .options import add_board_file, add_json
@@ -80,41 +82,49 @@ def _print(board: Board, record: dict[str, Any], verdict: Verdict, seconds: floa
 
 def _jobs(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
     """(board name the certificate names, certificate record) for each certificate in CERT."""
-    if not cert.is_file():
-        raise CertificateError("no such file")
-    if cert.name.endswith(".drup"):
-        return [(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})]
-    with cert.open(encoding="utf-8", errors="replace") as handle:
-        first = handle.readline(1_000_000)
     try:
-        head = json.loads(first)
-    except ValueError:
-        raise CertificateError("line 1: neither a dead-states file, a .drup proof nor sigmar's JSON") from None
-    if isinstance(head, dict) and head.get("format") == "sigmar-dead-states":
-        name = head.get("board")
-        return [(name if isinstance(name, str) else None, {"kind": "dead-states", "file": str(cert)})]
-    return _answers(cert)
+        if cert.name.endswith(".drup"):
+            input_limits.regular_size(cert, input_limits.DRUP)
+            return [(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})]
+        with input_limits.open_input(cert, ANSWERS) as stream:
+            numbered = input_limits.lines(stream, ANSWERS)
+            _, first = next(numbered, (1, ""))
+            try:
+                head = input_limits.json_value(first, cert, 1)
+            except InputError:
+                raise CertificateError("line 1: neither a dead-states file, a .drup proof nor sigmar's JSON") from None
+            if isinstance(head, dict) and head.get("format") == "sigmar-dead-states":
+                name = head.get("board")
+                return [(name if isinstance(name, str) else None, {"kind": "dead-states", "file": str(cert)})]
+            return _answers(cert, [(1, head)], numbered)
+    except InputError as exc:
+        raise CertificateError(exc.message if exc.line is None else f"line {exc.line}: {exc.message}") from None
 
 
 def _sidecar_board(drup: Path) -> str | None:
     sidecar = drup.with_name(drup.name[: -len(".drup")] + ".vars.json")
     try:
-        name = json.loads(sidecar.read_text(encoding="utf-8")).get("board")
-    except (OSError, ValueError, AttributeError):
+        found = input_limits.json_value(input_limits.read_text(sidecar, VARS_JSON), sidecar)
+    except InputError:
         return None
+    name = found.get("board") if isinstance(found, dict) else None
     return name if isinstance(name, str) else None
 
 
-def _answers(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
-    """The certificates of sigmar's JSON Lines answers (or of one bare certificate object)."""
+def _answers(cert: Path, head: list[tuple[int, Any]], rest: Any) -> list[tuple[str | None, dict[str, Any]]]:
+    """The certificates of sigmar's JSON Lines answers (or of one bare certificate object), read a line at a time."""
     jobs: list[tuple[str | None, dict[str, Any]]] = []
-    for number, line in enumerate(cert.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            raise CertificateError(f"line {number}: not JSON") from None
+
+    def records() -> Any:
+        yield from head
+        for number, line in rest:
+            if line.strip():
+                try:
+                    yield number, input_limits.json_value(line, cert, number)
+                except InputError:
+                    raise CertificateError(f"line {number}: not JSON") from None
+
+    for number, record in records():
         if not isinstance(record, dict):
             raise CertificateError(f"line {number}: expected a JSON object")
         if "kind" in record:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from sigmar.models.boardfile import read_boards, read_text
+from sigmar.models import input_limits
+from sigmar.models.boardfile import read_boards
 from sigmar.models.rules import verify
 from sigmar.models.solution import format_moves, move_to_json
 
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from sigmar.encoders.cnf.formula import parse_model
 
     boards = read_boards(args.file)
-    sidecar = json.loads(read_text(args.sidecar)) if args.sidecar else {}
+    sidecar = _sidecar(args.sidecar) if args.sidecar else {}
     variant = args.variant or sidecar.get("variant", "default")
     if variant not in VARIANTS:
         raise UsageError(f"unknown variant '{variant}' (choose from {', '.join(VARIANTS)})")
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
                 f"the sidecar says {sidecar[key]} {key} but board '{board.name}' encodes to {have}: "
                 "a different board or sigmar version wrote it"
             )
-    status, model = parse_model(read_text(args.model))
+    status, model = parse_model(input_limits.read_text(args.model, input_limits.SAT_MODEL, stdin=True))
     record: dict = {"board": board.name, "variant": variant, "sat": status.lower()}
     code = 1
     if status == "UNSATISFIABLE":
@@ -93,3 +94,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"{board.name}: {record['status']}" + (f": {record['explanation']}" if "explanation" in record else ""))
     return code
+
+
+def _sidecar(path: str) -> dict:
+    """The .vars.json beside the .cnf: a JSON object within the variable map's limit."""
+    found = input_limits.json_value(input_limits.read_text(path, input_limits.VARS_JSON), path)
+    if not isinstance(found, dict):
+        raise UsageError(f"{path}: not a variable map (a JSON object)")
+    return found

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sigmar.encoders.registry import expand
+from sigmar.encoders.registry import expand, names_all
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 
@@ -101,7 +101,15 @@ def add_time_limit(parser: argparse.ArgumentParser, default: float = 60.0) -> No
     )
 
 
-def add_backend(parser: argparse.ArgumentParser, default: str = "all") -> None:
+class _Default(str):
+    """The ``--backend`` a user did not type: the same text as ``all``, but another object,
+    so ``--sat-cmd`` can tell the default from an explicit ``-b all``."""
+
+
+DEFAULT_BACKEND = _Default("all")
+
+
+def add_backend(parser: argparse.ArgumentParser, default: str = DEFAULT_BACKEND) -> None:
     parser.add_argument(
         "--backend",
         "-b",
@@ -127,8 +135,10 @@ def apply_sat_cmd(args: argparse.Namespace) -> None:
         from sigmar.encoders.cnf import SAT_CMD_ENV
 
         os.environ[SAT_CMD_ENV] = args.sat_cmd
-        if args.backend == "all":
+        if args.backend is DEFAULT_BACKEND:  # --backend left out: the external solver alone
             args.backend = "cnf:external"
+        elif names_all(args.backend):  # an explicit `-b all`: every backend, and the external solver too
+            args.backend = ",".join([*expand(args.backend), "cnf:external"])
 
 
 def writable_folder(text: str) -> Path:

@@ -13,10 +13,10 @@ from rich.markup import escape
 from rich.text import Text
 
 from sigmar.models.board import Board
-from sigmar.models.boardfile import read_boards, read_text
+from sigmar.models.boardfile import read_boards, stream_boards
 from sigmar.models.hexgrid import from_rowcol, row_lengths
 from sigmar.models.rules import Position
-from sigmar.models.solution import Solution, match_solutions, parse_solutions, to_moves
+from sigmar.models.solution import Solution, match_solutions, read_solutions, to_moves
 from sigmar.models.tiles import METALS
 
 from ..render.terminal import PipeConsole
@@ -86,14 +86,17 @@ def render(board: Board, occupied: frozenset | None = None, highlight: tuple = (
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = read_boards(args.file)
+    # Drawn one at a time (a file of many boards is never held) unless a solution or a file needs them all.
+    boards = read_boards(args.file) if args.solution or args.svg or args.html else stream_boards(args.file)
     played: dict[str, Solution] = {}
     if args.solution:
-        solutions = parse_solutions(read_text(args.solution), args.solution)
+        solutions = read_solutions(args.solution)
+        assert isinstance(boards, list)
         played = {b.name: sol for b, sol in match_solutions(boards, solutions, args.board, args.solution)}
     if args.svg or args.html:
         from .show_files import write_files
 
+        assert isinstance(boards, list)
         return write_files(args, boards, played)
     console = PipeConsole(no_color=args.no_color, highlight=False)
     for board in boards:

@@ -14,7 +14,7 @@ from sigmar.models.deal import KINDS, DealError
 from sigmar.models.generator import PAIRED_TILES
 
 from ..render.terminal import progress_bar, table_console
-from ..survey import ClusterError, Deals, ResultsError, Tally, answer_locally, answer_on_cluster, append, read_results
+from ..survey import ClusterError, Deals, ResultsError, ResultsFile, Tally, answer_locally, answer_on_cluster
 from .options import UsageError, add_backend, add_proof_dir, add_time_limit, chosen_backends, dask_client
 
 
@@ -105,28 +105,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--proof-dir keeps files on this machine: it does not go with --cluster")
     names = chosen_backends(args.backend)
     deals = Deals(args.deal, args.dim, args.seed, args.count)
-    try:
-        done = read_results(args.results, deals) if args.results else {}
-        deals.board(0)  # a deal that cannot be made fails here, before any work
-    except (ResultsError, DealError) as exc:
-        raise UsageError(str(exc)) from None
-    except OSError as exc:
-        raise UsageError(f"{args.results}: {exc.strerror or exc}") from None
+    out, done = _open_results(args, deals)
     tally = Tally()
     for index, record in sorted(done.items()):
         if index < args.count:
             tally.add(record)
     todo = [i for i in range(args.count) if i not in done]
     start = time.perf_counter()
-    out = None
+    client = None
     try:
-        if args.results:
-            args.results.parent.mkdir(parents=True, exist_ok=True)
-            out = args.results.open("a", encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{args.results}: {exc.strerror or exc}") from None
-    client = dask_client(args.cluster) if args.cluster else None
-    try:
+        client = dask_client(args.cluster) if args.cluster else None
         answers = (
             answer_on_cluster(deals, todo, names, args.time_limit, client)
             if client is not None
@@ -152,6 +140,23 @@ def run(args: argparse.Namespace) -> int:
     return 1 if tally.unknown else 0
 
 
+def _open_results(args: argparse.Namespace, deals: Deals) -> tuple[ResultsFile | None, dict[int, dict[str, Any]]]:
+    """The results file, locked for this run (one writer per file), and the answers already in it."""
+    out = None
+    try:
+        deals.board(0)  # a deal that cannot be made fails here, before any work
+        if not args.results:
+            return None, {}
+        args.results.parent.mkdir(parents=True, exist_ok=True)
+        out = ResultsFile(args.results)  # locked until the run ends
+        return out, out.read(deals)
+    except (ResultsError, DealError, OSError) as exc:
+        if out is not None:
+            out.close()
+        why = f"{args.results}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
+        raise UsageError(why) from None
+
+
 def _consume(answers: Any, tally: Tally, out: Any, count: int) -> None:
     """Write each answer as it comes, and keep the bar's running fraction up to date."""
     with progress_bar() as progress:
@@ -159,7 +164,7 @@ def _consume(answers: Any, tally: Tally, out: Any, count: int) -> None:
         try:
             for record in answers:
                 if out is not None:
-                    append(out, record)
+                    out.append(record)
                 tally.add(record)
                 progress.update(task, advance=1, description=fraction_text(tally))
                 progress.refresh()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from sigmar.models.boardfile import read_boards, read_text
+from sigmar.models.boardfile import read_boards
 from sigmar.models.rules import verify
-from sigmar.models.solution import match_solutions, parse_solutions, to_moves
+from sigmar.models.solution import match_solutions, read_solutions, to_moves
 
 from .options import add_board_file, add_json
 
@@ -31,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     boards = read_boards(args.file)
-    solutions = parse_solutions(read_text(args.solution), args.solution)
+    solutions = read_solutions(args.solution)
     pairs = match_solutions(boards, solutions, args.board, args.solution)
     all_valid = True
     for board, solution in pairs:
