@@ -74,7 +74,7 @@ class Host:
         kind, value = self._receive(timeout)
         if kind == "raised":
             raise value
-        return value  # type: ignore[no-any-return]
+        return value
 
     def _receive(self, timeout: float | None) -> tuple[str, Any]:
         try:
