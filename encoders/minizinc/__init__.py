@@ -418,6 +418,7 @@ class MinizincBackend(Backend):
     default_sub = "gecode"
     description = "MiniZinc model (round per tile; :steps for one move per step) on Gecode or another MiniZinc solver"
     encode_targets = ("mzn", "dzn")
+    encode_variants = VARIANTS
     options_type = MinizincOptions
     plays_quintessence = True  # both models (SPEC §1's five-tile move)
 

@@ -116,7 +116,7 @@ def add_sat_cmd(parser: argparse.ArgumentParser) -> None:
         "--sat-cmd",
         type=sat_command,
         metavar="CMD",
-        help="an external SAT solver that reads DIMACS and prints SAT-competition output (e.g. 'kissat -q'); "
+        help="an external SAT solver that reads DIMACS and prints SAT-competition output (e.g. 'cadical -q'); "
         "runs as backend cnf:external, which it selects when --backend is left at its default",
     )
 
