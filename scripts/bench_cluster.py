@@ -1,7 +1,7 @@
 """``sigmar survey --cluster`` on stock Dask workers: the issue-31 target, measured.
 
 A loopback scheduler and two stock ``dask worker`` processes (each with its
-nanny, so daemonic worker processes; ``runners/loopback.py``) answer N random
+nanny, so daemonic worker processes; ``scripts/loopback.py``) answer N random
 deals; the same survey then runs on this machine alone.  Each survey runs
 ``sigmar survey`` as a command with a fresh results file, and the counts
 come from that file: every "unsolvable" must carry a checked certificate,
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from benchlib import RESULTS, markdown_table, publish
+from loopback import loopback_cluster
 
-from sigmar.runners.loopback import loopback_cluster
 from sigmar.runners.survey import verdict
 
 

@@ -9,8 +9,10 @@ would stop it (SIGTERM), and nothing the tasks started may outlive it.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,9 +27,21 @@ from sigmar.runners.survey import verdict
 
 pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
 
-from sigmar.runners.loopback import LoopbackCluster, loopback_cluster  # noqa: E402
-
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _loopback() -> Any:
+    """scripts/loopback.py, the loopback cluster that scripts/bench_cluster.py measures on."""
+    spec = importlib.util.spec_from_file_location("loopback", ROOT / "scripts" / "loopback.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("loopback", module)  # dataclasses look the module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+loopback = _loopback()
+LoopbackCluster, loopback_cluster = loopback.LoopbackCluster, loopback.loopback_cluster
 
 
 def alive(pid: int) -> bool:
@@ -40,7 +54,7 @@ def alive(pid: int) -> bool:
 
 
 @pytest.fixture(scope="module")
-def stock() -> Iterator[tuple[LoopbackCluster, set[int]]]:
+def stock() -> Iterator[tuple[Any, set[int]]]:
     """The cluster, and the set into which the tests put every process their tasks started."""
     started: set[int] = set()
     with loopback_cluster(workers=2, nthreads=1) as cluster:
@@ -59,7 +73,7 @@ def lines_of(path: Path) -> list[dict[str, Any]]:
 
 
 def test_survey_on_stock_nanny_workers_answers_as_here_with_every_no_checked(
-    stock: tuple[LoopbackCluster, set[int]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    stock: tuple[Any, set[int]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cluster, started = stock
     survey = ["survey", "--seed", "3", "--count", "10", "--time-limit", "30", "--json"]
@@ -81,7 +95,7 @@ def test_survey_on_stock_nanny_workers_answers_as_here_with_every_no_checked(
 
 
 def test_bench_on_stock_nanny_workers_runs_backends_that_start_processes(
-    stock: tuple[LoopbackCluster, set[int]], tmp_path: Path
+    stock: tuple[Any, set[int]], tmp_path: Path
 ) -> None:
     cluster, started = stock
     out = tmp_path / "bench.csv"

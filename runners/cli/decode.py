@@ -16,8 +16,7 @@ from sigmar.models.boardfile import read_boards, read_text
 from sigmar.models.rules import verify
 from sigmar.models.solution import format_moves, move_to_json
 
-from .encode import VARIANTS as ENCODINGS
-from .options import UsageError, add_board_file, add_json
+from .options import ENCODINGS, UsageError, add_board_file, add_json
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -14,17 +14,10 @@ from sigmar.encoders.backend import Backend
 from sigmar.encoders.registry import family_names, info
 from sigmar.models.boardfile import read_boards
 
+from .options import ENCODINGS as VARIANTS
 from .options import UsageError, add_board_file, writable_file
 
 TARGETS = ("dimacs", "cpsat", "mzn", "dzn")
-# The built-in variants per target, the default first, for --help (which imports no backend);
-# tests/test_cli.py checks them against the backends' own ``encode_variants``.
-VARIANTS = {
-    "dimacs": ("default", "steps", "thesis", "thesis-literal"),
-    "cpsat": ("order", "steps"),
-    "mzn": ("order", "steps"),
-    "dzn": ("order", "steps"),
-}
 
 
 def _variants_help() -> str:

@@ -188,6 +188,16 @@ def race_inputs(args: argparse.Namespace, *, check: bool = True) -> tuple[list[B
     return read_board_files(args.files), chosen_backends(args.backend, check=check)
 
 
+# The built-in encoding variants per ``encode`` target, the default first, for the help of encode and
+# decode (which import no backend); tests/test_help.py checks them against the backends' ``encode_variants``.
+ENCODINGS = {
+    "dimacs": ("default", "steps", "thesis", "thesis-literal"),
+    "cpsat": ("order", "steps"),
+    "mzn": ("order", "steps"),
+    "dzn": ("order", "steps"),
+}
+
+
 class UsageError(Exception):
     """Bad arguments discovered after parsing; exit status 2."""
 

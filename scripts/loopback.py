@@ -1,8 +1,9 @@
 """A Dask cluster on this machine as users have one: a scheduler and stock ``dask worker`` processes.
 
 Each worker is started by the ``dask`` command with its defaults (a nanny,
-daemonic worker processes), on the loopback interface.  For the tests and
-``scripts/bench_cluster.py``: ``--cluster`` must work on such workers.
+daemonic worker processes), on the loopback interface.  For
+``scripts/bench_cluster.py`` and ``tests/test_cluster.py`` (which loads this
+file by path): ``--cluster`` must work on such workers.
 """
 
 from __future__ import annotations
