@@ -32,6 +32,8 @@ class Backend(ABC):
     description: ClassVar[str] = ""
     # ``sigmar encode --to TARGET`` targets this backend can write.
     encode_targets: ClassVar[tuple[str, ...]] = ()
+    # The encoding variants ``sigmar encode --variant`` takes for those targets, the default first.
+    encode_variants: ClassVar[tuple[str, ...]] = ()
     # A frozen dataclass of the backend's options: an unknown or missing one fails at construction.
     options_type: ClassVar[type] = NoOptions
     # Whether it plays the quintessence variant (docs/formats.md#the-rules, symbol x).

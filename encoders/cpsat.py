@@ -426,6 +426,7 @@ class CpsatBackend(Backend):
     default_sub = "order"
     description = "OR-Tools CP-SAT: leave-step order model (default) or one-move-per-step timestep model"
     encode_targets = ("cpsat",)
+    encode_variants = FORMULATIONS
     options_type = CpsatOptions
     plays_quintessence = True  # both models
 

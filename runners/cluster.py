@@ -1,18 +1,18 @@
 """Benchmark runs on an existing Dask distributed cluster (``sigmar bench --cluster ADDRESS``).
 
-Each run is one Dask task.  The task carries the parent's backend registry,
-so a Dask worker only needs ``sigmar`` installed (and the solvers).  Answers
-come back raw; the parent checks and grades them exactly as for local runs.
+Each run is one Dask task, done in the worker thread's host process
+(:mod:`sigmar.runners.host`), so stock workers (a nanny, daemonic) can run
+backends that start processes.  The task carries the parent's backend
+registry, so a Dask worker only needs ``sigmar`` installed (and the solvers).
+Answers come back raw; the parent checks and grades them exactly as for local runs.
 
-On a cluster a run cannot be killed: a Dask task runs in a thread of the
-worker process.  The backend's own time limit stops it; a backend that
-ignores it is abandoned after ``time_limit + slack`` seconds (its row is
-``unknown``) and keeps that worker thread busy until it returns.
+The backend's own time limit stops a run; one that ignores it is stopped
+after ``time_limit + slack`` seconds by killing its host and everything the
+host started (its row is ``unknown``); the thread's next run starts a fresh host.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -22,41 +22,42 @@ from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
 from .bench import Run
+from .host import HostError, HostTimeout, hosted
 from .usage import Usage
 
-_local = threading.local()  # backend instances per worker thread: they are not thread-safe
+_backends: dict[str, Any] = {}  # backend instances of this host, kept across its runs
 
 
-def _backend(name: str) -> Any:
-    cache: dict[str, Any] = _local.__dict__.setdefault("backends", {})
-    if name not in cache:
-        cache[name] = registry.make(name)
-    return cache[name]
+def solve_in_host(
+    families: tuple[tuple[str, str, str], ...], name: str, board: Board, time_limit: float | None
+) -> tuple[Result, float]:
+    """One run in the host: (raw answer, wall seconds of solve); a crashing backend is an answer."""
+    if families != registry.FAMILIES:
+        registry.FAMILIES = families
+        _backends.clear()
+    start = time.perf_counter()
+    try:
+        if name not in _backends:
+            _backends[name] = registry.make(name)
+        result = _backends[name].solve(board, time_limit)
+    except Exception as exc:
+        result = Result(Status.ERROR, name, message=f"{name} raised {type(exc).__name__}: {exc}")
+    return result, time.perf_counter() - start
 
 
 def run_task(
     families: tuple[tuple[str, str, str], ...], name: str, board: Board, time_limit: float | None, slack: float
 ) -> tuple[Result, float]:
-    """One run on a Dask worker: (raw answer, wall seconds of solve)."""
-    if families != registry.FAMILIES:
-        registry.FAMILIES = families
-    box: list[Result] = []
+    """One run, a Dask task: handed to this worker thread's host, stopped after ``time_limit + slack``."""
     start = time.perf_counter()
-
-    def target() -> None:
-        try:
-            box.append(_backend(name).solve(board, time_limit))
-        except Exception as exc:  # a crashing backend is an answer
-            box.append(Result(Status.ERROR, name, message=f"{name} raised {type(exc).__name__}: {exc}"))
-
-    thread = threading.Thread(target=target, daemon=True, name=f"sigmar-{name}")
-    thread.start()
-    thread.join(None if time_limit is None else time_limit + slack)
-    seconds = time.perf_counter() - start
-    if not box:
-        message = f"no answer in {time_limit:g} s; abandoned (a cluster run cannot be killed)"
-        return Result(Status.UNKNOWN, name, message=message), seconds
-    return box[0], seconds
+    try:
+        timeout = None if time_limit is None else time_limit + slack
+        return hosted(solve_in_host, families, name, board, time_limit, timeout=timeout)
+    except HostTimeout:
+        message = f"no answer in {time_limit:g} s; killed"
+        return Result(Status.UNKNOWN, name, message=message), time.perf_counter() - start
+    except HostError as exc:  # the host died under the backend: a crash, as a local worker's would be
+        return Result(Status.ERROR, name, message=f"{name}: {exc}"), time.perf_counter() - start
 
 
 def run_cluster(

@@ -29,6 +29,7 @@ from sigmar.models.truth import settle
 
 from .checking.certify import ProofStore
 from .checking.fuzz_grade import Failure, failure_of
+from .host import HostError, hosted
 from .race import Race
 from .shrink import shrink
 from .survey import ClusterError, enter_worker
@@ -120,13 +121,13 @@ def fuzz_locally(boards: Iterable[Board], names: list[str], time_limit: float | 
 
 # -- on a Dask cluster --------------------------------------------------------
 
-_local = threading.local()  # one Races per Dask worker thread, kept across its tasks
+_local = threading.local()  # one Races per host (a host runs one call at a time), kept across its tasks
 
 
 def fuzz_task(
     families: tuple[tuple[str, str, str], ...], names: tuple[str, ...], board: Board, time_limit: float | None
 ) -> dict[str, Any]:
-    """One board on a Dask worker: graded and shrunk there, with that worker's own races."""
+    """One board in a Dask worker's host (:mod:`sigmar.runners.host`): graded and shrunk there, with its own races."""
     enter_worker(families)
     key = (families, names, time_limit)
     if getattr(_local, "key", None) != key:
@@ -146,13 +147,13 @@ def fuzz_on_cluster(
     try:
         families, chosen = registry.FAMILIES, tuple(names)
         futures = [
-            client.submit(fuzz_task, families, chosen, b, time_limit, pure=False, key=f"sigmar-fuzz-{b.name}")
+            client.submit(hosted, fuzz_task, families, chosen, b, time_limit, pure=False, key=f"sigmar-fuzz-{b.name}")
             for b in boards
         ]
         for future in as_completed(futures):
             if future.status == "error":
                 exc = future.exception()
-                why = str(exc) if isinstance(exc, ClusterError) else repr(exc)
+                why = str(exc) if isinstance(exc, (ClusterError, HostError)) else repr(exc)
                 raise ClusterError(f"cluster task failed: {why}")
             yield future.result()
     finally:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import fcntl
 import json
 import math
-import multiprocessing
 import os
 import stat
 import statistics
@@ -38,6 +37,7 @@ from sigmar.models.deal import deal
 from sigmar.models.input_limits import RESULTS, InputError
 
 from .checking.certify import ProofStore
+from .host import HostError, hosted
 from .race import Race, RaceOutcome
 from .render.answer_json import result_json
 from .render.scores import percentile
@@ -51,12 +51,6 @@ class ResultsError(ValueError):
 
 class ClusterError(RuntimeError):
     """A cluster task failed: the survey stops, keeping the answers written so far."""
-
-
-DAEMON_HINT = (
-    "the race starts a process per backend, which a daemonic Dask worker may not do: start the workers with "
-    "DASK_DISTRIBUTED__WORKER__DAEMON=False (or 'dask worker --no-nanny')"
-)
 
 
 @dataclass(frozen=True)
@@ -280,22 +274,19 @@ def answer_locally(
 
 # -- on a Dask cluster --------------------------------------------------------
 
-_local = threading.local()  # one race per Dask worker thread, kept across its tasks
+_local = threading.local()  # one race per host (a host runs one call at a time), kept across its tasks
 
 
 def enter_worker(families: tuple[tuple[str, str, str], ...]) -> None:
-    """On a Dask worker, before a board: the parent's backend registry, and a worker that may start the
-    race's processes (a daemon one may not: DAEMON_HINT says how to start it)."""
+    """In a Dask worker's host, before a board: the parent's backend registry."""
     if families != registry.FAMILIES:
         registry.FAMILIES = families
-    if multiprocessing.current_process().daemon:
-        raise ClusterError(DAEMON_HINT)
 
 
 def race_task(
     families: tuple[tuple[str, str, str], ...], names: tuple[str, ...], board: Board, time_limit: float | None
 ) -> dict[str, Any]:
-    """One board on a Dask worker: the race there (its own worker processes), its answer as JSON."""
+    """One board in a Dask worker's host (:mod:`sigmar.runners.host`): the race there, its answer as JSON."""
     enter_worker(families)
     key = (families, names)
     if getattr(_local, "key", None) != key:
@@ -332,7 +323,7 @@ def answer_on_cluster(
         def submit(index: int) -> Any:
             board = deals.board(index)
             future = client.submit(
-                race_task, families, chosen, board, time_limit, pure=False, key=f"sigmar-survey-{board.name}"
+                hosted, race_task, families, chosen, board, time_limit, pure=False, key=f"sigmar-survey-{board.name}"
             )
             index_of[future.key] = index
             return future
@@ -343,7 +334,7 @@ def answer_on_cluster(
             if future.status == "error":
                 # not an answer about the board: nothing is written, so a rerun deals it again
                 exc = future.exception()
-                why = str(exc) if isinstance(exc, ClusterError) else repr(exc)
+                why = str(exc) if isinstance(exc, (ClusterError, HostError)) else repr(exc)
                 raise ClusterError(f"board {deals.board(index).name}: cluster task failed: {why}")
             yield deals.tags(index) | future.result()
             following = next(pending, None)

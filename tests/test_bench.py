@@ -84,9 +84,9 @@ def test_bench_on_a_dask_local_cluster(fakes, board_file: Path, tmp_path: Path) 
                 "bench",
                 str(board_file),
                 "-b",
-                "honest,broken:crash,broken:wrong",
+                "honest,broken:crash,broken:wrong,broken:hang",
                 "--time-limit",
-                "5",
+                "3",
                 "--cluster",
                 cluster.scheduler_address,
                 "--out",
@@ -95,9 +95,12 @@ def test_bench_on_a_dask_local_cluster(fakes, board_file: Path, tmp_path: Path) 
         )
     assert code == 3  # broken:wrong caught on the cluster too
     rows = read_csv(out)
-    assert len(rows) == 3 * 3
+    assert len(rows) == 3 * 4
     by = {(r["board"], r["backend"]): r for r in rows}
     assert by[("pair", "honest")]["grade"] == "correct"
     assert by[("pair", "broken:crash")]["grade"] == "error"
     assert by[("pair", "broken:wrong")]["grade"] == "wrong"
+    # a run that ignores its limit: its host is killed, and the worker thread's next run gets a fresh one
+    hung = [r for r in rows if r["backend"] == "broken:hang"]
+    assert all(r["grade"] == "unknown" and "killed" in r["message"] for r in hung), hung
     assert any("dask cluster" in line for line in out.read_text().splitlines() if line.startswith("#"))

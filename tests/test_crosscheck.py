@@ -120,3 +120,25 @@ def test_real_backends_agree_on_small_instances(capsys) -> None:
     assert len(records) == len(read_boards(small))
     assert all(r["agree"] for r in records), [r for r in records if not r["agree"]]
     assert not any(g == "wrong" for r in records for g in r["grades"].values())
+
+
+def test_crosscheck_with_minizinc_leaves_stderr_clean_when_its_compiler_refutes_the_model(tmp_path: Path) -> None:
+    """MiniZinc's "model inconsistency detected" goes into the answer's statistics, not onto the terminal."""
+    import subprocess
+    import sys
+
+    from sigmar.models.boardfile import format_boards
+
+    pytest.importorskip("minizinc", reason="the MiniZinc backend needs the minizinc package")
+    if not registry.info("minizinc").available:
+        pytest.skip(f"MiniZinc is not installed here: {registry.info('minizinc').why_not}")
+    (ringed,) = [b for b in read_boards(ROOT / "instances" / "small.txt") if b.name.startswith("lead ringed")]
+    path = tmp_path / "ringed.txt"
+    path.write_text(format_boards([ringed]))
+    command = [sys.executable, "-m", "sigmar.runners.cli", "crosscheck", "-b", "minizinc,search", str(path)]
+    for extra in ([], ["--json"]):  # the table, and JSON Lines
+        done = subprocess.run([*command, *extra], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done
+        assert done.stderr == "", done.stderr
+    record = json.loads(done.stdout)
+    assert record["answers"] == {"minizinc": "unsolvable", "search": "unsolvable"} and record["agree"], record

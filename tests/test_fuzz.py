@@ -230,7 +230,6 @@ def test_fuzz_on_a_real_dask_cluster_finds_what_it_finds_here(
     request: pytest.FixtureRequest,
 ) -> None:
     distributed = pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
-    import dask
 
     from sigmar.runners import cli
 
@@ -243,12 +242,9 @@ def test_fuzz_on_a_real_dask_cluster_finds_what_it_finds_here(
     plugins.entries.cache_clear()
     request.addfinalizer(plugins.entries.cache_clear)
     args = ["fuzz", "-b", "search,mutant-order", "--count", "12", "--seed", "1", "--json"]
-    with (
-        dask.config.set({"distributed.worker.daemon": False}),
-        distributed.LocalCluster(
-            processes=True, n_workers=1, threads_per_worker=2, dashboard_address=None, silence_logs=50
-        ) as cluster,
-    ):
+    with distributed.LocalCluster(  # Dask's defaults: a nanny, a daemonic worker process
+        processes=True, n_workers=1, threads_per_worker=2, dashboard_address=None, silence_logs=50
+    ) as cluster:
         code = cli.main([*args, "--out", str(tmp_path / "there"), "--cluster", cluster.scheduler_address])
     said = capsys.readouterr()
     assert code == 3, said.err

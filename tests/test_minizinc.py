@@ -496,16 +496,39 @@ def test_asyncio_notes_on_a_late_solver_exit_stay_off_stderr() -> None:
 
 
 def test_a_model_the_compiler_refutes_prints_no_warning(tmp_path: Path) -> None:
-    """MiniZinc's "model inconsistency detected" is the answer (unsolvable), not a Python warning over the tables."""
+    """MiniZinc's "model inconsistency detected" is in the answer's statistics, not a Python warning on stderr."""
     import sys
+    import warnings
 
     from sigmar.models.boardfile import format_boards
 
     (ringed,) = [b for b in read_boards(INSTANCES / "small.txt") if b.name.startswith("lead ringed")]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # every warning raised is caught, whatever filters are set elsewhere
+        result = MinizincBackend().solve(ringed, 30)
+    assert not caught, [str(w.message) for w in caught]
+    assert result.status is Status.UNSOLVABLE, result
+    assert result.statistics["runs"][0]["notes"] == ["model inconsistency detected"], result.statistics
     path = tmp_path / "ringed.txt"
     path.write_text(format_boards([ringed]))
     main = "import sys; from sigmar.runners.cli import main; sys.exit(main(sys.argv[1:]))"
-    run = [sys.executable, "-c", main, "solve", "-b", "minizinc", "--json", str(path)]
-    done = subprocess.run(run, capture_output=True, text=True, timeout=120)
-    assert "claimed unsolvable" in done.stdout, done  # alone, MiniZinc's refutation is a claim (exit 1, unknown)
-    assert "inconsistency" not in done.stderr and "Warning" not in done.stderr, done.stderr
+    done = subprocess.run(
+        [sys.executable, "-c", main, "solve", "-b", "minizinc", "--json", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done  # alone, MiniZinc's refutation is a claim (unknown)
+    assert "unsolvable" in done.stdout and done.stderr == "", done  # crosscheck: tests/test_crosscheck.py
+
+
+def test_only_minizincs_warning_lines_are_taken_out_of_its_stream() -> None:
+    from sigmar.encoders.minizinc.driver import warning_of
+
+    assert warning_of(b'{"type": "warning", "message": "model inconsistency detected\\n"}') == (
+        "model inconsistency detected"
+    )
+    assert warning_of(b'{"type": "error", "what": "warning", "message": "x"}') == "x"
+    assert warning_of(b'{"type": "solution", "output": {"json": {"note": "warning"}}}') is None
+    assert warning_of(b'{"type": "status", "status": "UNSATISFIABLE"}') is None
+    assert warning_of(b'not json "warning"') is None

@@ -159,6 +159,7 @@ class CnfBackend(Backend):
     default_sub = DEFAULT_SOLVER
     description = "hand-written CNF (parallel-step leave times; or the thesis's timestep encoding) on python-sat"
     encode_targets = ("dimacs",)
+    encode_variants = VARIANTS
     options_type = CnfOptions
     plays_quintessence = True  # the default encoding; the others refuse such boards (see refusal)
 

@@ -44,7 +44,6 @@ import shutil
 import subprocess
 import threading
 import time
-import warnings
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -63,10 +62,6 @@ ELEMENT_KINDS = {symbol: kind for kind, symbol in enumerate(sorted(ELEMENTS), st
 
 HERE = Path(__file__).resolve().parent
 
-# The minizinc package passes MiniZinc's "model inconsistency detected" (the compiler alone
-# found the model unsatisfiable) on as a Python warning, printed on stderr over the tables;
-# the answer already says it: unsolvable.
-warnings.filterwarnings("ignore", message="model inconsistency detected")
 MODELS = {"order": HERE / "sigmar_order.mzn", "steps": HERE / "sigmar_steps.mzn"}
 GECODE_CONFIG = HERE / "sigmar-gecode.msc"
 # A `minizinc` command line on the WebAssembly MiniZinc (npm package "minizinc"), for its Chuffed.
@@ -423,6 +418,7 @@ class MinizincBackend(Backend):
     default_sub = "gecode"
     description = "MiniZinc model (round per tile; :steps for one move per step) on Gecode or another MiniZinc solver"
     encode_targets = ("mzn", "dzn")
+    encode_variants = VARIANTS
     options_type = MinizincOptions
     plays_quintessence = True  # both models (the five-tile move of docs/formats.md#the-rules)
 
@@ -596,7 +592,12 @@ class MinizincBackend(Backend):
         if strategy in NOGOODS and solver == "gecode":
             kwargs["fzn-flags"] = "-nogoods"
 
+        from sigmar.encoders.minizinc.driver import NOTES
+
+        notes: list[str] = []  # MiniZinc's warnings ("model inconsistency detected"): statistics, not stderr
+
         async def run() -> Any:
+            NOTES.set(notes)  # this run's task only
             with base.branch() as child:
                 _copy_analysis(base, child)
                 child.add_string(data_text(board, self.variant, strategy, self.options.switched_off()))
@@ -608,10 +609,10 @@ class MinizincBackend(Backend):
             else:
                 result = await asyncio.wait_for(run(), timeout=seconds + GRACE)
         except TimeoutError:
-            return "unknown", None, {"timeout": True}
+            return "unknown", None, {"timeout": True} | ({"notes": notes} if notes else {})
         import minizinc
 
-        stats = _plain_stats(result.statistics)
+        stats = _plain_stats(result.statistics) | ({"notes": notes} if notes else {})
         if result.status.has_solution():
             return "solved", result.solution, stats
         if result.status == minizinc.Status.UNSATISFIABLE:

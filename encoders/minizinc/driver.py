@@ -6,24 +6,34 @@ Why: MiniZinc starts ``fzn-gecode`` in a process group of its own, so killing
 the guard's child when ``minizinc`` dies, and the guard kills it.  Each run
 also gets its own temporary folder (``TMPDIR`` for ``minizinc``, where its
 ``.fzn`` and ``.ozn`` files go), which the guard removes on every exit.
+
+MiniZinc's warnings (``model inconsistency detected``: the compiler alone
+refuted the model) are taken off the run's output stream before the
+minizinc package sees them, which would pass them on as Python warnings
+printed on stderr; they go into the run's ``notes`` (:data:`NOTES`), which
+the backend puts in the answer's statistics.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import json
 import logging
 import os
 import sys
 import tempfile
 import weakref
-from asyncio import create_subprocess_exec
-from asyncio.subprocess import PIPE, Process
+from asyncio.subprocess import PIPE, Process, SubprocessStreamProtocol
 from pathlib import Path
 from typing import Any
 
 import minizinc
 
 from sigmar.encoders.processes.guard import guarded
+
+# The warnings MiniZinc printed during the current run (set by the backend around each run).
+NOTES: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("sigmar_minizinc_notes", default=None)
 
 # The processes each event loop started, until reap_started() has seen them end.
 _started: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, set[Process]] = weakref.WeakKeyDictionary()
@@ -88,6 +98,62 @@ def quiet_late_exits() -> None:
     sys.unraisablehook = hook
 
 
+def warning_of(line: bytes) -> str | None:
+    """The message of a ``--json-stream`` warning line (None for any other line)."""
+    if b'"warning"' not in line:
+        return None
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(obj, dict) and (obj.get("type") == "warning" or obj.get("what") == "warning"):
+        return str(obj.get("message", "")).strip()
+    return None
+
+
+class NoteTakingReader(asyncio.StreamReader):
+    """MiniZinc's output with its warning lines taken out and kept in ``notes``."""
+
+    def __init__(self, notes: list[str], limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.notes = notes
+
+    async def readuntil(self, separator: Any = b"\n") -> bytes:
+        while True:
+            line = await super().readuntil(separator)
+            message = warning_of(line)
+            if message is None:
+                return line
+            self.notes.append(message)
+
+
+class _NoteTakingProtocol(SubprocessStreamProtocol):
+    def __init__(self, notes: list[str], limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self._notes, self._reader_limit, self._reader_loop = notes, limit, loop
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        pipe = transport.get_pipe_transport(1)
+        if pipe is not None:  # before any output: the stream asyncio made is replaced unread
+            self.stdout = NoteTakingReader(self._notes, self._reader_limit, self._reader_loop)
+            self.stdout.set_transport(pipe)
+
+
+async def _start(argv: list[str], env: dict[str, str]) -> Process:
+    """``asyncio.create_subprocess_exec(*argv)`` with stdout and stderr piped, stdout through a NoteTakingReader."""
+    loop = asyncio.get_running_loop()
+    notes = NOTES.get()
+    notes = [] if notes is None else notes  # outside a backend run: dropped
+    limit = 2**16  # asyncio's default stream limit
+
+    def protocol() -> _NoteTakingProtocol:
+        return _NoteTakingProtocol(notes, limit, loop)
+
+    transport, made = await loop.subprocess_exec(protocol, *argv, stdin=None, stdout=PIPE, stderr=PIPE, env=env)
+    return Process(transport, made, loop)
+
+
 class GuardedDriver(minizinc.Driver):
     """``minizinc.Driver`` with the solving process started through the guard."""
 
@@ -97,9 +163,7 @@ class GuardedDriver(minizinc.Driver):
         folder = tempfile.mkdtemp(prefix="sigmar-mzn-")
         argv = [str(self._executable), *solver_args, "--allow-multiple-assignments", *[str(a) for a in args]]
         env = {**os.environ, "TMPDIR": folder}
-        proc: Process = await create_subprocess_exec(
-            *guarded(argv, cleanup=folder), stdin=None, stdout=PIPE, stderr=PIPE, env=env
-        )
+        proc = await _start(guarded(argv, cleanup=folder), env)
         started = _started.setdefault(asyncio.get_running_loop(), set())
         started.difference_update([p for p in started if p.returncode is not None])
         started.add(proc)

@@ -49,7 +49,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--xml", metavar="DIR", help="write BenchExec result XML here, one file per backend")
     parser.add_argument("--baseline", metavar="OLD.csv", help="compare with an earlier bench CSV")
     parser.add_argument(
-        "--mem-limit", type=float, metavar="MB", help="peak memory (RSS, worker and children) allowed per run"
+        "--mem-limit",
+        type=float,
+        metavar="MB",
+        help="peak memory (RSS, worker and children) allowed per run (default: no limit)",
     )
     parser.add_argument(
         "--cluster", metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://host:8786) instead of locally"

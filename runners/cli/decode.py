@@ -17,7 +17,7 @@ from sigmar.models.boardfile import read_boards
 from sigmar.models.rules import verify
 from sigmar.models.solution import format_moves, move_to_json
 
-from .options import UsageError, add_board_file, add_json
+from .options import ENCODINGS, UsageError, add_board_file, add_json
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -32,7 +32,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_board_file(parser)
     parser.add_argument("model", metavar="MODEL", help="the solver's output ('-' reads standard input)")
     parser.add_argument("--sidecar", metavar="S", help="the .vars.json written beside the .cnf (names the variant)")
-    parser.add_argument("--variant", default=None, help="encoding variant when there is no sidecar (default: default)")
+    parser.add_argument(
+        "--variant",
+        default=None,
+        metavar="V",
+        help=f"encoding variant when there is no sidecar: {', '.join(ENCODINGS['dimacs'])} (default: default)",
+    )
     parser.add_argument("--index", type=int, default=None, help="which board of FILE (default: the sidecar's, else 0)")
     add_json(parser)
     parser.set_defaults(run=run)

@@ -1,7 +1,8 @@
 """``sigmar encode FILE --to TARGET``: write an encoding for other tools.
 
-Each backend declares the targets it writes (``Backend.encode_targets``);
-this command finds the one that writes the target asked for.
+Each backend declares the targets it writes (``Backend.encode_targets``) and
+the variants it takes (``Backend.encode_variants``); this command finds the one
+that writes the target asked for, and refuses a variant it does not take.
 """
 
 from __future__ import annotations
@@ -13,9 +14,15 @@ from sigmar.encoders.backend import Backend
 from sigmar.encoders.registry import family_names, info
 from sigmar.models.boardfile import read_boards
 
+from .options import ENCODINGS as VARIANTS
 from .options import UsageError, add_board_file, writable_file
 
 TARGETS = ("dimacs", "cpsat", "mzn", "dzn")
+
+
+def _variants_help() -> str:
+    named = "; ".join(f"{target}: {', '.join(names)}" for target, names in VARIANTS.items())
+    return f"encoding variant ({named}); the first of each target is its default"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -28,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_board_file(parser)
     parser.add_argument("--to", required=True, choices=TARGETS, help="what to write")
-    parser.add_argument("--variant", default=None, help="encoding variant (for dimacs: default or thesis)")
+    parser.add_argument("--variant", default=None, metavar="V", help=_variants_help())
     parser.add_argument("-o", "--out", type=writable_file, metavar="OUT", help="output file (default: standard output)")
     parser.set_defaults(run=run)
 
@@ -37,6 +44,10 @@ def _writer(target: str, variant: str | None) -> Backend:
     for family in family_names():
         found = info(family)
         if found.cls is not None and target in found.cls.encode_targets:
+            valid = found.cls.encode_variants
+            if variant is not None and variant not in valid:
+                choices = f"choose from {', '.join(valid)}" if valid else "it has none"
+                raise UsageError(f"--variant '{variant}' is not a variant of {target} ({choices})")
             if not found.available:
                 raise UsageError(f"'{target}' needs backend {family}, not available here: {found.why_not}")
             return found.cls(variant) if variant else found.cls()

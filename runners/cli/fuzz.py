@@ -41,16 +41,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "board on standard output. Exit 0 when nothing failed, 3 when something did.",
     )
     add_backend(parser)
-    parser.add_argument("--count", type=lambda t: whole_number(t, 0), default=100, metavar="N", help="boards (100)")
-    parser.add_argument("--seed", type=lambda t: whole_number(t, 0), default=0, metavar="S", help="deal seed (0)")
+    parser.add_argument(
+        "--count", type=lambda t: whole_number(t, 0), default=100, metavar="N", help="boards (default 100)"
+    )
+    parser.add_argument(
+        "--seed", type=lambda t: whole_number(t, 0), default=0, metavar="S", help="deal seed (default 0)"
+    )
     parser.add_argument(
         "--max-tiles",
         type=lambda t: whole_number(t, 1, MAX_TILES),
         default=12,
         metavar="T",
-        help=f"most tiles on a board, 1 to {MAX_TILES} (12)",
+        help=f"most tiles on a board, 1 to {MAX_TILES} (default 12)",
     )
-    parser.add_argument("--variant", choices=VARIANTS, default="both", help="boards with quintessence or not (both)")
+    parser.add_argument(
+        "--variant", choices=VARIANTS, default="both", help="boards with quintessence or not (default both)"
+    )
     add_time_limit(parser, default=10.0)
     parser.add_argument(
         "--out", type=writable_folder, metavar="DIR", help=f"where failures are written (default ./{DEFAULT_OUT})"

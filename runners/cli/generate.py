@@ -80,8 +80,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--variant",
         choices=("standard", "quintessence"),
         default="standard",
-        help="'quintessence': two quintessence (x) in place of a vitae and a mors, each placed free with one "
-        "of each element (solvable boards only)",
+        help="'standard' (default), or 'quintessence': two quintessence (x) in place of a vitae and a mors, each "
+        "placed free with one of each element (solvable boards only)",
     )
     parser.add_argument(
         "--deal",
@@ -92,7 +92,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--stats", action="store_true", help="add the random-play clear rate and search nodes")
     parser.add_argument(
-        "--runs", type=positive_int, default=100, metavar="R", help="random plays per board for --stats"
+        "--runs", type=positive_int, default=100, metavar="R", help="random plays per board for --stats (default 100)"
     )
     parser.add_argument(
         "--time-limit", type=seconds, default=10.0, metavar="S", help="seconds for search per board (default 10)"

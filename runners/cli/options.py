@@ -124,7 +124,7 @@ def add_sat_cmd(parser: argparse.ArgumentParser) -> None:
         "--sat-cmd",
         type=sat_command,
         metavar="CMD",
-        help="an external SAT solver that reads DIMACS and prints SAT-competition output (e.g. 'kissat -q'); "
+        help="an external SAT solver that reads DIMACS and prints SAT-competition output (e.g. 'cadical -q'); "
         "runs as backend cnf:external, which it selects when --backend is left at its default",
     )
 
@@ -196,6 +196,16 @@ def race_inputs(args: argparse.Namespace, *, check: bool = True) -> tuple[list[B
     board needs them, see :class:`sigmar.runners.race.Race`'s ``optional``)."""
     apply_sat_cmd(args)
     return read_board_files(args.files), chosen_backends(args.backend, check=check)
+
+
+# The built-in encoding variants per ``encode`` target, the default first, for the help of encode and
+# decode (which import no backend); tests/test_help.py checks them against the backends' ``encode_variants``.
+ENCODINGS = {
+    "dimacs": ("default", "steps", "thesis", "thesis-literal"),
+    "cpsat": ("order", "steps"),
+    "mzn": ("order", "steps"),
+    "dzn": ("order", "steps"),
+}
 
 
 class UsageError(Exception):

@@ -30,7 +30,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_time_limit(parser)
     add_json(parser)
     parser.add_argument(
-        "--prover", default=DEFAULT_PROVER, choices=PROVERS, help=f"SAT solver that writes the proof ({DEFAULT_PROVER})"
+        "--prover",
+        default=DEFAULT_PROVER,
+        choices=PROVERS,
+        help=f"SAT solver that writes the proof (default {DEFAULT_PROVER})",
     )
     parser.add_argument(
         "--corroborate",

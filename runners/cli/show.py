@@ -40,7 +40,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "show",
         help="draw boards (and a solution, move by move)",
         description="Draw each board as a hexagon, one colour per tile kind; with "
-        "--solution, the board after every move. --svg writes a picture of each board; --html a page "
+        "--solution, the board before every move with its two tiles highlighted, then the board at the end. "
+        "--svg writes a picture of each board; --html a page "
         "that replays the solution (or, without one, asks 'prove': a solvable board is solved and replayed, an "
         "unsolvable one shows its checked certificate). With several boards, OUT gets the board's index before "
         "its suffix (out.0.svg, out.1.svg, ...).",

@@ -49,8 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--cluster",
         metavar="ADDR",
-        help="run on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786); its workers must be allowed "
-        "child processes (DASK_DISTRIBUTED__WORKER__DAEMON=False)",
+        help="run on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786); stock 'dask worker' processes do",
     )
     add_backend(parser)
     add_time_limit(parser)

@@ -1,0 +1,131 @@
+"""``--cluster`` on a cluster as users have one: a scheduler and two stock ``dask worker`` processes.
+
+Each worker has its nanny, so its worker process is daemonic and may not start
+``multiprocessing`` children; the race's workers and the cnf backend's solver
+are such children, so every task runs in the worker thread's host process
+(:mod:`sigmar.runners.host`).  The module's cluster is stopped as a user
+would stop it (SIGTERM), and nothing the tasks started may outlive it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sigmar.encoders.processes.guard import descendants
+from sigmar.runners import cli
+from sigmar.runners.bench import read_csv
+from sigmar.runners.survey import verdict
+
+pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _loopback() -> Any:
+    """scripts/loopback.py, the loopback cluster that scripts/bench_cluster.py measures on."""
+    spec = importlib.util.spec_from_file_location("loopback", ROOT / "scripts" / "loopback.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("loopback", module)  # dataclasses look the module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+loopback = _loopback()
+LoopbackCluster, loopback_cluster = loopback.LoopbackCluster, loopback.loopback_cluster
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
+
+
+@pytest.fixture(scope="module")
+def stock() -> Iterator[tuple[Any, set[int]]]:
+    """The cluster, and the set into which the tests put every process their tasks started."""
+    started: set[int] = set()
+    with loopback_cluster(workers=2, nthreads=1) as cluster:
+        yield cluster, started
+        for worker in cluster.workers:  # nanny -> worker process -> guard -> host -> race workers
+            started.update(descendants(worker.pid))
+    deadline = time.monotonic() + 60
+    while any(alive(pid) for pid in started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = sorted(pid for pid in started if alive(pid))
+    assert not left, f"processes left behind by the cluster's tasks: {left}"
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_survey_on_stock_nanny_workers_answers_as_here_with_every_no_checked(
+    stock: tuple[Any, set[int]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cluster, started = stock
+    survey = ["survey", "--seed", "3", "--count", "10", "--time-limit", "30", "--json"]
+    code = cli.main([*survey, "--results", str(tmp_path / "there.jsonl"), "--cluster", cluster.address])
+    said = capsys.readouterr()
+    assert code in (0, 1), said.err
+    for worker in cluster.workers:
+        started.update(descendants(worker.pid))
+    assert any(len(descendants(worker.pid)) > 2 for worker in cluster.workers)  # hosts with race workers ran
+    there = lines_of(tmp_path / "there.jsonl")
+    assert sorted(r["index"] for r in there) == list(range(10))
+    assert json.loads(said.out)["unknown"] == 0
+    for record in there:
+        if record["status"] == "unsolvable":
+            assert record["checked"], record
+    cli.main([*survey, "--results", str(tmp_path / "here.jsonl")])
+    here = {r["index"]: verdict(r) for r in lines_of(tmp_path / "here.jsonl")}
+    assert {r["index"]: verdict(r) for r in there} == here
+
+
+def test_bench_on_stock_nanny_workers_runs_backends_that_start_processes(
+    stock: tuple[Any, set[int]], tmp_path: Path
+) -> None:
+    cluster, started = stock
+    out = tmp_path / "bench.csv"
+    boards = ROOT / "instances" / "small.txt"
+    code = cli.main(
+        ["bench", str(boards), "-b", "search,cnf:cadical195", "--time-limit", "30"]
+        + ["--cluster", cluster.address, "--out", str(out)]
+    )
+    for worker in cluster.workers:
+        started.update(descendants(worker.pid))
+    assert code == 0
+    rows = read_csv(out)
+    assert {r["backend"] for r in rows} == {"search", "cnf:cadical195"}
+    assert rows and all(r["grade"] == "correct" for r in rows), [(r["board"], r["backend"], r["message"]) for r in rows]
+
+
+def test_a_host_that_misses_its_timeout_is_stopped_with_its_tree() -> None:
+    from sigmar.runners.host import Host, HostTimeout
+
+    host = Host()
+    try:
+        assert host.call(os.getpid) == host.call(os.getpid)  # one process, kept across calls
+        pid = host.call(os.getpid)
+        with pytest.raises(HostTimeout):
+            host.call(time.sleep, 60, timeout=1)
+        assert not host.alive()
+        host.proc.wait(30)
+        deadline = time.monotonic() + 30
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(pid)
+    finally:
+        host.close(kill=True)
