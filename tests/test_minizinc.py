@@ -27,7 +27,7 @@ if shutil.which("minizinc") is None or shutil.which("fzn-gecode") is None:
     pytest.skip("the minizinc executable or fzn-gecode is not on PATH", allow_module_level=True)
 pytest.importorskip("minizinc", reason="the minizinc Python package is not installed")
 
-from sigmar.encoders.minizinc import GECODE_CONFIG, MODELS, MinizincBackend  # noqa: E402
+from sigmar.encoders.minizinc import GECODE_CONFIG, MODELS, MinizincBackend, default_plan  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = ROOT / "instances"
@@ -240,7 +240,7 @@ def test_subs_and_variants() -> None:
     subs = MinizincBackend.subs()
     assert subs[0] == "gecode" and "gecode:steps" in subs
     assert MinizincBackend("steps").variant == "steps"
-    assert MinizincBackend().variant == "order" and MinizincBackend().name == "minizinc:gecode"
+    assert MinizincBackend().variant == "order" and MinizincBackend().name == f"minizinc:{default_plan()}"
     with pytest.raises(ValueError):
         MinizincBackend("gecode:nonsense")
 
