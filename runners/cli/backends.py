@@ -26,7 +26,7 @@ INDENT = "  "
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "backends",
-        help="list the backends, whether each is available, its default and versions",
+        help="list the backends, whether each is available, and versions",
         description="List the backends (SPEC §3), built-in and plugins (§6): availability, the name each family "
         "alone means here (its measured default), version and the names selectable as FAMILY:SUB.",
     )
