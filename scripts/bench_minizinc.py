@@ -168,12 +168,14 @@ def main() -> int:
     )
     parser.add_argument("--dense", type=int, default=0, help="run N dense side-6 deals (seed --seed) instead")
     parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--indices", default="", help="with --dense: only these deals, e.g. 8,16,17 (of the first N)")
     parser.add_argument("--tin", type=int, default=0, help="run N boards with tin ringed instead")
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_minizinc"), help="output stem")
     args = parser.parse_args()
 
     if args.dense:
-        sets = {f"dense-6-seed{args.seed}": [deal("dense", 6, args.seed, k) for k in range(args.dense)]}
+        chosen = [int(k) for k in args.indices.split(",") if k.strip()] if args.indices else range(args.dense)
+        sets = {f"dense-6-seed{args.seed}": [deal("dense", 6, args.seed, k) for k in chosen if k < args.dense]}
     elif args.tin:
         sets = tin_boards(args.tin)
     else:
