@@ -24,7 +24,8 @@ class NoOptions:
 class Backend(ABC):
     """One solver.  ``family`` is the registry name, ``sub`` selects a variant or solver.
 
-    Names follow docs/formats.md#backend-names: ``family`` alone means ``family:default_sub``.
+    Names follow docs/formats.md#backend-names: ``family`` alone means ``family:default()``, which is
+    ``default_sub`` unless the family chooses by what is installed here.
     """
 
     family: ClassVar[str]
@@ -45,7 +46,7 @@ class Backend(ABC):
         return False
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
-        self.sub = sub if sub is not None else self.default_sub
+        self.sub = sub if sub is not None else self.default()
         valid = {f.name for f in fields(self.options_type)}
         unknown = sorted(set(options) - valid)
         if unknown:
@@ -65,6 +66,16 @@ class Backend(ABC):
     @classmethod
     def version(cls) -> str:
         return "unknown"
+
+    @classmethod
+    def default(cls) -> str | None:
+        """The sub-name that the family's name alone means on this machine (``sigmar backends`` shows it)."""
+        return cls.default_sub
+
+    @classmethod
+    def default_note(cls) -> str:
+        """Why ``default()`` is not the family's best configuration here (a solver missing), else ""."""
+        return ""
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:

@@ -42,6 +42,8 @@ class FamilyInfo:
     subs: tuple[str, ...]
     source: str = "built-in"  # or "plugin NAME VERSION", the package that declares it
     refused: bool = False  # a plugin entry that cannot be a backend here (why_not says why)
+    default: str = ""  # the name the family alone means here, e.g. "cnf:glucose42" ("" when unavailable)
+    default_note: str = ""  # why that is not the family's best configuration (a solver missing), or ""
 
 
 def builtin_names() -> tuple[str, ...]:
@@ -120,7 +122,23 @@ def info(family: str, *, with_version: bool = True) -> FamilyInfo:
             version = cls.version()
         except Exception as exc:  # a broken solver install must not break the listing
             version, ok, why = "-", False, f"version check failed: {exc}"
-    return FamilyInfo(family, cls, ok, why, version, cls.subs() if ok else ())
+    if not ok:
+        return FamilyInfo(family, cls, ok, why, version, ())
+    return FamilyInfo(
+        family,
+        cls,
+        ok,
+        why,
+        version,
+        cls.subs(),
+        default=full_name(family, cls.default()),
+        default_note=cls.default_note(),
+    )
+
+
+def full_name(family: str, sub: str | None) -> str:
+    """``family:sub``, or the family alone when it has no sub-names."""
+    return f"{family}:{sub}" if sub else family
 
 
 def _plugin_info(family: str) -> FamilyInfo:
@@ -131,10 +149,21 @@ def _plugin_info(family: str) -> FamilyInfo:
         cls = load(family)
         ok, why = plugins.bounded(lambda: _pair(cls.available()), f"plugin '{family}': available()")
         version = plugins.bounded(lambda: str(cls.version()), f"plugin '{family}': version()")
-        subs = plugins.bounded(lambda: tuple(map(str, cls.subs())), f"plugin '{family}': subs()") if ok else ()
+        if not ok:
+            return FamilyInfo(family, cls, ok, why, version, (), source)
+        subs = plugins.bounded(lambda: tuple(map(str, cls.subs())), f"plugin '{family}': subs()")
+        default, note = plugins.bounded(
+            lambda: (_optional(cls.default()), str(cls.default_note())), f"plugin '{family}': default()"
+        )
     except plugins.PluginFailure as exc:
         return FamilyInfo(family, None, False, str(exc), "-", (), source)
-    return FamilyInfo(family, cls, ok, why, version, subs, source)
+    return FamilyInfo(
+        family, cls, ok, why, version, subs, source, default=full_name(family, default), default_note=note
+    )
+
+
+def _optional(sub: object) -> str | None:
+    return None if sub is None else str(sub)
 
 
 def _pair(answer: object) -> tuple[bool, str]:

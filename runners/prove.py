@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sigmar.encoders.cnf import DEFAULT_SOLVER
 from sigmar.models.board import Board
 from sigmar.models.result import CertificateKind, Result, Status
 
@@ -38,7 +39,7 @@ from .race import Race
 
 # python-sat solvers that log a DRUP proof in process (the cnf backend's ``cnf:NAME``).
 PROVERS = ("glucose4", "glucose3", "glucose42")
-DEFAULT_PROVER = "glucose4"
+DEFAULT_PROVER = DEFAULT_SOLVER  # the cnf backend's measured default
 ROUTES = ("search", "cnf")
 CORROBORATORS = ("cpsat", "minizinc")
 

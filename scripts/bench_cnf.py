@@ -34,6 +34,9 @@ from sigmar.models.facts import facts_of
 from sigmar.models.rules import count_problem, verify
 
 ROOT = Path(__file__).resolve().parents[1]
+# The sections that solve boards (each must measure at least one), and every section --sections takes.
+SOLVING = frozenset({"solvable", "ablation", "unsolvable"})
+SECTIONS = SOLVING | {"sizes", "backend"}
 
 
 def sample_sets(n: int) -> dict[str, list[Board]]:
@@ -174,6 +177,8 @@ def size_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
     for public in ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048", "real-game"):
         chosen = [b for b in public_boards(public, args.size_boards) if count_problem(b) is None]
         sizes = [len(build_formula(b).clauses) for b in chosen]
+        if not sizes:
+            raise SystemExit(f"no boards of '{public}' in instances/ to measure")
         report.setdefault("sizes", {})[public] = sizes
         over = sum(size > 24_500 for size in sizes)
         print(f"| {public} | {len(sizes)} | {med(sizes):,.0f} | {max(sizes):,} | {over} |")
@@ -189,6 +194,8 @@ def backend_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
     print("| --- | --- | --- | --- | --- |")
     for public in ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048"):
         chosen = public_boards(public, args.size_boards, start=1000)
+        if not chosen:
+            raise SystemExit(f"no boards 1000.. of '{public}' in instances/ to run")
         results = [run_checked(CnfBackend(), board, args.limit) for board in chosen]
         good = sum(r.verified for r in results)
         times = [r.seconds for r in results]
@@ -206,7 +213,8 @@ def confirm_with_other_backends(args: argparse.Namespace, report: dict[str, Any]
             print(f"{family} says: " + ", ".join(f"{a} {answers.count(a)}" for a in sorted(set(answers))))
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
+    """The command line; ``sections`` becomes a set of known section names (exit 2 on another)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", type=int, default=20, help="boards per set (default 20)")
     parser.add_argument("--thesis-boards", type=int, default=5, help="boards per set for the thesis (default 5)")
@@ -219,9 +227,24 @@ def main() -> int:
     parser.add_argument("--size-boards", type=int, default=200, help="boards per public set for 'sizes'")
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_cnf.json"))
     args = parser.parse_args()
+    args.sections = set(args.sections.split(","))
+    unknown = sorted(args.sections - SECTIONS)
+    if unknown:
+        parser.error(f"unknown section {', '.join(unknown)} (choose from {', '.join(sorted(SECTIONS))})")
+    return args
+
+
+def unmeasured(sections: set[str], rows: list[dict[str, Any]]) -> list[str]:
+    """The solving sections asked for that have no row: they measured nothing, which is no success."""
+    return sorted(name for name in sections & SOLVING if not any(r["section"] == name for r in rows))
+
+
+def main() -> int:
+    args = parse_args()
+    sections = args.sections
     sets = sample_sets(args.boards)
-    if not sets:
-        print("no boards in instances/", file=sys.stderr)
+    if not any(sets.values()):
+        print(f"no boards in {ROOT / 'instances'}", file=sys.stderr)
         return 1
     report: dict[str, Any] = {"boards_per_set": args.boards, "rows": []}
     rows: list[dict[str, Any]] = report["rows"]
@@ -229,7 +252,6 @@ def main() -> int:
     run = functools.partial(run_one, args, rows)
     table = functools.partial(print_table, report)
 
-    sections = set(args.sections.split(","))
     if "sizes" in sections:
         size_section(args, report)
     if "backend" in sections:
@@ -288,7 +310,11 @@ def main() -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1))
     print(f"\nrows written to {out}")
-    return 0
+    empty = unmeasured(sections, rows)
+    if empty:
+        print(f"nothing measured in: {', '.join(empty)} (no boards read or made)", file=sys.stderr)
+        return 1
+    return 0 if not wrong else 3
 
 
 if __name__ == "__main__":

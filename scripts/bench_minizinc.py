@@ -11,6 +11,7 @@ table and writes results/bench_minizinc.csv and .md.
     python scripts/bench_minizinc.py --n 8 --time-limit 5 --sweep   # the search annotations, one at a time
     python scripts/bench_minizinc.py --sub gecode:steps --n 8 --time-limit 5
     python scripts/bench_minizinc.py --dense 100 --time-limit 20           # seeded dense side-6 deals
+    python scripts/bench_minizinc.py --dense 100 --seed 1 --time-limit 20 --subs gecode,gecode+chuffed  # the default
     python scripts/bench_minizinc.py --dense 100 --time-limit 5 --ablation # each implied constraint off in turn
     python scripts/bench_minizinc.py --tin 20 --ablation                   # tin ringed by quicksilver and later metals
 
@@ -138,11 +139,24 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def fewest_unknown(rows: list[dict]) -> str:
+    """The backend that left the fewest boards unknown (ties: the smaller summed time), as one line."""
+    totals: dict[str, tuple[int, float]] = {}
+    for row in rows:
+        unknown, seconds = totals.get(row["backend"], (0, 0.0))
+        totals[row["backend"]] = (unknown + (row["status"] == "unknown"), seconds + row["seconds"])
+    best = min(totals, key=lambda name: totals[name])
+    return f"fewest unknown: {best} ({totals[best][0]} unknown, {totals[best][1]:.0f} s in all)"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20, help="boards from the start of each public set")
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--sub", default="gecode", help="minizinc:SUB to run (gecode, gecode:steps, ...)")
+    parser.add_argument(
+        "--subs", default="", help="several minizinc:SUB to compare, interleaved board by board (e.g. gecode,chuffed)"
+    )
     parser.add_argument("--sweep", action="store_true", help="run each search annotation of the order model alone")
     parser.add_argument("--strategies", default="", help="with --sweep: which ones, e.g. 1,3,7 (default all)")
     parser.add_argument("--no-deadlocks", action="store_true")
@@ -154,27 +168,39 @@ def main() -> int:
     )
     parser.add_argument("--dense", type=int, default=0, help="run N dense side-6 deals (seed --seed) instead")
     parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--indices", default="", help="with --dense: only these deals, e.g. 8,16,17 (of the first N)")
     parser.add_argument("--tin", type=int, default=0, help="run N boards with tin ringed instead")
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_minizinc"), help="output stem")
     args = parser.parse_args()
 
     if args.dense:
-        sets = {f"dense-6-seed{args.seed}": [deal("dense", 6, args.seed, k) for k in range(args.dense)]}
+        chosen = [int(k) for k in args.indices.split(",") if k.strip()] if args.indices else range(args.dense)
+        sets = {f"dense-6-seed{args.seed}": [deal("dense", 6, args.seed, k) for k in chosen if k < args.dense]}
     elif args.tin:
         sets = tin_boards(args.tin)
     else:
         sets = {Path(f).stem: read_boards(f) for f in args.files} if args.files else load(args.n)
     if args.no_deadlocks:
         sets.pop("deadlocked", None)
+    for name in [name for name, boards in sets.items() if not boards]:
+        print(f"no boards in set '{name}'", file=sys.stderr)
+        del sets[name]
+    if not sets:
+        print("nothing to measure: no boards were read or made", file=sys.stderr)
+        return 1
     if args.ablation:
         backends = ablation_backends(args.sub, args.out)
     elif args.sweep:
         chosen = [int(x) for x in args.strategies.split(",")] if args.strategies else list(STRATEGY_NAMES)
         backends = [MinizincBackend(args.sub, strategy=s) for s in chosen]
+    elif args.subs:
+        backends = [MinizincBackend(sub) for sub in args.subs.split(",")]
     else:
         backends = [MinizincBackend(args.sub)]
     rows = run(backends, sets, args.time_limit)
     text = table(rows)
+    if len(backends) > 1:
+        text += "\n\n" + fewest_unknown(rows)
     if args.sweep:
         text += "\n\nstrategies: " + "; ".join(f"{k} = {v}" for k, v in STRATEGY_NAMES.items())
     header = "python scripts/bench_minizinc.py " + " ".join(sys.argv[1:])

@@ -13,7 +13,7 @@ import pytest
 from pysat.formula import CNF
 from pysat.solvers import Solver
 
-from sigmar.encoders.cnf import CnfBackend, build_formula, split_sub
+from sigmar.encoders.cnf import DEFAULT_SOLVER, PROOF_SOLVERS, CnfBackend, build_formula, split_sub
 from sigmar.encoders.cnf.formula import Formula, parse_model
 from sigmar.encoders.registry import make
 from sigmar.models.board import Board, Tile
@@ -244,14 +244,24 @@ def test_stop_from_another_thread(sub: str) -> None:
 
 
 def test_sub_name_grammar() -> None:
-    assert split_sub(None) == ("default", "glucose4")
+    assert split_sub(None) == ("default", DEFAULT_SOLVER)
     assert split_sub("cadical195") == ("default", "cadical195")
     assert split_sub("thesis") == ("thesis", "glucose4")
+    assert split_sub("steps") == ("steps", "glucose4")
+    assert split_sub("glucose4") == ("default", "glucose4")
     assert split_sub("thesis+cadical195") == ("thesis", "cadical195")
     assert "thesis+cadical195" in CnfBackend.subs()
     assert CnfBackend("thesis").variant == "thesis"
     with pytest.raises(ValueError):
         CnfBackend("nonsense+glucose4")
+
+
+def test_the_default_is_a_proof_logging_solver_and_named_so() -> None:
+    """``cnf`` alone certifies its refutations (the race and prove rely on it), under its full name."""
+    backend = CnfBackend()
+    assert DEFAULT_SOLVER in PROOF_SOLVERS and backend.solver == DEFAULT_SOLVER and backend.certifies
+    assert backend.name == f"cnf:{DEFAULT_SOLVER}" == make("cnf").name
+    assert CnfBackend("glucose4").solver == "glucose4" and CnfBackend("glucose42").solver == "glucose42"
 
 
 # -- DIMACS, sidecar and external solvers

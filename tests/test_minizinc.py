@@ -27,7 +27,7 @@ if shutil.which("minizinc") is None or shutil.which("fzn-gecode") is None:
     pytest.skip("the minizinc executable or fzn-gecode is not on PATH", allow_module_level=True)
 pytest.importorskip("minizinc", reason="the minizinc Python package is not installed")
 
-from sigmar.encoders.minizinc import GECODE_CONFIG, MODELS, MinizincBackend  # noqa: E402
+from sigmar.encoders.minizinc import GECODE_CONFIG, MODELS, MinizincBackend, default_plan  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = ROOT / "instances"
@@ -240,7 +240,7 @@ def test_subs_and_variants() -> None:
     subs = MinizincBackend.subs()
     assert subs[0] == "gecode" and "gecode:steps" in subs
     assert MinizincBackend("steps").variant == "steps"
-    assert MinizincBackend().variant == "order" and MinizincBackend().name == "minizinc:gecode"
+    assert MinizincBackend().variant == "order" and MinizincBackend().name == f"minizinc:{default_plan()}"
     with pytest.raises(ValueError):
         MinizincBackend("gecode:nonsense")
 
@@ -274,7 +274,7 @@ def test_every_search_strategy_alone_is_exact(strategy: int) -> None:
     """The search annotation must change only the speed, never the answer (a data slip once made 2 refute all)."""
     for kind in ("solvable", "stuck"):
         board, solvable = board_of_kind(7, kind)
-        check_answer(board, MinizincBackend(strategy=strategy), solvable)
+        check_answer(board, MinizincBackend("gecode", strategy=strategy), solvable)
 
 
 def test_agrees_with_search_on_instance_samples() -> None:
@@ -449,7 +449,7 @@ def test_quintessence_boards_with_every_implied_constraint() -> None:
     from tests.test_quintessence import variant_board
 
     rng = random.Random(43)
-    backend = MinizincBackend(strategy=2)
+    backend = MinizincBackend("gecode", strategy=2)
     for _ in range(8):
         board = variant_board(rng, rng.choice((10, 12)))
         check_answer(board, backend, solve_by_brute_force(board) is not None)
@@ -462,7 +462,7 @@ def test_a_tin_ringed_by_quicksilver_and_later_metals_fails_before_any_search() 
     result = MinizincBackend().solve(board, 30)
     assert result.status is Status.UNSOLVABLE and result.reason is Reason.PROOF, result
     assert result.statistics.get("nodes", 0) == 0, result.statistics
-    off = MinizincBackend(off="metal-openings,hitting-sets,qcount", strategy=2).solve(board, 30)
+    off = MinizincBackend("gecode", off="metal-openings,hitting-sets,qcount", strategy=2).solve(board, 30)
     assert off.status is Status.UNSOLVABLE  # without them the search itself has to find it
 
 

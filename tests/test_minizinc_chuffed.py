@@ -85,7 +85,7 @@ def test_gecode_then_chuffed_refutes_what_gecode_alone_cannot() -> None:
     solvers = [run["solver"] for run in result.statistics["runs"]]
     assert solvers == [stage[0] for stage in PLANS["gecode+chuffed"]], solvers  # every Gecode search ran out first
     assert solvers[0] == "gecode" and solvers[-1] == "chuffed"
-    gecode = MinizincBackend().solve(GECODE_LOST, 3)
+    gecode = MinizincBackend("gecode").solve(GECODE_LOST, 3)
     assert gecode.status is Status.UNKNOWN, gecode
 
 

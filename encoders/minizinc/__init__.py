@@ -1,4 +1,4 @@
-"""The ``minizinc`` backend: a readable MiniZinc model, Gecode by default.
+"""The ``minizinc`` backend: a readable MiniZinc model, on Gecode and Chuffed by default.
 
 The models live next to this file (``sigmar_order.mzn``, ``sigmar_steps.mzn``);
 this module writes a board as MiniZinc data, runs the model through the
@@ -11,11 +11,13 @@ Glossary:
   once every tile on them has gone.
 - *blockers*: the tiles on an opening's cells.
 
-Names: ``minizinc:gecode`` (order model, the default), ``minizinc:gecode:steps``
+Names: ``minizinc:gecode`` (order model on Gecode), ``minizinc:gecode:steps``
 (one move per step, the design card's timestep model), ``minizinc:chuffed``
 (Chuffed, a solver that learns clauses), ``minizinc:gecode+chuffed`` (Gecode's
 finding searches, then Chuffed to refute), and ``minizinc:NAME`` for any other
-MiniZinc solver installed here.  Debian packages no Chuffed; where the
+MiniZinc solver installed here.  ``minizinc`` alone is the first plan of
+``DEFAULT_PLANS`` whose solvers are installed: ``gecode+chuffed``, measured
+best (docs/minizinc.md), else Gecode alone.  Debian packages no Chuffed; where the
 system's MiniZinc has none, Chuffed comes from the WebAssembly build of npm's
 ``minizinc`` package, run by ``minizinc_wasm.cjs`` (scripts/install.sh
 installs it).
@@ -124,6 +126,10 @@ PLANS: dict[str, tuple[Stage, ...]] = {
         ("chuffed", OWN, float("inf"), 1.0),
     ),
 }
+# What ``minizinc`` alone means: the first of these whose solvers are all installed here.  The
+# plan leaves the fewest dense side-6 deals unknown at 20 s (scripts/bench_minizinc.py --subs;
+# docs/minizinc.md, "The default"); Gecode alone is the fallback where Chuffed is missing.
+DEFAULT_PLANS = ("gecode+chuffed", "gecode")
 # The order model's implied constraints, by name: the data flag that switches each on.
 IMPLIED = {
     "qcount": "use_qcount",
@@ -390,6 +396,13 @@ def plan_names() -> tuple[str, ...]:
     return tuple(name for name, stages in PLANS.items() if all(stage[0] in usable for stage in stages))
 
 
+def default_plan() -> str:
+    """The sub-name ``minizinc`` alone means here: the first of ``DEFAULT_PLANS`` that can run."""
+    usable = plan_names()
+    found = next((name for name in DEFAULT_PLANS if name in usable), None)
+    return found or next(iter(installed_solvers()), DEFAULT_PLANS[-1])
+
+
 # ------------------------------------------------------------- backend ----
 
 
@@ -415,7 +428,7 @@ class MinizincOptions:
 
 class MinizincBackend(Backend):
     family = "minizinc"
-    default_sub = "gecode"
+    default_sub = DEFAULT_PLANS[-1]  # where nothing better is installed; default() chooses
     description = "MiniZinc model (round per tile; :steps for one move per step) on Gecode or another MiniZinc solver"
     encode_targets = ("mzn", "dzn")
     encode_variants = VARIANTS
@@ -424,7 +437,7 @@ class MinizincBackend(Backend):
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
-        solver, variant = _parse_sub(self.sub or self.default_sub or "gecode")
+        solver, variant = _parse_sub(self.sub or default_plan())
         self.solver_name = solver
         self.variant = variant
         self._lock = threading.Lock()
@@ -459,6 +472,19 @@ class MinizincBackend(Backend):
         if from_wasm():
             text += f"; {', '.join(sorted(from_wasm())).title()} from npm minizinc {wasm_version()} (WebAssembly)"
         return text
+
+    @classmethod
+    def default(cls) -> str:
+        return default_plan()
+
+    @classmethod
+    def default_note(cls) -> str:
+        best = DEFAULT_PLANS[0]
+        missing = sorted({stage[0] for stage in PLANS[best]} - set(installed_solvers()))
+        if not missing:
+            return ""
+        lacking = " and ".join(_solver_label(name) for name in missing)
+        return f"the best, {best}, needs {lacking}, not installed here; scripts/install.sh installs it"
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:
