@@ -19,6 +19,7 @@ from sigmar.models.certificate_checker import CertificateError, Verdict, check_c
 from sigmar.models.hexgrid import from_rowcol
 from sigmar.models.result import CertificateKind
 
+from .fresh_formula import fresh
 from .rup_check import ProofFormatError, check_proof, parse_dimacs
 
 KINDS = tuple(str(kind) for kind in CertificateKind)
@@ -79,21 +80,20 @@ def drup_files(drup: Path) -> tuple[Path, Path]:
 
 def check_drup(board: Board, drup: Path) -> Verdict:
     """The proof refutes this board's own formula (re-encoded here), by reverse unit propagation."""
-    from sigmar.encoders.cnf import build_formula
-
     cnf_path, vars_path = drup_files(drup)
     for path in (cnf_path, vars_path):
         if not path.is_file():
             raise CertificateError(
                 f"{path}: missing (a drup certificate is NAME.drup with NAME.cnf and NAME.vars.json)"
             )
-    formula = build_formula(board)
     try:
         text = cnf_path.read_text(encoding="utf-8")
         names = json.loads(vars_path.read_text(encoding="utf-8"))
     except (ValueError, OSError) as exc:
         raise CertificateError(f"{cnf_path.parent}: {exc}") from None
-    if _body(text) != _body(formula.to_dimacs(comment_lines=[])):  # the fast path compares text
+    own = fresh(board)  # made ahead by the race while the prover was still at work, or now
+    formula = own.formula
+    if _body(text) != own.body:  # the fast path compares text
         try:
             variables, clauses = parse_dimacs(text)
         except ProofFormatError as exc:
