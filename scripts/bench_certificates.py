@@ -22,6 +22,7 @@ both alike:
 
     python scripts/bench_certificates.py --seeds 1 2 3
     python scripts/bench_certificates.py --seeds 1 --before /work/main/.venv/bin/python
+    python scripts/bench_certificates.py --dim 8 --seeds 1 --first 444 --count 12   # side-8 deal 455 last
 
 Prints a table and writes results/bench_certificates.json (per-seed summaries
 and per-board rows) and .md.
@@ -138,6 +139,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=300)
+    parser.add_argument("--first", type=int, default=0, help="index of the first deal (default 0)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--dim", type=int, default=6)
     parser.add_argument("--backend", default="all")
@@ -158,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     load = [os.getloadavg()[0]]
     for seed in args.seeds:
         servers = [Server(label, python, args, seed) for label, python in runs.items()]
-        for index in range(args.count):
+        for index in range(args.first, args.first + args.count):
             for server in servers if index % 2 == 0 else reversed(servers):
                 server.race(index)
         for server in servers:
@@ -168,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
             rows[key] = server.rows
         load.append(os.getloadavg()[0])
     heading = (
-        f"# {command}\n\n{args.count} dense deals of side {args.dim} per seed, race of {args.backend}; "
+        f"# {command}\n\n{args.count} dense deals of side {args.dim} per seed "
+        f"(indices {args.first}-{args.first + args.count - 1}), race of {args.backend}; "
         f"load average {' -> '.join(f'{x:.1f}' for x in load)} (at the start and after each seed)"
     )
     table = markdown_table(
