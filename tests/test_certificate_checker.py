@@ -27,6 +27,7 @@ from sigmar.models.hexgrid import cells
 from sigmar.models.result import Status
 from sigmar.models.rules import Position
 from sigmar.runners.checking.certificate_files import check_certificate
+from sigmar.runners.checking.certify import with_formula
 from sigmar.runners.cli import main
 from tests.bruteforce import dead_states_text, is_solvable
 from tests.conftest import small_boards
@@ -257,7 +258,8 @@ def cnf_certificate(tmp_path: Path) -> tuple[Board, Path]:
             continue
         result = make("cnf").solve(board, 60)
         if result.status is Status.UNSOLVABLE and result.certificate is not None:
-            for suffix, text in result.certificate.texts.items():
+            assert set(result.certificate.texts) == {".drup"}, "the prover sends its proof; the runner the formula"
+            for suffix, text in with_formula(board, result.certificate).texts.items():
                 write(tmp_path, f"p{suffix}", text)
             return board, tmp_path / "p.drup"
     pytest.fail("cnf refuted no bundled board")

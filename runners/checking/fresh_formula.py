@@ -1,11 +1,14 @@
-"""The DRUP check's own encoding of a board, made once, and possibly ahead of the proof.
+"""The runner's own encoding of a board for its DRUP certificate, made once, and possibly ahead of the proof.
 
 A ``drup`` certificate is checked against the board encoded afresh (the
-certificate's formula must be exactly that one).  On a side-6 board the fresh
-encoding and its DIMACS text take 0.08-0.12 s, more than the reverse unit
-propagation of most proofs.  So the race asks for it in a thread of its own
-(:func:`prepare`) while ``cnf`` is still proving: the parent process is idle
-then, and the check of the proof finds the encoding ready (:func:`fresh`).
+certificate's formula must be exactly that one), and the runner writes that
+encoding as the certificate's ``NAME.cnf`` and ``NAME.vars.json`` (the prover
+sends only its proof: :func:`sigmar.runners.checking.certify.certify`).  On a
+side-6 board the encoding, its DIMACS text and its variable map take 0.1-0.15 s,
+more than the reverse unit propagation of most proofs.  So the race asks for
+them in a thread of its own (:func:`prepare`) while ``cnf`` is still proving:
+the parent process is idle then, and the certificate finds them ready
+(:func:`fresh`).
 
 It is the checker's encoding all the same: made here, in the runner's process,
 from the board alone, never taken from the backend.
@@ -25,10 +28,16 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Fresh:
-    """The board's default CNF encoding and its DIMACS text from the ``p cnf`` line on."""
+    """The board's default CNF encoding, its DIMACS text and its variable map (``NAME.vars.json``)."""
 
     formula: Formula
-    body: str
+    text: str
+    sidecar: str
+
+    @property
+    def body(self) -> str:
+        """The DIMACS text from the ``p cnf`` line on (without the comments)."""
+        return self.text[self.text.index("p cnf ") :]
 
 
 class _Slot:
@@ -57,7 +66,7 @@ def encode(board: Board) -> Fresh:
     from sigmar.encoders.cnf import build_formula
 
     formula = build_formula(board)
-    return Fresh(formula, formula.to_dimacs(comment_lines=[]))
+    return Fresh(formula, formula.to_dimacs(), formula.sidecar())
 
 
 def prepare(board: Board) -> None:
