@@ -86,7 +86,7 @@ class Server:
     def __init__(self, label: str, python: str, args: argparse.Namespace, seed: int) -> None:
         self.label = label
         folder = Path(args.out).parent / f"bench_certificates_proofs/{label}-s{seed}"
-        command = [python, str(HERE), "--serve", "--seed", str(seed), "--dim", str(args.dim)]
+        command = [python, str(HERE), "--serve", "--serve-seed", str(seed), "--dim", str(args.dim)]
         command += ["--backend", args.backend, "--time-limit", str(args.time_limit), "--folder", str(folder)]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.names = json.loads(self.read())["ready"]
@@ -147,11 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", help="another install's python: its race runs interleaved with this one's")
     parser.add_argument("--out", default="results/bench_certificates")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--serve-seed", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
-        return serve(args.seed, args.dim, args.backend, args.time_limit, args.folder)
+        return serve(args.serve_seed, args.dim, args.backend, args.time_limit, args.folder)
 
     command = " ".join(["python", *sys.argv])
     runs = {"now": sys.executable} if args.before is None else {"before": args.before, "now": sys.executable}
