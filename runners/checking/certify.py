@@ -25,7 +25,7 @@ from sigmar.models.certificate_checker import CertificateError
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Reason, Result, Status
 
 from .certificate_files import check_certificate
-from .fresh_formula import fresh
+from .fresh_formula import fresh, release
 
 
 def proof_stem(board: Board) -> str:
@@ -151,6 +151,9 @@ def certify(board: Board, result: Result, store: ProofStore) -> Result:
         valid, why = verdict.valid, verdict.reason
     except CertificateError as exc:
         valid, why = False, str(exc)
+    finally:
+        if certificate.kind is CertificateKind.DRUP:
+            release(board)
     seconds = time.perf_counter() - start
     if valid:
         return result.with_(certificate=certificate, checked=True, check_seconds=seconds)

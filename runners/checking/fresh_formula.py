@@ -96,3 +96,11 @@ def prepared(board: Board) -> bool:
     """Whether an encoding of ``board`` was asked for ahead (made or being made)."""
     with _lock:
         return _slot is not None and _slot.board is board
+
+
+def release(board: Board) -> None:
+    """Drop the encoding of ``board`` once its certificate is checked (a side-8 one holds tens of MB)."""
+    global _slot
+    with _lock:
+        if _slot is not None and _slot.board is board:
+            _slot = None
