@@ -67,6 +67,21 @@ RECENT_WINS = 100
 LATE_NICENESS = 5
 LATE_WINS_NEEDED = 3
 
+# The leader's partner (``Race.partner``: the backend that wins the hard boards, cnf on dense deals
+# where the search leads; else the certifying backend with the most wins) joins the leader after
+# PARTNER_DELAY instead of after the whole head start: on 2 cores each has one, and a board the leader
+# cannot settle quickly no longer waits out the head start (up to HEAD_START_CAP) before its likely
+# winner begins, while the leader's easy boards (most within a few ms) are over before the partner
+# starts.  While the partner proves, the backends whose "no" is only a claim wait: they would take the
+# core that the partner's certificate check is prepared on.  They join once the partner has answered
+# without winning, or CLAIMS_WAIT seconds past the head start.
+PARTNER_DELAY = 0.03
+CLAIMS_WAIT = 2.0
+
+# The DRUP check's own encoding of the board (0.08-0.12 s on side 6) is made in a thread of the
+# runner while the partner still proves, once the board has outlived most of the leader's wins.
+PREPARE_AFTER = 0.05
+
 # Certificates whose check can take seconds (a DRUP proof of a side-8 board: up to a minute).  The
 # other workers are paused meanwhile: the check is the likely answer, and on a loaded machine it
 # ran about twice as slowly next to three solvers as alone.
@@ -132,6 +147,10 @@ class Race:
         self.proofs = proofs if proofs is not None else ProofStore()
         self._job = 0
         self.workers: dict[str, Worker] = {}
+        self.claims_only: frozenset[str] = frozenset()  # set with the workers
+        self.certifying: frozenset[str] = frozenset()
+        # What happened when, for tests and benchmarks: set to a list to record (seconds, event, names).
+        self.events: list[tuple[float, str, tuple[str, ...]]] | None = None
         # ``search`` in this process until a board needs more (see the module's docstring); with
         # ``stagger`` 0 everything starts at once, as asked.
         self.inline: Any = None
@@ -150,6 +169,8 @@ class Race:
 
         # A backend whose "no" is only a claim yields the CPU to those that certify theirs.
         certifying = {name for name in self.names if registry.make(name).certifies}
+        self.certifying = frozenset(certifying)
+        self.claims_only = frozenset(self.names) - certifying if certifying else frozenset()
         try:
             for name in self.names:
                 low = bool(certifying) and name not in certifying
@@ -179,6 +200,11 @@ class Race:
         slow = result.status is Status.UNSOLVABLE and certificate is not None and certificate.kind in SLOW_CHECKS
         with _paused(others if slow else ()):
             return certify(board, checked(board, result), self.proofs)
+
+    def trace(self, event: str, *names: str) -> None:
+        """Record ``event`` (start, release, join, prepare, answer, checked) when ``events`` is a list."""
+        if self.events is not None:
+            self.events.append((time.perf_counter(), event, names))
 
     def pids(self) -> list[int]:
         return [w.pid for w in self.workers.values() if w.pid is not None]
@@ -214,6 +240,15 @@ class Race:
         if best == leader or wins < LATE_WINS_NEEDED or wins <= self.late_wins[leader]:
             return None
         return best
+
+    def partner(self, leader: str) -> str | None:
+        """The backend that starts soon after ``leader``: the winner of the hard boards, else the
+        certifying backend with the most wins (so that one leader's early wins do not keep the other
+        from ever showing it is faster)."""
+        late = self.late_leader(leader)
+        if late is not None:
+            return late
+        return next((n for n in self.order() if n != leader and n in self.certifying), None)
 
     def head_start(self, leader: str) -> float:
         """Seconds ``leader`` runs alone: long enough for nearly all of its recent wins."""
@@ -439,10 +474,17 @@ class _Heat:
         order = race.order()
         head_start = head_start and race.stagger > 0 and len(order) > 1 and race.wins[order[0]] > 0
         self.leader = order[0]
-        self.later = order[1:] if head_start else []  # released after the leader's head start
+        # The partner joins soon (see PARTNER_DELAY), the others after the head start.
+        self.partner = race.partner(self.leader) if head_start else None
+        self.partner_at = start + min(PARTNER_DELAY, race.head_start(order[0])) if self.partner else None
+        self.later = [n for n in order if n not in (self.leader, self.partner)] if head_start else []
+        self.timing = head_start  # the head start is running (its end may hold the leader back)
+        self.held: list[str] = []  # claim-only backends waiting while the partner proves
         self.late = False  # the head start ran out: a hard board
         self.release_at = start + race.head_start(order[0])
-        self.dispatch(order[: len(order) - len(self.later)], start)
+        self.hold_until = self.release_at + CLAIMS_WAIT
+        self.prepare_at = start + PREPARE_AFTER if self.partner else None
+        self.dispatch([n for n in order if n not in self.later and n != self.partner], start)
 
     def dispatch(self, names: list[str], now: float) -> None:
         for name in names:
@@ -454,16 +496,26 @@ class _Heat:
 
     def _submit(self, name: str) -> None:
         self.race.workers[name].submit(self.job, name, self.board, self.time_limit)
+        self.race.trace("start", name)
         self.running.add(name)
 
     def run(self) -> Result | None:
         """The first accepted answer, or None when every backend answered without one or time ran out."""
         from multiprocessing.connection import wait  # here, like the workers: not on a board search settles
 
-        while self.running or self.waiting or self.later:
+        while self.running or self.waiting or self.later or self.held or self.partner_at is not None:
             now = time.perf_counter()
-            if self.later and (now >= self.release_at or not (self.running or self.waiting)):
+            leader_done = self.leader not in self.running and self.leader not in self.waiting
+            if self.partner_at is not None and (now >= self.partner_at or leader_done):
+                self._join_partner(now)
+            if self.timing and (now >= self.release_at or leader_done):
                 self._release(now)
+            if self.held and (now >= self.hold_until or not self._partner_busy()):
+                self.race.trace("join", *self.held)
+                self.dispatch(self.held, now)
+                self.held = []
+            if self.prepare_at is not None and self.partner_at is None and now >= self.prepare_at:
+                self._prepare()
             if self.deadline is not None and now >= self.deadline:
                 return None
             busy = {name: self.race.workers[name] for name in self.running | self.waiting}
@@ -480,21 +532,52 @@ class _Heat:
             self._restart_stragglers(now)
         return None
 
+    def _join_partner(self, now: float) -> None:
+        self.partner_at = None
+        assert self.partner is not None
+        self.dispatch([self.partner], now)
+
+    def _partner_busy(self) -> bool:
+        return self.partner is not None and (self.partner in self.running or self.partner in self.waiting)
+
+    def _prepare(self) -> None:
+        """The partner is still at work: the runner makes the DRUP check's own encoding meanwhile."""
+        self.prepare_at = None
+        if self.partner in self.running:
+            from .checking import fresh_formula
+
+            self.race.trace("prepare", self.partner)
+            fresh_formula.prepare(self.board)
+
     def _release(self, now: float) -> None:
-        """The others join: the leader did not answer within its head start, or answered without winning."""
+        """The others join: the leader did not answer within its head start, or answered without winning.
+
+        Backends that only claim wait while the partner (the winner of the hard boards) proves.
+        """
+        self.timing = False
         self.late = self.leader in self.running
         if self.late:
             favourite = self.race.late_leader(self.leader)
             if favourite is not None:
                 self.race.workers[self.leader].demote(LATE_NICENESS)
-        self.dispatch(self.later, now)
+        if self._partner_busy():
+            self.held = [n for n in self.later if n in self.race.claims_only]
+        joining = [n for n in self.later if n not in self.held]
+        self.race.trace("release", *joining)
+        self.dispatch(joining, now)
         self.later = []
 
     def _timeout(self, now: float) -> float | None:
         """How long to wait for the next event: the deadline, the head start, a straggler's grace."""
         timeout = None if self.deadline is None else self.deadline - now
-        if self.later:
-            timeout = self.release_at - now if timeout is None else min(timeout, self.release_at - now)
+        for due, pending in (
+            (self.release_at, self.timing),
+            (self.partner_at, self.partner_at is not None),
+            (self.hold_until, self.held),
+            (self.prepare_at, self.prepare_at is not None and self.partner_at is None),
+        ):
+            if pending and due is not None:
+                timeout = due - now if timeout is None else min(timeout, due - now)
         for name in self.waiting:
             expiry = self.race.workers[name].stop_sent + self.race.grace - now
             timeout = expiry if timeout is None else min(timeout, expiry)
@@ -521,14 +604,18 @@ class _Heat:
                 self._submit(name)
             return None
         self.running.discard(name)
+        self.race.trace("answer", name)
         others = [self.race.workers[n] for n in self.running | self.waiting]
         answer = self.race._certified(self.board, done.result.with_(seconds=done.seconds), others)
+        self.race.trace("checked", name)
         self.outcome.answers[name] = answer
         if answer.wrong:
             self.outcome.wrong[name] = answer.message
         elif accepted(answer):
             seconds = time.perf_counter() - self.start  # the answer counts once it is checked
-            self.race.won(name, seconds, late=self.late)
+            # A hard board: the leader's head start ran out, or the leader did not win it.
+            hard = self.late or name != self.leader
+            self.race.won(name, seconds, late=hard)
             return answer.with_(seconds=seconds)
         elif answer.status is Status.UNSOLVABLE:
             self.claims.append(answer)

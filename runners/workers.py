@@ -37,6 +37,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from sigmar.encoders import registry
+from sigmar.encoders.processes.guard import descendants
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
@@ -274,6 +275,7 @@ class Worker:
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, process.pid, self.priority)
         self.demoted = False
+        self._paused_groups: list[int] = []
         self.conn: Connection = parent_conn
         self.process = process
         self._pid = process.pid
@@ -321,17 +323,32 @@ class Worker:
     def pause(self) -> None:
         """Stop the worker's process group (SIGSTOP) so it takes no CPU; :meth:`resume` lets it go on.
 
-        A paused worker still dies with the parent (SIGKILL reaches a stopped process).
+        The process groups of its descendants are stopped too: a solver under its guard
+        (MiniZinc's ``fzn-gecode``) leads a group of its own and would otherwise keep a
+        core while the race checks a certificate.  A paused worker still dies with the
+        parent (SIGKILL reaches a stopped process).
         """
-        self._signal_group(signal.SIGSTOP)
+        if self._pid is None or self._killed:
+            return
+        groups = [self._pid]
+        for child in descendants(self._pid):
+            with contextlib.suppress(OSError):
+                group = os.getpgid(child)
+                if group not in groups:
+                    groups.append(group)
+        self._paused_groups = groups
+        for group in groups:
+            self._signal_group(group, signal.SIGSTOP)
 
     def resume(self) -> None:
-        self._signal_group(signal.SIGCONT)
+        for group in self._paused_groups or [self._pid]:
+            self._signal_group(group, signal.SIGCONT)
+        self._paused_groups = []
 
-    def _signal_group(self, signum: int) -> None:
-        if self._pid is not None and not self._killed:
+    def _signal_group(self, group: int | None, signum: int) -> None:
+        if group is not None and not self._killed:
             with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-                os.killpg(self._pid, signum)
+                os.killpg(group, signum)
 
     def demote(self, extra: int) -> None:
         """Run at ``extra`` more niceness (the worker process only) until :meth:`promote`."""

@@ -17,7 +17,9 @@ engine rejects), ``crash`` (raises), ``exit`` (the process dies), ``hang``
 ``unknown`` (gives up at once), ``hog`` (holds ``SIGMAR_FAKE_MB`` MB, default
 200, for 0.2 s, then gives up), ``hogchild`` (the same in a child process),
 ``spinchild`` (a child process burns 0.3 s of CPU while the worker sleeps),
-``memerror`` (raises MemoryError).
+``memerror`` (raises MemoryError), ``groupchild`` (waits on a child process that
+leads a process group of its own, as MiniZinc's solver under its guard does; the
+child's pid is in ``SIGMAR_FAKE_PIDFILE``).
 """
 
 from __future__ import annotations
@@ -131,7 +133,19 @@ class BrokenBackend(Backend):
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:
-        return ("wrong", "crash", "exit", "hang", "proof", "unknown", "hog", "hogchild", "spinchild", "memerror")
+        return (
+            "wrong",
+            "crash",
+            "exit",
+            "hang",
+            "proof",
+            "unknown",
+            "hog",
+            "hogchild",
+            "spinchild",
+            "memerror",
+            "groupchild",
+        )
 
     @classmethod
     def version(cls) -> str:
@@ -153,6 +167,12 @@ class BrokenBackend(Backend):
             return Result(Status.UNKNOWN, self.name, message="gave up")
         if self.sub in ("hog", "hogchild", "spinchild", "memerror"):
             return self._use_resources()
+        if self.sub == "groupchild":
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], process_group=0)
+            with open(os.environ["SIGMAR_FAKE_PIDFILE"], "w") as out:
+                out.write(str(child.pid))
+            child.wait()
+            return Result(Status.UNKNOWN, self.name, message="the child ended")
         # "wrong": removes the first tile alone, which is never a whole solution of a board with pairs
         first = board.tiles[0].cell
         return Result(Status.SOLVED, self.name, moves=(Move((first,)),))

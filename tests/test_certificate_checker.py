@@ -27,6 +27,7 @@ from sigmar.models.hexgrid import cells
 from sigmar.models.result import Status
 from sigmar.models.rules import Position
 from sigmar.runners.checking.certificate_files import check_certificate
+from sigmar.runners.checking.certify import with_formula
 from sigmar.runners.cli import main
 from tests.bruteforce import dead_states_text, is_solvable
 from tests.conftest import small_boards
@@ -257,7 +258,8 @@ def cnf_certificate(tmp_path: Path) -> tuple[Board, Path]:
             continue
         result = make("cnf").solve(board, 60)
         if result.status is Status.UNSOLVABLE and result.certificate is not None:
-            for suffix, text in result.certificate.texts.items():
+            assert set(result.certificate.texts) == {".drup"}, "the prover sends its proof; the runner the formula"
+            for suffix, text in with_formula(board, result.certificate).texts.items():
                 write(tmp_path, f"p{suffix}", text)
             return board, tmp_path / "p.drup"
     pytest.fail("cnf refuted no bundled board")
@@ -291,6 +293,29 @@ def test_drup_certificates_tie_to_their_board(tmp_path: Path) -> None:
     other = next(b for b in read_boards(UNSOLVABLE) if b.tiles != board.tiles)
     drup.write_text("\n".join(proof) + "\n")
     assert not check_certificate(other, record).valid
+
+
+def test_a_prepared_encoding_serves_only_its_own_board(tmp_path: Path) -> None:
+    """The race makes the check's encoding ahead (fresh_formula.prepare): still the board's own, and only its."""
+    from sigmar.runners.checking import fresh_formula
+
+    board, drup = cnf_certificate(tmp_path)
+    record = {"kind": "drup", "file": str(drup)}
+    fresh_formula.prepare(board)
+    assert fresh_formula.prepared(board)
+    assert check_certificate(board, record).valid
+    assert fresh_formula.fresh(board).body == fresh_formula.encode(board).body
+    other = next(b for b in read_boards(UNSOLVABLE) if b.tiles != board.tiles)
+    fresh_formula.prepare(other)  # another board's encoding in the slot: this board is encoded anew
+    assert check_certificate(board, record).valid
+    assert not check_certificate(other, record).valid, "the prepared encoding of another board"
+    formula = (tmp_path / "p.cnf").read_text().splitlines()
+    header = next(i for i, line in enumerate(formula) if line.startswith("p cnf"))
+    _, _, nv, nc = formula[header].split()
+    emptied = formula[:header] + [f"p cnf {nv} {int(nc) + 1}", "0"] + formula[header + 1 :]
+    (tmp_path / "p.cnf").write_text("\n".join(emptied) + "\n")
+    fresh_formula.prepare(board)
+    assert not check_certificate(board, record).valid, "a formula with an empty clause, the encoding prepared"
 
 
 # ---------------------------------------------------------------- sigmar check

@@ -328,23 +328,24 @@ def test_a_leader_that_loses_the_hard_boards_is_held_back_on_them(fakes, boards,
     """Past its head start, the leader runs at LATE_NICENESS more when another backend wins most such boards."""
     from sigmar.runners.race import LATE_NICENESS
 
-    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "0.2")  # honest:slow answers 0.2 s late, stop or not
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "1.0")  # both answer 1 s late (honest:sticky sooner if stopped)
     base = os.getpriority(os.PRIO_PROCESS, 0)
-    with Race(["honest:slow", "honest"], stagger=0.05) as race:
+    with Race(["honest:slow", "honest:sticky"], stagger=0.05) as race:
         race.wins["honest:slow"] = 10  # the leader, by its wins
         slow = race.workers["honest:slow"]
-        assert race.solve(boards["pair"], 5.0).result.backend == "honest:dfs"
+        assert race.solve(boards["pair"], 5.0).result.status is Status.SOLVED
         assert os.getpriority(os.PRIO_PROCESS, slow.pid) == base, "no late wins yet: nobody held back"
-        race.late_wins["honest"] = 3
-        assert race.late_leader("honest:slow") == "honest"
-        time.sleep(0.4)  # the leader finishes the last board before the next one starts
-        assert race.solve(boards["pair"], 5.0).result.backend == "honest:dfs"
+        assert sum(race.late_wins.values()) == 1, "a win after the head start ran out counts as late"
+        race.late_wins.clear()
+        race.late_wins["honest:sticky"] = 3
+        assert race.late_leader("honest:slow") == "honest:sticky"
+        time.sleep(1.2)  # the leader finishes the last board before the next one starts
+        assert race.solve(boards["pair"], 5.0).result.status is Status.SOLVED
         assert os.getpriority(os.PRIO_PROCESS, slow.pid) == min(base + LATE_NICENESS, 19)
         race.late_wins.clear()
-        time.sleep(0.4)
+        time.sleep(1.2)
         race.solve(boards["pair"], 5.0)  # the next board: its own niceness again (or a fresh worker)
         assert os.getpriority(os.PRIO_PROCESS, race.workers["honest:slow"].pid) == base
-        assert race.late_wins["honest"] == 1, "a win after the head start ran out counts as late"
 
 
 # -- start-up follows the work: search in this process first, workers only when a board needs them
@@ -425,3 +426,121 @@ def test_a_wrong_answer_from_search_in_process_is_still_wrong(fakes, boards, mon
         raced = race.solve(boards["pair"], 30.0)
     assert (raced.result.status, raced.result.backend) == (Status.SOLVED, "honest:dfs")
     assert "search" in raced.wrong
+
+
+# -- the winner of the hard boards gets the machine (issue 30)
+
+
+def _events(race: Race, event: str) -> list[str]:
+    assert race.events is not None
+    return [name for _, kind, names in race.events if kind == event for name in names]
+
+
+def test_the_winner_of_the_hard_boards_starts_with_the_leader(fakes, boards) -> None:
+    """The partner (most wins on hard boards) starts with the leader; the rest wait for the head start."""
+    with Race(["honest:slow", "honest", "broken:unknown"], stagger=30.0) as race:
+        race.wins["honest:slow"] = 10  # the leader, by its wins; it sleeps past the partner's answer
+        race.late_wins["honest"] = 3  # ... but "honest" wins the hard boards
+        race.events = []
+        outcome = race.solve(boards["pair"], 60.0)
+        assert outcome.result.backend == "honest:dfs"
+        assert set(_events(race, "start")) == {"honest:slow", "honest"}, "partner and leader only"
+        assert _events(race, "release") == [], "the head start had not run out"
+        assert race.late_wins["honest"] == 4, "a board the leader did not win is a hard one"
+
+
+def test_claim_only_backends_wait_while_the_partner_proves(fakes, boards, monkeypatch) -> None:
+    """Past the head start the others join, but not those that only claim while the partner is at work."""
+    from sigmar.runners import race as race_module
+
+    monkeypatch.setattr(race_module, "CLAIMS_WAIT", 60.0)
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "1.0")  # the partner answers after the head start
+    with Race(["broken:hang", "honest:slow", "broken:unknown", "broken:crash"], stagger=0.05) as race:
+        race.wins["broken:hang"] = 10
+        race.late_wins["honest:slow"] = 3
+        race.claims_only = frozenset({"broken:unknown"})  # the others certify, as far as the race knows
+        race.events = []
+        outcome = race.solve(boards["pair"], 60.0)
+        assert outcome.result.backend == "honest:slow"
+        assert _events(race, "release") == ["broken:crash"], "the certifying backend joins at the head start"
+        assert "broken:unknown" not in _events(race, "start"), "the claim-only backend waited"
+        assert race.events[0][1] == "start" and set(_events(race, "start")[:2]) == {"broken:hang", "honest:slow"}
+
+
+def test_claim_only_backends_join_after_a_while_if_the_partner_proves_on(fakes, boards, monkeypatch) -> None:
+    from sigmar.runners import race as race_module
+
+    monkeypatch.setattr(race_module, "CLAIMS_WAIT", 0.05)
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "30")
+    with Race(["broken:hang", "honest:slow", "honest"], stagger=0.05) as race:
+        race.wins["broken:hang"] = 10
+        race.late_wins["honest:slow"] = 3
+        race.claims_only = frozenset({"honest"})
+        race.events = []
+        outcome = race.solve(boards["pair"], 60.0)
+        assert outcome.result.backend == "honest:dfs", "the claim-only backend joined and won"
+        kinds = [kind for _, kind, _ in race.events]
+        assert kinds.index("join") > kinds.index("release")
+        assert _events(race, "join") == ["honest"]
+
+
+def test_the_check_is_prepared_while_the_partner_proves(fakes, boards, monkeypatch) -> None:
+    """Past PREPARE_AFTER with the partner still at work, the runner encodes the board for the DRUP check."""
+    from sigmar.runners import race as race_module
+    from sigmar.runners.checking import fresh_formula
+
+    monkeypatch.setattr(race_module, "PREPARE_AFTER", 0.0)
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "0.3")
+    with Race(["broken:hang", "honest:slow"], stagger=30.0) as race:
+        race.wins["broken:hang"] = 10
+        race.late_wins["honest:slow"] = 3
+        race.events = []
+        race.solve(boards["pair"], 60.0)
+        assert _events(race, "prepare") == ["honest:slow"]
+    assert fresh_formula.prepared(boards["pair"])
+    made = fresh_formula.fresh(boards["pair"])
+    assert made.body == fresh_formula.encode(boards["pair"]).body
+
+
+def test_a_pause_stops_the_process_groups_the_worker_started(fakes, boards, tmp_path, monkeypatch) -> None:
+    """A solver leading a process group of its own (MiniZinc's, under its guard) is paused with its worker."""
+    pidfile = tmp_path / "child.pid"
+    monkeypatch.setenv("SIGMAR_FAKE_PIDFILE", str(pidfile))
+    worker = Worker("test")
+    child = None
+    try:
+        worker.submit(1, "broken:groupchild", boards["pair"], 60.0)
+        assert wait_for(lambda: pidfile.exists() and pidfile.read_text().strip())
+        child = psutil.Process(int(pidfile.read_text()))
+        assert os.getpgid(child.pid) != os.getpgid(worker.pid)
+        worker.pause()
+        assert wait_for(lambda: child.status() == psutil.STATUS_STOPPED)
+        worker.resume()
+        assert wait_for(lambda: child.status() != psutil.STATUS_STOPPED)
+    finally:
+        worker.kill()
+        if child is not None:
+            child.kill()
+
+
+def test_the_partner_is_the_certifying_runner_up_until_another_wins_the_hard_boards(fakes) -> None:
+    with Race(["honest", "honest:slow", "broken:unknown"]) as race:
+        race.certifying = frozenset({"honest", "honest:slow"})
+        race.wins.update({"honest": 5, "broken:unknown": 3, "honest:slow": 1})
+        assert race.partner("honest") == "honest:slow", "the other certifying backend, though it won less"
+        race.late_wins["broken:unknown"] = 3
+        assert race.partner("honest") == "broken:unknown", "the winner of the hard boards"
+
+
+def test_the_partner_joins_after_the_leader_has_had_a_moment(fakes, boards, monkeypatch) -> None:
+    from sigmar.runners import race as race_module
+
+    monkeypatch.setattr(race_module, "PARTNER_DELAY", 0.2)
+    with Race(["honest:slow", "honest"], stagger=30.0) as race:
+        race.wins["honest:slow"] = 10
+        race.late_wins["honest"] = 3
+        race.events = []
+        race.solve(boards["pair"], 60.0)
+        starts = [(at, names[0]) for at, kind, names in race.events if kind == "start"]
+        assert [name for _, name in starts] == ["honest:slow", "honest"]
+        assert starts[1][0] - starts[0][0] >= 0.15, "the partner waited (the leader's start is traced after its submit)"

@@ -24,6 +24,7 @@ from sigmar.models.hexgrid import from_rowcol
 from sigmar.models.input_limits import CNF, DRUP, VARS_JSON, InputError, Limit
 from sigmar.models.result import CertificateKind
 
+from .fresh_formula import fresh
 from .rup_check import ProofFormatError, check_proof, parse_dimacs
 
 KINDS = tuple(str(kind) for kind in CertificateKind)
@@ -89,23 +90,21 @@ def check_drup(board: Board, drup: Path) -> Verdict:
     The formula and its variable map are refused unread when they are larger than this board's
     could be; the proof is mapped, not read, and streamed through the checker.
     """
-    from sigmar.encoders.cnf import build_formula
-
     cnf_path, vars_path = drup_files(drup)
     for path in (cnf_path, vars_path):
         if not path.exists():
             raise CertificateError(
                 f"{path}: missing (a drup certificate is NAME.drup with NAME.cnf and NAME.vars.json)"
             )
-    formula = build_formula(board)
-    dimacs = formula.to_dimacs(comment_lines=[])
+    own = fresh(board)  # made ahead by the race while the prover was still at work, or now
+    formula = own.formula
     try:
-        text = _read_bounded(cnf_path, CNF, len(dimacs) + input_limits.CNF_SLACK_BYTES)
+        text = _read_bounded(cnf_path, CNF, len(own.text) + input_limits.CNF_SLACK_BYTES)
         most = 256 * formula.nv + input_limits.MiB  # a name per variable, each far shorter than 256 bytes
         names = input_limits.json_value(_read_bounded(vars_path, VARS_JSON, most), vars_path)
     except InputError as exc:
         raise CertificateError(str(exc)) from None
-    if _body(text) != _body(dimacs):  # the fast path compares text
+    if _body(text) != own.body:  # the fast path compares text
         try:
             variables, clauses = parse_dimacs(text)
         except ProofFormatError as exc:
