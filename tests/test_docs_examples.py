@@ -1,90 +1,65 @@
-"""The quick, deterministic examples of README.md and docs/*.md still print what the page shows.
+"""Every shell example of README.md and docs/*.md runs and prints what the page shows.
 
-Each example is a ``$ sigmar ...`` line in a fenced block of a page, followed by the
-output the page shows. It runs in this process from the repository's root (the
-examples name files relative to it, such as ``docs/examples/bad.txt``), and the page's
-lines must be the first lines it prints (``| head -N`` keeps the first N). Only the
-examples listed here run: the others time solvers, write files or need a tool
-outside Python, and are checked by hand from a clone.
+One test per example (a fenced block), so that pytest-xdist spreads them; the reading, running
+and comparing is tests/docs_examples.py, whose docstring gives the markers a page uses (``...``,
+``<!-- example: timings vary -->``, ``not run: REASON``, ``long ... Small variant:``). Run alone
+with ``pytest tests/test_docs_examples.py``; a failure names page:line and shows the difference.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
 from pathlib import Path
 
 import pytest
 
-from sigmar.runners import cli
+from tests.docs_examples import Example, examples, explain, matches, run, run_python, sandbox
 
-ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-
-QUICK = {
-    "sigmar show docs/examples/bad.txt",
-    "sigmar verify instances/real-game.txt tests/data/real-game-0.solution.txt",
-    "sigmar verify instances/real-game.txt docs/examples/reordered.txt",
-    "sigmar show instances/real-game.txt --no-color",
-    "sigmar generate --seed 7 --stats",
-    "sigmar generate --unsolvable --seed 4 | head -2",
-    "sigmar check docs/examples/random5.txt proofs/random_5-c341dfac52.dead.jsonl",
-}
+EXAMPLES = examples()
+# Examples whose scripts another branch of this session mends (issue 31: bench_cnf.py and
+# bench_minizinc.py print empty tables or raise); they are expected to pass once it is merged,
+# and this list is then emptied.
+MENDED_ELSEWHERE: dict[str, str] = {}
 
 
-def examples() -> list[tuple[str, str, list[str]]]:
-    """(page, command, the lines the page shows after it) for every ``$ sigmar`` line in a fenced block."""
-    found = []
-    for page in PAGES:
-        blocks = re.findall(r"^```[^\n]*\n(.*?)^```", page.read_text(), flags=re.M | re.S)
-        for block in blocks:
-            lines = block.splitlines()
-            for i, line in enumerate(lines):
-                if not line.startswith("$ sigmar "):
-                    continue
-                shown = []
-                for after in lines[i + 1 :]:
-                    if after.startswith("$ ") or after == "...":
-                        break
-                    shown.append(after.rstrip())
-                command = line[2:].split("  #")[0].strip()
-                found.append((page.name, command, shown))
-    return found
+def test_every_example_runs_or_says_why_not() -> None:
+    for example in EXAMPLES:
+        if example.kind == "not run":
+            reason = example.directive.removeprefix("not run").strip(" :")
+            assert len(reason) > 10, f"{example.id}: 'not run' needs its reason"
+        if example.kind == "long":
+            assert example.small_variant(), f"{example.id}: a long example needs a small variant the tests run"
+        if example.kind == "run" and example.bare:
+            raise AssertionError(f"{example.id}: commands without a '$ ' prompt: show them as a session or mark the block")
 
 
-CASES = [case for case in examples() if case[1] in QUICK]
+def test_the_pages_hold_examples() -> None:
+    """The reader finds the examples (a page reformatted so that none is found would pass everything)."""
+    assert len([e for e in EXAMPLES if e.kind != "not run"]) >= 40
 
 
-def test_every_listed_example_is_still_on_its_page() -> None:
-    assert {command for _, command, _ in CASES} == QUICK
+def cases() -> list[object]:
+    params = []
+    for example in EXAMPLES:
+        marks = []
+        if example.kind == "not run":
+            marks.append(pytest.mark.skip(reason=f"{example.id}: not run: {example.directive[7:].strip(' :')}"))
+        if example.id in MENDED_ELSEWHERE:
+            marks.append(pytest.mark.xfail(reason=MENDED_ELSEWHERE[example.id], strict=False))
+        params.append(pytest.param(example, id=example.id, marks=marks))
+    return params
 
 
-@pytest.mark.parametrize(("page", "command", "shown"), CASES, ids=lambda v: v if isinstance(v, str) else "")
-def test_the_page_shows_what_the_example_prints(
-    page: str,
-    command: str,
-    shown: list[str],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    monkeypatch.chdir(ROOT)
-    command, _, head = command.partition(" | head -")
-    argv = shlex.split(command)[1:]
-    if argv[0] == "check":  # the certificate file is made by the example before it on the page
-        # (made here by search alone: in prove's race, a loaded machine can let the CNF proof win)
-        board_file = argv[1]
-        proofs = tmp_path / "proofs"
-        assert cli.main(["solve", board_file, "-b", "search", "--proof-dir", str(proofs), "--json"]) == 0
-        capsys.readouterr()
-        argv[2] = str(tmp_path / argv[2])
-    cli.main(argv)
-    out = capsys.readouterr()
-    printed = [line.rstrip() for line in (out.out + out.err).splitlines()]
-    if head:
-        printed = printed[: int(head)]
-    assert shown, f"{page}: the example `{command}` shows no output"
-    if argv[0] == "check":  # the time the check took differs from run to run
-        printed = [re.sub(r"\(\d+\.\d+ s\)", "(T s)", line) for line in printed]
-        shown = [re.sub(r"\(\d+\.\d+ s\)", "(T s)", line) for line in shown]
-    assert printed[: len(shown)] == shown, f"{page}: `{command}`"
+@pytest.mark.parametrize("example", cases())
+def test_example_prints_what_the_page_shows(example: Example, tmp_path: Path) -> None:
+    if example.bare and example.kind == "run":
+        pytest.fail(f"{example.id}: commands without a '$ ' prompt: show them as a session, or mark the block")
+    folder = sandbox(tmp_path / "clone")
+    if example.python:
+        report = run_python(example)
+        assert not report, f"{example.id}: the Python session differs\n{report}"
+        return
+    commands = example.small_variant() if example.kind == "long" else example.commands
+    for command in commands:
+        status, printed = run(command, folder)
+        ok = status == 0 and matches(command.shown, printed, example.timings_vary)
+        assert ok, explain(example, command, status, printed)
