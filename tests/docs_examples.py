@@ -35,6 +35,7 @@ import doctest
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -181,7 +182,7 @@ def environment() -> dict[str, str]:
 
 def run(command: Command, folder: Path) -> tuple[int, list[str]]:
     """The exit status and the lines the command prints, as a terminal would show them (stderr with stdout)."""
-    done = subprocess.run(
+    with subprocess.Popen(
         ["bash", "-c", command.text],
         cwd=folder,
         env=environment(),
@@ -189,9 +190,15 @@ def run(command: Command, folder: Path) -> tuple[int, list[str]]:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        timeout=TIMEOUT,
-    )
-    return done.returncode, [line.rstrip() for line in done.stdout.splitlines()]
+        start_new_session=True,  # its own process group, so that a hung example is killed whole
+    ) as process:
+        try:
+            out, _ = process.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            out, _ = process.communicate()
+            return -1, [f"(killed after {TIMEOUT} s)", *out.splitlines()]
+    return process.returncode, [line.rstrip() for line in out.splitlines()]
 
 
 # -- comparing
@@ -259,7 +266,7 @@ def main(argv: list[str]) -> int:
     for example in examples():
         if argv and not any(example.id == a or example.page == a for a in argv):
             continue
-        if example.kind == "not run" or example.python:
+        if example.kind == "not run" or example.python or (example.bare and example.kind == "run"):
             continue
         with tempfile.TemporaryDirectory() as temp:
             folder = sandbox(Path(temp) / "clone")

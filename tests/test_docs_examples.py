@@ -50,11 +50,14 @@ def cases() -> list[object]:
 
 
 @pytest.mark.parametrize("example", cases())
-def test_example_prints_what_the_page_shows(example: Example, tmp_path: Path) -> None:
+def test_example_prints_what_the_page_shows(
+    example: Example, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if example.bare and example.kind == "run":
         pytest.fail(f"{example.id}: commands without a '$ ' prompt: show them as a session, or mark the block")
     folder = sandbox(tmp_path / "clone")
-    if example.python:
+    if example.python:  # in this process, from the example's folder
+        monkeypatch.chdir(folder)
         report = run_python(example)
         assert not report, f"{example.id}: the Python session differs\n{report}"
         return
