@@ -284,3 +284,68 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))
+
+
+# -- benchmark commands named in the prose
+
+# What the prose's placeholders stand for when their arguments are parsed.
+PLACEHOLDERS = {"SEED": "1", "SUB": "gecode", "ORDER": "restarts"}
+INLINE_SCRIPT = re.compile(r"`(?:nice )?python3? (scripts/[\w-]+\.py)((?: [^`]*)?)`")
+
+
+@dataclass
+class ScriptMention:
+    page: str
+    line: int
+    script: str
+    args: list[str]
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}:{self.line}:{Path(self.script).stem}"
+
+
+def script_mentions(pages: list[Path] = PAGES) -> list[ScriptMention]:
+    """Every ``python scripts/X.py ARGS`` in a page's prose (inline code), bracketed optional parts left out."""
+    found = []
+    for page in pages:
+        name = page.relative_to(ROOT).as_posix()
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+            for match in INLINE_SCRIPT.finditer(line):
+                args = re.sub(r"\[[^\]]*\]", "", match.group(2)).split()
+                args = [PLACEHOLDERS.get(arg, arg) for arg in args]
+                found.append(ScriptMention(name, number, match.group(1), args))
+    return found
+
+
+class ParsedOnly(Exception):
+    """Raised in place of running a benchmark once its arguments are parsed."""
+
+
+def parse_only(script: Path, args: list[str]) -> None:
+    """Run the script's own argument parser on ``args`` and stop before it benchmarks anything.
+
+    The script's module-level code runs (its imports); its ``main`` stops at ``parse_args``,
+    which raises SystemExit(2) with argparse's message when an option is unknown or malformed.
+    """
+    import argparse
+    import runpy
+    from unittest import mock
+
+    original = argparse.ArgumentParser.parse_args
+
+    def parse_then_stop(self: argparse.ArgumentParser, *a: object, **k: object) -> object:
+        original(self, *a, **k)  # type: ignore[arg-type]
+        raise ParsedOnly
+
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = [str(script), *args]
+    sys.path.insert(0, str(script.parent))  # as `python scripts/X.py` does: the scripts import benchlib
+    try:
+        with mock.patch.object(argparse.ArgumentParser, "parse_args", parse_then_stop):
+            runpy.run_path(str(script), run_name="__main__")
+    except ParsedOnly:
+        return
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+    raise AssertionError(f"{script.name} returned without parsing its arguments")
