@@ -49,7 +49,8 @@ COMMAND_WORDS = ("sigmar ", "python ", "python3 ", "bash ", "pip ", "minizinc ",
 # must not see (git, the virtual environment), and scripts/ (copied, since the benchmarks write
 # to results/ beside the script's own folder).
 NOT_LINKED = {".git", ".venv", "results", "scripts", "build", "dist", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
-TIMEOUT = int(os.environ.get("SIGMAR_EXAMPLE_TIMEOUT", "300"))  # seconds for one command, far above any example's small variant; a hang fails
+# Seconds for one command: far above any example's small variant, so only a hang meets it (and fails).
+TIMEOUT = int(os.environ.get("SIGMAR_EXAMPLE_TIMEOUT", "300"))
 
 
 @dataclass
@@ -113,7 +114,7 @@ def examples(pages: list[Path] = PAGES) -> list[Example]:
     found = []
     for page in pages:
         lines = page.read_text(encoding="utf-8").splitlines()
-        name = page.relative_to(ROOT).as_posix()
+        name = page.relative_to(ROOT).as_posix() if page.is_relative_to(ROOT) else page.name
         i = 0
         while i < len(lines):
             fence = re.match(r"\s*(```+)(\w*)", lines[i])
@@ -236,9 +237,7 @@ def matches(shown: list[str], printed: list[str], timings_vary: bool) -> bool:
 
 def explain(example: Example, command: Command, status: int, printed: list[str]) -> str:
     """The message of a failed example: where it is, what ran, and the difference."""
-    diff = "\n".join(
-        difflib.unified_diff(command.shown, printed, "shown on the page", "printed", lineterm="", n=2)
-    )
+    diff = "\n".join(difflib.unified_diff(command.shown, printed, "shown on the page", "printed", lineterm="", n=2))
     return (
         f"{example.page}:{command.line}: `{command.text}` exited {status}"
         f"{' (timings vary)' if example.timings_vary else ''}\n{diff or '(same lines; it is the exit status)'}"

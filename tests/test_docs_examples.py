@@ -42,7 +42,7 @@ def test_every_example_runs_or_says_why_not() -> None:
         if example.kind == "long":
             assert example.small_variant(), f"{example.id}: a long example needs a small variant the tests run"
         if example.kind == "run" and example.bare:
-            raise AssertionError(f"{example.id}: commands without a '$ ' prompt: show them as a session or mark the block")
+            raise AssertionError(f"{example.id}: commands without a '$ ' prompt: write a session or mark the block")
 
 
 def test_the_pages_hold_examples() -> None:
@@ -63,9 +63,7 @@ def cases() -> list[object]:
 
 
 @pytest.mark.parametrize("example", cases())
-def test_example_prints_what_the_page_shows(
-    example: Example, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_example_prints_what_the_page_shows(example: Example, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if example.bare and example.kind == "run":
         pytest.fail(f"{example.id}: commands without a '$ ' prompt: show them as a session, or mark the block")
     folder = sandbox(tmp_path / "clone")
@@ -94,3 +92,41 @@ def test_a_benchmark_named_in_the_prose_takes_its_arguments(mention: ScriptMenti
         parse_only(script, mention.args)
     except SystemExit as exit:
         pytest.fail(f"{mention.page}:{mention.line}: `{mention.script} {' '.join(mention.args)}` exits {exit.code}")
+
+
+def test_every_machine_figure_says_when_and_where_it_was_measured() -> None:
+    """The figures scripts/docs_figures.py writes between markers: known names, each with its date and machine."""
+    import runpy
+
+    figures = runpy.run_path(str(ROOT / "scripts" / "docs_figures.py"), run_name="docs_figures")
+    assert figures["check"]() == []
+
+
+def test_the_comparison_elides_only_what_is_marked() -> None:
+    shown = ["board  0.050 s", "...", "14 boards, path .../p.jsonl"]
+    printed = ["board  1.250 s", "row", "row", "14 boards, path /tmp/x/p.jsonl"]
+    assert matches(shown, printed, timings_vary=True)
+    assert not matches(shown, printed, timings_vary=False)  # a time is compared unless the block says they vary
+    assert not matches(shown, [*printed[:3], "13 boards, path /tmp/x/p.jsonl"], timings_vary=True)  # counts are
+    assert not matches(shown, [*printed, "one line more"], timings_vary=True)  # the whole output, not a prefix
+    assert matches(["0:00:33 done"], ["0:01:02 done"], timings_vary=True)
+
+
+def test_a_page_is_read_into_sessions_with_their_directives(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- example: timings vary -->\n```\n$ sigmar a \\\n    --b\nout 1\n$ sigmar c\n```\n\n"
+        "<!-- example: long (1 h). Small variant:\n$ sigmar d --count 2\nout 2\n-->\n```\n$ sigmar d\n```\n\n"
+        "```\npython scripts/x.py --n 3\n```\n"
+    )
+    found = examples([page])
+    first, long, bare = found
+    assert [(c.line, c.text, c.shown) for c in first.commands] == [
+        (3, "sigmar a \\\n    --b", ["out 1"]),
+        (6, "sigmar c", []),
+    ]
+    assert first.timings_vary and first.kind == "run"
+    assert long.kind == "long" and [(c.text, c.shown) for c in long.small_variant()] == [
+        ("sigmar d --count 2", ["out 2"])
+    ]
+    assert bare.bare and bare.kind == "run"  # which test_every_example_runs_or_says_why_not refuses
