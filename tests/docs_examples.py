@@ -26,6 +26,12 @@ A block with a command that is not run says why in an HTML comment just above it
   and their output, elided as above, timings always varying), which the tests run instead.
 
 A ``>>>`` block is a Python session, run by doctest with ``...`` elisions.
+
+The terminal is 120 columns wide (``COLUMNS``: rich fits its tables to it). To run the examples
+without pytest, and see each difference or what a session prints now (to paste into a page):
+
+    python -m tests.docs_examples [PAGE[:LINE]...]            # e.g. README.md, docs/cnf.md:44
+    python -m tests.docs_examples --print docs/search.md
 """
 
 from __future__ import annotations
