@@ -354,3 +354,42 @@ def parse_only(script: Path, args: list[str]) -> None:
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
     raise AssertionError(f"{script.name} returned without parsing its arguments")
+
+
+# -- the options the pages name
+
+INLINE_SIGMAR = re.compile(r"`(sigmar [a-z]+[^`]*)`")
+
+
+def sigmar_mentions(pages: list[Path] = PAGES) -> list[tuple[str, str]]:
+    """(page:line, text) of every ``sigmar COMMAND ...`` a page names: inline code, and lines of fenced blocks."""
+    found = []
+    for page in pages:
+        name = page.relative_to(ROOT).as_posix() if page.is_relative_to(ROOT) else page.name
+        fenced = False
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+                continue
+            if fenced:
+                command = line.removeprefix("$ ")
+                if re.match(r"sigmar [a-z]+( |$)", command):  # not output such as "sigmar show: ..."
+                    found.append((f"{name}:{number}", command.split("  #")[0]))
+            else:
+                found.extend((f"{name}:{number}", m.group(1)) for m in INLINE_SIGMAR.finditer(line))
+    return found
+
+
+def unknown_options(text: str) -> list[str]:
+    """The ``--options`` of a ``sigmar COMMAND ...`` text that COMMAND's parser does not have."""
+    from sigmar.runners.cli import SUBCOMMANDS, build_parser
+
+    words = text.split()
+    command = words[1]
+    if command not in SUBCOMMANDS:
+        return [f"no command {command!r}"]
+    parser = build_parser([command])
+    sub = next(a for a in parser._actions if a.dest == "command").choices[command]  # type: ignore[index]
+    known = {option for action in sub._actions for option in action.option_strings}
+    named = {m.group(0) for m in re.finditer(r"(?<![\w-])--[a-z][a-z0-9-]*", " ".join(words[2:]))}
+    return sorted(named - known)

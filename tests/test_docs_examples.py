@@ -24,6 +24,8 @@ from tests.docs_examples import (
     run_python,
     sandbox,
     script_mentions,
+    sigmar_mentions,
+    unknown_options,
 )
 
 EXAMPLES = examples()
@@ -130,3 +132,11 @@ def test_a_page_is_read_into_sessions_with_their_directives(tmp_path: Path) -> N
         ("sigmar d --count 2", ["out 2"])
     ]
     assert bare.bare and bare.kind == "run"  # which test_every_example_runs_or_says_why_not refuses
+
+
+def test_every_option_the_pages_name_exists() -> None:
+    """Each ``sigmar COMMAND --option`` in the pages (synopses and running text included) is one the command takes."""
+    wrong = [
+        f"{where}: `{text}`: {', '.join(bad)}" for where, text in sigmar_mentions() if (bad := unknown_options(text))
+    ]
+    assert not wrong, "\n".join(wrong)
