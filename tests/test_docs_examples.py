@@ -1,90 +1,142 @@
-"""The quick, deterministic examples of README.md and docs/*.md still print what the page shows.
+"""Every shell example of README.md and docs/*.md runs and prints what the page shows.
 
-Each example is a ``$ sigmar ...`` line in a fenced block of a page, followed by the
-output the page shows. It runs in this process from the repository's root (the
-examples name files relative to it, such as ``docs/examples/bad.txt``), and the page's
-lines must be the first lines it prints (``| head -N`` keeps the first N). Only the
-examples listed here run: the others time solvers, write files or need a tool
-outside Python, and are checked by hand from a clone.
+One test per example (a fenced block), so that pytest-xdist spreads them; the reading, running
+and comparing is tests/docs_examples.py, whose docstring gives the markers a page uses (``...``,
+``<!-- example: timings vary -->``, ``not run: REASON``, ``long ... Small variant:``). Run alone
+with ``pytest tests/test_docs_examples.py``; a failure names page:line and shows the difference.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
 from pathlib import Path
 
 import pytest
 
-from sigmar.runners import cli
+from tests.docs_examples import (
+    ROOT,
+    Example,
+    ScriptMention,
+    examples,
+    explain,
+    matches,
+    parse_only,
+    run,
+    run_python,
+    sandbox,
+    script_mentions,
+    sigmar_mentions,
+    unknown_options,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-
-QUICK = {
-    "sigmar show docs/examples/bad.txt",
-    "sigmar verify instances/real-game.txt tests/data/real-game-0.solution.txt",
-    "sigmar verify instances/real-game.txt docs/examples/reordered.txt",
-    "sigmar show instances/real-game.txt --no-color",
-    "sigmar generate --seed 7 --stats",
-    "sigmar generate --unsolvable --seed 4 | head -2",
-    "sigmar check docs/examples/random5.txt proofs/random_5-c341dfac52.dead.jsonl",
-}
-
-
-def examples() -> list[tuple[str, str, list[str]]]:
-    """(page, command, the lines the page shows after it) for every ``$ sigmar`` line in a fenced block."""
-    found = []
-    for page in PAGES:
-        blocks = re.findall(r"^```[^\n]*\n(.*?)^```", page.read_text(), flags=re.M | re.S)
-        for block in blocks:
-            lines = block.splitlines()
-            for i, line in enumerate(lines):
-                if not line.startswith("$ sigmar "):
-                    continue
-                shown = []
-                for after in lines[i + 1 :]:
-                    if after.startswith("$ ") or after == "...":
-                        break
-                    shown.append(after.rstrip())
-                command = line[2:].split("  #")[0].strip()
-                found.append((page.name, command, shown))
-    return found
+EXAMPLES = examples()
+# Examples expected to fail until another branch of this session is merged, by id, with why
+# (xfail, not strict). Empty: the bench_cnf.py example (docs/cnf.md, its small variant) and the
+# bench_minizinc.py commands (docs/minizinc.md, arguments parsed) pass here already; the branch
+# `defaults` mends what they print (issue 31), and they are expected to pass after its merge too.
+MENDED_ELSEWHERE: dict[str, str] = {}
 
 
-CASES = [case for case in examples() if case[1] in QUICK]
+def test_every_example_runs_or_says_why_not() -> None:
+    for example in EXAMPLES:
+        if example.kind == "not run":
+            reason = example.directive.removeprefix("not run").strip(" :")
+            assert len(reason) > 10, f"{example.id}: 'not run' needs its reason"
+        if example.kind == "long":
+            assert example.small_variant(), f"{example.id}: a long example needs a small variant the tests run"
+        if example.kind == "run" and example.bare:
+            raise AssertionError(f"{example.id}: commands without a '$ ' prompt: write a session or mark the block")
 
 
-def test_every_listed_example_is_still_on_its_page() -> None:
-    assert {command for _, command, _ in CASES} == QUICK
+def test_the_pages_hold_examples() -> None:
+    """The reader finds the examples (a page reformatted so that none is found would pass everything)."""
+    assert len([e for e in EXAMPLES if e.kind != "not run"]) >= 40
 
 
-@pytest.mark.parametrize(("page", "command", "shown"), CASES, ids=lambda v: v if isinstance(v, str) else "")
-def test_the_page_shows_what_the_example_prints(
-    page: str,
-    command: str,
-    shown: list[str],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    monkeypatch.chdir(ROOT)
-    command, _, head = command.partition(" | head -")
-    argv = shlex.split(command)[1:]
-    if argv[0] == "check":  # the certificate file is made by the example before it on the page
-        # (made here by search alone: in prove's race, a loaded machine can let the CNF proof win)
-        board_file = argv[1]
-        proofs = tmp_path / "proofs"
-        assert cli.main(["solve", board_file, "-b", "search", "--proof-dir", str(proofs), "--json"]) == 0
-        capsys.readouterr()
-        argv[2] = str(tmp_path / argv[2])
-    cli.main(argv)
-    out = capsys.readouterr()
-    printed = [line.rstrip() for line in (out.out + out.err).splitlines()]
-    if head:
-        printed = printed[: int(head)]
-    assert shown, f"{page}: the example `{command}` shows no output"
-    if argv[0] == "check":  # the time the check took differs from run to run
-        printed = [re.sub(r"\(\d+\.\d+ s\)", "(T s)", line) for line in printed]
-        shown = [re.sub(r"\(\d+\.\d+ s\)", "(T s)", line) for line in shown]
-    assert printed[: len(shown)] == shown, f"{page}: `{command}`"
+def cases() -> list[object]:
+    params = []
+    for example in EXAMPLES:
+        if example.kind == "not run":  # its reason is test_every_example_runs_or_says_why_not's
+            continue
+        marks = []
+        if example.id in MENDED_ELSEWHERE:
+            marks.append(pytest.mark.xfail(reason=MENDED_ELSEWHERE[example.id], strict=False))
+        params.append(pytest.param(example, id=example.id, marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("example", cases())
+def test_example_prints_what_the_page_shows(example: Example, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if example.bare and example.kind == "run":
+        pytest.fail(f"{example.id}: commands without a '$ ' prompt: show them as a session, or mark the block")
+    folder = sandbox(tmp_path / "clone")
+    if example.python:  # in this process, from the example's folder
+        monkeypatch.chdir(folder)
+        report = run_python(example)
+        assert not report, f"{example.id}: the Python session differs\n{report}"
+        return
+    commands = example.small_variant() if example.kind == "long" else example.commands
+    for command in commands:
+        status, printed = run(command, folder)
+        ok = status == 0 and matches(command.shown, printed, example.timings_vary)
+        assert ok, explain(example, command, status, printed)
+
+
+@pytest.mark.parametrize("mention", script_mentions(), ids=lambda m: m.id)
+def test_a_benchmark_named_in_the_prose_takes_its_arguments(mention: ScriptMention) -> None:
+    """The benchmark commands quoted in running text exist and accept their options (they are not run:
+    each takes minutes, and the fenced long examples run their small variants)."""
+    script = ROOT / mention.script
+    assert script.exists(), f"{mention.page}:{mention.line}: no {mention.script}"
+    if "argparse" not in script.read_text(encoding="utf-8"):
+        assert not mention.args, f"{mention.page}:{mention.line}: {mention.script} takes no options"
+        return
+    try:
+        parse_only(script, mention.args)
+    except SystemExit as exit:
+        pytest.fail(f"{mention.page}:{mention.line}: `{mention.script} {' '.join(mention.args)}` exits {exit.code}")
+
+
+def test_every_machine_figure_says_when_and_where_it_was_measured() -> None:
+    """The figures scripts/docs_figures.py writes between markers: known names, each with its date and machine."""
+    import runpy
+
+    figures = runpy.run_path(str(ROOT / "scripts" / "docs_figures.py"), run_name="docs_figures")
+    assert figures["check"]() == []
+
+
+def test_the_comparison_elides_only_what_is_marked() -> None:
+    shown = ["board  0.050 s", "...", "14 boards, path .../p.jsonl"]
+    printed = ["board  1.250 s", "row", "row", "14 boards, path /tmp/x/p.jsonl"]
+    assert matches(shown, printed, timings_vary=True)
+    assert not matches(shown, printed, timings_vary=False)  # a time is compared unless the block says they vary
+    assert not matches(shown, [*printed[:3], "13 boards, path /tmp/x/p.jsonl"], timings_vary=True)  # counts are
+    assert not matches(shown, [*printed, "one line more"], timings_vary=True)  # the whole output, not a prefix
+    assert matches(["0:00:33 done"], ["0:01:02 done"], timings_vary=True)
+
+
+def test_a_page_is_read_into_sessions_with_their_directives(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- example: timings vary -->\n```\n$ sigmar a \\\n    --b\nout 1\n$ sigmar c\n```\n\n"
+        "<!-- example: long (1 h). Small variant:\n$ sigmar d --count 2\nout 2\n-->\n```\n$ sigmar d\n```\n\n"
+        "```\npython scripts/x.py --n 3\n```\n"
+    )
+    found = examples([page])
+    first, long, bare = found
+    assert [(c.line, c.text, c.shown) for c in first.commands] == [
+        (3, "sigmar a \\\n    --b", ["out 1"]),
+        (6, "sigmar c", []),
+    ]
+    assert first.timings_vary and first.kind == "run"
+    assert long.kind == "long" and [(c.text, c.shown) for c in long.small_variant()] == [
+        ("sigmar d --count 2", ["out 2"])
+    ]
+    assert bare.bare and bare.kind == "run"  # which test_every_example_runs_or_says_why_not refuses
+
+
+def test_every_option_the_pages_name_exists() -> None:
+    """Each ``sigmar COMMAND --option`` in the pages (synopses and running text included) is one the command takes."""
+    wrong = [
+        f"{where}: `{text}`: {', '.join(bad)}" for where, text in sigmar_mentions() if (bad := unknown_options(text))
+    ]
+    assert not wrong, "\n".join(wrong)
