@@ -298,6 +298,7 @@ def test_malformed_certificates_are_malformed_for_both(tmp_path: Path) -> None:
 def test_malformed_drup_triples_are_malformed_for_both(tmp_path: Path) -> None:
     """A DRUP triple with a file missing, a formula or proof that does not parse: exit 2 from both."""
     from sigmar.encoders.registry import make
+    from sigmar.runners.checking.certify import with_formula
 
     rng = random.Random(4)
     for _ in range(500):
@@ -307,7 +308,8 @@ def test_malformed_drup_triples_are_malformed_for_both(tmp_path: Path) -> None:
             break
     else:
         raise AssertionError("cnf refuted none of 500 small boards")
-    texts = result.certificate.texts
+    # cnf sends only its proof; the runner adds the board's formula and variable map
+    texts = with_formula(board, result.certificate).texts
     variables = int(next(line for line in texts[".cnf"].splitlines() if line.startswith("p cnf")).split()[2])
     damages = {
         "the variable map missing": {".vars.json": None},
