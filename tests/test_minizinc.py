@@ -313,20 +313,23 @@ def test_two_threads_each_keep_their_own_time_limit() -> None:
         statuses[k] = MinizincBackend("gecode:steps").solve(board, 1.0).status
         seconds[k] = time.perf_counter() - start
 
+    # A minizinc process an earlier test of this worker is still stopping is not one of these solves.
+    earlier = {p.pid for p in _named("minizinc")}
     threads = [threading.Thread(target=run, args=(k,)) for k in range(2)]
     for thread in threads:
         thread.start()
-    # The most minizinc solves seen at once: 2 when they run side by side, 1 when serialised.  A solve is
-    # the minizinc process that writes JSON; the package's short look-ups (--config-dirs,
+    # The most minizinc solves seen at once: at least 2 when they run side by side, 1 when serialised.
+    # A solve is the minizinc process that writes JSON; the package's short look-ups (--config-dirs,
     # --model-interface-only) are minizinc processes too, and do not count.
     most = 0
     while any(thread.is_alive() for thread in threads):
-        most = max(most, sum("--output-mode" in _command_line(p) for p in _named("minizinc")))
+        solves = [p for p in _named("minizinc") if p.pid not in earlier and "--output-mode" in _command_line(p)]
+        most = max(most, len(solves))
         time.sleep(0.02)
     for thread in threads:
         thread.join()
     assert statuses == {0: Status.UNKNOWN, 1: Status.UNKNOWN}
-    assert most == 2, "the two solves never ran at the same time"
+    assert most >= 2, "the two solves never ran at the same time"
     assert max(seconds.values()) < 1.0 + 5.0, seconds
     assert _children() == []
 
