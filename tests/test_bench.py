@@ -77,7 +77,7 @@ def test_bench_on_a_dask_local_cluster(fakes, board_file: Path, tmp_path: Path) 
     distributed = pytest.importorskip("distributed", reason="bench --cluster needs dask.distributed")
     out = tmp_path / "cluster.csv"
     with distributed.LocalCluster(
-        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None
+        processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0"
     ) as cluster:
         code = cli.main(
             [

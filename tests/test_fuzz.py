@@ -243,7 +243,7 @@ def test_fuzz_on_a_real_dask_cluster_finds_what_it_finds_here(
     request.addfinalizer(plugins.entries.cache_clear)
     args = ["fuzz", "-b", "search,mutant-order", "--count", "12", "--seed", "1", "--json"]
     with distributed.LocalCluster(  # Dask's defaults: a nanny, a daemonic worker process
-        processes=True, n_workers=1, threads_per_worker=2, dashboard_address=None, silence_logs=50
+        processes=True, n_workers=1, threads_per_worker=2, dashboard_address=":0", silence_logs=50
     ) as cluster:
         code = cli.main([*args, "--out", str(tmp_path / "there"), "--cluster", cluster.scheduler_address])
     said = capsys.readouterr()

@@ -140,7 +140,7 @@ def test_survey_on_a_local_cluster_of_nanny_workers_gives_the_local_answers(tmp_
     distributed = pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
     results = tmp_path / "cluster.jsonl"
     with distributed.LocalCluster(  # Dask's defaults: a nanny per worker, daemonic worker processes
-        processes=True, n_workers=1, threads_per_worker=2, dashboard_address=None, silence_logs=50
+        processes=True, n_workers=1, threads_per_worker=2, dashboard_address=":0", silence_logs=50
     ) as cluster:
         code = cli.main(
             ["survey", "-b", "search,cnf", "--seed", "5", "--count", "8", "--results", str(results), "--json"]
