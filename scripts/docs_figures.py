@@ -57,7 +57,7 @@ def solve_bundled(record: dict[str, object]) -> str:
     low, high = sorted(walls)
     return (
         f"All {boards} boards of `instances/real-game.txt`, `small.txt` and `hexmatch-hard-100.txt`\n"
-        f"race to an answer in {low:.1f}–{high:.1f} s of wall time (two runs, whole `sigmar solve` processes):\n"
+        f"race to an answer in {low:.2f}–{high:.2f} s of wall time (two runs, whole `sigmar solve` processes):\n"
         f"{statuses['solved']} solved and verified, {statuses['unsolvable']} unsolvable with their reasons\n"
         f"({machine()}).\n"
     )
@@ -66,9 +66,9 @@ def solve_bundled(record: dict[str, object]) -> str:
 def certificates_race(record: dict[str, object]) -> str:
     """README: the race on 300 dense deals of side 6, every answer checked (scripts/bench_certificates.py)."""
     out = RESULTS / "docs_figures_certificates.json"
-    command = [sys.executable, "scripts/bench_certificates.py", "--count", "300", "--seed", "1", "--time-limit", "60"]
+    command = [sys.executable, "scripts/bench_certificates.py", "--count", "300", "--seeds", "1", "--time-limit", "60"]
     subprocess.run([*command, "--out", str(out)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    summary = json.loads(out.read_text())["summary"]
+    summary = json.loads(out.read_text())["summaries"]["now seed 1"]
     record.update(summary)
     kinds = summary["kinds"]
     return (
@@ -78,7 +78,7 @@ def certificates_race(record: dict[str, object]) -> str:
         f"{summary['status'].get('solved', 0)} solved, {summary['status'].get('unsolvable', 0)} refuted"
         f" ({kinds.get('stuck', 0)} stuck sets, {kinds.get('dead-states', 0)} dead-states files,"
         f" {kinds.get('drup', 0)} DRUP proofs;\n"
-        f"`python scripts/bench_certificates.py --count 300 --seed 1 --time-limit 60`, {machine()}).\n"
+        f"`python scripts/bench_certificates.py --count 300 --seeds 1 --time-limit 60`, {machine()}).\n"
     )
 
 
