@@ -80,7 +80,10 @@ class Prover:
         second_opinion: bool = True,
     ) -> None:
         names = [f"cnf:{prover}" if route == "cnf" else route for route in routes]
-        self.race = Race(names, proofs=proofs, stagger=0.0)
+        # The search first, in this process, for the race's usual head start: it settles a small
+        # board in milliseconds, so such a board's certificate does not depend on which worker
+        # process the machine happens to schedule first.
+        self.race = Race(names, proofs=proofs)
         self.corroborate_limit = corroborate_limit
         self.second_opinion = second_opinion
 
