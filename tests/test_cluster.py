@@ -9,10 +9,8 @@ would stop it (SIGTERM), and nothing the tasks started may outlive it.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +22,7 @@ from sigmar.encoders.processes.guard import descendants
 from sigmar.runners import cli
 from sigmar.runners.bench import read_csv
 from sigmar.runners.survey import verdict
+from tests.script_loader import load_script
 
 pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
 
@@ -32,12 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _loopback() -> Any:
     """scripts/loopback.py, the loopback cluster that scripts/bench_cluster.py measures on."""
-    spec = importlib.util.spec_from_file_location("loopback", ROOT / "scripts" / "loopback.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("loopback", module)  # dataclasses look the module up by name
-    spec.loader.exec_module(module)
-    return module
+    return load_script("loopback")
 
 
 loopback = _loopback()

@@ -13,7 +13,6 @@ the dense deals, about four minutes).
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
 import random
@@ -35,16 +34,13 @@ from sigmar.runners.checking.rup_check import check_rup
 from tests.bruteforce import dead_states_text
 from tests.formats_checker import check as second_check
 from tests.formats_checker.drup import forward_rup
+from tests.script_loader import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _harness() -> Any:
-    spec = importlib.util.spec_from_file_location("crosscheck_formats", ROOT / "scripts" / "crosscheck_formats.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("crosscheck_formats")
 
 
 # Boards of bench_prove.py's run (--tries 200 --seed 1), chosen for their certificates: a stuck set

@@ -17,6 +17,7 @@ from sigmar.runners.checking.certificate_files import check_certificate
 from sigmar.runners.checking.certify import ProofStore, certify
 from sigmar.runners.checking.replay import checked
 from tests.bruteforce import solve_by_brute_force
+from tests.script_loader import load_script
 from tests.test_certificate_checker import first_escape
 
 # Quintessence and the four elements on the rim of a side-2 board, all free.
@@ -131,16 +132,12 @@ def test_generate_places_each_quintessence_free_with_its_four_elements() -> None
 
 def test_the_benchmark_script_runs_both_passes(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A smoke run of scripts/bench_quintessence.py on the first four boards of each public set (instances/)."""
-    import importlib.util
     import json
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     monkeypatch.syspath_prepend(str(root / "scripts"))  # the scripts' shared helper, benchlib
-    spec = importlib.util.spec_from_file_location("bench_quintessence", root / "scripts" / "bench_quintessence.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script("bench_quintessence")
     every_board = bench.boards
     monkeypatch.setattr(bench, "boards", lambda name: every_board(name, 4))
     monkeypatch.setattr(bench, "VARIANTS", ("hexmatch-easy-quintessence",))

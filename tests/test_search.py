@@ -18,6 +18,7 @@ from sigmar.models.result import Reason, Status
 from sigmar.models.rules import Position, count_problem, verify
 from sigmar.models.stuck_sets import held, largest_stuck_set
 from tests.bruteforce import is_solvable
+from tests.script_loader import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -331,13 +332,9 @@ def test_unknown_variant_is_refused() -> None:
 
 def test_benchmark_script_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A smoke run of scripts/bench_search.py: CSV rows and a summary for every board."""
-    import importlib.util
 
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))  # the scripts' shared helper, benchlib
-    spec = importlib.util.spec_from_file_location("bench_search", ROOT / "scripts" / "bench_search.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script("bench_search")
     monkeypatch.setattr(bench, "DATA", ROOT / "instances", raising=False)  # where real-game.txt ships
     out = tmp_path / "bench.csv"
     assert bench.main(["--sets", "real-game", "--shuffled", "3", "--out", str(out)]) == 0
