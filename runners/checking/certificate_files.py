@@ -2,7 +2,8 @@
 
 The formats: docs/formats.md#certificates.
 
-``counts``, ``stuck`` and ``dead-states`` go to :mod:`sigmar.models.certificate_checker`.
+``counts``, ``stuck`` and ``dead-states`` go to :mod:`sigmar.models.certificate_checker`,
+``cubes`` to :mod:`sigmar.runners.checking.cubes_check`.
 ``drup`` is checked here: the board is encoded afresh with the default CNF
 encoding, the certificate's ``NAME.cnf`` and ``NAME.vars.json`` must be that
 formula exactly (:mod:`.same_formula`; else the proof may refute some other
@@ -46,6 +47,10 @@ def check_certificate(board: Board, certificate: dict[str, Any], base: Path | No
     path = _file(certificate, base)
     if kind is CertificateKind.DEAD_STATES:
         return check_dead_states(board, path)
+    if kind is CertificateKind.CUBES:
+        from .cubes_check import check_cubes  # it reads the formula with this module's helpers
+
+        return check_cubes(board, path)
     return check_drup(board, path)
 
 

@@ -3,7 +3,8 @@
 The certificate formats are docs/formats.md#certificates.
 
 CERT is a dead-states file (``NAME.dead.jsonl``), a DRUP proof (``NAME.drup``
-with ``NAME.cnf`` and ``NAME.vars.json`` beside it), or the JSON that
+with ``NAME.cnf`` and ``NAME.vars.json`` beside it), a split into cubes
+(``NAME.cubes``, with its formula and its nodes' proofs beside it), or the JSON that
 ``solve``/``prove --json`` printed (each line's ``certificate`` is checked,
 a ``stuck`` one from its cells).  The checking code shares nothing with the
 backends (see :mod:`sigmar.models.certificate_checker`).  Exit 0 valid, 3 invalid,
@@ -25,6 +26,7 @@ from sigmar.models.certificate_checker import CertificateError, Verdict
 from sigmar.models.input_limits import ANSWERS, VARS_JSON, InputError
 
 from ..checking.certificate_files import check_certificate
+from ..checking.cubes_check import read_split
 from .options import add_board_file, add_json
 
 
@@ -33,7 +35,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "check",
         help="check an unsolvability certificate against its board",
         description="Check a certificate (docs/formats.md) with code independent of the backends: a dead-states "
-        "file (NAME.dead.jsonl), a DRUP proof (NAME.drup, with NAME.cnf and NAME.vars.json beside it), or "
+        "file (NAME.dead.jsonl), a DRUP proof (NAME.drup, with NAME.cnf and NAME.vars.json beside it), a split "
+        "into cubes (NAME.cubes, with the formula and each node's proof beside it), or "
         "the JSON that 'solve --json' or 'prove --json' printed. Exit 0 valid, 3 invalid (naming the first "
         "state, tile or lemma that fails), 2 malformed.",
     )
@@ -86,6 +89,9 @@ def _jobs(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
         if cert.name.endswith(".drup"):
             input_limits.regular_size(cert, input_limits.DRUP)
             return [(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})]
+        if cert.name.endswith(".cubes"):
+            board, _ = read_split(cert)
+            return [(board, {"kind": "cubes", "file": str(cert)})]
         with input_limits.open_input(cert, ANSWERS) as stream:
             numbered = input_limits.lines(stream, ANSWERS)
             _, first = next(numbered, (1, ""))
