@@ -107,19 +107,25 @@ class Prover:
             if opinion == "invalid":
                 message = "the verified drup checker rejects the proof that the RUP checker accepted"
                 return Proved(result.with_(checked=False, wrong=True, message=message), details=details)
-        if result.status is not Status.UNSOLVABLE or result.reason is None or not self.corroborate_limit:
-            return Proved(result, details=details)
-        if result.certificate is not None and result.certificate.kind is CertificateKind.COUNTS:
-            return Proved(result, details=details)
-        answers, solution = ask_corroborators(board, self.corroborate_limit)
-        if solution is not None:
-            kind = result.certificate.kind if result.certificate else "no"
-            message = (
-                f"{solution.backend} found a verified solution although a {kind} certificate refuted the board: "
-                "the certificate's encoding or checker is wrong"
-            )
-            return Proved(solution.with_(wrong=True, message=message), answers, details)
-        return Proved(result, answers, details)
+        return corroborated(board, result, self.corroborate_limit, details)
+
+
+def corroborated(board: Board, result: Result, limit: float | None, details: dict[str, Any] | None = None) -> Proved:
+    """A refutation with what CP-SAT and MiniZinc say in ``limit`` seconds; wrong if one of them solves the board."""
+    details = details if details is not None else {}
+    if result.status is not Status.UNSOLVABLE or result.reason is None or not limit:
+        return Proved(result, details=details)
+    if result.certificate is not None and result.certificate.kind is CertificateKind.COUNTS:
+        return Proved(result, details=details)
+    answers, solution = ask_corroborators(board, limit)
+    if solution is not None:
+        kind = result.certificate.kind if result.certificate else "no"
+        message = (
+            f"{solution.backend} found a verified solution although a {kind} certificate refuted the board: "
+            "the certificate's encoding or checker is wrong"
+        )
+        return Proved(solution.with_(wrong=True, message=message), answers, details)
+    return Proved(result, answers, details)
 
 
 def drup_second_opinion(drup_path: Path) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from rich.table import Table
 
@@ -12,7 +13,17 @@ from ..checking.certify import ProofStore
 from ..prove import DEFAULT_PROVER, PROVERS, Prover
 from ..render.answer_json import dumps, exit_code, result_json, summary_line
 from ..render.terminal import add_text_row, table_console
-from .options import add_board_files, add_json, add_proof_dir, add_time_limit, read_board_files, seconds
+from .options import (
+    UsageError,
+    add_board_files,
+    add_json,
+    add_proof_dir,
+    add_time_limit,
+    cube_count,
+    dask_client,
+    read_board_files,
+    seconds,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -46,6 +57,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--no-second-opinion", action="store_true", help="do not ask the verified 'drup' checker as well"
     )
+    parser.add_argument(
+        "--cubes",
+        type=cube_count,
+        metavar="N",
+        help="cube-and-conquer: split each board's formula into at least N cubes, refuted side by side on "
+        "this machine's cores (or the cluster's workers), for a 'cubes' certificate (docs/formats.md#cubes)",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDR",
+        help="with --cubes: refute the cubes on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -55,15 +78,9 @@ def run(args: argparse.Namespace) -> int:
     table = Table(title=f"sigmar prove {' '.join(args.files)}")
     for column in ("board", "status", "reason", "checked", "seconds", "detail"):
         table.add_column(column)
-    with (
-        ProofStore(args.proof_dir) as proofs,
-        Prover(
-            proofs,
-            prover=args.prover,
-            corroborate_limit=None if args.no_corroborate else args.corroborate,
-            second_opinion=not args.no_second_opinion,
-        ) as engine,
-    ):
+    if args.cluster and not args.cubes:
+        raise UsageError("--cluster sends the cubes of --cubes N to the cluster: give --cubes too")
+    with ProofStore(args.proof_dir) as proofs, _engine(args, proofs) as engine:
         for board in boards:
             proved = engine.prove(board, args.time_limit)
             result = proved.result
@@ -75,6 +92,23 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         table_console().print(table)
     return exit_code(results)
+
+
+def _engine(args: argparse.Namespace, proofs: ProofStore) -> Any:
+    """The race of routes to a certificate, or with ``--cubes`` the cube-and-conquer engine."""
+    corroborate_limit = None if args.no_corroborate else args.corroborate
+    if not args.cubes:
+        return Prover(
+            proofs, prover=args.prover, corroborate_limit=corroborate_limit, second_opinion=not args.no_second_opinion
+        )
+    from ..cubes import CubesEngine
+    from ..cubes.pools import DaskPool, LocalPool
+
+    client = dask_client(args.cluster) if args.cluster else None
+    pool = DaskPool(client) if client is not None else LocalPool()
+    return CubesEngine(
+        pool, proofs, cubes=args.cubes, prover=args.prover, corroborate_limit=corroborate_limit, client=client
+    )
 
 
 def row(name: str, result: Result) -> tuple[str, ...]:
