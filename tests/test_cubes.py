@@ -213,6 +213,45 @@ def test_a_cube_with_a_model_gives_the_verified_solution(tmp_path: Path) -> None
     assert result.status is Status.SOLVED and result.verified, result.message
 
 
+class InProcess:
+    """A pool that works each node here, at once (so a test can change what a node's check says)."""
+
+    def submit(self, fn: Any, *args: Any, key: str = "") -> Any:
+        from concurrent.futures import Future
+
+        future: Future[Any] = Future()
+        future.set_result(fn(*args))
+        return future
+
+    def cancel(self) -> None:
+        pass
+
+    def describe(self) -> str:
+        return "this process"
+
+
+def test_a_node_whose_proof_fails_its_check_makes_the_answer_wrong(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    import sigmar.runners.cubes.node as node
+
+    real = node.check_proof
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        report = real(*args, **kwargs)
+        return replace(report, valid=False, message="lemma on proof line 1 (7) does not follow by unit propagation")
+
+    monkeypatch.setattr(node, "check_proof", failing)
+    result = split(InProcess(), tmp_path)
+    assert result.wrong and result.status is not Status.UNSOLVABLE and "was rejected" in result.message, result
+    from sigmar.runners.render.answer_json import exit_code
+
+    assert exit_code([result]) == 3
+    assert not list(tmp_path.iterdir()), "no certificate is written for a split whose proof was rejected"
+
+
 def test_the_time_limit_stops_the_split_and_its_workers(tmp_path: Path) -> None:
     from sigmar.encoders.processes.guard import descendants
 

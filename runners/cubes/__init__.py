@@ -121,27 +121,14 @@ class CubeProver:
                 running -= 1
                 node = nodes[number]
                 node.finished = time.perf_counter() - start
-                error = future.exception()
-                if error is not None:
-                    message = f"node {number} of the split failed: {type(error).__name__}: {error}"
-                    return self._end(Result(Status.ERROR, self.backend, message=message), board, start, nodes)
-                done: NodeDone = future.result()
-                if done.job != job_digest(board, number, node.cube):
-                    message = f"node {number}'s answer is for another board or cube: the pool mixed up its tasks"
-                    return self._end(Result(Status.ERROR, self.backend, message=message), board, start, nodes)
-                node.done = done
-                if done.outcome == "solved":
-                    solved = Result(Status.SOLVED, self.backend, moves=done.moves)
-                    return self._end(checked(board, solved), board, start, nodes)
-                assert done.check is not None
-                if not done.check.valid:
-                    message = f"the proof of node {number} (cube {list(node.cube)}) was rejected: {done.check.message}"
-                    wrong = Result(Status.UNKNOWN, self.backend, wrong=True, message=message)
-                    return self._end(wrong, board, start, nodes)
-                if done.outcome == "split":
-                    assert done.split is not None
-                    passed_on = (*node.passed_on, done.passes_on)
-                    for literal in (done.split, -done.split):
+                ended = self._settle(board, node, future)
+                if ended is not None:
+                    return self._end(ended, board, start, nodes)
+                assert node.done is not None
+                if node.done.outcome == "split":
+                    assert node.done.split is not None
+                    passed_on = (*node.passed_on, node.done.passes_on)
+                    for literal in (node.done.split, -node.done.split):
                         submit((*node.cube, literal), number, passed_on)
                         running += 1
             return self._end(self._certificate(board, nodes), board, start, nodes)
@@ -149,6 +136,25 @@ class CubeProver:
             if running:
                 self.pool.cancel()
             fresh_formula.release(board)
+
+    def _settle(self, board: Board, node: _Node, future: Any) -> Result | None:
+        """Take a node's answer (``node.done``); the board's answer when that ends the split, else None."""
+        error = future.exception()
+        if error is not None:
+            message = f"node {node.node} of the split failed: {type(error).__name__}: {error}"
+            return Result(Status.ERROR, self.backend, message=message)
+        done: NodeDone = future.result()
+        if done.job != job_digest(board, node.node, node.cube):
+            message = f"node {node.node}'s answer is for another board or cube: the pool mixed up its tasks"
+            return Result(Status.ERROR, self.backend, message=message)
+        node.done = done
+        if done.outcome == "solved":
+            return checked(board, Result(Status.SOLVED, self.backend, moves=done.moves))
+        if done.check is None or not done.check.valid:
+            why = done.check.message if done.check is not None else "it was not checked"
+            message = f"the proof of node {node.node} (cube {list(node.cube)}) was rejected: {why}"
+            return Result(Status.UNKNOWN, self.backend, wrong=True, message=message)
+        return None
 
     def _certificate(self, board: Board, nodes: dict[int, _Node]) -> Result:
         """Every leaf refuted: the tree checked for a gap, the files written, the answer.
