@@ -34,6 +34,7 @@ from sigmar.models.result import Result, Status
 
 from .checking.certify import ProofStore, certify
 from .checking.grading import BoardVerdict, Grade, grade_board
+from .checking.intake import taken_in
 from .checking.replay import checked
 from .render.scores import par2, percentile
 from .usage import Usage
@@ -212,7 +213,7 @@ def run_local(
                     pool.retire(worker)  # its watchdog may be taking it down; start clean
                 else:
                     pool.give_back(run.backend, worker)
-                yield run, done.result.with_(seconds=done.seconds), done.usage
+                yield run, taken_in(done.result, run.backend).with_(seconds=done.seconds), done.usage
             if time_limit is not None:
                 now = time.perf_counter()
                 for worker, (run, started) in list(busy.items()):
@@ -270,7 +271,7 @@ def bench(
     try:
         with ProofStore() as proofs:
             for run, raw, usage in executor:
-                answer = certify(run.board, checked(run.board, raw), proofs)
+                answer = certify(run.board, checked(run.board, raw, run.backend), proofs)
                 index = run.index // width
                 answers.setdefault(index, {})[run.backend] = (answer, usage)
                 if on_done is not None:

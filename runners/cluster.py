@@ -22,6 +22,7 @@ from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
 from .bench import Run
+from .checking.intake import taken_in
 from .host import HostError, HostTimeout, hosted
 from .usage import Usage
 
@@ -81,8 +82,13 @@ def run_cluster(
                 exc = future.exception()
                 yield run, Result(Status.ERROR, run.backend, message=f"cluster task failed: {exc!r}"), None
                 continue
-            result, seconds = future.result()
-            yield run, result.with_(seconds=seconds), None  # CPU and memory are not measured on a cluster
+            answer = future.result()
+            if not (type(answer) is tuple and len(answer) == 2 and isinstance(answer[1], int | float)):
+                message = f"cluster task returned {type(answer).__name__}, not (answer, seconds)"
+                yield run, Result(Status.ERROR, run.backend, message=message), None
+                continue
+            result = taken_in(answer[0], run.backend).with_(seconds=float(answer[1]))
+            yield run, result, None  # CPU and memory are not measured on a cluster
     finally:
         if client is not address:
             client.close()

@@ -136,8 +136,12 @@ def with_formula(board: Board, certificate: Certificate) -> Certificate:
 
 
 def certify(board: Board, result: Result, store: ProofStore) -> Result:
-    """An "unsolvable" answer with its certificate written and checked; any other answer unchanged."""
-    if result.status is not Status.UNSOLVABLE or result.checked:
+    """An "unsolvable" answer with its certificate written and checked; any other answer unchanged.
+
+    ``result`` has passed :func:`.replay.checked`, so ``checked`` is False whatever the backend said:
+    every certificate is checked here, never taken on the backend's word.
+    """
+    if result.status is not Status.UNSOLVABLE:
         return result
     certificate = result.certificate
     if certificate is None and result.reason is Reason.COUNTS:

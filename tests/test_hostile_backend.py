@@ -1,0 +1,185 @@
+"""A hostile plugin backend (tests/hostile) against every verb: nothing it says is trusted, nothing it does
+takes a run down.  One regression test for each defect the hostile-backend hunt found (R1 to R18).
+
+The plugin is registered as an installed package would be (a dist-info with its entry points, see
+tests/mutants/register.py), here in this process: the verbs run through ``cli.main``, and their worker
+processes, forked from this one, find it too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sigmar.encoders import plugins
+from sigmar.models.boardfile import parse_boards
+from sigmar.models.rules import verify
+from sigmar.models.solution import parse_solutions, to_moves
+from sigmar.runners import cli
+from tests.broken_backend import BOARDS_TEXT
+
+HOSTILE = Path(__file__).parent / "hostile"
+MUTANTS = Path(__file__).parent / "mutants"
+
+# The lies about the fields the runner owns (R1): none may make an answer.
+TRUST_LIES = (
+    "checked-no",
+    "checked-stuck",
+    "verified-empty",
+    "false-claims",
+    "certificate-file",
+    "named-search",
+    "corroborated",
+    "counts-lie",
+    "forged-dead",
+    "forged-drup",
+    "sneaky-subclass",
+)
+# Malformed answers (R4): each an error naming the backend and the field.
+MALFORMED = {
+    "not-a-result": "not a Result",
+    "cells-lists": "cells",
+    "moves-none": "moves",
+    "status-string": "status",
+    "kind-string": "certificate kind",
+    "texts-bytes": "certificate text",
+    "suffix-slash": "certificate text under",
+    "stuck-none": "certificate cells",
+    "statistics-bytes": "statistics",
+    "seconds-nan": "seconds",
+}
+
+
+@pytest.fixture
+def hostile(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """The hostile plugin package installed for this test (this process, its workers, and subprocesses)."""
+    sys.path.insert(0, str(MUTANTS))
+    try:
+        from register import register
+    finally:
+        sys.path.remove(str(MUTANTS))
+    paths = register(tmp_path_factory.mktemp("hostile-site"), HOSTILE)
+    for path in reversed(paths):
+        monkeypatch.syspath_prepend(path)
+    pythonpath = os.pathsep.join([*paths, os.environ.get("PYTHONPATH", "")])
+    monkeypatch.setenv("PYTHONPATH", pythonpath)
+    plugins.entries.cache_clear()
+    yield {**os.environ, "PYTHONPATH": pythonpath}
+    plugins.entries.cache_clear()
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    """A solvable pair and a stuck (unsolvable) board; the counts board is left out (no backend is asked)."""
+    path = tmp_path / "tiny.txt"
+    path.write_text(BOARDS_TEXT.split("\n# counts")[0])
+    return path
+
+
+TRUTH = {"pair": "solved", "stuck": "unsolvable"}
+
+
+def sigmar(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = cli.main(list(args))
+    said = capsys.readouterr()
+    return code, said.out, said.err
+
+
+def records(out: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def assert_true_answer(record: dict[str, Any]) -> None:
+    """An answer the suite gives is true: a solution that replays, or unsolvable only on the stuck board."""
+    board = {b.name: b for b in parse_boards(BOARDS_TEXT, "tiny")}[record["board"]]
+    if record["status"] == "solved":
+        assert record["verified"] and verify(board, to_moves(board, parse_solutions(json.dumps(record))[0])).valid
+    if record["status"] == "unsolvable":  # a forged proof may happen to be valid: a proof is a proof
+        assert TRUTH[record["board"]] == "unsolvable" and record["checked"], record
+
+
+# -- R1: the runner owns checked, verified, wrong, claims and check_seconds ----------------------
+
+
+@pytest.mark.parametrize("lie", TRUST_LIES)
+def test_r1_solve_never_takes_a_backends_word_for_a_check(
+    lie: str, hostile: dict[str, str], tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = sigmar(capsys, "solve", str(tiny), "-b", f"hostile:{lie}", "--json", "--time-limit", "5")
+    answers = records(out)
+    assert [r["board"] for r in answers] == ["pair", "stuck"], err
+    for record in answers:
+        assert_true_answer(record)
+        assert all(not claim.get("checked") for claim in record.get("claims", [])), record
+    assert answers[0]["status"] in ("unknown", "error"), answers[0]  # no lie settles the solvable board
+    assert code in (1, 3), err
+
+
+def test_r1_a_true_answer_marked_wrong_by_its_backend_is_graded_on_its_merits(
+    hostile: dict[str, str], tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = sigmar(capsys, "solve", str(tiny), "-b", "hostile:wrong-flag", "--json")
+    assert code == 0, err
+    assert [(r["status"], r["verified"] or r["checked"]) for r in records(out)] == [
+        ("solved", True),
+        ("unsolvable", True),
+    ]
+
+
+def test_r1_crosscheck_bench_and_fuzz_grade_every_lie_wrong_or_unconfirmed(
+    hostile: dict[str, str], tiny: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = ["search", *(f"hostile:{lie}" for lie in TRUST_LIES)]
+    backends = ",".join(names)
+    code, out, err = sigmar(capsys, "crosscheck", str(tiny), "-b", backends, "--json", "--time-limit", "5")
+    assert code == 3, err
+    for record in records(out):
+        assert_true_answer(record)
+        assert record["status"] == TRUTH[record["board"]], record
+        for name in names[1:]:
+            claimed = record["answers"][name]
+            if claimed == "unsolvable" and record["board"] == "pair":
+                assert record["grades"][name] == "wrong", (name, record)
+    csv_path = tmp_path / "bench.csv"
+    code, _, err = sigmar(capsys, "bench", str(tiny), "-b", backends, "--out", str(csv_path), "--time-limit", "5")
+    assert code == 3, err
+    from sigmar.runners.bench import read_csv
+
+    for row in read_csv(csv_path):
+        if row["backend"].startswith("hostile") and row["status"] == "unsolvable" and row["board"] == "pair":
+            assert row["grade"] == "wrong", row
+        if row["backend"].startswith("hostile") and row["grade"] == "correct":
+            assert row["board"] == "stuck" and row["status"] == "unsolvable", row  # a true claim, settled by search
+    code, out, err = sigmar(capsys, "fuzz", "--replay", str(tiny), "-b", backends, "--json", "--time-limit", "5")
+    assert code == 3, err
+    pair = next(r for r in records(out) if r["board"] == "pair")
+    failed = {f["backend"] for f in pair["failures"]}
+    assert {n for n in names[1:] if pair["answers"][n] == "unsolvable"} <= failed
+
+
+# -- R4: malformed answers are errors naming the backend and the field ----------------------------
+
+
+def test_r4_malformed_answers_are_errors_naming_backend_and_field(
+    hostile: dict[str, str], tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = [f"hostile:{sub}" for sub in MALFORMED]
+    code, out, err = sigmar(capsys, "crosscheck", str(tiny), "-b", ",".join(names), "--json", "--time-limit", "5")
+    assert "Traceback" not in err
+    for record in records(out):
+        for name in names:
+            assert record["answers"][name] == "error", (name, record)
+    code, out, err = sigmar(capsys, "solve", str(tiny), "-b", ",".join(names), "--json", "--time-limit", "5")
+    assert "Traceback" not in err and code == 1
+    for record in records(out):
+        assert record["status"] == "unknown" or record["status"] == "error"
+    for sub, field in MALFORMED.items():
+        code, out, err = sigmar(capsys, "solve", str(tiny), "-b", f"hostile:{sub}", "--json", "--time-limit", "5")
+        message = records(out)[0]["message"]
+        assert f"hostile:{sub}" in message and field in message, (sub, message)
