@@ -14,6 +14,7 @@ host started (its row is ``unknown``); the thread's next run starts a fresh host
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -70,11 +71,11 @@ def run_cluster(
     client = address if isinstance(address, Client) else Client(address, timeout="10s")
     try:
         families = registry.FAMILIES
+        token = uuid.uuid4().hex  # in every key: two runs on one scheduler never share a task (nor its answer)
         futures = {}
         for run in runs:
-            future = client.submit(
-                run_task, families, run.backend, run.board, time_limit, slack, pure=False, key=f"sigmar-{run.index}"
-            )
+            key = f"sigmar-bench-{token}-{run.index}"
+            future = client.submit(run_task, families, run.backend, run.board, time_limit, slack, pure=False, key=key)
             futures[future] = run
         for future in as_completed(list(futures)):
             run = futures[future]

@@ -14,6 +14,7 @@ import re
 import shutil
 import tempfile
 import threading
+import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -146,9 +147,10 @@ def fuzz_on_cluster(
     client = address if isinstance(address, Client) else Client(address, timeout="10s")
     try:
         families, chosen = registry.FAMILIES, tuple(names)
+        run = uuid.uuid4().hex  # in every key: two runs on one scheduler never share a task (nor its answer)
         futures = [
-            client.submit(hosted, fuzz_task, families, chosen, b, time_limit, pure=False, key=f"sigmar-fuzz-{b.name}")
-            for b in boards
+            client.submit(hosted, fuzz_task, families, chosen, b, time_limit, pure=False, key=f"sigmar-fuzz-{run}-{i}")
+            for i, b in enumerate(boards)
         ]
         for future in as_completed(futures):
             if future.status == "error":

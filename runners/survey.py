@@ -25,6 +25,7 @@ import os
 import stat
 import statistics
 import threading
+import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -317,14 +318,14 @@ def answer_on_cluster(
         window = max(2, 2 * threads)
         pending = iter(todo)
         families, chosen = registry.FAMILIES, tuple(names)
+        run = uuid.uuid4().hex  # in every key: two runs on one scheduler never share a task (nor its answer)
 
         index_of: dict[Any, int] = {}
 
         def submit(index: int) -> Any:
             board = deals.board(index)
-            future = client.submit(
-                hosted, race_task, families, chosen, board, time_limit, pure=False, key=f"sigmar-survey-{board.name}"
-            )
+            key = f"sigmar-survey-{run}-{index}"
+            future = client.submit(hosted, race_task, families, chosen, board, time_limit, pure=False, key=key)
             index_of[future.key] = index
             return future
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +21,7 @@ from typing import Any
 import pytest
 
 from sigmar.encoders.processes.guard import descendants
+from sigmar.models.boardfile import read_boards
 from sigmar.runners import cli
 from sigmar.runners.bench import read_csv
 from sigmar.runners.survey import verdict
@@ -123,3 +126,34 @@ def test_a_host_that_misses_its_timeout_is_stopped_with_its_tree() -> None:
         assert not alive(pid)
     finally:
         host.close(kill=True)
+
+
+def test_two_benches_at_once_on_one_cluster_each_get_their_own_answers(
+    stock: tuple[Any, set[int]], tmp_path: Path
+) -> None:
+    """Task keys carry a token of their run: two clients submitting run 0, 1, ... never share a result."""
+    from tests.broken_backend import BOARDS_TEXT
+
+    cluster, started = stock
+    tiny = tmp_path / "tiny.txt"
+    tiny.write_text(BOARDS_TEXT)
+    files = {"small": ROOT / "instances" / "small.txt", "tiny": tiny}
+    command = [sys.executable, "-m", "sigmar.runners.cli", "bench", "-b", "search", "--time-limit", "30"]
+    running = {
+        name: subprocess.Popen(
+            [*command, str(path), "--cluster", cluster.address, "--out", str(tmp_path / f"{name}.csv")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, path in files.items()
+    }
+    for name, proc in running.items():
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, (name, err)
+    for worker in cluster.workers:
+        started.update(descendants(worker.pid))
+    for name, path in files.items():
+        rows = read_csv(tmp_path / f"{name}.csv")
+        assert sorted(r["board"] for r in rows) == sorted(b.name for b in read_boards(path))
+        assert all(r["grade"] == "correct" for r in rows), (name, rows)
