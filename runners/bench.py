@@ -278,7 +278,13 @@ def bench(
                     on_done(run, answer)
                 if len(answers[index]) == width:
                     grade(index)
-    finally:  # boards a stopped or interrupted executor left part-answered: a CSV keeps them too
+    finally:
+        # Whatever ended the loop (an error while checking, Ctrl-C), the executor stops now: its workers are
+        # killed here, not left running (a local worker is not a daemon, so exit would wait for it for ever).
+        close = getattr(executor, "close", None)
+        if close is not None:
+            close()
+        # Boards a stopped or interrupted executor left part-answered: a CSV keeps them too.
         for index in sorted(answers):
             grade(index)
     ordered_boards = [graded[i] for i in sorted(graded)]

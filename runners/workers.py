@@ -24,6 +24,7 @@ enforces the worker's memory limit.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import multiprocessing
 import os
@@ -32,6 +33,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -225,6 +227,18 @@ class _Jobs:
         return result, seconds, usage
 
 
+# Every Worker whose process may still run.  At exit they are killed (:func:`_kill_all_at_exit`): a worker is
+# not a daemon (it may start processes), so multiprocessing's own exit handler would otherwise wait for a
+# worker that an engine failed to close, for ever (a bench whose checking loop raised hung so).
+_LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
+
+
+@atexit.register
+def _kill_all_at_exit() -> None:
+    for worker in list(_LIVE):
+        worker.kill()
+
+
 def default_context() -> multiprocessing.context.BaseContext:
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     return multiprocessing.get_context(method)
@@ -265,6 +279,7 @@ class Worker:
             daemon=False,
         )
         process.start()
+        _LIVE.add(self)
         child_conn.close()
         stop_read.close()
         self.stops: Connection = stop_write
@@ -392,6 +407,7 @@ class Worker:
         if self._killed:
             return
         self._killed = True
+        _LIVE.discard(self)
         pid = self._pid
         if pid is not None:
             for kill in (os.killpg, os.kill):

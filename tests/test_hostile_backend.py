@@ -183,3 +183,36 @@ def test_r4_malformed_answers_are_errors_naming_backend_and_field(
         code, out, err = sigmar(capsys, "solve", str(tiny), "-b", f"hostile:{sub}", "--json", "--time-limit", "5")
         message = records(out)[0]["message"]
         assert f"hostile:{sub}" in message and field in message, (sub, message)
+
+
+# -- R3: an engine loop that raises kills its workers and does not hang -------------------------------
+
+
+def test_r3_an_error_in_the_bench_loop_kills_the_workers_at_once(hostile: dict[str, str]) -> None:
+    from sigmar.encoders.processes.guard import descendants
+    from sigmar.runners.bench import bench, plan, run_local
+
+    boards = parse_boards(BOARDS_TEXT, "tiny")
+    names = ["search", "hostile:hangs"]
+    runs = plan([("tiny", boards)], names)
+    seen: list[int] = []
+
+    def fail(run: object, answer: object) -> None:
+        seen.extend(descendants(os.getpid()))
+        raise OSError(28, "No space left on device")
+
+    caught: list[BaseException] = []
+    try:
+        bench(runs, names, run_local(runs, 30.0, jobs=2), on_done=fail)
+    except OSError as exc:
+        caught.append(exc)  # its traceback holds bench's frame, and so the executor, as an uncaught error would
+    assert caught and seen and not [pid for pid in seen if alive(pid)]
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
