@@ -17,6 +17,15 @@ solver binary the backend started (MiniZinc runs ``minizinc`` as a child),
 and Ctrl-C at the terminal reaches only the parent, which then kills the
 workers.  On Linux a worker also dies with its parent (``PR_SET_PDEATHSIG``).
 
+A backend's descendants die with it, even those that left its process group or
+session (``setsid``, a double fork): each worker is the child of a *keeper*, a
+small process that is a child subreaper (as the guard of
+:mod:`sigmar.encoders.processes.guard` is), so every orphan of the worker's tree
+becomes the keeper's child and stays findable.  When the worker ends, however it
+ends (a backend's ``os._exit``, a crash), the keeper kills all that is left and
+exits with the worker's status; when the runner kills a worker it kills the
+keeper's whole tree first.
+
 Each job is measured inside its worker (CPU time and peak memory, the
 worker's children included; :mod:`sigmar.runners.usage`), and the same meter
 enforces the worker's memory limit.
@@ -39,7 +48,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from sigmar.encoders import registry
-from sigmar.encoders.processes.guard import descendants
+from sigmar.encoders.processes.guard import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, descendants, kill_tree, prctl
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
@@ -143,6 +152,55 @@ def _worker_main(
         if measure:
             release_free_memory()  # while the parent checks the answer
     os._exit(0)
+
+
+def _keeper_main(
+    conn: Connection,
+    stops: Connection,
+    families: tuple[tuple[str, str, str], ...],
+    parent_pid: int,
+    mem_limit_mb: float | None = None,
+    measure: bool = True,
+    priority: int | None = None,
+) -> None:
+    """The keeper: start the worker as its only child, adopt every orphan of its tree, and when the worker
+    ends (or the runner does) kill the whole tree and exit with the worker's status."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # until it leads its own group, Ctrl-C is the runner's
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+    if priority is not None:  # before the fork: the worker inherits it
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, 0, priority)
+    keeper = os.getpid()
+    worker = os.fork()
+    if worker == 0:
+        _worker_main(conn, stops, families, keeper, mem_limit_mb, measure)
+    conn.close()  # the worker's alone, so that its death closes the pipe
+    stops.close()
+
+    def finish(signum: int, _frame: object) -> None:
+        kill_tree(keeper, worker)
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, finish)
+    prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent_pid:  # the runner died before we asked to hear of it
+        finish(signal.SIGTERM, None)
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)  # the worker, or an adopted orphan that ended
+        except ChildProcessError:
+            os._exit(1)
+        if pid == worker:
+            break
+    kill_tree(keeper, None)
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:  # killed by a signal: die of the same one, so the runner says which
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(keeper, -code)
+    os._exit(code if code >= 0 else 128 - code)
 
 
 def _become_worker(parent_pid: int) -> None:
@@ -270,9 +328,19 @@ class Worker:
     def _start(self) -> None:
         parent_conn, child_conn = self.context.Pipe()
         stop_read, stop_write = self.context.Pipe(duplex=False)
+        # the worker's own niceness (its solver children inherit it)
+        self.priority = min(os.getpriority(os.PRIO_PROCESS, 0) + self.niceness, 19)
         process = self.context.Process(  # type: ignore[attr-defined]
-            target=_worker_main,
-            args=(child_conn, stop_read, registry.FAMILIES, os.getpid(), self.mem_limit_mb, self.measure),
+            target=_keeper_main,
+            args=(
+                child_conn,
+                stop_read,
+                registry.FAMILIES,
+                os.getpid(),
+                self.mem_limit_mb,
+                self.measure,
+                self.priority if self.niceness else None,
+            ),
             name=f"sigmar-{self.label}",
             # not daemonic: a backend may start processes of its own (cnf runs CaDiCaL in a
             # child), which multiprocessing forbids in a daemon; the owner kills every worker.
@@ -283,23 +351,27 @@ class Worker:
         child_conn.close()
         stop_read.close()
         self.stops: Connection = stop_write
-        with contextlib.suppress(OSError):  # also here, so a kill right after start finds the group
-            os.setpgid(process.pid, process.pid)
-        self.priority = min(os.getpriority(os.PRIO_PROCESS, 0) + self.niceness, 19)  # the worker's own niceness
-        if self.niceness:
-            with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, process.pid, self.priority)
         self.demoted = False
-        self._paused_groups: list[int] = []
+        self._paused: list[tuple[Any, int]] = []  # what pause() stopped: (os.kill or os.killpg, id)
         self.conn: Connection = parent_conn
         self.process = process
-        self._pid = process.pid
+        self._keeper = process.pid
+        self._pid: int | None = None  # the worker's, found by :attr:`pid`
         self._killed = False
         self.job_id = None
         self.stop_sent = 0.0
 
     @property
     def pid(self) -> int | None:
+        """The worker process (the keeper's first child), once its keeper has started it; None if it is gone."""
+        if self._pid is None and not self._killed:
+            deadline = time.monotonic() + 10
+            while self._pid is None and time.monotonic() < deadline and self.alive():
+                children = descendants(self._keeper)
+                if children:
+                    self._pid = children[0]
+                else:
+                    time.sleep(0.001)
         return self._pid
 
     @property
@@ -343,41 +415,47 @@ class Worker:
         core while the race checks a certificate.  A paused worker still dies with the
         parent (SIGKILL reaches a stopped process).
         """
-        if self._pid is None or self._killed:
+        if self.pid is None or self._killed:
             return
-        groups = [self._pid]
-        for child in descendants(self._pid):
+        # Each process of the tree, and each group it leads (not the keeper's: it must stay awake to clean
+        # up; a worker that has not yet left the keeper's group is stopped by its pid).
+        targets: list[tuple[Any, int]] = []
+        for child in descendants(self._keeper):
+            targets.append((os.kill, child))
             with contextlib.suppress(OSError):
                 group = os.getpgid(child)
-                if group not in groups:
-                    groups.append(group)
-        self._paused_groups = groups
-        for group in groups:
-            self._signal_group(group, signal.SIGSTOP)
+                if (os.killpg, group) not in targets and group != self._keeper:
+                    targets.append((os.killpg, group))
+        self._paused = targets
+        self._signal(targets, signal.SIGSTOP)
 
     def resume(self) -> None:
-        for group in self._paused_groups or [self._pid]:
-            self._signal_group(group, signal.SIGCONT)
-        self._paused_groups = []
+        self._signal(self._paused, signal.SIGCONT)
+        self._paused = []
 
-    def _signal_group(self, group: int | None, signum: int) -> None:
-        if group is not None and not self._killed:
+    def _signal(self, targets: list[tuple[Any, int]], signum: int) -> None:
+        if self._killed:
+            return
+        for send, target in targets:
             with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-                os.killpg(group, signum)
+                send(target, signum)
 
     def demote(self, extra: int) -> None:
         """Run at ``extra`` more niceness (the worker process only) until :meth:`promote`."""
-        if self._pid is not None and not self._killed and not self.demoted:
+        pid = self.pid
+        if pid is not None and not self._killed and not self.demoted:
             with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, self._pid, min(self.priority + extra, 19))
+                os.setpriority(os.PRIO_PROCESS, pid, min(self.priority + extra, 19))
                 self.demoted = True
 
     def promote(self) -> None:
         """Back to the worker's own niceness; where lowering it is not allowed, a fresh worker."""
         if not self.demoted:
             return
+        pid = self.pid
         try:
-            os.setpriority(os.PRIO_PROCESS, self._pid, self.priority)
+            if pid is not None:
+                os.setpriority(os.PRIO_PROCESS, pid, self.priority)
             self.demoted = False
         except PermissionError:
             self.restart()
@@ -408,11 +486,9 @@ class Worker:
             return
         self._killed = True
         _LIVE.discard(self)
-        pid = self._pid
-        if pid is not None:
-            for kill in (os.killpg, os.kill):
-                with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-                    kill(pid, signal.SIGKILL)
+        sweep(self._keeper)  # the worker and all it started, wherever they went: the keeper adopted them
+        with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+            os.kill(self._keeper, signal.SIGKILL)
         self.process.join(5)
         for conn in (self.conn, self.stops):
             with contextlib.suppress(OSError):
@@ -431,3 +507,30 @@ class Worker:
                 self.conn.send(("quit",))
             self.process.join(0.5)
         self.kill()
+
+
+def sweep(keeper: int, rounds: int = 50) -> None:
+    """SIGKILL every live descendant of ``keeper`` until none is left; the keeper itself is spared.
+
+    While the keeper lives, it is the parent of every orphan of its tree (it is a subreaper), so a
+    process forked in the moment it was listed is found in the next round.  Its zombies stay for the
+    keeper (or, once it is gone, init) to reap: only the keeper may wait for them.
+    """
+    for _ in range(rounds):
+        live = [pid for pid in descendants(keeper) if _running(pid)]
+        if not live:
+            return
+        for pid in live:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.001)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not ended (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"

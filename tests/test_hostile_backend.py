@@ -216,3 +216,36 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
+
+
+# -- R5: a backend's descendants die with it, even in a session of their own ---------------------------
+
+LEAVERS = ("child", "setsid-child", "daemon", "setsid-exits", "setsid-hangs")
+
+
+def tagged_processes(tag: str) -> list[int]:
+    """Live processes whose command line carries ``tag`` (the hostile backend's sleepers of this test)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                words = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if tag.encode() in words and alive(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("verb", ["solve", "crosscheck"])
+def test_r5_what_a_backend_starts_dies_with_it_even_after_setsid(
+    verb: str, hostile: dict[str, str], tiny: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.conftest import wait_for
+
+    tag = f"tag-{os.getpid()}-{verb}"
+    monkeypatch.setenv("SIGMAR_HOSTILE_TAG", tag)
+    names = ",".join(f"hostile:{sub}" for sub in LEAVERS)
+    code, out, err = sigmar(capsys, verb, str(tiny), "-b", names, "--json", "--time-limit", "2")
+    assert "Traceback" not in err and len(records(out)) == 2, err
+    assert wait_for(lambda: not tagged_processes(tag), 10), tagged_processes(tag)

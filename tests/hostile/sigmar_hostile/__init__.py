@@ -18,7 +18,14 @@ from typing import Any
 from sigmar import Backend, Board, Certificate, CertificateKind, Move, Reason, Result, Status
 
 ORPHAN = "sigmar-hostile-orphan"
-SLEEPER = [sys.executable, "-c", "import time, sys; time.sleep(float(sys.argv[1]))", "300", ORPHAN]
+
+
+def sleeper() -> list[str]:
+    """A sleeping process whose command line carries ORPHAN (and $SIGMAR_HOSTILE_TAG, to tell runs apart)."""
+    tag = os.environ.get("SIGMAR_HOSTILE_TAG", "")
+    return [sys.executable, "-c", "import time, sys; time.sleep(float(sys.argv[1]))", "300", ORPHAN, tag]
+
+
 FLOOD_LINE = '{"board": "FLOOD", "status": "unsolvable"}'
 
 
@@ -42,7 +49,7 @@ class Sneaky(Result):
 
 def _sleeper(**popen: Any) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        SLEEPER, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **popen
+        sleeper(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **popen
     )
 
 
@@ -52,7 +59,8 @@ def _daemon() -> None:
     if pid == 0:
         os.setsid()
         if os.fork() == 0:
-            os.execv(SLEEPER[0], SLEEPER)
+            argv = sleeper()
+            os.execv(argv[0], argv)
         os._exit(0)
     os.waitpid(pid, 0)
 
