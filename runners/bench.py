@@ -38,7 +38,7 @@ from .checking.intake import taken_in
 from .checking.replay import checked
 from .render.scores import par2, percentile
 from .usage import Usage
-from .workers import Worker
+from .workers import Worker, with_output
 
 COLUMNS = (
     "file",
@@ -205,7 +205,7 @@ def run_local(
                     continue
                 run, started = busy.pop(worker)
                 if done is None:
-                    message = f"{run.backend}: {worker.exit_description()} while solving"
+                    message = worker.crash_message(run.backend)
                     pool.retire(worker)
                     yield run, Result(Status.ERROR, run.backend, time.perf_counter() - started, message=message), None
                     continue
@@ -213,7 +213,8 @@ def run_local(
                     pool.retire(worker)  # its watchdog may be taking it down; start clean
                 else:
                     pool.give_back(run.backend, worker)
-                yield run, taken_in(done.result, run.backend).with_(seconds=done.seconds), done.usage
+                answer = taken_in(done.result, run.backend).with_(seconds=done.seconds)
+                yield run, with_output(answer, done.output), done.usage
             if time_limit is not None:
                 now = time.perf_counter()
                 for worker, (run, started) in list(busy.items()):

@@ -372,6 +372,8 @@ class Race:
         answers: dict[str, Result] = {}
         from multiprocessing.connection import wait  # here, like the workers: not on a board search settles
 
+        from .workers import with_output
+
         for name, worker in self.workers.items():
             if worker.job_id is not None or not worker.alive():
                 worker.restart()
@@ -393,11 +395,12 @@ class Race:
                     continue
                 running.discard(name)
                 if done is None:
-                    message = f"{name}: {worker.exit_description()} while solving"
+                    message = worker.crash_message(name)
                     answers[name] = Result(Status.ERROR, name, time.perf_counter() - start, message=message)
                     worker.restart()
                 else:
-                    answers[name] = self._certified(board, done.result, name, done.seconds)
+                    answer = self._certified(board, done.result, name, done.seconds)
+                    answers[name] = with_output(answer, done.output)
         for name in running:
             self.workers[name].restart()
             message = f"no answer in {time_limit:g} s; killed" if time_limit is not None else "no answer"
@@ -603,7 +606,7 @@ class _Heat:
                 return None  # woken by nothing readable; look again
             if name in self.running:
                 self.running.discard(name)
-                message = f"{name}: {worker.exit_description()} while solving"
+                message = worker.crash_message(name)
                 self.outcome.answers[name] = Result(Status.ERROR, name, message=message)
             elif name in self.waiting:
                 self.waiting.discard(name)
@@ -615,10 +618,13 @@ class _Heat:
                 self.waiting.discard(name)
                 self._submit(name)
             return None
+        from .workers import with_output  # here, like the workers (imported by then)
+
         self.running.discard(name)
         self.race.trace("answer", name)
         others = [self.race.workers[n] for n in self.running | self.waiting]
         answer = self.race._certified(self.board, done.result, name, done.seconds, others)
+        answer = with_output(answer, done.output)
         self.race.trace("checked", name)
         self.outcome.answers[name] = answer
         if answer.wrong:

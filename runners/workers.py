@@ -48,6 +48,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from sigmar.encoders import registry
+from sigmar.encoders.processes import capture
 from sigmar.encoders.processes.guard import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, descendants, kill_tree, prctl
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
@@ -66,6 +67,7 @@ class Done:
     result: Result
     seconds: float
     usage: Usage | None = None  # CPU and peak memory of the run (worker and its children)
+    output: str = ""  # what the backend printed during the run (bounded, see encoders/processes/capture.py)
 
 
 def _die_with_parent() -> None:
@@ -118,6 +120,7 @@ def _worker_main(
     parent_pid: int,
     mem_limit_mb: float | None = None,
     measure: bool = True,
+    output: int | None = None,
 ) -> None:
     """The loop of one worker process: read jobs, solve, send answers; stop on request.
 
@@ -127,8 +130,12 @@ def _worker_main(
     hand-offs, more than the search backend needs for a whole board.)
     """
     _become_worker(parent_pid)
+    if output is None:
+        output = capture.open_capture()
+    capture.redirect(output)  # what a backend prints is its own, never the suite's
+    capture.keep_bounded(output)
     registry.FAMILIES = families
-    jobs = _Jobs(mem_limit_mb)
+    jobs = _Jobs(mem_limit_mb, output)
     threading.Thread(target=jobs.stopper, args=(stops,), daemon=True).start()
     send_lock = threading.Lock()  # the memory watchdog may answer from its own thread
     meter = _start_meter(conn, send_lock, jobs.info, mem_limit_mb) if measure else None
@@ -143,7 +150,7 @@ def _worker_main(
         result, seconds, usage = jobs.run(job_id, name, board, time_limit, meter)
         try:
             with send_lock:
-                conn.send(Done(job_id, result, seconds, usage))
+                conn.send(Done(job_id, result, seconds, usage, capture.text(output)))
         except (BrokenPipeError, OSError):
             break
         except Exception as exc:  # an answer that cannot be pickled
@@ -162,6 +169,7 @@ def _keeper_main(
     mem_limit_mb: float | None = None,
     measure: bool = True,
     priority: int | None = None,
+    output: int | None = None,
 ) -> None:
     """The keeper: start the worker as its only child, adopt every orphan of its tree, and when the worker
     ends (or the runner does) kill the whole tree and exit with the worker's status."""
@@ -175,7 +183,7 @@ def _keeper_main(
     keeper = os.getpid()
     worker = os.fork()
     if worker == 0:
-        _worker_main(conn, stops, families, keeper, mem_limit_mb, measure)
+        _worker_main(conn, stops, families, keeper, mem_limit_mb, measure, output)
     conn.close()  # the worker's alone, so that its death closes the pipe
     stops.close()
 
@@ -218,8 +226,9 @@ def _become_worker(parent_pid: int) -> None:
 class _Jobs:
     """A worker's backends and the job it runs now, so a late "stop" never reaches the next job."""
 
-    def __init__(self, mem_limit_mb: float | None) -> None:
+    def __init__(self, mem_limit_mb: float | None, output: int | None = None) -> None:
         self.mem_limit_mb = mem_limit_mb
+        self.output = output  # the capture file of standard output and error, emptied at each job
         self.backends: dict[str, Any] = {}
         self.current: list[Any] = [None, None, False]  # job id, backend, whether it was asked to stop
         # The last job asked to stop.  The stop pipe is read by its own thread, so a stop can come before the
@@ -247,6 +256,7 @@ class _Jobs:
         self, job_id: int, name: str, board: Any, time_limit: float | None, meter: Any
     ) -> tuple[Result, float, Usage]:
         """One job: the backend's answer (a crash or a MemoryError is an error answer), its time and usage."""
+        capture.restart(self.output)
         start = time.perf_counter()
         self.info.update(id=job_id, name=name, start=start)
         if meter is not None:
@@ -330,6 +340,10 @@ class Worker:
         stop_read, stop_write = self.context.Pipe(duplex=False)
         # the worker's own niceness (its solver children inherit it)
         self.priority = min(os.getpriority(os.PRIO_PROCESS, 0) + self.niceness, 19)
+        # The worker's capture file, shared with it (a forked child inherits it), so that what a
+        # backend printed before its worker died can still be read here.
+        forked = self.context.get_start_method() == "fork"
+        self.output = capture.open_capture() if forked else None
         process = self.context.Process(  # type: ignore[attr-defined]
             target=_keeper_main,
             args=(
@@ -340,6 +354,7 @@ class Worker:
                 self.mem_limit_mb,
                 self.measure,
                 self.priority if self.niceness else None,
+                self.output,
             ),
             name=f"sigmar-{self.label}",
             # not daemonic: a backend may start processes of its own (cnf runs CaDiCaL in a
@@ -480,6 +495,13 @@ class Worker:
                 return f"worker killed by signal {-code}"
         return f"worker exited with status {code}"
 
+    def crash_message(self, name: str) -> str:
+        """The message of an answer lost with its worker: how the worker ended, and what it printed."""
+        said = capture.text(self.output)
+        return f"{name}: {self.exit_description()} while solving" + (
+            f"; its output: {capture.one_line(said)}" if said else ""
+        )
+
     def kill(self) -> None:
         """Kill the worker and everything it started; wait until it is gone.  Idempotent."""
         if self._killed:
@@ -493,6 +515,10 @@ class Worker:
         for conn in (self.conn, self.stops):
             with contextlib.suppress(OSError):
                 conn.close()
+        if self.output is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.output)
+            self.output = None
         with contextlib.suppress(ValueError, AttributeError):
             self.process.close()
 
@@ -534,3 +560,15 @@ def _running(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
+
+
+def with_output(result: Result, output: str) -> Result:
+    """A checked answer with what its backend printed: in the message of an error, and on standard error
+    with ``--verbose`` (``SIGMAR_VERBOSE``); otherwise it is dropped."""
+    if not output:
+        return result
+    if os.environ.get("SIGMAR_VERBOSE"):
+        print(f"{result.backend} printed: {output}", file=sys.stderr, flush=True)
+    if result.status is Status.ERROR:
+        return result.with_(message=f"{result.message}; its output: {capture.one_line(output)}")
+    return result

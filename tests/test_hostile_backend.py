@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from sigmar.models.rules import verify
 from sigmar.models.solution import parse_solutions, to_moves
 from sigmar.runners import cli
 from tests.broken_backend import BOARDS_TEXT
+from tests.hostile.sigmar_hostile import FLOOD_LINE as FLOOD
 
 HOSTILE = Path(__file__).parent / "hostile"
 MUTANTS = Path(__file__).parent / "mutants"
@@ -249,3 +252,69 @@ def test_r5_what_a_backend_starts_dies_with_it_even_after_setsid(
     code, out, err = sigmar(capsys, verb, str(tiny), "-b", names, "--json", "--time-limit", "2")
     assert "Traceback" not in err and len(records(out)) == 2, err
     assert wait_for(lambda: not tagged_processes(tag), 10), tagged_processes(tag)
+
+
+# -- R6: what a backend prints is captured apart, bounded, shown with --verbose or an error --------------
+
+CLI = [sys.executable, "-m", "sigmar.runners.cli"]
+
+
+def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``sigmar ARGS`` in a fresh process (its own file descriptors 1 and 2, as a user's run has)."""
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_r6_a_backends_output_never_reaches_the_suites(hostile: dict[str, str], tiny: Path) -> None:
+    printers = ",".join(f"hostile:{sub}" for sub in ("floods-stdout", "floods-stderr", "prints", "streams"))
+    done = run(hostile, "crosscheck", str(tiny), "-b", printers, "--json", "--time-limit", "2")
+    assert [json.loads(line)["board"] for line in done.stdout.splitlines()] == ["pair", "stuck"], done.stdout[:300]
+    assert "FLOOD" not in done.stderr and len(done.stderr) < 1000, done.stderr[:300]
+    shown = run(hostile, "solve", str(tiny), "-b", "hostile:prints", "--json", "--verbose")
+    assert [json.loads(line)["status"] for line in shown.stdout.splitlines()] == ["solved", "unsolvable"]
+    assert "hostile:prints printed: " + FLOOD in shown.stderr
+
+
+def test_r6_output_is_shown_with_an_error_and_bounded(
+    hostile: dict[str, str], tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sigmar.encoders.processes import capture
+
+    code, out, err = sigmar(capsys, "solve", str(tiny), "-b", "hostile:floods-exits", "--json")
+    for record in records(out):
+        assert record["status"] == "error" and "exited with status 7" in record["message"], record
+        said = record["message"].split("; its output: ", 1)[1]
+        assert said.startswith(FLOOD) and "bytes ..." in said and len(said) <= capture.SHOWN + 50, said
+    fd = capture.open_capture()
+    assert fd is not None
+    try:
+        capture.keep_bounded(fd)
+        chunk = b"x" * 2**16
+        for _ in range(64):  # 4 MiB, at about 20 MB/s
+            os.write(fd, chunk)
+            time.sleep(0.003)
+            assert os.fstat(fd).st_size <= capture.LIMIT + 2**21  # what 0.1 s of writing adds at most
+        os.write(fd, FLOOD.encode())
+        assert capture.text(fd).endswith(FLOOD)
+    finally:
+        os.close(fd)
+
+
+def test_r6_a_plugin_that_prints_at_import_leaves_backends_json_whole(hostile: dict[str, str]) -> None:
+    done = run(hostile, "backends", "--json")
+    listed = [json.loads(line) for line in done.stdout.splitlines()]
+    assert {"hostile", "hostile-noisy"} <= {row["backend"] for row in listed}
+    assert "FLOOD" not in done.stderr
+
+
+# -- R13: a plugin whose import ends the process is unavailable, not the end of the run ----------------
+
+
+def test_r13_a_plugin_that_exits_at_import_is_reported_unavailable(hostile: dict[str, str], tiny: Path) -> None:
+    done = run(hostile, "backends", "--json")
+    assert done.returncode == 0, done.stderr
+    row = next(json.loads(line) for line in done.stdout.splitlines() if json.loads(line)["backend"] == "hostile-exit")
+    assert not row["available"] and "ended the process (exit status 7)" in row["why_not"]
+    solved = run(hostile, "solve", str(tiny), "--json", "--time-limit", "30")  # -b all: every available backend
+    assert solved.returncode == 0 and len(solved.stdout.splitlines()) == 2, solved.stderr
+    refused = run(hostile, "solve", str(tiny), "-b", "hostile-exit")
+    assert refused.returncode == 2 and "ended the process" in refused.stderr and "Traceback" not in refused.stderr

@@ -82,6 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from .options import UsageError
 
+    verbose = getattr(args, "verbose", False) and "SIGMAR_VERBOSE" not in os.environ
+    if verbose:  # read where a backend's output is reported (runners/workers.py), in this process only
+        os.environ["SIGMAR_VERBOSE"] = "1"
     try:
         with run_lifetime():
             code: int = args.run(args)
@@ -103,6 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 0
+    finally:
+        if verbose:
+            os.environ.pop("SIGMAR_VERBOSE", None)
 
 
 def _silence_stdout() -> None:

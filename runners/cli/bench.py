@@ -20,7 +20,16 @@ from ..bench import CsvSink, bench, cactus_plot, machine_lines, plan, read_csv, 
 from ..render.answer_json import exit_code
 from ..render.scores import compare, vbs
 from ..render.terminal import progress_bar, table_console
-from .options import UsageError, add_backend, add_time_limit, apply_sat_cmd, chosen_backends, job_count, writable_file
+from .options import (
+    UsageError,
+    add_backend,
+    add_time_limit,
+    add_verbose,
+    apply_sat_cmd,
+    chosen_backends,
+    job_count,
+    writable_file,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -54,6 +63,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="MB",
         help="peak memory (RSS, worker and children) allowed per run (default: no limit)",
     )
+    add_verbose(parser)
     parser.add_argument(
         "--cluster", metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://host:8786) instead of locally"
     )

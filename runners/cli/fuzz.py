@@ -20,6 +20,7 @@ from .options import (
     add_backend,
     add_json,
     add_time_limit,
+    add_verbose,
     chosen_backends,
     dask_client,
     read_board_files,
@@ -67,6 +68,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="grade the boards of FILE (such as a written failure) instead of dealing; nothing is shrunk or written",
     )
+    add_verbose(parser)
     add_json(parser)
     parser.set_defaults(run=run)
 

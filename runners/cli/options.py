@@ -87,6 +87,15 @@ def add_board_file(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="board file (one or many boards; '-' reads standard input)")
 
 
+def add_verbose(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="show on standard error what each backend printed (else it is shown only with an error)",
+    )
+
+
 def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object per board (JSON Lines)")
 
@@ -187,6 +196,7 @@ def add_race_arguments(parser: argparse.ArgumentParser) -> None:
     add_sat_cmd(parser)
     add_proof_dir(parser)
     add_json(parser)
+    add_verbose(parser)
 
 
 def race_inputs(args: argparse.Namespace, *, check: bool = True) -> tuple[list[Board], list[str]]:

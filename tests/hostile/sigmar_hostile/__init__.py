@@ -196,6 +196,10 @@ BEHAVIOURS: dict[str, tuple[str, Callable[[str, Board, float | None], Any]]] = {
         lambda n, b, t: _after(print(FLOOD_LINE, flush=True), b, t),
     ),
     "streams": ("writes to standard output until its time limit", lambda n, b, t: _stream(t)),
+    "floods-exits": (
+        "1,000 lines on standard output, then os._exit(7)",
+        lambda n, b, t: (_flood(1, 1000), os._exit(7)),
+    ),
 }
 
 
