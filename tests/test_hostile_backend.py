@@ -318,3 +318,15 @@ def test_r13_a_plugin_that_exits_at_import_is_reported_unavailable(hostile: dict
     assert solved.returncode == 0 and len(solved.stdout.splitlines()) == 2, solved.stderr
     refused = run(hostile, "solve", str(tiny), "-b", "hostile-exit")
     assert refused.returncode == 2 and "ended the process" in refused.stderr and "Traceback" not in refused.stderr
+
+
+# -- R8: search answers a board with no tiles: solved, by no move -------------------------------------
+
+
+def test_r8_search_answers_an_empty_board_with_no_moves(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# empty\n. . .\n . . . .\n  . . . . .\n   . . . .\n    . . .\n")
+    code, out, err = sigmar(capsys, "crosscheck", str(empty), "-b", "search,cnf", "--json")
+    record = records(out)[0]
+    assert code == 0 and record["agree"], err
+    assert record["answers"] == {"search": "solved", "cnf": "solved"} and record["moves"] == []
