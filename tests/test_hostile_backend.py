@@ -330,3 +330,19 @@ def test_r8_search_answers_an_empty_board_with_no_moves(tmp_path: Path, capsys: 
     record = records(out)[0]
     assert code == 0 and record["agree"], err
     assert record["answers"] == {"search": "solved", "cnf": "solved"} and record["moves"] == []
+
+
+# -- R7: fuzz --replay refuses boards its truth search cannot settle -----------------------------------
+
+
+def test_r7_fuzz_replay_refuses_a_board_larger_than_it_deals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sigmar.models.fuzz_deal import MAX_TILES
+
+    big = tmp_path / "big.txt"
+    code, out, _ = sigmar(capsys, "generate", "--count", "1", "--dim", "6", "--seed", "1")
+    big.write_text(out)
+    code, out, err = sigmar(capsys, "fuzz", "--replay", str(big), "-b", "search", "--json")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"at most {MAX_TILES}" in err and str(big) in err

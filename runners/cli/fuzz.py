@@ -66,7 +66,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--replay",
         metavar="FILE",
-        help="grade the boards of FILE (such as a written failure) instead of dealing; nothing is shrunk or written",
+        help="grade the boards of FILE (such as a written failure) instead of dealing; nothing is shrunk or written; "
+        f"boards of at most {MAX_TILES} tiles",
     )
     add_verbose(parser)
     add_json(parser)
@@ -124,6 +125,12 @@ def run(args: argparse.Namespace) -> int:
 def replay(args: argparse.Namespace, names: list[str]) -> int:
     """Grade the boards of a file against the truth: the reproduce line of a written failure."""
     boards = read_board_files([args.replay])
+    for board in boards:  # the truth is an exhaustive search: only boards of the size fuzz deals (R7)
+        if len(board) > MAX_TILES:
+            raise UsageError(
+                f"{args.replay}: board {board.name} has {len(board)} tiles; fuzz settles the truth of boards of "
+                f"at most {MAX_TILES} (an exhaustive search); use 'sigmar crosscheck' for larger boards"
+            )
     failures: list[dict[str, Any]] = []
     start = time.perf_counter()
     with Races(names, args.time_limit) as races:
