@@ -25,6 +25,7 @@ from sigmar.models.result import Result, Status
 from .bench import Run
 from .checking.intake import taken_in
 from .host import HostError, HostTimeout, hosted
+from .survey import ClusterError, lost_cluster, task_failure
 from .usage import Usage
 
 _backends: dict[str, Any] = {}  # backend instances of this host, kept across its runs
@@ -79,11 +80,17 @@ def run_cluster(
             futures[future] = run
         for future in as_completed(list(futures)):
             run = futures[future]
-            if future.status == "error":
-                exc = future.exception()
-                yield run, Result(Status.ERROR, run.backend, message=f"cluster task failed: {exc!r}"), None
+            with lost_cluster():
+                failed = future.status == "error"
+                if failed:
+                    message = f"cluster task failed: {future.exception()!r}"
+                elif future.status != "finished":
+                    raise ClusterError(task_failure(future))
+                else:
+                    answer = future.result()
+            if failed:
+                yield run, Result(Status.ERROR, run.backend, message=message), None
                 continue
-            answer = future.result()
             if not (type(answer) is tuple and len(answer) == 2 and isinstance(answer[1], int | float)):
                 message = f"cluster task returned {type(answer).__name__}, not (answer, seconds)"
                 yield run, Result(Status.ERROR, run.backend, message=message), None

@@ -183,9 +183,13 @@ def _keeper_main(
     keeper = os.getpid()
     worker = os.fork()
     if worker == 0:
-        _worker_main(conn, stops, families, keeper, mem_limit_mb, measure, output)
+        try:
+            _worker_main(conn, stops, families, keeper, mem_limit_mb, measure, output)
+        finally:
+            os._exit(1)  # the worker never returns into the keeper's code
     conn.close()  # the worker's alone, so that its death closes the pipe
     stops.close()
+    capture.redirect(None)  # the keeper has nothing to say: never a stray line in the suite's output
 
     def finish(signum: int, _frame: object) -> None:
         kill_tree(keeper, worker)
@@ -206,8 +210,10 @@ def _keeper_main(
     kill_tree(keeper, None)
     code = os.waitstatus_to_exitcode(status)
     if code < 0:  # killed by a signal: die of the same one, so the runner says which
-        signal.signal(-code, signal.SIG_DFL)
-        os.kill(keeper, -code)
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL's action cannot be set (nor need be)
+            signal.signal(-code, signal.SIG_DFL)
+        with contextlib.suppress(OSError):
+            os.kill(keeper, -code)
     os._exit(code if code >= 0 else 128 - code)
 
 

@@ -25,6 +25,7 @@ from sigmar.models.boardfile import read_boards
 from sigmar.runners import cli
 from sigmar.runners.bench import read_csv
 from sigmar.runners.survey import verdict
+from tests.conftest import wait_for
 from tests.script_loader import load_script
 
 pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
@@ -157,3 +158,28 @@ def test_two_benches_at_once_on_one_cluster_each_get_their_own_answers(
         rows = read_csv(tmp_path / f"{name}.csv")
         assert sorted(r["board"] for r in rows) == sorted(b.name for b in read_boards(path))
         assert all(r["grade"] == "correct" for r in rows), (name, rows)
+
+
+def test_a_survey_that_loses_its_scheduler_ends_in_one_line_and_keeps_its_answers(tmp_path: Path) -> None:
+    """R11: the scheduler killed mid-survey: exit 2 with one line (no FutureCancelledError traceback)."""
+    results = tmp_path / "survey.jsonl"
+    with loopback_cluster(workers=1) as cluster:
+        command = [sys.executable, "-m", "sigmar.runners.cli", "survey", "--count", "500", "-b", "search"]
+        proc = subprocess.Popen(
+            [*command, "--results", str(results), "--cluster", cluster.address, "--json"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert wait_for(lambda: results.exists() and results.stat().st_size > 0, 120)
+            cluster.scheduler.kill()
+            _, err = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    said = [line for line in err.splitlines() if line.startswith("sigmar ")]
+    assert proc.returncode == 2 and "Traceback" not in err and len(said) == 1, err[-2000:]
+    lines = results.read_text().splitlines(keepends=True)
+    assert lines and all(line.endswith("\n") and json.loads(line)["index"] >= 0 for line in lines)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import signal
 import subprocess
 import sys
 import time
@@ -27,6 +29,7 @@ from sigmar.runners import cli
 from tests.broken_backend import BOARDS_TEXT
 from tests.hostile.sigmar_hostile import FLOOD_LINE as FLOOD
 
+ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = Path(__file__).parent / "hostile"
 MUTANTS = Path(__file__).parent / "mutants"
 
@@ -346,3 +349,191 @@ def test_r7_fuzz_replay_refuses_a_board_larger_than_it_deals(
     code, out, err = sigmar(capsys, "fuzz", "--replay", str(big), "-b", "search", "--json")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert f"at most {MAX_TILES}" in err and str(big) in err
+
+
+# -- R9: a full disk is one line and exit 2, and leaves no partial file ---------------------------------
+
+FULL_AT = 4096  # bytes any file of the run may hold: a disk that is full after 4 KB (RLIMIT_FSIZE, SIGXFSZ ignored)
+
+
+def full_disk(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``sigmar ARGS`` where every write past FULL_AT bytes of a file fails (EFBIG), as on a full disk."""
+
+    def cap() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FULL_AT, FULL_AT))
+
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=cwd, preexec_fn=cap, timeout=300)
+
+
+def assert_one_line_exit_2(done: subprocess.CompletedProcess[str]) -> None:
+    said = [line for line in done.stderr.splitlines() if line.startswith("sigmar ")]
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert len(said) == 1 and "cannot write" in said[0], done.stderr[-2000:]
+
+
+def no_partial_files(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.name.endswith(".part") or (p.is_file() and p.stat().st_size == 0)]
+
+
+@pytest.fixture(scope="module")
+def unsolvable_boards(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Boards whose certificates need files (dead-states, DRUP) bigger than FULL_AT."""
+    folder = tmp_path_factory.mktemp("unsolvable")
+    done = subprocess.run([*CLI, "generate", "--unsolvable", "--count", "3", "--seed", "5"], capture_output=True)
+    (folder / "u.txt").write_bytes(done.stdout)
+    many = subprocess.run([*CLI, "generate", "--count", "20", "--seed", "2"], capture_output=True)
+    (folder / "many.txt").write_bytes(many.stdout)
+    return folder
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", "{u}", "-b", "search", "--proof-dir", "out"],
+        ["generate", "--count", "20", "--seed", "2", "-o", "out/g.txt"],
+        ["generate", "--count", "20", "--seed", "2", "-o", "out/g.txt", "--witness", "out/w.jsonl"],
+        ["encode", "{many}", "--to", "dimacs", "-o", "out/e.cnf"],
+        ["show", "{many}", "--svg", "out/b.svg"],
+        ["bench", "{many}", "-b", "search", "--out", "out/b.csv", "--html", "out/b.html"],
+        ["survey", "--count", "40", "-b", "search", "--results", "out/s.jsonl", "--time-limit", "30"],
+    ],
+    ids=lambda a: " ".join(a[:1] + [x for x in a if x.startswith("-") and x not in ("-b", "--count", "--seed")]),
+)
+def test_r9_a_full_disk_is_one_line_and_exit_2(args: list[str], unsolvable_boards: Path, tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    argv = [a.format(u=unsolvable_boards / "u.txt", many=unsolvable_boards / "many.txt") for a in args]
+    done = full_disk(*argv, cwd=tmp_path)
+    assert_one_line_exit_2(done)
+    left = no_partial_files(tmp_path / "out")
+    if args[0] == "survey":  # whole lines only: what was answered stays, a rerun goes on from it
+        lines = (tmp_path / "out" / "s.jsonl").read_text().splitlines(keepends=True)
+        assert all(line.endswith("\n") and json.loads(line) for line in lines)
+    else:
+        assert not left, left
+
+
+def test_r9_standard_output_to_a_full_disk_is_one_line_and_exit_2(tiny: Path) -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([*CLI, "solve", str(tiny), "-b", "search", "--json"], stdout=full, stderr=subprocess.PIPE)
+    err = done.stderr.decode()
+    assert done.returncode == 2 and err.count("\n") == 1 and "standard output" in err and "Traceback" not in err
+
+
+# -- R10: two runs given the same output: the second stops at once --------------------------------------
+
+
+@pytest.mark.parametrize("flag", ["--out", "--html", "--xml"])
+def test_r10_a_second_bench_on_an_output_in_use_is_refused(
+    flag: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sigmar.models.output_files import OutputLock
+
+    target = tmp_path / ("xml" if flag == "--xml" else "out.file")
+    if flag == "--xml":
+        target.mkdir()
+    with OutputLock(target):  # as the first bench holds it
+        code, out, err = sigmar(
+            capsys, "bench", str(ROOT / "instances" / "small.txt"), "-b", "search", flag, str(target)
+        )
+    assert code == 2 and "another sigmar run is writing" in err and len(err.strip().splitlines()) == 1, err
+    if flag != "--xml":
+        assert target.exists() is False  # the lock's empty file goes with it
+
+
+def test_r10_a_second_fuzz_on_a_failures_folder_in_use_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sigmar.models.output_files import OutputLock
+
+    with OutputLock(tmp_path):
+        code, out, err = sigmar(capsys, "fuzz", "-b", "search", "--count", "2", "--out", str(tmp_path))
+    assert code == 2 and "another sigmar run is writing" in err, err
+
+
+# -- R12: --cluster of any scheme: refused or served, in one line ---------------------------------------
+
+
+@pytest.mark.parametrize("address", ["tls://127.0.0.1:1", "ucx://x:1", "inproc://x", "tcp://", ":::", "tcp://h:port"])
+@pytest.mark.parametrize("verb", ["bench", "survey", "fuzz"])
+def test_r12_cluster_addresses_of_any_scheme_are_one_line(
+    verb: str, address: str, tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
+    args = {"bench": ["bench", str(tiny)], "survey": ["survey", "--count", "1"], "fuzz": ["fuzz", "--count", "1"]}
+    code, _, err = sigmar(capsys, *args[verb], "-b", "search", "--cluster", address)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and address in err, err
+
+
+# -- R14: limit variables that do not parse are exit 2 in one line ------------------------------------
+
+
+@pytest.mark.parametrize("value", ["²", "-1", "1e99", "abc", "99999999999999999999"])
+def test_r14_a_limit_variable_that_does_not_parse_is_one_line_exit_2(
+    value: str, tiny: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SIGMAR_MAX_BOARD_FILE", value)
+    code, out, err = sigmar(capsys, "solve", str(tiny), "-b", "search")
+    assert code == 2 and out == "" and err.strip().splitlines() == [err.strip()] and "SIGMAR_MAX_BOARD_FILE" in err
+
+
+# -- R15: check holds each file kind to its own limit ---------------------------------------------------
+
+
+def test_r15_check_takes_a_dead_states_file_under_its_own_limit(
+    unsolvable_boards: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    boards = unsolvable_boards / "u.txt"
+    code, out, err = sigmar(capsys, "solve", str(boards), "-b", "search", "--proof-dir", str(tmp_path), "--json")
+    cert = next(tmp_path.glob("*.dead.jsonl"))  # the board the search refutes by its dead states
+    size = cert.stat().st_size
+    monkeypatch.setenv("SIGMAR_MAX_ANSWERS", str(size - 1))  # the JSON limit is smaller than the file
+    code, out, err = sigmar(capsys, "check", str(boards), str(cert))
+    assert code == 0, err
+    monkeypatch.setenv("SIGMAR_MAX_DEAD_STATES", str(size - 1))
+    code, out, err = sigmar(capsys, "check", str(boards), str(cert))
+    assert code == 2 and "SIGMAR_MAX_DEAD_STATES" in err, err
+
+
+# -- R16: show --svg streams a board file ------------------------------------------------------------
+
+
+def test_r16_show_svg_holds_one_board_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sigmar.runners.cli import show, show_files
+
+    def whole(path: object) -> None:
+        raise AssertionError("show --svg read the whole board file")
+
+    monkeypatch.setattr(show, "read_boards", whole)
+    monkeypatch.setattr(show_files, "read_boards", whole)
+    boards = tmp_path / "three.txt"
+    boards.write_text(BOARDS_TEXT)
+    code, out, err = sigmar(capsys, "show", str(boards), "--svg", str(tmp_path / "b.svg"))
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.glob("b.*.svg")) == ["b.0.svg", "b.1.svg", "b.2.svg"]
+    assert all(p.read_text().startswith("<svg") for p in tmp_path.glob("b.*.svg"))
+
+
+# -- R17: --witness given a folder is exit 2 ---------------------------------------------------------
+
+
+def test_r17_generate_witness_given_a_folder_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = sigmar(capsys, "generate", "--count", "1", "--witness", str(tmp_path))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "folder" in err, err
+
+
+# -- R18: an error names a certificate file, whatever its name ------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["f", "g", "line", "x.dead.jsonl"])
+def test_r18_an_error_names_the_certificate_file_whatever_its_name(
+    name: str, tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path(name).write_text("not json\n")
+    code, out, err = sigmar(capsys, "check", str(tiny), name)
+    assert code == 2 and err.startswith(f"sigmar check: {name}: "), err

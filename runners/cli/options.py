@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import os
 import shlex
@@ -230,14 +231,30 @@ def chosen_backends(spec: str, *, check: bool = True) -> list[str]:
     return names
 
 
+# The address schemes --cluster serves: plain TCP (Dask's default; an address without a scheme is TCP).
+# tls:// needs certificates this command line has no options for; ucx:// and inproc:// need UCX or a
+# scheduler in this very process.
+CLUSTER_SCHEMES = ("tcp",)
+
+
 def dask_client(address: str) -> Any:
-    """A client of the Dask scheduler at ``address`` (``--cluster``); a missing package or an unreachable
-    scheduler is a UsageError (exit 2) that says which."""
+    """A client of the Dask scheduler at ``address`` (``--cluster``); a missing package, an address of
+    another scheme, a malformed or an unreachable one is a UsageError (exit 2) that says which."""
+    scheme, found, rest = address.partition("://")
+    if found and scheme.lower() not in CLUSTER_SCHEMES:
+        raise UsageError(f"--cluster {address}: only tcp:// addresses are served (or host:port), not {scheme}://")
+    if not (rest if found else address).strip():
+        raise UsageError(f"--cluster {address!r}: not an address (give tcp://HOST:PORT)")
     try:
         from distributed import Client
     except ImportError:
         raise UsageError("--cluster needs dask.distributed: pip install 'dask[distributed]'") from None
+    if not os.environ.get("SIGMAR_VERBOSE"):  # Dask's own log (a lost scheduler's tracebacks): with --verbose only
+        names = [name for name in logging.root.manager.loggerDict if name.split(".")[0] == "distributed"]
+        for name in ["distributed", *names]:  # its loggers carry levels of their own (Dask's config)
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     try:
         return Client(address, timeout="10s")
-    except OSError as exc:
-        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    except Exception as exc:  # OSError (unreachable), ValueError or TypeError (malformed), Dask's own errors
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {why}") from None
