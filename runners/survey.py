@@ -162,6 +162,7 @@ class ResultsFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.created = not path.exists()  # an empty file this run made is removed again at close
         flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
         try:
             fd = os.open(path, flags, 0o644)
@@ -189,6 +190,9 @@ class ResultsFile:
         self.close()
 
     def close(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.created and os.fstat(self.handle.fileno()).st_size == 0:
+                self.path.unlink()  # nothing was answered (a full disk, say): no empty file left behind
         self.handle.close()  # closing the file releases the lock
 
     def read(self, deals: Deals) -> dict[int, dict[str, Any]]:

@@ -169,6 +169,14 @@ def test_r1_crosscheck_bench_and_fuzz_grade_every_lie_wrong_or_unconfirmed(
     assert {n for n in names[1:] if pair["answers"][n] == "unsolvable"} <= failed
 
 
+def test_r1_survey_counts_no_lie(hostile: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Random deals, every lie racing alone: nothing but what the counts precheck settles is answered."""
+    lies = ",".join(f"hostile:{lie}" for lie in TRUST_LIES if lie != "forged-drup")  # "0" may be a true proof
+    code, out, err = sigmar(capsys, "survey", "--count", "4", "--seed", "2", "-b", lies, "--json", "--time-limit", "5")
+    summary = json.loads(out)
+    assert summary["solved"] == 0 and summary["unsolvable"] == 0 and summary["unknown"] == 4, (summary, err)
+
+
 # -- R4: malformed answers are errors naming the backend and the field ----------------------------
 
 
