@@ -60,10 +60,8 @@ def stream_svgs(args: argparse.Namespace) -> int:
         return write_files(args, boards, {})
     count = sum(1 for _ in stream_boards(args.file))
     check_writable(out_path(args.svg, 0, count))
-    for index, board in enumerate(stream_boards(args.file)):
-        path = out_path(args.svg, index, count)
-        check_writable(path)
-        write(path, board_svg(board, coords=args.coords))
+    for index, board in enumerate(stream_boards(args.file)):  # write_file says it in one line if one fails
+        write(out_path(args.svg, index, count), board_svg(board, coords=args.coords))
     return 0
 
 
