@@ -527,7 +527,7 @@ def disk_row(label: str, done: dict[str, Any], partial: int, tmpdir: bool = Fals
     ended_well = tmpdir and done["exit"] in (0, 1) and "Traceback" not in done["err"]
     ok = (done["exit"] == 2 and one_line(done) or ended_well) and partial == 0
     said = next((line for line in done["err"].splitlines() if line.startswith("sigmar ")), "")
-    said = said.replace(tempfile.gettempdir(), "$TMP")  # the report names no folder of this machine
+    said = said.replace(tempfile.gettempdir() + "/", "$TMP/", 1)  # the report names no folder of this machine
     row = {
         "case": label,
         "exit": done["exit"],
