@@ -21,6 +21,7 @@ from .options import (
     add_backend,
     add_proof_dir,
     add_time_limit,
+    add_verbose,
     chosen_backends,
     cube_count,
     dask_client,
@@ -70,6 +71,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_backend(parser)
     add_time_limit(parser)
     add_proof_dir(parser)
+    add_verbose(parser)
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     parser.set_defaults(run=run)
 
