@@ -383,3 +383,22 @@ def test_prove_and_survey_cubes_on_the_cluster(
     records = [json.loads(line) for line in results.read_text().splitlines()]
     refuted = [r for r in records if r["status"] == "unsolvable"]
     assert refuted and all(r["certificate"]["kind"] == "cubes" and r["checked"] for r in refuted), records
+
+
+def test_the_dask_pool_gives_the_cluster_one_task_a_thread_and_cancels_the_rest(dask_cluster: Any) -> None:
+    import os
+    from concurrent.futures import CancelledError
+
+    import distributed
+
+    from sigmar.runners.cubes.pools import DaskPool
+
+    with distributed.Client(dask_cluster.scheduler_address) as client, DaskPool(client) as pool:
+        pids = [pool.submit(os.getpid, key=f"pid-{i}") for i in range(5)]
+        assert len({f.result(timeout=120) for f in pids}) == 2  # one host a worker thread, each used
+        slow = [pool.submit(time.sleep, 3, key=f"sleep-{i}") for i in range(4)]
+        assert len(pool._running) == 2 and len(pool._waiting) == 2
+        pool.cancel()
+        for future in slow:
+            with pytest.raises(CancelledError):
+                future.result(timeout=60)

@@ -23,7 +23,7 @@ import queue
 import threading
 import uuid
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from typing import Any
 
 from sigmar.encoders.processes.guard import stop
@@ -134,33 +134,81 @@ class LocalPool:
 
 
 class DaskPool:
-    """Calls as tasks of a Dask cluster (``client``: a ``distributed.Client``), each in its worker thread's host."""
+    """Calls as tasks of a Dask cluster (``client``: a ``distributed.Client``), each in its worker thread's host.
+
+    At most as many tasks are with the scheduler as the cluster has threads; the rest wait here.
+    Why: a scheduler hands a worker more tasks than it has threads (Dask's worker saturation), and
+    a node that waits behind a long one on a busy worker, while another worker is idle, holds up
+    the whole subtree below it (measured on side-8 deal 455: 11.1 s on two workers against 7.3 s).
+    """
 
     def __init__(self, client: Any) -> None:
         self.client = client
         self.token = uuid.uuid4().hex[:12]
-        self._futures: list[Any] = []
+        self._lock = threading.Lock()
+        self._waiting: list[tuple[Future[Any], Callable[..., Any], tuple[Any, ...], str]] = []
+        self._running: dict[Any, Future[Any]] = {}  # the Dask future -> the caller's
 
     def describe(self) -> str:
         try:
             workers = self.client.scheduler_info().get("workers", {})
-            threads = sum(w.get("nthreads", 0) for w in workers.values())
-            return f"Dask cluster {self.client.scheduler.address}: {len(workers)} workers, {threads} threads"
+            return f"Dask cluster {self.client.scheduler.address}: {len(workers)} workers, {self._threads()} threads"
         except Exception:
             return "Dask cluster"
 
-    def submit(self, fn: Callable[..., Any], *args: Any, key: str = "") -> Any:
-        future = self.client.submit(hosted, fn, *args, pure=False, key=f"sigmar-cubes-{self.token}-{key}")
-        self._futures = [f for f in self._futures if not f.done()]
-        self._futures.append(future)
-        return future
+    def _threads(self) -> int:
+        workers = self.client.scheduler_info().get("workers", {})
+        return max(1, sum(w.get("nthreads", 1) for w in workers.values()))
+
+    def submit(self, fn: Callable[..., Any], *args: Any, key: str = "") -> Future[Any]:
+        mine: Future[Any] = Future()
+        with self._lock:
+            self._waiting.append((mine, fn, args, key))
+        self._start_waiting()
+        return mine
+
+    def _start_waiting(self) -> None:
+        """Hand the cluster what it has threads for, oldest first."""
+        started = []
+        with self._lock:
+            free = self._threads() - len(self._running)
+            while free > 0 and self._waiting:
+                mine, fn, args, key = self._waiting.pop(0)
+                if not mine.set_running_or_notify_cancel():
+                    continue
+                theirs = self.client.submit(hosted, fn, *args, pure=False, key=f"sigmar-cubes-{self.token}-{key}")
+                self._running[theirs] = mine
+                started.append(theirs)
+                free -= 1
+        for theirs in started:
+            theirs.add_done_callback(self._finished)
+
+    def _finished(self, theirs: Any) -> None:
+        with self._lock:
+            mine = self._running.pop(theirs, None)
+        if mine is not None:
+            try:
+                if theirs.status == "finished":
+                    mine.set_result(theirs.result())
+                else:
+                    mine.set_exception(theirs.exception() or RuntimeError(f"the cluster task was {theirs.status}"))
+            except BaseException as exc:  # the task's error, or the cluster's, is the caller's
+                if not mine.done():
+                    mine.set_exception(exc)
+        self._start_waiting()
 
     def cancel(self) -> None:
-        """Cancel the tasks not finished (one already running ends at its node's conflict budget)."""
-        pending = [f for f in self._futures if not f.done()]
-        if pending:
-            self.client.cancel(pending)
-        self._futures.clear()
+        """Drop the calls not started and cancel the tasks (one already running ends at its node's budget)."""
+        with self._lock:
+            waiting, self._waiting = self._waiting, []
+            running, self._running = dict(self._running), {}
+        for mine, *_ in waiting:
+            mine.cancel()
+        if running:
+            self.client.cancel(list(running))
+        for mine in running.values():  # running here: it cannot be cancelled, so it ends as cancelled
+            if not mine.done():
+                mine.set_exception(CancelledError("the split was stopped"))
 
     def close(self) -> None:
         self.cancel()
