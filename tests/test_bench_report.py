@@ -15,7 +15,8 @@ from sigmar.models.result import Result, Status
 from sigmar.runners import cli
 from sigmar.runners.bench import CsvSink, Row, bench, plan, read_csv, summarise
 from sigmar.runners.checking.grading import Grade
-from sigmar.runners.render.scores import compare, vbs
+from sigmar.runners.render.paired import compare
+from sigmar.runners.render.scores import vbs
 from tests.broken_backend import BOARDS_TEXT
 
 
@@ -69,7 +70,8 @@ def test_baseline_speedup_and_changed_boards() -> None:
     ]
     speedups, changes, common = compare(ROWS, old)
     assert common == 3
-    assert speedups["a"] == pytest.approx(math.sqrt(2 / 1 * 1 / 3))
+    assert speedups["a"].value == pytest.approx(math.sqrt(2 / 1 * 1 / 3))
+    assert speedups["a"].boards == 2 and speedups["a"].low <= speedups["a"].value <= speedups["a"].high
     assert {(c.board, c.why) for c in changes} == {("b3", "slower"), ("b2", "answer")}
 
 

@@ -12,6 +12,7 @@ from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
 from sigmar.runners import cli
 from sigmar.runners.checking.grading import Grade, grade_board
+from sigmar.runners.checking.grading import certified as certified_
 from sigmar.runners.checking.replay import checked
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,8 +49,10 @@ def test_refutations_are_correct_only_with_a_checked_certificate(boards) -> None
     assert both.result.reason is Reason.CORROBORATED and not both.result.checked
     certified = proof.with_(certificate=Certificate(CertificateKind.DRUP, file="x.drup"), checked=True)
     settled = grade_board(board, {"cnf": certified, "cpsat": other})
-    assert set(settled.grades.values()) == {Grade.CORRECT}
+    # The board is settled, but cpsat's "no" is still its own claim: BenchExec's correct-unconfirmed.
+    assert settled.grades == {"cnf": Grade.CORRECT, "cpsat": Grade.UNCONFIRMED}
     assert settled.result.checked and settled.result.backend == "cnf:glucose4"
+    assert (certified_(certified), certified_(other)) == ("yes", "no")
 
 
 def test_rejected_solution_and_crash_grades(boards) -> None:
@@ -65,8 +68,8 @@ def test_counts_settle_a_board_without_a_sound_backend(boards) -> None:
     board = boards["counts"]
     proof = Result(Status.UNSOLVABLE, "cnf:glucose4", reason=Reason.PROOF)
     verdict = grade_board(board, {"cnf": proof})
-    assert verdict.grades == {"cnf": Grade.CORRECT}
-    assert verdict.result.reason is Reason.COUNTS
+    assert verdict.grades == {"cnf": Grade.UNCONFIRMED}  # right, but cnf certified nothing
+    assert verdict.result.reason is Reason.COUNTS and verdict.settled
 
 
 def crosscheck(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict]]:
@@ -81,7 +84,8 @@ def test_honest_backends_agree(fakes, board_file: Path, capsys) -> None:
     assert all(r["agree"] for r in records)
     assert records[0]["answers"] == {"honest": "solved", "honest:proof": "solved"}
     assert records[1]["status"] == "unsolvable" and records[1]["reason"] == "exhausted"
-    assert records[1]["grades"] == {"honest": "correct", "honest:proof": "correct"}
+    # honest:proof's "no" is right but only claimed: unconfirmed, however certain the board is
+    assert records[1]["grades"] == {"honest": "correct", "honest:proof": "unconfirmed"}
 
 
 @pytest.mark.parametrize("broken", ["broken:wrong", "broken:proof"])
