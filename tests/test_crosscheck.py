@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,58 @@ def test_crosscheck_with_minizinc_leaves_stderr_clean_when_its_compiler_refutes_
     for extra in ([], ["--json"]):  # the table, and JSON Lines
         done = subprocess.run([*command, *extra], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done
-        assert done.stderr == "", done.stderr
+        noise = [line for line in done.stderr.splitlines() if line.strip() and "━" not in line]  # but the bar
+        assert noise == [], done.stderr
     record = json.loads(done.stdout)
     assert record["answers"] == {"minizinc": "unsolvable", "search": "unsolvable"} and record["agree"], record
+
+
+# -- the rendered table: colours, NO_COLOR, whole names, a progress bar --------------------------------
+
+MARKUP = re.compile(r"\[/?(red|yellow|green|bold|dim|italic|blue|magenta|cyan)[^\]]*\]|\[/")
+COLOUR = re.compile(r"\x1b\[[0-9;]*3[1-7]m")  # a foreground colour code
+
+
+def crosscheck_table(board_file: Path, capsys, monkeypatch, **env: str) -> tuple[str, str]:
+    for name in ("FORCE_COLOR", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code = cli.main(["crosscheck", str(board_file), "-b", "honest,honest:proof,broken:wrong,broken:crash"])
+    assert code == 3
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def test_the_table_shows_colours_not_markup(fakes, board_file: Path, capsys, monkeypatch) -> None:
+    out, err = crosscheck_table(board_file, capsys, monkeypatch, FORCE_COLOR="1", COLUMNS="200")
+    assert COLOUR.search(out), "no colour in a terminal"
+    assert not MARKUP.search(out), MARKUP.search(out)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
+    assert "[" not in plain  # no board name here holds a bracket, so any "[" is markup shown as text
+    assert "claimed" in plain and "wrong" in plain and "error" in plain and "NO" in plain
+    assert "━" in err or "boards" in err, "no progress bar on standard error"
+
+
+def test_the_table_reads_the_same_with_no_color(fakes, board_file: Path, capsys, monkeypatch) -> None:
+    out, _ = crosscheck_table(board_file, capsys, monkeypatch, FORCE_COLOR="1", NO_COLOR="1", COLUMNS="200")
+    assert not COLOUR.search(out) and not MARKUP.search(out)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
+    assert "[" not in plain
+    for word in ("claimed", "wrong", "error", "NO", "unsol/exhausted"):
+        assert word in plain, word
+    piped, _ = crosscheck_table(board_file, capsys, monkeypatch)  # into a pipe: no escape codes at all
+    assert "[" not in piped and "claimed" in piped
+
+
+def test_board_names_are_whole_when_the_terminal_has_room(fakes, tmp_path: Path, capsys, monkeypatch) -> None:
+    from tests.broken_backend import BOARDS_TEXT
+
+    long_name = "a board whose name is long enough to have been cut at twenty-four characters [solvable]"
+    path = tmp_path / "named.txt"
+    path.write_text(f"# {long_name}\n" + BOARDS_TEXT.split("\n\n")[0].split("\n", 1)[1] + "\n")
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert cli.main(["crosscheck", str(path), "-b", "honest"]) == 0
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert long_name in plain
