@@ -162,12 +162,12 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    apply_sat_cmd(args)
+    joining = apply_sat_cmd(args)  # cnf:external, with --sat-cmd
     _check_limits(args)
     baseline = read_baseline(args.baseline) if args.baseline else None
     boards_by_file: list[tuple[str, list[Board]]] = [(f, read_boards(f)) for f in args.files]
     check_outputs(args)  # after the boards: a malformed board file leaves no empty output behind
-    names = chosen_backends(args.backend)
+    names = [*chosen_backends(args.backend), *joining]
     pair = scatter_pair(args, names)
     runs = plan(boards_by_file, names, args.repeat, args.family)
     executor, where, client = _executor(args, runs)
