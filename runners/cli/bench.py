@@ -56,7 +56,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "average, check and grade every answer (a 'no' with a checked certificate apart from a claimed one), "
         "and print the backends ranked (correct answers, then PAR-2 by wall and CPU time, on solvable and "
         "unsolvable boards apart), the virtual best solver, a paired comparison of every two backends (the "
-        "geometric-mean ratio with its 95%% bootstrap interval and a Wilcoxon p-value), the MiniZinc "
+        "geometric-mean ratio with its 95% bootstrap interval and a Wilcoxon p-value), the MiniZinc "
         "Challenge's pairwise score, and a table per family of boards. Exit 3 if a backend answered wrongly or "
         "two disagreed, 1 if some board got no answer from any backend, 2 on bad input.",
     )
