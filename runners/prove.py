@@ -141,9 +141,7 @@ class Prover:
             return Proved(solution.with_(wrong=True, message=message), answers, details, spent)
         return Proved(result, answers, details, spent)
 
-    def _more_readable(
-        self, board: Board, result: Result, time_limit: float | None, details: dict[str, Any]
-    ) -> Result:
+    def _more_readable(self, board: Board, result: Result, time_limit: float | None, details: dict[str, Any]) -> Result:
         """A checked DRUP answer, or the dead states the search finds in about as long (see the module)."""
         certificate = result.certificate
         drup = result.checked and certificate is not None and certificate.kind is CertificateKind.DRUP

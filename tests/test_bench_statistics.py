@@ -75,8 +75,15 @@ def run(board: str, backend: str, seconds: float, grade: Grade = Grade.CORRECT, 
         status = Status.UNKNOWN
     checked = status is Status.UNSOLVABLE and grade is Grade.CORRECT
     certificate = Certificate(CertificateKind.STUCK) if checked else None
-    result = Result(status, backend, seconds, reason=Reason.PROOF if status is Status.UNSOLVABLE else None,
-                    checked=checked, certificate=certificate, verified=status is Status.SOLVED)
+    result = Result(
+        status,
+        backend,
+        seconds,
+        reason=Reason.PROOF if status is Status.UNSOLVABLE else None,
+        checked=checked,
+        certificate=certificate,
+        verified=status is Status.SOLVED,
+    )
     return Row("f", board, backend, result, grade, **kw)  # type: ignore[arg-type]
 
 
@@ -112,17 +119,25 @@ def test_a_claim_is_censored_at_the_limit_and_an_early_unknown_at_its_time() -> 
 
 def test_pairwise_score_as_the_minizinc_challenge_counts_it() -> None:
     rows = [
-        run("b1", "a", 1.0), run("b1", "b", 3.0),  # both correct: split by time, a takes 3/4
-        run("b2", "a", 1.0), run("b2", "b", 0.1, Grade.UNCONFIRMED, unsolvable=True),  # correct beats a claim
-        run("b3", "a", 1.0, Grade.UNKNOWN), run("b3", "b", 1.0, Grade.UNKNOWN),  # nothing to share
+        run("b1", "a", 1.0),
+        run("b1", "b", 3.0),  # both correct: split by time, a takes 3/4
+        run("b2", "a", 1.0),
+        run("b2", "b", 0.1, Grade.UNCONFIRMED, unsolvable=True),  # correct beats a claim
+        run("b3", "a", 1.0, Grade.UNKNOWN),
+        run("b3", "b", 1.0, Grade.UNKNOWN),  # nothing to share
     ]
     scores = pairwise_scores(rows, ["a", "b"])
     assert scores["a"]["b"] == pytest.approx(0.75 + 1.0) and scores["b"]["a"] == pytest.approx(0.25)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(list(Grade)), st.floats(0, 5), st.sampled_from(list(Grade)), st.floats(0, 5)),
-                min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(list(Grade)), st.floats(0, 5), st.sampled_from(list(Grade)), st.floats(0, 5)),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_pairwise_points_of_a_board_add_up_to_one_or_nothing(boards: list[tuple[Grade, float, Grade, float]]) -> None:
     rows = []
     for k, (ga, ta, gb, tb) in enumerate(boards):

@@ -133,6 +133,4 @@ def _under(path: Path, folder: str) -> bool:
 
 def missing_boards(boards: Iterable[Board], answered: set[str]) -> list[Finding]:
     """A finding for every board that no answer names."""
-    return [
-        Finding(b.name, "missing", "missing", "no answer for this board") for b in boards if b.name not in answered
-    ]
+    return [Finding(b.name, "missing", "missing", "no answer for this board") for b in boards if b.name not in answered]

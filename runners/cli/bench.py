@@ -306,8 +306,10 @@ def _print_summary(
         console.print(family_table(report.rows, report.names, report.time_limit))
     if report.comparisons:
         say(
-            Text("Paired comparisons (geometric mean of seconds over the boards both answered correctly, 95% "
-                 "paired-bootstrap interval, Wilcoxon signed-rank test):")
+            Text(
+                "Paired comparisons (geometric mean of seconds over the boards both answered correctly, 95% "
+                "paired-bootstrap interval, Wilcoxon signed-rank test):"
+            )
         )
         for sentence in paired_lines(report.comparisons):
             say(sentence)

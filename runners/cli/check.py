@@ -210,11 +210,11 @@ def _answers(cert: Path, head: list[tuple[int, Any]], rest: Any) -> list[Any]:
         if is_answer(record):
             answers.append((number, record))
         elif answers:
-            raise CertificateError(f"line {number}: not an answer (no \"status\"), in a file of answers")
+            raise CertificateError(f'line {number}: not an answer (no "status"), in a file of answers')
         elif "kind" in record:
             jobs.append((None, record))
         else:
-            raise CertificateError(f"line {number}: neither an answer (no \"status\") nor a certificate (no \"kind\")")
+            raise CertificateError(f'line {number}: neither an answer (no "status") nor a certificate (no "kind")')
         if answers and jobs:
             raise CertificateError(f"line {number}: an answer after bare certificates; give them in two files")
     if answers:

@@ -230,10 +230,7 @@ def families_html(report: Report) -> str:
         for family, name, cells in family_rows(report.rows, report.names, report.time_limit)
     )
     heads = "".join(f"<th>{h.replace(chr(10), ' ')}</th>" for h in ("family", "backend", *FAMILY_HEADS))
-    return (
-        "<h2>Per family</h2><table class='summary'><thead><tr>"
-        f"{heads}</tr></thead><tbody>{body}</tbody></table>"
-    )
+    return f"<h2>Per family</h2><table class='summary'><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def changes_html(report: Report) -> str:
@@ -241,10 +238,7 @@ def changes_html(report: Report) -> str:
         return ""
     sentences = "".join(f"<p>{escape(speedup_sentence(n, r))}</p>" for n, r in report.speedups.items())
     if not report.changes:
-        return (
-            f"<h2>Against the baseline</h2>{sentences}"
-            "<p>No board changed its answer or got more than 2× slower.</p>"
-        )
+        return f"<h2>Against the baseline</h2>{sentences}<p>No board changed its answer or got more than 2× slower.</p>"
     items = "".join(
         f"<tr><td>{escape(c.board)}</td><td>{escape(c.backend)}</td><td>{escape(c.why)}</td>"
         f"<td>{escape(c.old)}</td><td>{escape(c.new)}</td></tr>"
@@ -386,8 +380,12 @@ def render(report: Report, boards: Sequence[Board]) -> str:
         "or unconfirmed run costing twice the time limit; one wrong answer disqualifies; by wall time, by CPU "
         "time, and over the boards a verified solution (solvable) or a checked certificate (unsolvable) settled. "
         "Times in seconds over answered runs"
-        + (f", each board's median of {report.repeat} runs; spread: the median over boards of (max - min) / "
-           "median of its runs." if report.repeat > 1 else ".")
+        + (
+            f", each board's median of {report.repeat} runs; spread: the median over boards of (max - min) / "
+            "median of its runs."
+            if report.repeat > 1
+            else "."
+        )
         + "</p>"
         f"{summary_table(report)}{comparisons_html(report)}{families_html(report)}"
         f"<h2>Plots</h2>{plots_html(report)}{changes_html(report)}"

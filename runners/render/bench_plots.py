@@ -125,8 +125,13 @@ def cactus_figure(
     ax.set_xlabel("time per board (s, log scale)")
     ax.set_ylabel(f"boards answered correctly (of {boards})")
     ax.text(
-        0.01, 0.98, "runs that stopped without an answer are censored (Kaplan–Meier)",
-        transform=ax.transAxes, fontsize="x-small", color="grey", va="top",
+        0.01,
+        0.98,
+        "runs that stopped without an answer are censored (Kaplan–Meier)",
+        transform=ax.transAxes,
+        fontsize="x-small",
+        color="grey",
+        va="top",
     )
     ax.set_ylim(0, max(boards, 1) * 1.02)
     ax.yaxis.get_major_locator().set_params(integer=True)

@@ -108,9 +108,7 @@ def spread(rows: list[Row]) -> float:
     for row in rows:
         if row.grade in (Grade.CORRECT, Grade.UNCONFIRMED):
             groups.setdefault((row.file, row.board, row.backend), []).append(max(row.result.seconds, FLOOR))
-    ratios = sorted(
-        (max(g) - min(g)) / sorted(g)[len(g) // 2] for g in groups.values() if len(g) >= 2
-    )
+    ratios = sorted((max(g) - min(g)) / sorted(g)[len(g) // 2] for g in groups.values() if len(g) >= 2)
     return percentile(ratios, 50)
 
 
