@@ -77,6 +77,7 @@ def run_bench(
 ) -> tuple[subprocess.CompletedProcess[str], float]:
     command = [sys.executable, "-m", "sigmar.runners.cli", "bench", *map(str, files), "-b", ",".join(BACKENDS)]
     command += ["--repeat", str(repeat), "--time-limit", f"{time_limit:g}"]
+    command += ["--family", "hexmatch-hard", "--family", "generated-unsolvable"]  # the boards' sources
     command += ["--out", str(OUT / "bench.csv"), "--html", str(OUT / "report.html"), "--plot", str(OUT / "cactus.png")]
     env = dict(os.environ, PYTHONPATH=str(site), COLUMNS="200")
     start = time.perf_counter()
@@ -254,7 +255,8 @@ def main() -> int:
             f"(1, 5, 15 minutes); the bench took {wall:.0f} s.",
             "",
             f"Command: `{command}`: `sigmar bench` on {args.boards} boards ({len(rows)} runs), "
-            f"`-b {','.join(BACKENDS)} --repeat {args.repeat} --time-limit {args.time_limit:g}`.",
+            f"`-b {','.join(BACKENDS)} --repeat {args.repeat} --time-limit {args.time_limit:g}` "
+            "(in results/certified-claims/: bench.csv, report.html, report.png, bench.stdout).",
             "",
             table,
             "",

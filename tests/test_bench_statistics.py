@@ -67,6 +67,7 @@ def test_a_ratio_is_written_as_in_the_spec() -> None:
     assert Ratio(2.634, 1.9, 3.18, 0.01, 10).text() == "2.63× [1.90, 3.18]"
     assert Ratio(250.0, 120.4, 999.0, 0.01, 10).text() == "250× [120, 999]"
     assert not Ratio(1.04, 0.97, 1.12, 0.4, 40).clear and Ratio(1.5, 1.1, 2.0, 0.01, 40).clear
+    assert not Ratio(23.0, 11.4, 46.3, 0.5, 2).clear  # two boards: the interval alone says little
 
 
 def run(board: str, backend: str, seconds: float, grade: Grade = Grade.CORRECT, **kw: object) -> Row:

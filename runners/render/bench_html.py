@@ -105,7 +105,7 @@ def hardest(report: Report) -> list[str]:
     return sorted(cost, key=lambda name: cost[name], reverse=True)[:HARDEST]
 
 
-SUMMARY_HEADS = (
+ANSWER_HEADS = (
     "rank",
     "backend",
     "boards",
@@ -119,23 +119,21 @@ SUMMARY_HEADS = (
     "PAR-2 CPU (s)",
     "PAR-2 solvable",
     "PAR-2 unsolvable",
-    "median",
-    "p90",
-    "p99",
-    "max",
-    "CPU/wall",
-    "memory median (MB)",
-    "memory max (MB)",
 )
+TIME_HEADS = ("backend", "median", "p90", "p99", "max", "CPU/wall", "memory median (MB)", "memory max (MB)")
 
 
-def summary_table(report: Report) -> str:
-    heads = list(SUMMARY_HEADS)
-    if report.repeat > 1:
-        heads.insert(heads.index("CPU/wall"), "spread")
-    if report.speedups is not None:
-        heads.append("speedup vs baseline")
-    out = ["<table class='summary'><thead><tr>", *(f"<th>{h}</th>" for h in heads), "</tr></thead><tbody>"]
+def _row(cells: list[str]) -> str:
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def _head(heads: list[str]) -> str:
+    return "<table class='summary'><thead><tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr></thead><tbody>"
+
+
+def answers_rows(report: Report) -> list[str]:
+    """The ranked table: counts (certified and claimed apart), the PAR-2 scores, the VBS."""
+    rows = []
     for s in report.summaries:
         wrong = f"<td class='bad'>{s.wrong}</td>" if s.wrong else "<td>0</td>"
         claimed = f"<td class='g-unconfirmed'>{s.claimed}</td>" if s.claimed else "<td>0</td>"
@@ -149,6 +147,27 @@ def summary_table(report: Report) -> str:
             f"<td>{s.error}{f' <small>({s.out_of_memory} mem)</small>' if s.out_of_memory else ''}</td>",
             wrong,
             *(f"<td>{num(v)}</td>" for v in (s.par2, s.par2_cpu, s.par2_solvable, s.par2_unsolvable)),
+        ]
+        if report.speedups is not None:
+            speed = report.speedups.get(s.backend)
+            cells.append(f"<td>{'–' if speed is None else escape(speed.text())}</td>")
+        rows.append(_row(cells))
+    v = report.vbs
+    extra = 1 if report.speedups is not None else 0
+    rows.append(
+        f"<tr class='vbs'><td></td><td class='name'>VBS</td><td>{v.boards}</td><td>{v.solved - v.refuted}</td>"
+        f"<td>{v.refuted}</td><td colspan='4'>{v.solved} boards answered correctly by some backend</td>"
+        f"<td>{num(v.par2)}</td><td colspan='{3 + extra}'></td></tr>"
+    )
+    return rows
+
+
+def times_rows(report: Report) -> list[str]:
+    """Seconds over answered runs (each board's median run), the repetitions' spread, CPU/wall, memory."""
+    rows = []
+    for s in report.summaries:
+        cells = [
+            f"<td class='name'>{escape(s.backend)}</td>",
             *(f"<td>{num(v)}</td>" for v in (s.median, s.p90, s.p99, s.max)),
         ]
         if report.repeat > 1:
@@ -158,20 +177,22 @@ def summary_table(report: Report) -> str:
             f"<td>{num(s.memory_median, 1)}</td>",
             f"<td>{num(s.memory_max, 1)}</td>",
         ]
-        if report.speedups is not None:
-            speed = report.speedups.get(s.backend)
-            cells.append(f"<td>{'–' if speed is None else escape(speed.text())}</td>")
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    v = report.vbs
-    times = sorted(v.times)
+        rows.append(_row(cells))
+    times = sorted(report.vbs.times)
     median = times[len(times) // 2] if times else math.nan
-    out.append(
-        f"<tr class='vbs'><td></td><td class='name'>VBS</td><td>{v.boards}</td><td>{v.solved - v.refuted}</td>"
-        f"<td>{v.refuted}</td><td colspan='4'>{v.solved} boards answered correctly by some backend</td>"
-        f"<td>{num(v.par2)}</td><td colspan='3'></td><td>{num(median)}</td>"
-        f"<td colspan='{len(heads) - 14}'></td></tr>"
-    )
-    out.append("</tbody></table>")
+    rest = 6 + (report.repeat > 1)
+    rows.append(f"<tr class='vbs'><td class='name'>VBS</td><td>{num(median)}</td><td colspan='{rest}'></td></tr>")
+    return rows
+
+
+def summary_table(report: Report) -> str:
+    answer_heads = [*ANSWER_HEADS, *(["speedup vs baseline"] if report.speedups is not None else [])]
+    time_heads = list(TIME_HEADS)
+    if report.repeat > 1:
+        time_heads.insert(time_heads.index("CPU/wall"), "spread")
+    out = [_head(answer_heads), *answers_rows(report), "</tbody></table>"]
+    out += ["<h3>Times and resources</h3>", _head(time_heads), *times_rows(report), "</tbody></table>"]
+    v = report.vbs
     marginal = "".join(
         f"<tr><td class='name'>{escape(n)}</td><td>{v.winners.get(n, 0)}</td><td>{num(v.marginal.get(n))}</td></tr>"
         for n in v.members

@@ -75,7 +75,8 @@ def times_table(summaries: Sequence[Summary], best: Vbs, repeated: bool) -> Tabl
     """Seconds over answered runs (each board's median run), the repetitions' spread, CPU/wall and memory."""
     title = "seconds over answered runs" + (", each board's median run" if repeated else "")
     caption = "spread: the median over boards of (max - min) / median of a board's runs; " if repeated else ""
-    table = Table(title=title, caption=f"{caption}memory: peak RSS in MB")
+    caption += "memory: peak RSS in MB"
+    table = Table(title=title, caption=caption, min_width=min(len(caption) + 2, 120))
     table.add_column("backend", no_wrap=True)
     _right(table, "median", "p90", "p99", "max")
     if repeated:
@@ -133,9 +134,8 @@ def family_table(rows: list[Row], names: list[str], time_limit: float | None) ->
 def pairwise_table(scores: dict[str, dict[str, float]], boards: int) -> Table:
     """The MiniZinc Challenge's pairwise score: the points each backend (row) took from each other (column)."""
     names = list(scores)
-    table = Table(
-        title="pairwise score (MiniZinc Challenge)", caption=f"points the row took from the column, of {boards} boards"
-    )
+    caption = f"points the row took from the column, of {boards} boards"
+    table = Table(title="pairwise score (MiniZinc Challenge)", caption=caption, min_width=len(caption) + 2)
     table.add_column("backend", no_wrap=True)
     _right(table, *names, "total")
     for a in names:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 SEED = 20260525  # the bootstrap's seed: the same rows give the same interval
 RESAMPLES = 10_000
 LEVEL = 0.95
+ALPHA = 1 - LEVEL  # the Wilcoxon p-value below which a difference counts as clear
 BLOCK = 1_000  # resamples drawn at a time (memory: BLOCK x boards indices)
 
 
@@ -103,8 +104,9 @@ class Ratio:
 
     @property
     def clear(self) -> bool:
-        """The interval leaves 1 out: one side is faster on boards drawn like these."""
-        return self.low > 1 or self.high < 1
+        """One side is faster on boards drawn like these: the interval leaves 1 out and the Wilcoxon test agrees
+        (p below ``ALPHA``; with fewer than six boards it never can be, however wide the ratio)."""
+        return (self.low > 1 or self.high < 1) and self.p_value < ALPHA
 
 
 def ratio_of(logs: Sequence[float], *, seed: int = SEED, resamples: int = RESAMPLES) -> Ratio:
@@ -131,9 +133,10 @@ class PairedComparison:
         test = f"Wilcoxon p = {r.p_value:.2g} over {r.boards} board{'s' if r.boards != 1 else ''}"
         if r.clear:
             return f"{self.faster} is faster than {self.slower} {where}: {r.text()}, {test}"
+        why = "the interval includes 1" if r.low <= 1 <= r.high else f"p is not below {ALPHA:g}"
         return (
             f"{self.faster} and {self.slower}: no clear difference {where}: {r.text()} "
-            f"({self.faster} the faster in geometric mean; the interval includes 1), {test}"
+            f"({self.faster} the faster in geometric mean; {why}), {test}"
         )
 
 
