@@ -19,6 +19,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,10 +57,12 @@ def run(args: argparse.Namespace) -> int:
     boards = read_board_files(args.files)
     cert = Path(args.certificate)
     try:
-        jobs = _jobs(cert)
-        if jobs and isinstance(jobs[0], Answers):
-            return _check_answers(boards, jobs[0], args)
-        work = [(_choose(boards, args.board, named, args.files, cert), record) for named, record in jobs]
+        contents = _read(cert)
+        if contents.answers:
+            return _check_answers(boards, contents.answers, args)
+        work = [
+            (_choose(boards, args.board, named, args.files, cert), record) for named, record in contents.certificates
+        ]
     except CertificateError as exc:
         raise CertificateError(f"{cert}: {exc}" if str(cert) not in str(exc) else str(exc)) from None
     all_valid = True
@@ -75,11 +78,16 @@ def run(args: argparse.Namespace) -> int:
     return 0 if all_valid else 3
 
 
-class Answers(list[tuple[int, dict[str, Any]]]):
-    """The (line, answer) pairs of an answers file: checked whole, not a certificate at a time."""
+@dataclass
+class Contents:
+    """What CERT holds: certificates (each with the board it names, if any), or the (line, answer) pairs of an
+    answers file, which is checked whole rather than a certificate at a time."""
+
+    certificates: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
+    answers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
 
-def _check_answers(boards: list[Board], answers: Answers, args: argparse.Namespace) -> int:
+def _check_answers(boards: list[Board], answers: list[tuple[int, dict[str, Any]]], args: argparse.Namespace) -> int:
     """Every answer checked, every board required; one line per answer, then the boards left out."""
     by_name = {b.name: b for b in boards}
     cert = Path(args.certificate)
@@ -157,13 +165,12 @@ def _print(board: Board, record: dict[str, Any], verdict: Verdict, seconds: floa
         print(f"{board.name}: {record['kind']} certificate {word} ({seconds:.3f} s): {verdict.reason}")
 
 
-def _jobs(cert: Path) -> list[Any]:
-    """(board name the certificate names, certificate record) for each certificate in CERT; or, for an
-    answers file, one :class:`Answers`."""
+def _read(cert: Path) -> Contents:
+    """The certificates in CERT, each with the board name it carries; or the answers of an answers file."""
     try:
         if cert.name.endswith(".drup"):
             input_limits.regular_size(cert, input_limits.DRUP)
-            return [(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})]
+            return Contents([(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})])
         with input_limits.open_input(cert, ANSWERS) as stream:
             numbered = input_limits.lines(stream, ANSWERS)
             _, first = next(numbered, (1, ""))
@@ -173,8 +180,8 @@ def _jobs(cert: Path) -> list[Any]:
                 raise CertificateError("line 1: neither a dead-states file, a .drup proof nor sigmar's JSON") from None
             if isinstance(head, dict) and head.get("format") == "sigmar-dead-states":
                 name = head.get("board")
-                return [(name if isinstance(name, str) else None, {"kind": "dead-states", "file": str(cert)})]
-            return _answers(cert, [(1, head)], numbered)
+                return Contents([(name if isinstance(name, str) else None, {"kind": "dead-states", "file": str(cert)})])
+            return _json_lines(cert, [(1, head)], numbered)
     except InputError as exc:
         raise CertificateError(exc.message if exc.line is None else f"line {exc.line}: {exc.message}") from None
 
@@ -189,11 +196,11 @@ def _sidecar_board(drup: Path) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _answers(cert: Path, head: list[tuple[int, Any]], rest: Any) -> list[Any]:
-    """The certificates of bare certificate objects, read a line at a time; or, when the first object is an
-    answer (it has a ``status``), every answer of the file as one :class:`Answers`."""
-    jobs: list[Any] = []
-    answers = Answers()
+def _json_lines(cert: Path, head: list[tuple[int, Any]], rest: Any) -> Contents:
+    """Bare certificate objects (each has a ``kind``), or answers (each has a ``status``), read a line at a time;
+    not both in one file."""
+    found = Contents()
+    jobs, answers = found.certificates, found.answers
 
     def records() -> Any:
         yield from head
@@ -217,11 +224,9 @@ def _answers(cert: Path, head: list[tuple[int, Any]], rest: Any) -> list[Any]:
             raise CertificateError(f'line {number}: neither an answer (no "status") nor a certificate (no "kind")')
         if answers and jobs:
             raise CertificateError(f"line {number}: an answer after bare certificates; give them in two files")
-    if answers:
-        return [answers]
-    if not jobs:
+    if not jobs and not answers:
         raise CertificateError("holds no certificate and no answer")
-    return jobs
+    return found
 
 
 def _choose(boards: list[Board], wanted: str | None, named: str | None, files: list[str], cert: Path) -> Board:
