@@ -556,3 +556,6 @@ def test_r18_an_error_names_the_certificate_file_whatever_its_name(
     Path(name).write_text("not json\n")
     code, out, err = sigmar(capsys, "check", str(tiny), name)
     assert code == 2 and err.startswith(f"sigmar check: {name}: "), err
+    Path(name).write_text('{"kind": "stuck", "cells": [[99, 0]]}\n')  # read, then malformed for the board
+    code, out, err = sigmar(capsys, "check", str(tiny), name, "--board", "stuck")
+    assert code == 2 and err.startswith(f"sigmar check: {name}: board 'stuck': "), err

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             verdict = check_certificate(board, record, base=cert.parent)
         except CertificateError as exc:
-            raise CertificateError(f"board {board.name!r}: {exc}") from None
+            raise CertificateError(f"{cert}: board {board.name!r}: {exc}") from None
         seconds = time.perf_counter() - start
         all_valid &= verdict.valid
         _print(board, record, verdict, seconds, args.json)
