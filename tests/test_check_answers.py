@@ -71,6 +71,20 @@ def test_a_forged_solved_line_is_exit_3(proved, capsys, tmp_path: Path) -> None:
         assert f"{records[refuted]['board']}: solved INVALID" in out
 
 
+def test_an_answers_own_trust_fields_count_for_nothing(proved, capsys, tmp_path: Path) -> None:
+    """What a backend could set is what a file can say: ``checked``, ``verified`` and a claim's ``claims`` are
+    not read; the certificate is checked, or the answer is not."""
+    _, records = proved
+    refuted = next(i for i, r in enumerate(records) if r["status"] == "unsolvable")
+    changed = [dict(r) for r in records]
+    trusted = {"checked": True, "verified": True, "check_seconds": 0.0, "claims": [{"backend": "x", "checked": True}]}
+    changed[refuted] = {**records[refuted], "certificate": None, **trusted}
+    code, out = check(capsys, write(tmp_path / "trusted.jsonl", changed))
+    assert code == 3, out
+    line = next(line for line in out.splitlines() if line.startswith(records[refuted]["board"] + ":"))
+    assert "NOT CHECKED" in line and "no certificate" in line, line
+
+
 def test_a_board_left_out_is_exit_3_and_named(proved, capsys, tmp_path: Path) -> None:
     _, records = proved
     left_out = [records[2]["board"], records[-1]["board"]]
