@@ -158,11 +158,13 @@ def test_r1_crosscheck_bench_and_fuzz_grade_every_lie_wrong_or_unconfirmed(
     # checked=True and no certificate, on a board the search refutes: a true claim, still only a claim
     assert stuck["grades"]["hostile:checked-no"] == "unconfirmed" and stuck["certified"]["hostile:checked-no"] == "no"
     csv_path = tmp_path / "bench.csv"
-    code, _, err = sigmar(capsys, "bench", str(tiny), "-b", backends, "--out", str(csv_path), "--time-limit", "5")
+    bench = ["bench", str(tiny), "-b", backends, "--out", str(csv_path), "--time-limit", "5", "--repeat", "2"]
+    code, _, err = sigmar(capsys, *bench)
     assert code == 3, err
     from sigmar.runners.bench import read_csv
 
     rows = read_csv(csv_path)
+    assert {r["repeat"] for r in rows} == {"1", "2"}  # every repetition's answer is taken in and graded alike
     claim = next(r for r in rows if r["backend"] == "hostile:checked-no" and r["board"] == "stuck")
     assert (claim["status"], claim["certified"], claim["grade"]) == ("unsolvable", "no", "unconfirmed"), claim
     for row in rows:

@@ -145,3 +145,29 @@ def test_a_missing_program_is_exit_2_before_any_work(tmp_path: Path, capsys: pyt
         assert main(["solve", str(missing), "--sat-cmd", command]) == 2
         err = capsys.readouterr().err
         assert "--sat-cmd" in err and "no-such-board-file" not in err, err
+
+
+def test_bench_repeats_grade_a_lying_outside_solver_as_wrong_or_claimed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench --repeat: in every repetition, cnf:external's "no" with a proof that is not one is wrong on a
+    solvable board and never correct on an unsolvable one (its certificate was rejected: a claim at most)."""
+    from sigmar.runners.bench import read_csv
+
+    script = tmp_path / "liar.py"
+    script.write_text(LIAR)
+    command = f"{sys.executable} {script} 'not a proof at all\\n' {{cnf}} {{proof}}"
+    out = tmp_path / "bench.csv"
+    argv = ["bench", str(SMALL), "-b", "search", "--sat-cmd", command, "--repeat", "2", "--time-limit", "10"]
+    assert main([*argv, "--out", str(out)]) == 3  # it said no on solvable boards
+    capsys.readouterr()
+    rows = [r for r in read_csv(out) if r["backend"] == "cnf:external"]
+    assert {r["repeat"] for r in rows} == {"1", "2"} and len(rows) == 2 * len(read_boards(SMALL))
+    for row in rows:
+        assert row["status"] == "unsolvable", row
+        if row["certificate"] == "counts":  # the cnf backend's own precheck, before the solver is asked
+            assert "[unsolvable" in row["board"] and (row["certified"], row["grade"]) == ("yes", "correct"), row
+            continue
+        assert row["certified"] == "no", row
+        assert row["grade"] == ("wrong" if "[solvable]" in row["board"] else "unconfirmed"), row
+    assert sum(r["certificate"] != "counts" for r in rows) > len(rows) / 2  # mostly the liar's own answers
