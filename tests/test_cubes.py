@@ -321,13 +321,20 @@ def test_survey_settles_what_the_race_leaves_unknown_by_cubes(
     said = capsys.readouterr()
     assert code == 0, said.err
     records = [json.loads(line) for line in results.read_text().splitlines()]
-    assert json.loads(said.out)["unknown"] == 0 and len(records) == 4
+    summary = json.loads(said.out)
+    assert summary["unknown"] == 0 and len(records) == 4
     refuted = [r for r in records if r["status"] == "unsolvable"]
     assert refuted and all(r["certificate"]["kind"] == "cubes" and r["checked"] for r in refuted), refuted
+    assert summary["unsolvable"] == len(refuted)  # each cubes "no" counted as a checked refutation
+    # nothing unknown is left, so the bounds of the solvable fraction meet
+    assert summary["solvable_at_least"] == summary["solvable_at_most"] == (4 - len(refuted)) / 4
     assert all(r["verified"] for r in records if r["status"] == "solved")
     board_file = tmp_path / "boards.txt"
-    board_file.write_text("\n".join(format_board(deal("dense", 6, 1, r["index"])) for r in refuted))
+    board_file.write_text("\n".join(format_board(deal("dense", 6, 1, r["index"])) for r in records))
+    # the whole results file: every solution replayed, every cubes certificate checked from its files
     assert cli.main(["check", str(board_file), str(results)]) == 0, capsys.readouterr()
+    checked = capsys.readouterr().out
+    assert checked.count("unsolvable, cubes certificate valid") == len(refuted), checked
 
 
 @pytest.fixture(scope="module")
