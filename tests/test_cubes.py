@@ -337,6 +337,51 @@ def test_survey_settles_what_the_race_leaves_unknown_by_cubes(
     assert checked.count("unsolvable, cubes certificate valid") == len(refuted), checked
 
 
+def _answers_file(path: Path, cubes: Path) -> Path:
+    """An answers file of one line, as 'prove --cubes N --json' writes it, whose certificate is ``cubes``."""
+    record = {"board": BOARD.name, "status": "unsolvable", "reason": "proof", "backend": "cnf:glucose42"}
+    record["certificate"] = {"kind": "cubes", "file": str(cubes)}
+    path.write_text(json.dumps(record) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("tamper", [None, drop_a_cube, swap_two_proofs, leave_a_gap])
+def test_an_answers_file_checks_its_cubes_certificate_like_any_other(
+    tamper: Any, copy: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    board_file, cubes = copy
+    names = tamper(cubes) if tamper is not None else "cubes"
+    code, said = check(board_file, _answers_file(tmp_path / "answers.jsonl", cubes), capsys)
+    if tamper is None:
+        assert code == 0 and "unsolvable, cubes certificate valid" in said, said
+    else:
+        assert code == 3 and "unsolvable, cubes certificate INVALID" in said and names in said, said
+
+
+def test_an_answers_file_holds_a_cubes_certificate_to_its_own_limit(
+    copy: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGMAR_MAX_CUBES bounds the .cubes file inside an answers file as it does alone: exit 2, naming it."""
+    board_file, cubes = copy
+    monkeypatch.setenv("SIGMAR_MAX_CUBES", str(cubes.stat().st_size - 1))
+    code, said = check(board_file, _answers_file(tmp_path / "answers.jsonl", cubes), capsys)
+    assert code == 2 and "SIGMAR_MAX_CUBES" in said, said
+    code, said = check(board_file, cubes, capsys)
+    assert code == 2 and "SIGMAR_MAX_CUBES" in said and str(cubes) in said, said
+
+
+def test_a_cubes_answer_whose_files_were_temporary_says_to_keep_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    board_file = tmp_path / "board.txt"
+    board_file.write_text(format_board(BOARD))
+    assert cli.main(["prove", str(board_file), "--cubes", "4", "--no-corroborate", "--json"]) == 0
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(capsys.readouterr().out)
+    code, said = check(board_file, answers, capsys)
+    assert code == 3 and "cubes certificate NOT CHECKED" in said and "--proof-dir" in said, said
+
+
 @pytest.fixture(scope="module")
 def dask_cluster() -> Any:
     """A Dask cluster of two workers, each with its nanny (so its worker process is daemonic), as users have one."""
