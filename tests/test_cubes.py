@@ -382,6 +382,32 @@ def test_a_cubes_answer_whose_files_were_temporary_says_to_keep_them(
     assert code == 3 and "cubes certificate NOT CHECKED" in said and "--proof-dir" in said, said
 
 
+def test_prove_cubes_prints_the_board_with_its_corroboration_timed_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    board_file = tmp_path / "board.txt"
+    board_file.write_text(format_board(BOARD))
+    assert cli.main(["prove", str(board_file), "--cubes", "4", "--corroborate", "1"]) == 0
+    header, line = capsys.readouterr().out.splitlines()
+    assert "proof s" in header and "corrob. s" in header
+    name, status, reason, checked, proof_s, corrob_s = line.split()[:6]
+    assert (status, reason, checked) == ("unsolvable", "proof", "yes"), line
+    assert float(proof_s) > 0 and float(corrob_s) >= 0, line
+    assert "cubes" in line, line
+
+
+def test_a_checked_cubes_no_is_graded_certified(made: tuple[Path, Path, Result]) -> None:
+    """bench and crosscheck grade it as any checked "no": correct and certified; unchecked, a claim."""
+    from sigmar.runners.checking.grading import Grade, certified, grade_board
+
+    _, _, result = made
+    verdict = grade_board(BOARD, {"cubes": result})
+    assert verdict.grades == {"cubes": Grade.CORRECT} and verdict.truth == "unsolvable"
+    assert certified(result) == "yes"
+    claim = result.with_(checked=False)
+    assert grade_board(BOARD, {"cubes": claim}).grades == {"cubes": Grade.UNCONFIRMED} and certified(claim) == "no"
+
+
 @pytest.fixture(scope="module")
 def dask_cluster() -> Any:
     """A Dask cluster of two workers, each with its nanny (so its worker process is daemonic), as users have one."""

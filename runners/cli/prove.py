@@ -34,7 +34,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "board's dead states closed under every move, else a DRUP proof that its CNF is unsatisfiable (when "
         "the DRUP proof comes first, the search gets about as long again, 2 s at most, to find the dead "
         "states). Each board is printed as it is done; CP-SAT and MiniZinc's corroboration is timed apart "
-        "from the proof. Exit 0 all answered, 1 some not, 2 bad input, 3 a wrong answer (a rejected "
+        "from the proof. With --cubes N the board is split by cube-and-conquer instead, for a 'cubes' "
+        "certificate (docs/cubes.md). Exit 0 all answered, 1 some not, 2 bad input, 3 a wrong answer (a rejected "
         "certificate or solution, or a corroborating backend that solved a refuted board).",
     )
     add_board_files(parser)
