@@ -295,7 +295,7 @@ if __name__ == "__main__":
 
 # What the prose's placeholders stand for when their arguments are parsed.
 PLACEHOLDERS = {"SEED": "1", "SUB": "gecode", "ORDER": "restarts"}
-INLINE_SCRIPT = re.compile(r"`(?:nice )?python3? (scripts/[\w-]+\.py)((?: [^`]*)?)`")
+INLINE_SCRIPT = re.compile(r"`(?:nice )?python3? (scripts/[\w/-]+\.py)((?: [^`]*)?)`")
 
 
 @dataclass
@@ -345,7 +345,7 @@ def parse_only(script: Path, args: list[str]) -> None:
 
     saved_argv, saved_path = sys.argv, list(sys.path)
     sys.argv = [str(script), *args]
-    sys.path.insert(0, str(script.parent))  # as `python scripts/X.py` does: the scripts import benchlib
+    sys.path.insert(0, str(script.parent))  # as `python scripts/bench/X.py` does: the scripts import benchlib
     try:
         with mock.patch.object(argparse.ArgumentParser, "parse_args", parse_then_stop):
             runpy.run_path(str(script), run_name="__main__")

@@ -1,4 +1,4 @@
-"""Load a benchmark script of scripts/ as a module, for the tests that run a small variant of it."""
+"""Load a benchmark script of scripts/bench/ as a module, for the tests that run a small variant of it."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts" / "bench"
 
 
 def load_script(name: str) -> ModuleType:
-    """scripts/NAME.py, run afresh as module ``NAME`` (scripts are not a package, so they are loaded by path)."""
+    """scripts/bench/NAME.py, run afresh as module ``NAME`` (scripts are not a package, so they are loaded by path)."""
     spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -1,6 +1,6 @@
 """The docs' ``--sat-cmd "cadical -q"`` example (README, docs/cnf.md) with Debian's ``cadical``.
 
-``scripts/install.sh`` installs the package (best effort, like gcc); these tests
+``install.sh`` installs the package (best effort, like gcc); these tests
 run the example as the docs show it: encode, ``cadical -q``, decode; and the
 one-step ``solve --sat-cmd "cadical -q"``.
 """
@@ -21,12 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 BOARD = ROOT / "instances" / "real-game.txt"
 
 needs_cadical = pytest.mark.skipif(
-    shutil.which("cadical") is None, reason="no 'cadical' on PATH: scripts/install.sh installs Debian's package"
+    shutil.which("cadical") is None, reason="no 'cadical' on PATH: install.sh installs Debian's package"
 )
 
 
 def test_install_script_installs_debians_cadical_when_it_is_missing() -> None:
-    script = (ROOT / "scripts" / "install.sh").read_text()
+    script = (ROOT / "install.sh").read_text()
     assert re.search(r"command -v cadical .*\|\| want\+=\(cadical\)", script)
     assert 'apt_install "${want[@]}"' in script
 

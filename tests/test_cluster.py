@@ -26,20 +26,13 @@ from sigmar.runners import cli
 from sigmar.runners.bench import read_csv
 from sigmar.runners.survey import verdict
 from tests.conftest import wait_for
-from tests.script_loader import load_script
+from tests.loopback import loopback_cluster
 
 pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _loopback() -> Any:
-    """scripts/loopback.py, the loopback cluster that scripts/bench_cluster.py measures on."""
-    return load_script("loopback")
-
-
-loopback = _loopback()
-LoopbackCluster, loopback_cluster = loopback.LoopbackCluster, loopback.loopback_cluster
 
 
 def alive(pid: int) -> bool:

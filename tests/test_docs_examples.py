@@ -30,8 +30,8 @@ from tests.docs_examples import (
 
 EXAMPLES = examples()
 # Examples expected to fail until another branch of this session is merged, by id, with why
-# (xfail, not strict). Empty: the bench_cnf.py example (docs/cnf.md, its small variant) and the
-# bench_minizinc.py commands (docs/minizinc.md, arguments parsed) pass here already; the branch
+# (xfail, not strict). Empty: the cnf_encodings.py example (docs/cnf.md, its small variant) and the
+# minizinc_backend.py commands (docs/minizinc.md, arguments parsed) pass here already; the branch
 # `defaults` mends what they print (issue 31), and they are expected to pass after its merge too.
 MENDED_ELSEWHERE: dict[str, str] = {}
 
@@ -97,10 +97,10 @@ def test_a_benchmark_named_in_the_prose_takes_its_arguments(mention: ScriptMenti
 
 
 def test_every_machine_figure_says_when_and_where_it_was_measured() -> None:
-    """The figures scripts/docs_figures.py writes between markers: known names, each with its date and machine."""
+    """The figures scripts/docs/figures.py writes between markers: known names, each with its date and machine."""
     import runpy
 
-    figures = runpy.run_path(str(ROOT / "scripts" / "docs_figures.py"), run_name="docs_figures")
+    figures = runpy.run_path(str(ROOT / "scripts" / "docs" / "figures.py"), run_name="docs_figures")
     assert figures["check"]() == []
 
 

@@ -1,11 +1,11 @@
 """docs/formats.md is enough to check a certificate: a second checker written from it agrees with `sigmar check`.
 
 The second checker (tests/formats_checker) imports nothing of sigmar's; the
-harness (scripts/crosscheck_formats.py) proves boards with `sigmar prove`
+harness (tests/formats_checker/crosscheck.py) proves boards with `sigmar prove`
 and hands each certificate, and damaged copies of it, to both checkers.
-Here a sample of scripts/bench_prove.py's boards, with every certificate
+Here a sample of scripts/bench/prove_swapped_boards.py's boards, with every certificate
 kind it meets, and small boards where every stuck-set rule decides;
-`python scripts/crosscheck_formats.py --dense 60` runs all of bench_prove's
+`python tests/formats_checker/crosscheck.py --dense 60` runs all of bench_prove's
 boards through `sigmar prove` (103 certificates and 315 damaged copies with
 the dense deals, about four minutes).
 """
@@ -33,17 +33,17 @@ from sigmar.runners.checking.certificate_files import check_certificate
 from sigmar.runners.checking.rup_check import check_rup
 from tests.bruteforce import dead_states_text
 from tests.formats_checker import check as second_check
+from tests.formats_checker import crosscheck
 from tests.formats_checker.drup import forward_rup
-from tests.script_loader import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _harness() -> Any:
-    return load_script("crosscheck_formats")
+    return crosscheck
 
 
-# Boards of bench_prove.py's run (--tries 200 --seed 1), chosen for their certificates: a stuck set
+# Boards of prove_swapped_boards.py's run (--tries 200 --seed 1), chosen for their certificates: a stuck set
 # on a swapped board and on a generated deadlock, and a dead-states file, from the search; and a
 # DRUP proof from cnf.  (Answering with one backend, not `prove`'s race, keeps this test short.)
 SAMPLE = {

@@ -2,7 +2,7 @@
 
 Debian packages no Chuffed, so on this machine it comes from the WebAssembly
 MiniZinc (npm's "minizinc", run by ``encoders/minizinc/minizinc_wasm.cjs``);
-``scripts/install.sh`` installs it.  Every test here says why when it skips.
+``install.sh`` installs it.  Every test here says why when it skips.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from tests.test_minizinc import _children, random_board  # noqa: E402
 
 if "chuffed" not in installed_solvers():
     pytest.skip(
-        "no Chuffed: neither the system's MiniZinc nor the WebAssembly one (run scripts/install.sh; needs node)",
+        "no Chuffed: neither the system's MiniZinc nor the WebAssembly one (run install.sh; needs node)",
         allow_module_level=True,
     )
 

@@ -131,13 +131,13 @@ def test_generate_places_each_quintessence_free_with_its_four_elements() -> None
 
 
 def test_the_benchmark_script_runs_both_passes(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """A smoke run of scripts/bench_quintessence.py on the first four boards of each public set (instances/)."""
+    """A smoke run of scripts/bench/quintessence_boards.py on the first four boards of each public set (instances/)."""
     import json
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    monkeypatch.syspath_prepend(str(root / "scripts"))  # the scripts' shared helper, benchlib
-    bench = load_script("bench_quintessence")
+    monkeypatch.syspath_prepend(str(root / "scripts" / "bench"))  # the scripts' shared helper, benchlib
+    bench = load_script("quintessence_boards")
     every_board = bench.boards
     monkeypatch.setattr(bench, "boards", lambda name: every_board(name, 4))
     monkeypatch.setattr(bench, "VARIANTS", ("hexmatch-easy-quintessence",))

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "instances" / "small.txt"
 
 needs_cadical = pytest.mark.skipif(
-    shutil.which("cadical") is None, reason="no 'cadical' on PATH: scripts/install.sh installs Debian's package"
+    shutil.which("cadical") is None, reason="no 'cadical' on PATH: install.sh installs Debian's package"
 )
 
 

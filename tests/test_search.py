@@ -331,10 +331,10 @@ def test_unknown_variant_is_refused() -> None:
 
 
 def test_benchmark_script_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A smoke run of scripts/bench_search.py: CSV rows and a summary for every board."""
+    """A smoke run of scripts/bench/search_public_boards.py: CSV rows and a summary for every board."""
 
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))  # the scripts' shared helper, benchlib
-    bench = load_script("bench_search")
+    monkeypatch.syspath_prepend(str(ROOT / "scripts" / "bench"))  # the scripts' shared helper, benchlib
+    bench = load_script("search_public_boards")
     monkeypatch.setattr(bench, "DATA", ROOT / "instances", raising=False)  # where real-game.txt ships
     out = tmp_path / "bench.csv"
     assert bench.main(["--sets", "real-game", "--shuffled", "3", "--out", str(out)]) == 0

@@ -1,7 +1,7 @@
 """Start-up follows the work: a command imports only what it uses (issue 26, part 3).
 
 Deterministic, not timed: each command runs in a fresh interpreter, which reports the
-modules it ended up with.  The timings are in ``scripts/bench_startup.py``.
+modules it ended up with.  The timings are in ``scripts/bench/startup_time.py``.
 """
 
 from __future__ import annotations

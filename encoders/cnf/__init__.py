@@ -48,7 +48,7 @@ from ..processes.guard import guarded
 from .formula import Formula, parse_model
 
 VARIANTS = ("default", "steps", "thesis", "thesis-literal")
-# What ``cnf`` alone means: the proof-logging solver that scripts/bench_provers.py measures
+# What ``cnf`` alone means: the proof-logging solver that scripts/bench/sat_provers.py measures
 # fastest on hard refutations, solve + proof text + check (docs/cnf.md, "The default prover").
 DEFAULT_SOLVER = "glucose42"
 # The solver of a variant named alone (``cnf:steps``, ``cnf:thesis``): Glucose 4.1, as these names

@@ -130,7 +130,7 @@ def _latest(board: Board, K: int, mates: list[list[int]]) -> list[int]:
 
 @dataclass(frozen=True)
 class Options:
-    """The default encoding's switches; all but ``card`` exist to measure an idea (scripts/bench_cnf.py).
+    """The default encoding's switches; all but ``card`` exist to measure an idea (scripts/bench/cnf_encodings.py).
 
     ``card`` picks the ``pysat.card`` encoding of exactly-one mate, ``prune``
     the reachability windows, ``sync`` how mates share a step (``order``:

@@ -19,7 +19,7 @@ MiniZinc solver installed here.  ``minizinc`` alone is the first plan of
 ``DEFAULT_PLANS`` whose solvers are installed: ``gecode+chuffed``, measured
 best (docs/minizinc.md), else Gecode alone.  Debian packages no Chuffed; where the
 system's MiniZinc has none, Chuffed comes from the WebAssembly build of npm's
-``minizinc`` package, run by ``minizinc_wasm.cjs`` (scripts/install.sh
+``minizinc`` package, run by ``minizinc_wasm.cjs`` (install.sh
 installs it).
 
 Debian's MiniZinc 2.6.4 with Gecode 6.2.0 cannot compile ``globals.mzn`` with
@@ -68,7 +68,7 @@ MODELS = {"order": HERE / "sigmar_order.mzn", "steps": HERE / "sigmar_steps.mzn"
 GECODE_CONFIG = HERE / "sigmar-gecode.msc"
 # A `minizinc` command line on the WebAssembly MiniZinc (npm package "minizinc"), for its Chuffed.
 WASM_RUNNER = HERE / "minizinc_wasm.cjs"
-# Where scripts/install.sh puts the npm package (and where the runner looks; SIGMAR_MINIZINC_JS overrides both).
+# Where install.sh puts the npm package (and where the runner looks; SIGMAR_MINIZINC_JS overrides both).
 WASM_DIST = Path(
     os.environ.get("SIGMAR_MINIZINC_JS")
     or Path.home() / ".local" / "share" / "sigmar" / "minizinc-js" / "node_modules" / "minizinc" / "dist"
@@ -127,7 +127,7 @@ PLANS: dict[str, tuple[Stage, ...]] = {
     ),
 }
 # What ``minizinc`` alone means: the first of these whose solvers are all installed here.  The
-# plan leaves the fewest dense side-6 deals unknown at 20 s (scripts/bench_minizinc.py --subs;
+# plan leaves the fewest dense side-6 deals unknown at 20 s (scripts/bench/minizinc_backend.py --subs;
 # docs/minizinc.md, "The default"); Gecode alone is the fallback where Chuffed is missing.
 DEFAULT_PLANS = ("gecode+chuffed", "gecode")
 # The order model's implied constraints, by name: the data flag that switches each on.
@@ -484,7 +484,7 @@ class MinizincBackend(Backend):
         if not missing:
             return ""
         lacking = " and ".join(_solver_label(name) for name in missing)
-        return f"the best, {best}, needs {lacking}, not installed here; scripts/install.sh installs it"
+        return f"the best, {best}, needs {lacking}, not installed here; install.sh installs it"
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:

@@ -13,7 +13,7 @@
 //
 // Where the package is: $SIGMAR_MINIZINC_JS (its dist folder), else
 // ~/.local/share/sigmar/minizinc-js/node_modules/minizinc/dist, where
-// scripts/install.sh puts it (`npm install minizinc@4.5.1`).
+// install.sh puts it (`npm install minizinc@4.5.1`).
 "use strict";
 const fs = require("fs");
 const os = require("os");
@@ -24,7 +24,7 @@ const dist =
   path.join(os.homedir(), ".local", "share", "sigmar", "minizinc-js", "node_modules", "minizinc", "dist");
 const workerFile = path.join(dist, "minizinc-worker.js");
 if (!fs.existsSync(workerFile)) {
-  process.stderr.write(`minizinc_wasm: no ${workerFile} (run scripts/install.sh, or set SIGMAR_MINIZINC_JS)\n`);
+  process.stderr.write(`minizinc_wasm: no ${workerFile} (run install.sh, or set SIGMAR_MINIZINC_JS)\n`);
   process.exit(127);
 }
 

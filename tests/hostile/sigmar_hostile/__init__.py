@@ -1,7 +1,7 @@
 """A deliberately hostile sigmar backend: ``hostile:BEHAVIOUR`` misbehaves as BEHAVIOUR says.
 
 Nothing it says may be trusted, and nothing it does may take a run down (tests/test_hostile_backend.py,
-scripts/bench_hostile_backends.py).  :data:`BEHAVIOURS` names every behaviour and what it does.
+scripts/bench/hostile_backends.py).  :data:`BEHAVIOURS` names every behaviour and what it does.
 Processes it leaves running carry :data:`ORPHAN` in their command line, so a test can look for them.
 """
 

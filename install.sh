@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Install everything sigmar needs on a fresh Debian machine, into a virtual
+# environment at .venv (PEP 668: Debian's own python3 refuses `pip install`
+# outside one, and a venv is Python's own answer to that).  Then `.venv/bin/sigmar`
+# is the command, and `.venv/bin/python -m pytest` runs the tests.
+#
+# From Debian: the MiniZinc tool chain (`minizinc`, which brings Gecode), gcc
+# and the Python headers for the DRUP checker's C core (runners/checking/_drup.c),
+# python3-venv where the interpreter has no ensurepip, and CaDiCaL (the
+# external SAT solver the docs' `--sat-cmd` example uses).  From npm: Chuffed,
+# inside the WebAssembly MiniZinc of npm's "minizinc" package, since Debian
+# packages no Chuffed (encoders/minizinc/minizinc_wasm.cjs runs it).  Safe to run again:
+# it skips what is already there.
+#
+# PYTHON=/path/to/python3.X picks the interpreter (any CPython 3.11 or newer;
+# default: the python3 on PATH).
+set -euo pipefail
+cd "$(dirname "$0")"
+PYTHON=${PYTHON:-python3}
+VENV=.venv
+
+# apt-get install PACKAGES, as root or through sudo; `apt-get update` once per run.
+# Without apt-get, or without root and sudo, it says what to install by hand.
+updated=""
+apt_install() {
+    local sudo_cmd=""
+    if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
+    if ! command -v apt-get >/dev/null 2>&1 || { [ -n "$sudo_cmd" ] && ! command -v sudo >/dev/null 2>&1; }; then
+        echo "install.sh: cannot apt-get install $* here (no apt-get, or not root and no sudo): install them and run again" >&2
+        return 1
+    fi
+    if [ -z "$updated" ]; then $sudo_cmd apt-get update -qq; updated=1; fi
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@" >/dev/null
+}
+
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    echo "install.sh: $PYTHON is not Python 3.11 or newer (set PYTHON=/path/to/python3.11)" >&2
+    exit 2
+fi
+
+# Needed: MiniZinc with Gecode, and venv (Debian splits ensurepip out of python3).
+# Wanted: gcc and the Python headers (the C DRUP checker; without them proofs are
+# checked the slower way) and CaDiCaL (only the docs' --sat-cmd example uses it).
+need=()
+want=()
+command -v minizinc >/dev/null 2>&1 && command -v fzn-gecode >/dev/null 2>&1 || need+=(minizinc)
+"$PYTHON" -c 'import ensurepip' 2>/dev/null || need+=(python3-venv)
+command -v cc >/dev/null 2>&1 || want+=(gcc)
+"$PYTHON" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    || want+=(python3-dev)
+command -v cadical >/dev/null 2>&1 || want+=(cadical)
+if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; fi
+if [ ${#want[@]} -gt 0 ]; then
+    apt_install "${want[@]}" || echo "note: ${want[*]} not installed; sigmar works without them"
+fi
+
+# npm's "minizinc" 4.5.1 bundles MiniZinc 2.10.0 with Chuffed 0.14.0; minizinc_wasm.cjs looks for it here.
+MINIZINC_JS="$HOME/.local/share/sigmar/minizinc-js"
+if [ ! -f "$MINIZINC_JS/node_modules/minizinc/dist/minizinc-worker.js" ]; then
+    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+        apt_install nodejs npm || true
+    fi
+    if command -v npm >/dev/null 2>&1; then
+        mkdir -p "$MINIZINC_JS"
+        (cd "$MINIZINC_JS" && npm install --no-audit --no-fund --silent minizinc@4.5.1 2>&1 \
+            | grep -v 'Unknown user config' || true)
+    fi
+    [ -f "$MINIZINC_JS/node_modules/minizinc/dist/minizinc-worker.js" ] \
+        || echo "note: the WebAssembly MiniZinc is not installed; minizinc:chuffed will not be available"
+fi
+
+# A venv made by another interpreter (or a broken one) is made again.  The
+# interpreters are compared after symbolic links (Debian's python3 is a link
+# to python3.11, and a venv records the link's target).
+base_of() { "$1" -c 'import os, sys; print(os.path.realpath(sys._base_executable))' 2>/dev/null; }
+if [ ! -x "$VENV/bin/python" ] || [ "$(base_of "$VENV/bin/python")" != "$(base_of "$PYTHON")" ]; then
+    rm -rf "$VENV"
+    "$PYTHON" -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[dev]"
+"$VENV/bin/python" -c "import sigmar.runners.checking._drup" 2>/dev/null \
+    || echo "note: the C DRUP checker was not built (no compiler or Python headers); proofs are checked the slower way"
+echo "sigmar installed: $PWD/$VENV/bin/sigmar (activate with: . $VENV/bin/activate)"

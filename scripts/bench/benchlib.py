@@ -1,0 +1,82 @@
+"""What the benchmark scripts share: the public boards, one percentile, one table and one writer.
+
+The scripts are run by hand (``python scripts/bench/NAME.py``); each imports this module from
+its own folder (running a script puts its folder on the import path).  They read boards only
+from ``instances/`` (the public sets ship there as ``.txt.xz``), take from ``tests/`` only the
+fixtures a test shares with them (the loopback Dask cluster, the hostile and toy plugins),
+and write their numbers to ``results/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sigmar.models.board import Board
+from sigmar.models.boardfile import read_boards
+from sigmar.runners.render.scores import percentile as _nearest_rank
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # for ``tests.loopback``, the cluster a test and three benchmarks share
+INSTANCES = ROOT / "instances"
+RESULTS = ROOT / "results"
+# The public sets in instances/ (the standard game, then its quintessence variant).
+PUBLIC = ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048")
+QUINTESSENCE = ("hexmatch-easy-quintessence", "hexmatch-hard-quintessence")
+
+median = statistics.median
+
+
+def board_file(name: str) -> Path:
+    """``instances/NAME.txt``, or ``NAME.txt.xz`` where the set ships compressed."""
+    for suffix in (".txt", ".txt.xz"):
+        path = INSTANCES / f"{name}{suffix}"
+        if path.exists():
+            return path
+    raise SystemExit(f"no board set '{name}' in {INSTANCES}")
+
+
+def boards(name: str, count: int | None = None, start: int = 0) -> list[Board]:
+    """Boards ``start`` .. ``start + count`` of the set ``name`` in instances/ (all of them when count is None)."""
+    found = read_boards(board_file(name))
+    return found[start:] if count is None else found[start : start + count]
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """The nearest-rank percentile (p from 0 to 100), the suite's one (``runners/render/scores.py``)."""
+    return _nearest_rank(sorted(values), p)
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A markdown table; cells are written with ``str``."""
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def publish(out: str | Path, text: str, record: dict[str, Any]) -> Path:
+    """Print ``text`` after a blank line; write it to OUT.md and ``record`` to OUT.json; return OUT."""
+    print()
+    print(text)
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.with_suffix(".md").write_text(text + "\n")
+    path.with_suffix(".json").write_text(json.dumps(record, indent=1))
+    return path
+
+
+def plugin_environment(folder: Path, *packages: Path) -> dict[str, str]:
+    """An environment in which ``packages`` (folders with a pyproject.toml and entry points, such as
+    tests/mutants) are installed plugins: pip installs them into ``folder``, offline, and ``folder`` goes on
+    PYTHONPATH."""
+    install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
+    for package in packages:
+        subprocess.run([*install, "--target", str(folder), str(package)], check=True, capture_output=True)
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")])}
