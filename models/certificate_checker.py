@@ -15,7 +15,7 @@ so a mistake in one reading of the rules is not repeated in the other.
   checks that every listed state without a stuck set is closed under every
   legal move.  The closure is checked with numpy for many states at once, in
   batches of bounded size, so a file of 300,000 states takes about a second and
-  memory stays near 16 bytes a state (README "Limits").
+  memory stays near 16 bytes a state (docs/formats.md, "Limits").
 
 A certificate that does not parse, or that is for another board, raises
 :class:`CertificateError` (the caller's exit 2); one that parses but proves

@@ -16,7 +16,7 @@ A UTF-8 byte-order mark at the very start of a file is skipped (Windows editors
 write one; the formats are UTF-8 anyway); anywhere else it is an ordinary character.
 
 Each ceiling can be raised (or, in tests, lowered) with its environment variable,
-read when the limit is used.  README.md "Limits" lists them.
+read when the limit is used.  docs/formats.md, "Limits", lists them.
 """
 
 from __future__ import annotations
@@ -63,11 +63,11 @@ class Limit:
     def too_large(self, size: int | str) -> str:
         return (
             f"{size} bytes is more than the {self.bytes:,} a {self.kind} may have "
-            f"(set {self.env} to raise the limit; see README 'Limits')"
+            f"(set {self.env} to raise the limit; see docs/formats.md, 'Limits')"
         )
 
 
-# The table (README.md "Limits" repeats it with what to do).
+# The table (docs/formats.md, "Limits", repeats it with what to do).
 BOARD_FILE = Limit("board file", "SIGMAR_MAX_BOARD_FILE", 64 * MiB, line_bytes=64 * 1024)
 SOLUTION = Limit("solution file", "SIGMAR_MAX_SOLUTION", 16 * MiB)
 DEAD_STATES = Limit("dead-states file", "SIGMAR_MAX_DEAD_STATES", 512 * MiB)

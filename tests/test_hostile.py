@@ -426,8 +426,8 @@ def test_listed_states_of_two_words_are_found_exactly() -> None:
     assert found.tolist() == [state in set(listed) for state in probes]
 
 
-def test_the_readme_lists_every_limit() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("## Limits", 1)[1].split("\n## ", 1)[0]
+def test_the_formats_page_lists_every_limit() -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "formats.md").read_text()
+    section = page.split("## Limits", 1)[1].split("\n## ", 1)[0]
     for limit in input_limits.LIMITS:
         assert f"`{limit.env}`" in section, limit

@@ -125,7 +125,8 @@ def check_drup(board: Board, drup: Path) -> Verdict:
     except drat_binary.DratError as exc:
         raise CertificateError(f"{drup}: a binary DRAT proof that does not parse: {exc}") from None
     except MemoryError:
-        raise CertificateError(f"{drup}: the proof needs more memory than there is; see README 'Limits'") from None
+        why = "the proof needs more memory than there is; see docs/formats.md, 'Limits'"
+        raise CertificateError(f"{drup}: {why}") from None
     if report.malformed:
         raise CertificateError(f"{drup}: {report.message}")
     return Verdict(report.valid, f"{drup.name}: {report.message} ({report.lemmas:,} lemmas)")

@@ -236,7 +236,7 @@ def check_node(
     except InputError as exc:
         raise CertificateError(str(exc)) from None
     except MemoryError:
-        why = "the proof needs more memory than there is; see README 'Limits'"
+        why = "the proof needs more memory than there is; see docs/formats.md, 'Limits'"
         raise CertificateError(f"{proof_path}: {why}") from None
 
 

@@ -102,7 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except (MemoryError, RecursionError) as exc:  # the readers are bounded; this is the last net, not a traceback
         what = "out of memory" if isinstance(exc, MemoryError) else "input nested too deeply"
-        print(f"sigmar {args.command}: {what}; see README 'Limits' for the size of each input", file=sys.stderr)
+        where = "see docs/formats.md, 'Limits', for the size of each input"
+        print(f"sigmar {args.command}: {what}; {where}", file=sys.stderr)
         return 2
     except Terminated:
         print(f"sigmar {args.command}: terminated", file=sys.stderr)

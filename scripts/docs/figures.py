@@ -1,4 +1,4 @@
-"""The machine-dependent figures of README.md and docs/*.md, measured again and written into the pages.
+"""The machine-dependent figures of README.md and the docs pages, measured again and written into the pages.
 
 A figure is the text between ``<!-- figures:NAME -->`` and ``<!-- /figures:NAME -->`` on a page.
 This script knows how to measure each NAME, and rewrites that text with the numbers, the date
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "measured").glob("*.md"))]
 RESULTS = ROOT / "results"
 MARKED = re.compile(r"(<!-- figures:(?P<name>[\w-]+) -->\n)(?P<text>.*?)(<!-- /figures:(?P=name) -->)", re.S)
 STAMP = re.compile(r"measured \d{4}-\d\d-\d\d on [^)]*\d+ cores?")
