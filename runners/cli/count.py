@@ -59,7 +59,7 @@ def counting_backends(spec: str, notion: str) -> list[str]:
     """The backends of ``--backend`` that count ``notion``; one named that cannot is a usage error (exit 2)."""
     every = registry.names_all(spec)
     names = chosen_backends(spec)
-    able = [name for name in names if _counts(name, notion)]
+    able = [name for name in names if can_count(name, notion)]
     if not every:
         unable = [name for name in names if name not in able]
         if unable:
@@ -72,13 +72,14 @@ def counting_backends(spec: str, notion: str) -> list[str]:
     return able
 
 
-def _counts(name: str, notion: str) -> bool:
+def can_count(name: str, notion: str) -> bool:
+    """Whether backend ``name`` is available here and counts ``notion`` (one without ``count`` is not asked)."""
     found = registry.info(registry.split_name(name)[0], with_version=False)
     return found.cls is not None and found.available and counts(found.cls, notion)
 
 
 def _all_counting(notion: str) -> list[str]:
-    return [name for name in registry.expand("all") if _counts(name, notion)]
+    return [name for name in registry.expand("all") if can_count(name, notion)]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
+from contextlib import ExitStack
 
 from rich.table import Table
 
+from sigmar.models.counting import Notion
 from sigmar.models.result import Result, Status
 
 from ..checking.certify import ProofStore
+from ..checking.count_grade import CountGrade, CountVerdict
 from ..checking.grading import Grade, grade_board
-from ..race import Race
+from ..race import Race, count_board
 from ..render.answer_json import dumps, exit_code, result_json
 from ..render.terminal import add_text_row, table_console
+from .count import can_count, verdict_json
 from .options import add_race_arguments, race_inputs
 
 
@@ -26,6 +30,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "error) and say where backends disagree. Exit 3 on any disagreement or wrong answer.",
     )
     add_race_arguments(parser)
+    parser.add_argument(
+        "--compare-counts",
+        action="store_true",
+        help="also count both notions (sequences, pairings) with every chosen backend that counts, each against "
+        "the rule engine's count; a different exact count is a wrong answer (exit 3)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -43,11 +53,21 @@ def run(args: argparse.Namespace) -> int:
     for name in names:
         table.add_column(name, no_wrap=True)
     table.add_column("agree")
-    with ProofStore(args.proof_dir) as proofs, Race(names, proofs=proofs) as race:
+    counters = {notion: [n for n in names if can_count(n, notion)] for notion in Notion} if args.compare_counts else {}
+    count_tally: dict[str, Counter[CountGrade]] = {}
+    with ProofStore(args.proof_dir) as proofs, Race(names, proofs=proofs) as race, ExitStack() as stack:
+        count_races = {
+            notion: stack.enter_context(Race(chosen, proofs=proofs)) for notion, chosen in counters.items() if chosen
+        }
         for board in boards:
             answers = race.solve_all(board, args.time_limit)
             verdict = grade_board(board, answers)
-            trouble = verdict.any_wrong or not verdict.agree
+            counted = {n: count_board(r, board, n, args.time_limit) for n, r in count_races.items()}
+            for counts in counted.values():
+                for name, graded in counts.grades.items():
+                    count_tally.setdefault(f"{name} ({counts.notion})", Counter())[graded] += 1
+            count_wrong = any(c.any_wrong for c in counted.values())
+            trouble = verdict.any_wrong or not verdict.agree or count_wrong
             results.append(verdict.result.with_(wrong=True) if trouble else verdict.result)
             disagreements += not verdict.agree
             for name, grade in verdict.grades.items():
@@ -63,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
                 )
                 if verdict.notes:
                     record["notes"] = list(verdict.notes)
+                if counted:
+                    record["counts"] = {str(n): counts_json(c) for n, c in counted.items()}
                 print(dumps(record), flush=True)
             else:
                 cells = [cell(answers[n], verdict.grades[n]) for n in names]
@@ -70,10 +92,32 @@ def run(args: argparse.Namespace) -> int:
                 add_text_row(table, board.name, short_answer(verdict.result), *cells, agree)
                 for note in verdict.notes:
                     console.print(f"[bold red]{board.name}[/]: {note}", highlight=False)
+                for counts in counted.values():
+                    for note in counts.notes:
+                        console.print(f"[bold red]wrong count[/]: {note}", highlight=False)
     if not args.json:
         console.print(table)
         console.print(summary_table(tally, len(boards), disagreements))
+        if count_tally:
+            console.print(count_table(count_tally))
     return exit_code(results)
+
+
+def counts_json(verdict: CountVerdict) -> dict[str, object]:
+    """One notion's counts on a board: as ``sigmar count --json`` writes them, without the board's name."""
+    record = verdict_json(verdict)
+    del record["board"], record["notion"]
+    return record
+
+
+def count_table(tally: dict[str, Counter[CountGrade]]) -> Table:
+    table = Table(title="counts against the rule engine's")
+    table.add_column("backend (notion)")
+    for grade in CountGrade:
+        table.add_column(str(grade), justify="right")
+    for name, grades in tally.items():
+        table.add_row(name, *(str(grades[g]) for g in CountGrade))
+    return table
 
 
 def summary_table(tally: dict[str, Counter[Grade]], boards: int, disagreements: int) -> Table:
