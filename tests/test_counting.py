@@ -305,7 +305,9 @@ def test_crosscheck_compare_counts_grades_a_wrong_count_as_wrong(mutant_env: dic
     path.write_text("# two free pairs\na a\n. . .\n e e\n")
     plain = run_sigmar("crosscheck", str(path), "-b", "search,mutant-count", "--json", env=mutant_env)
     assert plain.returncode == 0, plain.stderr
-    done = run_sigmar("crosscheck", str(path), "-b", "search,mutant-count", "--compare-counts", "--json", env=mutant_env)
+    done = run_sigmar(
+        "crosscheck", str(path), "-b", "search,mutant-count", "--compare-counts", "--json", env=mutant_env
+    )
     assert done.returncode == 3, done.stderr
     record = json.loads(done.stdout)
     sequences = record["counts"]["sequences"]
