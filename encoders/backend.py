@@ -39,7 +39,7 @@ class Backend(ABC):
     options_type: ClassVar[type] = NoOptions
     # Whether it plays the quintessence variant (docs/formats.md#the-rules, symbol x).
     plays_quintessence: ClassVar[bool] = False
-    # The notions its ``count`` counts (docs/formats.md#counts), when it implements ``count`` at all.
+    # The notions its ``count`` counts (docs/formats.md#counts-of-solutions), when it implements ``count`` at all.
     count_notions: ClassVar[tuple[str, ...]] = ("sequences", "pairings")
 
     @property
@@ -100,7 +100,8 @@ class Backend(ABC):
         """
 
     def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
-        """Optional: how many ``of`` (``"sequences"`` or ``"pairings"``, docs/formats.md#counts) clear ``board``.
+        """Optional: how many ``of`` clear ``board`` (``"sequences"`` or ``"pairings"``,
+        docs/formats.md#counts-of-solutions).
 
         Returns ``(value, exact)``; ``exact`` False makes ``value`` a lower bound ("at least value"),
         the answer when ``time_limit`` seconds or a size cap stop the count.  A backend that does not

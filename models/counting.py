@@ -1,6 +1,6 @@
 """How many ways a board can be cleared: the two counted notions and the rule engine's own count of each.
 
-The notions (docs/formats.md#counts):
+The notions (docs/formats.md#counts-of-solutions):
 
 - ``sequences``: distinct move sequences that clear the board;
 - ``pairings``: distinct partitions of the tiles into moves (two tiles, gold
@@ -43,7 +43,7 @@ JSON_EXACT = 2**53
 
 
 class Notion(StrEnum):
-    """What is counted (docs/formats.md#counts)."""
+    """What is counted (docs/formats.md#counts-of-solutions)."""
 
     SEQUENCES = "sequences"
     PAIRINGS = "pairings"
@@ -174,9 +174,19 @@ class _PairingCounter(_Counter):
     def __init__(self, board: Board) -> None:
         super().__init__(board)
         self.memo: dict[tuple[frozenset[Hex], frozenset[tuple[Hex, ...]]], int] = {}
+        self.moves: dict[frozenset[Hex], list[tuple[Hex, ...]]] = {}
 
     def start(self) -> int:
         return self.count(Position.start(self.board).occupied, frozenset())
+
+    def legal(self, occupied: frozenset[Hex]) -> list[tuple[Hex, ...]]:
+        """The legal moves of a position in the fixed order (by their sorted tile numbers), once per position."""
+        found = self.moves.get(occupied)
+        if found is None:
+            index = self.board.index_of
+            legal = (m.cells for m in Position(self.board, occupied).legal_moves())
+            found = self.moves[occupied] = sorted(legal, key=lambda cells: sorted(index[c] for c in cells))
+        return found
 
     def count(self, occupied: frozenset[Hex], ruled_out: frozenset[tuple[Hex, ...]]) -> int:
         """Pairings of ``occupied`` that clear it and use none of the moves ``ruled_out``."""
@@ -187,11 +197,7 @@ class _PairingCounter(_Counter):
         if known is not None:
             return known
         self.tick(len(self.memo))
-        index = self.board.index_of
-        moves = sorted(
-            (m.cells for m in Position(self.board, occupied).legal_moves() if m.cells not in ruled_out),
-            key=lambda cells: sorted(index[c] for c in cells),
-        )
+        moves = [cells for cells in self.legal(occupied) if cells not in ruled_out]
         parts = []
         for k, cells in enumerate(moves):
             rest = occupied - set(cells)

@@ -1,4 +1,4 @@
-"""The search backend's own counts (docs/formats.md#counts), over its bitmask states.
+"""The search backend's own counts (docs/formats.md#counts-of-solutions), over its bitmask states.
 
 Written apart from the rule engine's reference count (``sigmar.models.counting``)
 so that the two can be held against each other:
@@ -49,6 +49,8 @@ class Counting:
         self.stopped = False
         self.nodes = 0
         self.memo: dict[object, int] = {}
+        self.moves_of: dict[int, frozenset[int]] = {}
+        self.dead_of: dict[int, bool] = {}
 
     def count(self, notion: str) -> tuple[int, bool]:
         e = self.engine
@@ -87,25 +89,40 @@ class Counting:
         self.memo[occ] = total
         return total
 
-    def layerings(self, before: int | None, occ: int, free: int) -> int:
-        """Layerings of ``occ`` whose first layer holds no move legal at ``before`` (None: the start)."""
+    def legal(self, occ: int, free: int) -> frozenset[int]:
+        """The legal moves of state ``occ``, once per state (each is the ``before`` of many layerings)."""
+        found = self.moves_of.get(occ)
+        if found is None:
+            found = self.moves_of[occ] = frozenset(legal_moves(self.engine, occ, free))
+        return found
+
+    def dead(self, occ: int) -> bool:
+        """Whether the counts of state ``occ`` can no longer pair up, once per state."""
+        found = self.dead_of.get(occ)
+        if found is None:
+            found = self.dead_of[occ] = bool(occ) and counts_dead(self.engine, occ)
+        return found
+
+    def layerings(self, before: tuple[int, int] | None, occ: int, free: int) -> int:
+        """Layerings of ``occ`` whose first layer holds no move legal at ``before`` (its state and free
+        set; None at the start)."""
         if not occ:
             return 1
-        key = (before, occ)
+        key = (before and before[0], occ)
         known = self.memo.get(key)
         if known is not None:
             return known
         self._tick()
         e = self.engine
-        old = set() if before is None else set(legal_moves(e, before, e.free_set(before)))
-        new = [m for m in legal_moves(e, occ, free) if m not in old]
+        old = frozenset() if before is None else self.legal(*before)
+        new = [m for m in self.legal(occ, free) if m not in old]
         total = 0
         for layer in disjoint_sets(new):
             child = occ & ~layer
-            if child and counts_dead(e, child):
+            if self.dead(child):
                 continue
             try:
-                total += self.layerings(occ, child, e.free_set(child))
+                total += self.layerings((occ, free), child, e._child_free(occ, free, layer))
             except Stopped as stopped:
                 raise Stopped(total + stopped.partial) from None
         self.memo[key] = total

@@ -1,4 +1,6 @@
-"""Grading counts: each backend's count of a notion held against the rule engine's (docs/formats.md#counts).
+"""Grading counts: each backend's count of a notion held against the rule engine's.
+
+The notions and grades: docs/formats.md#counts-of-solutions.
 
 The reference is :func:`sigmar.models.counting.reference_count`, run in this
 process beside the workers.  A backend's count is graded:

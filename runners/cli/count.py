@@ -7,11 +7,11 @@ from typing import Any
 
 from sigmar.encoders import registry
 from sigmar.encoders.backend import counts
-from sigmar.models.counting import NOTIONS, Count, Notion, count_in, json_number
+from sigmar.models.counting import NOTIONS, Count, Notion, count_in
 
 from ..checking.count_grade import CountGrade, CountVerdict
 from ..race import Race, count_board
-from ..render.answer_json import dumps
+from ..render.answer_json import count_json, dumps
 from ..render.columns import columns
 from .options import (
     UsageError,
@@ -120,13 +120,6 @@ def cell(verdict: CountVerdict, name: str) -> str:
     if grade in (CountGrade.ERROR, CountGrade.UNKNOWN, CountGrade.REFUSED):
         return str(grade)
     return f"{text} {str(grade).upper() if grade is CountGrade.WRONG else grade}"
-
-
-def count_json(count: Count | None) -> dict[str, Any]:
-    """``{"count": N, "exact": bool}``: N exact (a string of digits above 2^53), null when there is none."""
-    if count is None:
-        return {"count": None, "exact": False}
-    return {"count": json_number(count.value), "exact": count.exact}
 
 
 def verdict_json(verdict: CountVerdict) -> dict[str, Any]:

@@ -16,8 +16,13 @@ from typing import Any
 from sigmar.encoders.registry import expand, names_all
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
+from sigmar.models.counting import Count, Notion, reference_count
 
 WEEK = 7 * 24 * 3600.0
+# ``solve --stats`` and ``generate --stats``: the positions the rule engine's count of pairings may visit.  A
+# budget of positions rather than seconds gives the same bound on every machine (about a second on side 6,
+# where an exact count is out of reach; small boards finish exactly).
+STATS_STATES = 5000
 
 
 def seconds(text: str) -> float:
@@ -81,6 +86,11 @@ def writable_file(text: str) -> Path:
     if path.exists() and not os.access(path, os.W_OK):
         raise argparse.ArgumentTypeError(f"cannot write '{text}': permission denied")
     return path
+
+
+def stats_pairings(board: Board) -> Count:
+    """The pairings count ``--stats`` shows: the rule engine's, exact or a lower bound (``STATS_STATES``)."""
+    return reference_count(board, Notion.PAIRINGS, max_states=STATS_STATES)
 
 
 def add_board_file(parser: argparse.ArgumentParser) -> None:

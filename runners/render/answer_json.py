@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from sigmar.models.board import Board
+from sigmar.models.counting import Count, json_number
 from sigmar.models.result import Result, Status
 from sigmar.models.solution import move_to_json
 
@@ -51,6 +52,14 @@ def claim_json(claim: Result) -> dict[str, Any]:
     if claim.message:
         record["message"] = claim.message
     return record
+
+
+def count_json(count: Count | None) -> dict[str, Any]:
+    """``{"count": N, "exact": bool}`` (docs/formats.md#the-json-of-a-count): N exact, as a string of digits
+    above 2^53 (where a JSON reader's doubles lose digits); null when there is no count."""
+    if count is None:
+        return {"count": None, "exact": False}
+    return {"count": json_number(count.value), "exact": count.exact}
 
 
 def dumps(record: dict[str, Any]) -> str:
