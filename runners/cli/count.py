@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from sigmar.encoders import registry
-from sigmar.encoders.backend import counts
 from sigmar.models.counting import NOTIONS, Count, Notion, count_in
 
 from ..checking.count_grade import CountGrade, CountVerdict
 from ..race import Race, count_board
-from ..render.answer_json import count_json, dumps
+from ..render.answer_json import dumps, verdict_json
 from ..render.columns import columns
-from .options import (
-    UsageError,
-    add_backend,
-    add_board_files,
-    add_json,
-    add_time_limit,
-    chosen_backends,
-    read_board_files,
-)
+from .options import add_backend, add_board_files, add_json, add_time_limit, counting_backends, read_board_files
 
 # The backend that counts by default: the search, whose count is exact within a second on the boards that
 # the rule engine counts in one (a second, independent reading); the encodings count by enumeration or model
@@ -53,33 +42,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_time_limit(parser)
     add_json(parser)
     parser.set_defaults(run=run)
-
-
-def counting_backends(spec: str, notion: str) -> list[str]:
-    """The backends of ``--backend`` that count ``notion``; one named that cannot is a usage error (exit 2)."""
-    every = registry.names_all(spec)
-    names = chosen_backends(spec)
-    able = [name for name in names if can_count(name, notion)]
-    if not every:
-        unable = [name for name in names if name not in able]
-        if unable:
-            raise UsageError(
-                f"backend '{unable[0]}' cannot count {notion} (see 'sigmar backends'; count with "
-                f"{', '.join(_all_counting(notion)) or 'none here'})"
-            )
-    if not able:
-        raise UsageError(f"no backend here can count {notion}")
-    return able
-
-
-def can_count(name: str, notion: str) -> bool:
-    """Whether backend ``name`` is available here and counts ``notion`` (one without ``count`` is not asked)."""
-    found = registry.info(registry.split_name(name)[0], with_version=False)
-    return found.cls is not None and found.available and counts(found.cls, notion)
-
-
-def _all_counting(notion: str) -> list[str]:
-    return [name for name in registry.expand("all") if can_count(name, notion)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,26 +82,3 @@ def cell(verdict: CountVerdict, name: str) -> str:
     if grade in (CountGrade.ERROR, CountGrade.UNKNOWN, CountGrade.REFUSED):
         return str(grade)
     return f"{text} {str(grade).upper() if grade is CountGrade.WRONG else grade}"
-
-
-def verdict_json(verdict: CountVerdict) -> dict[str, Any]:
-    """One board's counts as one JSON object (docs/formats.md#the-json-of-a-count)."""
-    record: dict[str, Any] = {
-        "board": verdict.board.name,
-        "notion": str(verdict.notion),
-        "reference": {**count_json(verdict.reference), "seconds": round(verdict.reference_seconds, 6)},
-        "counts": {},
-    }
-    for name, answer in verdict.answers.items():
-        entry = {
-            **count_json(count_in(answer)),
-            "seconds": round(answer.seconds, 6),
-            "grade": str(verdict.grades[name]),
-        }
-        if answer.message:
-            entry["message"] = answer.message
-        record["counts"][name] = entry
-    record["agree"] = not verdict.any_wrong
-    if verdict.notes:
-        record["notes"] = list(verdict.notes)
-    return record

@@ -15,10 +15,9 @@ from ..checking.certify import ProofStore
 from ..checking.count_grade import CountGrade, CountVerdict
 from ..checking.grading import Grade, grade_board
 from ..race import Race, count_board
-from ..render.answer_json import dumps, exit_code, result_json
+from ..render.answer_json import dumps, exit_code, result_json, verdict_json
 from ..render.terminal import add_text_row, table_console
-from .count import can_count, verdict_json
-from .options import add_race_arguments, race_inputs
+from .options import add_race_arguments, can_count, race_inputs
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

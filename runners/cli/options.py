@@ -13,6 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sigmar.encoders import registry
+from sigmar.encoders.backend import counts
 from sigmar.encoders.registry import expand, names_all
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
@@ -241,3 +243,30 @@ def dask_client(address: str) -> Any:
         return Client(address, timeout="10s")
     except OSError as exc:
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+
+
+def counting_backends(spec: str, notion: str) -> list[str]:
+    """The backends of ``--backend`` that count ``notion``; one named that cannot is a usage error (exit 2)."""
+    every = registry.names_all(spec)
+    names = chosen_backends(spec)
+    able = [name for name in names if can_count(name, notion)]
+    if not every:
+        unable = [name for name in names if name not in able]
+        if unable:
+            raise UsageError(
+                f"backend '{unable[0]}' cannot count {notion} (see 'sigmar backends'; count with "
+                f"{', '.join(_all_counting(notion)) or 'none here'})"
+            )
+    if not able:
+        raise UsageError(f"no backend here can count {notion}")
+    return able
+
+
+def can_count(name: str, notion: str) -> bool:
+    """Whether backend ``name`` is available here and counts ``notion`` (one without ``count`` is not asked)."""
+    found = registry.info(registry.split_name(name)[0], with_version=False)
+    return found.cls is not None and found.available and counts(found.cls, notion)
+
+
+def _all_counting(notion: str) -> list[str]:
+    return [name for name in registry.expand("all") if can_count(name, notion)]
