@@ -36,8 +36,9 @@ from .hexgrid import Hex
 from .result import Result, Status
 from .rules import Position, count_problem
 
-# States memoised before a count gives up with a lower bound (a state costs a few hundred bytes).
-MAX_STATES = 2_000_000
+# States memoised before a count gives up with a lower bound: a state of a side-6 board costs about 1 KB
+# (its position as a frozenset of cells), so the cap keeps the judge near 1 GB.
+MAX_STATES = 1_000_000
 # The largest integer a JSON number carries exactly in every reader (IEEE double): 2^53.
 JSON_EXACT = 2**53
 
