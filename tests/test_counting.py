@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -29,7 +28,6 @@ from tests.conftest import small_boards, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "instances" / "small.txt"
-MUTANTS = Path(__file__).parent / "mutants"
 SIGMAR = [sys.executable, "-m", "sigmar.runners.cli"]
 SEQUENCES, PAIRINGS = Notion.SEQUENCES, Notion.PAIRINGS
 
@@ -270,17 +268,6 @@ def test_count_exit_3_names_the_board_both_counts_and_the_notion(
 
 
 # -- the mutant that only counts catch -----------------------------------------
-
-
-@pytest.fixture(scope="module")
-def mutant_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    sys.path.insert(0, str(MUTANTS))
-    try:
-        from register import register
-    finally:
-        sys.path.remove(str(MUTANTS))
-    paths = register(tmp_path_factory.mktemp("site"))
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, os.environ.get("PYTHONPATH", "")])}
 
 
 def test_only_compare_counts_catches_the_counting_mutant(mutant_env: dict[str, str], tmp_path: Path) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
+from collections.abc import Mapping
 from contextlib import ExitStack
+from typing import Any
 
 from rich.table import Table
 
@@ -110,23 +112,22 @@ def counts_json(verdict: CountVerdict) -> dict[str, object]:
 
 
 def count_table(tally: dict[str, Counter[CountGrade]]) -> Table:
-    table = Table(title="counts against the rule engine's")
-    table.add_column("backend (notion)")
-    for grade in CountGrade:
-        table.add_column(str(grade), justify="right")
-    for name, grades in tally.items():
-        table.add_row(name, *(str(grades[g]) for g in CountGrade))
-    return table
+    return grades_table("counts against the rule engine's", "backend (notion)", tally, tuple(CountGrade))
 
 
 def summary_table(tally: dict[str, Counter[Grade]], boards: int, disagreements: int) -> Table:
-    summary = Table(title=f"{boards} boards, {disagreements} disagreements")
-    summary.add_column("backend")
-    for grade in Grade:
-        summary.add_column(str(grade), justify="right")
+    return grades_table(f"{boards} boards, {disagreements} disagreements", "backend", tally, tuple(Grade))
+
+
+def grades_table(title: str, first: str, tally: Mapping[str, Mapping[Any, int]], grades: tuple[Any, ...]) -> Table:
+    """How many of each grade each row got: a row per backend (and notion), a column per grade."""
+    table = Table(title=title)
+    table.add_column(first)
+    for grade in grades:
+        table.add_column(str(grade), justify="right")
     for name, counts in tally.items():
-        summary.add_row(name, *(str(counts[g]) for g in Grade))
-    return summary
+        table.add_row(name, *(str(counts[g]) for g in grades))
+    return table
 
 
 SHORT = {Status.SOLVED: "sol", Status.UNSOLVABLE: "unsol", Status.UNKNOWN: "unk", Status.ERROR: "err"}
