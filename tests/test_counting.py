@@ -231,6 +231,14 @@ def test_count_on_the_small_boards_is_exact_and_agrees() -> None:
             assert (record["reference"]["count"] > 0) == solvable, record
 
 
+def test_count_board_picks_one_board(capsys: pytest.CaptureFixture[str]) -> None:
+    from sigmar.runners.cli import main
+
+    assert main(["count", str(SMALL), "--board", "one pair of air [solvable]", "--json"]) == 0
+    (record,) = map(json.loads, capsys.readouterr().out.splitlines())
+    assert record["board"] == "one pair of air [solvable]" and record["reference"]["count"] == 1
+
+
 def test_count_prints_a_table_and_says_at_least_for_a_bound() -> None:
     done = run_sigmar("count", str(ROOT / "instances" / "real-game.txt"), "--of", "pairings", "--time-limit", "0.5")
     assert done.returncode == 1, done.stderr  # only bounds: not every count is exact
@@ -243,6 +251,7 @@ def test_count_prints_a_table_and_says_at_least_for_a_bound() -> None:
         (["--of", "orders"], "invalid choice: 'orders'"),
         (["-b", "honest"], "cannot count sequences"),
         (["-b", "nosuch"], "unknown backend 'nosuch'"),
+        (["--board", "no such board"], "no board named 'no such board'"),
     ],
 )
 def test_bad_count_arguments_exit_2_in_one_line(

@@ -10,7 +10,16 @@ from ..checking.count_grade import CountGrade, CountVerdict
 from ..race import Race, count_board
 from ..render.answer_json import dumps, verdict_json
 from ..render.columns import columns
-from .options import add_backend, add_board_files, add_json, add_time_limit, counting_backends, read_board_files
+from .options import (
+    add_backend,
+    add_board_choice,
+    add_board_files,
+    add_json,
+    add_time_limit,
+    chosen_boards,
+    counting_backends,
+    read_board_files,
+)
 
 # The backend that counts by default: the search, whose count is exact within a second on the boards that
 # the rule engine counts in one (a second, independent reading); the encodings count by enumeration or model
@@ -31,6 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "bound or missing, 2 bad input, 3 a wrong count.",
     )
     add_board_files(parser)
+    add_board_choice(parser)
     add_backend(parser, default=DEFAULT_BACKEND)
     parser.add_argument(
         "--of",
@@ -45,7 +55,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = read_board_files(args.files)
+    boards = chosen_boards(read_board_files(args.files), args.board, args.files)
     notion = Notion(args.of)
     names = counting_backends(args.backend, notion)
     verdicts: list[CountVerdict] = []

@@ -191,6 +191,20 @@ def read_board_files(paths: list[str]) -> list[Board]:
     return [replace(b, name=f"{path}:{b.name}") if counts[b.name] > 1 else b for path, found in per_file for b in found]
 
 
+def add_board_choice(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--board", metavar="NAME", help="only the board named NAME (default: every board)")
+
+
+def chosen_boards(boards: list[Board], name: str | None, files: list[str]) -> list[Board]:
+    """The boards ``--board NAME`` picks (all when it is not given); none named so is a usage error (exit 2)."""
+    if name is None:
+        return boards
+    chosen = [board for board in boards if board.name == name]
+    if not chosen:
+        raise UsageError(f"no board named '{name}' in {', '.join(files)}")
+    return chosen
+
+
 def add_race_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of the commands that race backends over board files (``solve``, ``crosscheck``)."""
     add_board_files(parser)
