@@ -539,7 +539,7 @@ class MinizincBackend(Backend):
 
         quiet_late_exits()
         try:
-            outcome = asyncio.run(self._running(self._solve_async(board, time_limit, start)))
+            outcome = asyncio.run(self._solve_async(board, time_limit, start))
         except asyncio.CancelledError:
             outcome = Result(Status.UNKNOWN, self.name, message="stopped")
         return outcome.with_(seconds=time.perf_counter() - start)
@@ -641,6 +641,11 @@ class MinizincBackend(Backend):
         return list(stages)
 
     async def _solve_async(self, board: Board, time_limit: float | None, start: float) -> Result:
+        with self._lock:
+            self._loop = asyncio.get_running_loop()
+            self._task = asyncio.current_task()
+            if self._stopped:
+                return Result(Status.UNKNOWN, self.name, message="stopped")
         try:
             stats: dict[str, Any] = {"runs": []}
             for solver, strategy, cap, share in self._plan():
@@ -676,6 +681,13 @@ class MinizincBackend(Backend):
             if self._stopped:
                 return Result(Status.UNKNOWN, self.name, message="stopped")
             raise
+        finally:
+            from sigmar.encoders.minizinc.driver import reap_started
+
+            await asyncio.shield(reap_started())
+            with self._lock:
+                self._loop = None
+                self._task = None
 
     async def _run_once(
         self, board: Board, solver: str, strategy: int, seconds: float | None
