@@ -70,18 +70,9 @@ def json_number(value: int) -> int | str:
     return value if abs(value) <= JSON_EXACT else str(value)
 
 
-def counted_answer(backend: str, notion: str, answer: object) -> Result:
-    """A backend's ``count`` answer ``(value, exact)`` as it travels from a worker: ``solved`` when exact,
-    ``unknown`` for a lower bound, the count in the statistics; anything else than two such values is an error."""
-    if not (isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[0], int) and answer[0] >= 0):
-        return Result(Status.ERROR, backend, message=f"{backend}: count returned {answer!r}, not (value, exact)")
-    value, exact = answer[0], bool(answer[1])
-    statistics = {"notion": str(notion), "count": value, "exact": exact}
-    return Result(Status.SOLVED if exact else Status.UNKNOWN, backend, statistics=statistics)
-
-
 def count_in(answer: Result) -> Count | None:
-    """The count an answer of :func:`counted_answer` carries; None for an error or a killed run."""
+    """The count a counting job's answer carries (``runners/checking/intake.py``, ``counted``); None for an
+    error or a killed run."""
     stats = answer.statistics
     if answer.status is Status.ERROR or "count" not in stats:
         return None

@@ -14,6 +14,7 @@ import re
 import shutil
 import tempfile
 import threading
+import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -25,16 +26,17 @@ from sigmar.encoders.backend import Backend, counts
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.counting import Notion
+from sigmar.models.output_files import write_file
 from sigmar.models.result import Result
 from sigmar.models.truth import settle
 
 from .checking.certify import ProofStore
 from .checking.count_grade import CountVerdict
 from .checking.fuzz_grade import Failure, count_failure, failure_of
-from .host import HostError, hosted
+from .host import hosted
 from .race import Race, count_board
 from .shrink import shrink
-from .survey import ClusterError, enter_worker
+from .survey import ClusterError, enter_worker, lost_cluster, task_failure
 
 
 class Races:
@@ -205,6 +207,7 @@ def fuzz_on_cluster(
     client = address if isinstance(address, Client) else Client(address, timeout="10s")
     try:
         families, chosen = registry.FAMILIES, tuple(names)
+        run = uuid.uuid4().hex  # in every key: two runs on one scheduler never share a task (nor its answer)
         futures = [
             client.submit(
                 hosted,
@@ -215,16 +218,16 @@ def fuzz_on_cluster(
                 time_limit,
                 compare_counts,
                 pure=False,
-                key=f"sigmar-fuzz-{b.name}",
+                key=f"sigmar-fuzz-{run}-{i}",
             )
-            for b in boards
+            for i, b in enumerate(boards)
         ]
         for future in as_completed(futures):
-            if future.status == "error":
-                exc = future.exception()
-                why = str(exc) if isinstance(exc, (ClusterError, HostError)) else repr(exc)
-                raise ClusterError(f"cluster task failed: {why}")
-            yield future.result()
+            with lost_cluster():
+                if future.status != "finished":
+                    raise ClusterError(task_failure(future))
+                record = future.result()
+            yield record
     finally:
         if client is not address:
             client.close()
@@ -251,7 +254,7 @@ def write_failure(out: Path, seed: int, record: dict[str, Any], failure: dict[st
     stem = failure_stem(record["board"], failure["backend"], kind)
     board_file = out / f"{stem}.txt"
     shrunk = failure["shrunk"].split("\n", 1)[1] if failure["shrunk"].startswith("# ") else failure["shrunk"]
-    board_file.write_text(f"# {stem}\n{shrunk}", encoding="utf-8")
+    write_file(board_file, f"# {stem}\n{shrunk}")
     report = {
         "backend": failure["backend"],
         "failure": failure["failure"],
@@ -266,7 +269,7 @@ def write_failure(out: Path, seed: int, record: dict[str, Any], failure: dict[st
     if "notion" in failure:
         report["notion"] = failure["notion"]
     report_file = out / f"{stem}.json"
-    report_file.write_text(_json(report) + "\n", encoding="utf-8")
+    write_file(report_file, _json(report) + "\n")
     return Written(board_file, report_file, report)
 
 

@@ -18,11 +18,12 @@ from sigmar.encoders import registry
 from sigmar.encoders.backend import Backend, counts
 from sigmar.models.board import Board
 from sigmar.models.boardfile import parse_boards, read_boards
-from sigmar.models.counting import JSON_EXACT, Count, Notion, counted_answer, json_number, reference_count
+from sigmar.models.counting import JSON_EXACT, Count, Notion, json_number, reference_count
 from sigmar.models.fuzz_deal import fuzz_board
 from sigmar.models.result import Result, Status
 from sigmar.models.rules import Position
 from sigmar.runners.checking.count_grade import CountGrade, grade_count
+from sigmar.runners.checking.intake import count_taken_in, counted
 from sigmar.runners.race import Race, count_board
 from tests.conftest import small_boards, wait_for
 
@@ -155,7 +156,7 @@ def test_a_plugin_without_count_is_not_a_counter() -> None:
 
 def test_grades_tell_right_wrong_bound_and_unconfirmed_apart() -> None:
     def answer(value: int, exact: bool) -> Result:
-        return counted_answer("x", "sequences", (value, exact))
+        return counted((value, exact), "x", "sequences")
 
     exact, bound = Count(SEQUENCES, 10, True), Count(SEQUENCES, 4, False)
     cases = [
@@ -171,8 +172,25 @@ def test_grades_tell_right_wrong_bound_and_unconfirmed_apart() -> None:
         given_answer = answer(value, is_exact)
         count = Count(SEQUENCES, value, is_exact)
         assert grade_count(count, given_answer, reference) is grade, (value, is_exact, reference)
-    nonsense = counted_answer("x", "sequences", ("many", True))
+    nonsense = counted(("many", True), "x", "sequences")
     assert nonsense.status is Status.ERROR and grade_count(None, nonsense, exact) is CountGrade.ERROR
+
+
+def test_a_counting_answer_is_read_again_where_the_runner_receives_it() -> None:
+    good = counted((5, True), "x", "sequences")
+    taken = count_taken_in(good.with_(checked=True, verified=True, wrong=True), "x", "sequences")
+    assert (taken.status, taken.checked, taken.verified, taken.wrong) == (Status.SOLVED, False, False, False)
+    assert taken.statistics == {"notion": "sequences", "count": 5, "exact": True}
+    bound = count_taken_in(counted((5, False), "x", "pairings").with_(status=Status.SOLVED), "x", "pairings")
+    assert bound.status is Status.UNKNOWN  # the status follows "exact", whatever the answer said
+    for raw, said in [
+        (good, "a count of pairings without one"),  # another notion than was asked
+        (Result(Status.SOLVED, "x"), "a count of pairings without one"),  # a solve's answer
+        (good.with_(statistics={**good.statistics, "notion": "pairings", "count": "5"}), "a value of str"),
+        ({"count": 5}, "not a Result"),
+    ]:
+        answer = count_taken_in(raw, "x", "pairings")
+        assert answer.status is Status.ERROR and answer.message.startswith("x ") and said in answer.message, answer
 
 
 # -- through the workers: crashes, hangs, no process left ----------------------

@@ -45,7 +45,9 @@ def is_hang(answer: Result) -> bool:
 
 
 def is_crash(answer: Result) -> bool:
-    return answer.status is Status.ERROR and answer.message.endswith(("while solving", "while counting"))
+    message = answer.message
+    # how a lost worker is described (runners/workers.py, crash_message); its output may follow
+    return answer.status is Status.ERROR and (" while solving" in message or " while counting" in message)
 
 
 def failure_of(answer: Result, truth: Truth) -> Failure | None:

@@ -16,6 +16,7 @@ from .options import (
     add_board_files,
     add_json,
     add_time_limit,
+    add_verbose,
     chosen_boards,
     counting_backends,
     read_board_files,
@@ -51,6 +52,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_time_limit(parser)
     add_json(parser)
+    add_verbose(parser)
     parser.set_defaults(run=run)
 
 
