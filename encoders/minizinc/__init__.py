@@ -568,9 +568,7 @@ class MinizincBackend(Backend):
             complete = False
         return len(seen), bool(complete) and not self._stopped
 
-    async def _count_async(
-        self, board: Board, of: str, time_limit: float | None, seen: set[tuple[int, ...]]
-    ) -> bool:
+    async def _count_async(self, board: Board, of: str, time_limit: float | None, seen: set[tuple[int, ...]]) -> bool:
         """Adds each solution's projection to ``seen``; True when the solver has listed them all."""
         import minizinc
 
