@@ -26,6 +26,7 @@ SUBCOMMANDS = {
     "verify": "check a solution against the rule engine",
     "crosscheck": "run every backend to the end on each board and report disagreements",
     "prove": "prove boards unsolvable with a checked certificate (or solve them)",
+    "explain": "say why a board cannot be cleared: its deepest play and its smallest repair",
     "check": "check an unsolvability certificate against its board",
     "bench": "every backend on every board: summary (PAR-2, VBS), CSV, plots, HTML report, BenchExec XML",
     "generate": "new boards: solvable by construction (with a witness), or refuted unsolvable",

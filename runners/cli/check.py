@@ -2,7 +2,8 @@
 
 The certificate formats are docs/formats.md#certificates.
 
-CERT is a dead-states file (``NAME.dead.jsonl``), a DRUP proof (``NAME.drup``
+CERT is a dead-states file (``NAME.dead.jsonl``), a play-bound file (``NAME.bound.jsonl``,
+from ``explain``: no play clears more than its tiles), a DRUP proof (``NAME.drup``
 with ``NAME.cnf`` and ``NAME.vars.json`` beside it), or the JSON that
 ``solve``/``prove --json`` printed (each line's ``certificate`` is checked,
 a ``stuck`` one from its cells).  The checking code shares nothing with the
@@ -21,11 +22,15 @@ from typing import Any
 from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
-from sigmar.models.certificate_checker import CertificateError, Verdict
+from sigmar.models.certificate_checker import DEAD_STATES_FORMAT, CertificateError, Verdict
 from sigmar.models.input_limits import ANSWERS, VARS_JSON, InputError
+from sigmar.models.play_bound_checker import PLAY_BOUND_FORMAT
 
 from ..checking.certificate_files import check_certificate
 from .options import add_board_file, add_json
+
+# The header format of a certificate file that is one JSON header line and states -> its kind.
+FILE_KINDS = {DEAD_STATES_FORMAT: "dead-states", PLAY_BOUND_FORMAT: "play-bound"}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,9 +38,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "check",
         help="check an unsolvability certificate against its board",
         description="Check a certificate (docs/formats.md) with code independent of the backends: a dead-states "
-        "file (NAME.dead.jsonl), a DRUP proof (NAME.drup, with NAME.cnf and NAME.vars.json beside it), or "
-        "the JSON that 'solve --json' or 'prove --json' printed. Exit 0 valid, 3 invalid (naming the first "
-        "state, tile or lemma that fails), 2 malformed.",
+        "file (NAME.dead.jsonl), a play-bound file of 'explain' (NAME.bound.jsonl), a DRUP proof (NAME.drup, "
+        "with NAME.cnf and NAME.vars.json beside it), or the JSON that 'solve --json' or 'prove --json' "
+        "printed. Exit 0 valid, 3 invalid (naming the first state, tile or lemma that fails), 2 malformed.",
     )
     add_board_file(parser)
     parser.add_argument("certificate", metavar="CERT", help="the certificate file")
@@ -92,10 +97,13 @@ def _jobs(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
             try:
                 head = input_limits.json_value(first, cert, 1)
             except InputError:
-                raise CertificateError("line 1: neither a dead-states file, a .drup proof nor sigmar's JSON") from None
-            if isinstance(head, dict) and head.get("format") == "sigmar-dead-states":
+                raise CertificateError(
+                    "line 1: neither a dead-states or play-bound file, a .drup proof nor sigmar's JSON"
+                ) from None
+            kind = FILE_KINDS.get(str(head.get("format"))) if isinstance(head, dict) else None
+            if kind is not None:
                 name = head.get("board")
-                return [(name if isinstance(name, str) else None, {"kind": "dead-states", "file": str(cert)})]
+                return [(name if isinstance(name, str) else None, {"kind": kind, "file": str(cert)})]
             return _answers(cert, [(1, head)], numbered)
     except InputError as exc:
         raise CertificateError(exc.message if exc.line is None else f"line {exc.line}: {exc.message}") from None
