@@ -57,7 +57,7 @@ class Done:
     usage: Usage | None = None  # CPU and peak memory of the run (worker and its children)
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     if not sys.platform.startswith("linux"):
         return
     try:
@@ -150,7 +150,7 @@ def _become_worker(parent_pid: int) -> None:
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # now only a SIGINT sent to the worker itself arrives
-    _die_with_parent()
+    die_with_parent()
     if os.getppid() != parent_pid:  # the parent died before we could ask to die with it
         os._exit(1)
 

@@ -34,6 +34,7 @@ SUBCOMMANDS = {
     "encode": "write an encoding (DIMACS, CP-SAT model, MiniZinc model/data)",
     "decode": "turn an external SAT solver's model of 'encode --to dimacs' back into moves",
     "show": "draw boards (and a solution, move by move)",
+    "serve": "a local web page to edit, solve, explain, repair and play boards",
     "fuzz": "deal random small boards and find every wrong answer of the chosen backends",
     "backends": "list the backends, whether each is available, and versions",
 }
