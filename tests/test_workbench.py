@@ -11,6 +11,7 @@ import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,11 @@ from sigmar.models.boardfile import format_board
 from sigmar.models.deal import deal
 from sigmar.runners.cli import main
 from tests.conftest import INSTANCES, wait_for
-from tests.workbench_server import Served, serve
+from tests.script_loader import load_script
+
+harness = load_script("workbench_harness")
+serve = harness.serve
+
 
 AIR = "  a a\n . . .\n  . .\n"
 # Solvable, but its first move salt [0, 1] with fire [3, 0] leaves three air: lost (a fuzz deal, seed 7).
@@ -27,13 +32,13 @@ LOSABLE = "  . s a\n . v 1 a\n. m . . .\n f . a .\n  f . .\n"
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[Served]:
+def server() -> Iterator[Any]:
     served = serve(INSTANCES / "real-game.txt")
     yield served
     served.stop()
 
 
-def test_the_page_and_its_files_are_served_and_nothing_else(server: Served) -> None:
+def test_the_page_and_its_files_are_served_and_nothing_else(server: Any) -> None:
     status, page = server.get("/")
     assert status == 200 and b"/static/workbench.js" in page
     assert server.get("/static/workbench.js")[0] == 200
@@ -46,7 +51,7 @@ def test_the_page_and_its_files_are_served_and_nothing_else(server: Served) -> N
     assert all(b["file"].endswith("real-game.txt") and "<svg" in b["svg"] for b in boards)
 
 
-def test_verdicts_are_checked_answers(server: Served) -> None:
+def test_verdicts_are_checked_answers(server: Any) -> None:
     status, answer = server.post("/api/verdict", {"text": AIR})
     assert status == 200 and answer["status"] == "solved" and answer["verified"] is True
     lead = "   . . .\n  . q 2 .\n . 3 1 q .\n  . 4 q .\n   . . .\n"  # instances/small.txt: walled in
@@ -55,7 +60,7 @@ def test_verdicts_are_checked_answers(server: Served) -> None:
     assert answer["certificate"]["kind"] == "stuck" and answer["stuck"]
 
 
-def test_a_malformed_board_is_one_line_naming_row_and_column(server: Served) -> None:
+def test_a_malformed_board_is_one_line_naming_row_and_column(server: Any) -> None:
     status, answer = server.post("/api/draw", {"text": "  a z\n . . .\n  . .\n"})
     assert status == 400 and answer["row"] == 0 and answer["col"] == 1
     assert "row 0, column 1" in answer["error"] and "unknown symbol 'z'" in answer["error"]
@@ -67,13 +72,13 @@ def test_a_malformed_board_is_one_line_naming_row_and_column(server: Served) -> 
         assert status == 400 and word in answer["error"], answer
 
 
-def test_a_body_too_large_is_refused_before_it_is_read(server: Served) -> None:
+def test_a_body_too_large_is_refused_before_it_is_read(server: Any) -> None:
     status, answer = server.post("/api/verdict", b" " * (300 * 1024))
     assert status == 413 and "at most" in answer["error"]
     assert server.post("/api/verdict", {"text": AIR})[0] == 200  # and the next request is answered
 
 
-def test_play_judges_each_move_and_names_the_one_that_lost(server: Served) -> None:
+def test_play_judges_each_move_and_names_the_one_that_lost(server: Any) -> None:
     status, answer = server.post("/api/play", {"text": LOSABLE, "moves": []})
     assert answer["status"] == "clearable" and answer["hint"]
     status, answer = server.post("/api/play", {"text": LOSABLE, "moves": [[[0, 1], [3, 0]]]})
@@ -85,7 +90,7 @@ def test_play_judges_each_move_and_names_the_one_that_lost(server: Served) -> No
     assert status == 400 and "off" in answer["error"]
 
 
-def test_explain_gives_the_deepest_play_and_a_repair(server: Served) -> None:
+def test_explain_gives_the_deepest_play_and_a_repair(server: Any) -> None:
     status, answer = server.post("/api/explain", {"text": format_board(deal("dense", 6, 1, 0))})
     assert status == 200 and answer["status"] == "unsolvable"
     assert answer["deepest"]["proved"] and answer["deepest"]["cleared"] == 12

@@ -32,7 +32,7 @@ from sigmar.encoders.search import SearchBackend
 from sigmar.models.board import Board, Tile
 from sigmar.models.hexgrid import Hex, on_board, ring_neighbours
 from sigmar.models.hexgrid import cells as hex_cells
-from sigmar.models.result import Result, Status
+from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import count_problem
 from sigmar.models.tiles import name_of
 
@@ -154,9 +154,11 @@ def smallest_repair(board: Board, time_limit: float, *, focus: Iterable[Hex] = (
                 return Repair(
                     (change,), changed, result, tried=tried, candidates=len(order), seconds=time.perf_counter() - start
                 )
-            if result.status is Status.UNSOLVABLE:
+            if result.status is Status.UNSOLVABLE and (
+                result.certificate is not None or result.reason is Reason.COUNTS
+            ):
                 refuted[change] = result
-            else:
+            else:  # no answer yet, or a "no" whose certificate the time cut short: again, with more time
                 left.append(change)
         open_ = left
         if not open_:
@@ -184,7 +186,8 @@ def _no_repair(
                 if time.perf_counter() > deadline:
                     unchecked = len(refuted)
                     break
-                if not certify(change.apply(board), result, store).checked:
+                changed = change.apply(board)
+                if not certify(changed, result, store).checked and not _refuted_by_proof(changed, store, deadline):
                     unchecked += 1
     shown = unchecked == 0
     if shown:
@@ -200,3 +203,18 @@ def _no_repair(
         seconds=time.perf_counter() - start,
         refutations=refuted,
     )
+
+
+def _refuted_by_proof(board: Board, store: ProofStore, deadline: float) -> bool:
+    """Whether the CNF route (a DRUP proof of the board's own formula, checked) refutes ``board`` in the time left.
+
+    For the rare candidate whose dead states outgrow the search's certificate limit.
+    """
+    from sigmar.encoders.registry import make
+    from sigmar.runners.prove import DEFAULT_PROVER
+
+    remaining = deadline - time.perf_counter()
+    if remaining <= 0:
+        return False
+    result = run_checked(make(f"cnf:{DEFAULT_PROVER}"), board, remaining)
+    return result.status is Status.UNSOLVABLE and certify(board, result, store).checked

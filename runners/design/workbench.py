@@ -53,7 +53,7 @@ STATIC = {
 }
 # A page posts one board (a side-16 board is under 2 KB); a body above this is refused unread.
 MAX_BODY = 256 * 1024
-POSTED = "posted board"  # the name a posted board's errors give as the file
+POSTED = "the board text"  # what a posted board's errors name as its file
 
 
 @dataclass

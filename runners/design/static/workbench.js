@@ -36,7 +36,7 @@
 
   function fromRecord(record) {
     state.dim = record.dim;
-    state.name = record.name && record.name.indexOf("posted board:") !== 0 ? record.name : "";
+    state.name = record.name && record.name.indexOf("the board text:") !== 0 ? record.name : "";
     state.grid = {};
     record.cells.forEach(function (cell) { state.grid[cell[0] + "," + cell[1]] = cell[2]; });
     state.svg = record.svg;
@@ -82,6 +82,7 @@
     $("explanation").textContent = "";
     var drawing = post("draw", "/api/draw", {text: text});
     var verdict = post("verdict", "/api/verdict", {text: text});
+    verdict.catch(function () {});  // an aborted verdict (a newer edit) is no error; the chain below reports others
     drawing.then(function (answer) {
       if (seq !== state.edits) return;
       if (!answer.ok) {
@@ -185,6 +186,7 @@
     var cells = [];
     repair.changes.forEach(function (c) { cells = cells.concat(cellsOf(c.cells)); });
     mark("pick", cells);
+    box.appendChild(note("The cells it changes are outlined in green."));
     box.appendChild(button("apply-repair", "Apply the repair", function () { load(repair.board); }));
   }
 
@@ -264,6 +266,7 @@
     $("mode-play").classList.toggle("on", mode === "play");
     $("palette").hidden = $("hint-edit").hidden = mode !== "edit";
     $("play-panel").hidden = mode !== "play";
+    $("counts").hidden = mode !== "edit";
     stopReplay();
     state.play = {moves: [], pick: [], last: null};
     $("played").textContent = "";

@@ -1,9 +1,22 @@
-"""A ``sigmar serve`` process for the workbench tests: started on a free port, its URL read, stopped at the end."""
+"""The workbench under test: a ``sigmar serve`` process, and Debian's Chromium driven by Playwright.
+
+Shared by the workbench's tests (tests/test_workbench*.py load it with ``tests.script_loader``)
+and the scripts that measure it or take its screenshots (``bench_workbench_latency.py``,
+``bench_workbench_hostile.py``, ``workbench_screenshots.py``).
+
+- :func:`serve` starts ``sigmar serve --port 0`` and waits until it answers; :meth:`Served.stop`
+  stops it as Ctrl-C would and returns the processes it had started, so a caller can check that
+  none is left.
+- Playwright (PyPI) is only the driver: :func:`launch` starts the system's ``/usr/bin/chromium``
+  (``scripts/install.sh`` installs it with apt) and never downloads a browser.  Where no browser
+  can start, :func:`why_no_browser` says why.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +28,18 @@ from pathlib import Path
 from typing import Any
 
 from sigmar.encoders.processes.guard import descendants
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @dataclass
@@ -82,3 +107,26 @@ def serve(*args: str | Path, time_limit: float = 20.0) -> Served:
         time.sleep(0.05)
     served.stop()
     raise AssertionError("the server never answered /api/health")
+
+
+def executable() -> Path | None:
+    if CHROMIUM.exists():
+        return CHROMIUM
+    found = shutil.which("chromium")
+    return Path(found) if found else None
+
+
+def why_no_browser() -> str | None:
+    """None when Playwright and Chromium are both here, else what is missing (for the skip message)."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (pip install playwright; scripts/install.sh does)"
+    if executable() is None:
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium; scripts/install.sh does)"
+    return None
+
+
+def launch(playwright: Any) -> Any:
+    """The system Chromium, headless, with nothing that would reach the network on its own."""
+    return playwright.chromium.launch(executable_path=str(executable()), args=FLAGS, headless=True)
