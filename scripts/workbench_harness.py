@@ -14,6 +14,7 @@ and the scripts that measure it or take its screenshots (``bench_workbench_laten
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -23,6 +24,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,8 @@ from typing import Any
 from sigmar.encoders.processes.guard import descendants
 
 CHROMIUM = Path("/usr/bin/chromium")
+# A board every check after a hostile request must still judge rightly (the real game's first).
+SOLVABLE = (Path(__file__).resolve().parents[1] / "instances" / "real-game.txt").read_text().split("\n\n")[0] + "\n"
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -107,6 +111,40 @@ def serve(*args: str | Path, time_limit: float = 20.0) -> Served:
         time.sleep(0.05)
     served.stop()
     raise AssertionError("the server never answered /api/health")
+
+
+async def flood(served: Served, count: int, seconds: float) -> Counter[str]:
+    """``count`` requests at once, each on its own connection; the statuses they got (bounded by ``seconds``)."""
+    host, port = served.url.split("//")[1].rstrip("/").split(":")
+    body = json.dumps({"text": SOLVABLE}).encode()
+    request = (
+        f"POST /api/verdict HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode() + body
+
+    async def one() -> str:
+        try:
+            reader, writer = await asyncio.open_connection(host, int(port))
+            writer.write(request)
+            await writer.drain()
+            line = await reader.readline()
+            writer.close()
+            return line.decode().split(" ")[1] if line else "closed"
+        except OSError as exc:
+            return f"refused ({type(exc).__name__})"
+
+    tasks = [asyncio.ensure_future(one()) for _ in range(count)]
+    done, pending = await asyncio.wait(tasks, timeout=seconds)
+    for task in pending:
+        task.cancel()
+    return Counter([t.result() for t in done] + ["no answer in time"] * len(pending))
+
+
+def still_well(served: Served) -> str:
+    health = served.get("/api/health")[0]
+    status, answer = served.post("/api/verdict", {"text": SOLVABLE})
+    ok = health == 200 and status == 200 and answer.get("status") == "solved" and answer.get("verified")
+    return "yes" if ok else f"NO (health {health}, verdict {status} {answer.get('status')})"
 
 
 def executable() -> Path | None:

@@ -6,6 +6,7 @@ loopback port).  The browser tests are in tests/test_workbench_browser.py.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -76,6 +77,12 @@ def test_a_body_too_large_is_refused_before_it_is_read(server: Any) -> None:
     status, answer = server.post("/api/verdict", b" " * (300 * 1024))
     assert status == 413 and "at most" in answer["error"]
     assert server.post("/api/verdict", {"text": AIR})[0] == 200  # and the next request is answered
+
+
+def test_a_flood_of_requests_is_served_or_refused_and_the_server_stays_well(server: Any) -> None:
+    statuses = asyncio.run(harness.flood(server, 150, 240))
+    assert set(statuses) <= {"200", "503"} and statuses["200"] >= 1, statuses
+    assert harness.still_well(server) == "yes"
 
 
 def test_play_judges_each_move_and_names_the_one_that_lost(server: Any) -> None:

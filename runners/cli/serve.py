@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         lifespan="on",
         log_level="warning",
         access_log=False,
-        limit_concurrency=512,
+        limit_concurrency=2048,  # beyond this many connections uvicorn answers 503; below, the pool decides
         timeout_keep_alive=5,
         timeout_graceful_shutdown=3,
     )
