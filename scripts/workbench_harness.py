@@ -84,7 +84,7 @@ class Served:
         return started
 
 
-def serve(*args: str | Path, time_limit: float = 20.0) -> Served:
+def serve(*args: str | Path, time_limit: float = 20.0, cwd: Path | None = None) -> Served:
     """``sigmar serve --port 0 ARGS``, once it prints its URL (a loaded machine may take a while)."""
     command = [sys.executable, "-m", "sigmar.runners.cli", "serve", "--port", "0", "--time-limit", str(time_limit)]
     process = subprocess.Popen(
@@ -93,6 +93,7 @@ def serve(*args: str | Path, time_limit: float = 20.0) -> Served:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        cwd=cwd,
     )
     assert process.stdout is not None
     line = process.stdout.readline()

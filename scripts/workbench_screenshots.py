@@ -32,10 +32,10 @@ def shoot(out: Path) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     folder = Path(tempfile.mkdtemp())
-    boards = folder / "boards.txt"
+    boards = folder / "designs.txt"
     first = (INSTANCES / "real-game.txt").read_text().split("\n\n")[0]
     boards.write_text(first + "\n\n" + format_board(deal("dense", 6, 1, 0)))
-    served = serve(boards)
+    served = serve(boards.name, cwd=folder)  # the page names the file as given
     shots: list[Path] = []
     try:
         with sync_playwright() as playwright:
