@@ -186,3 +186,17 @@ def test_explain_json_has_the_deepest_play_and_a_replayed_repair(
     assert verify(changed, moves).valid
     solved = by_status["solved"]
     assert solved["deepest"] is None and solved["repair"] is None
+
+
+def test_a_walk_cut_short_is_at_least_and_writes_no_certificate(tmp_path: Path) -> None:
+    """Dense deal 12 of seed 1 needs a walk of some 119,000 positions: cut at 50, its play stands as 'at least'."""
+    board = deal("dense", 6, 1, 12)
+    play = deepest_play(board, time_limit=60, max_states=50)
+    assert not play.proved and not play.listed and play.states <= 50
+    assert 0 < play.cleared < len(board.tiles)
+    with pytest.raises(ValueError):
+        play_bound_text(board, play)
+    with ProofStore(tmp_path) as proofs:
+        found = deepest(board, 0.001, proofs)
+    assert not found.proved and found.certificate_file is None and not found.wrong
+    assert not list(tmp_path.iterdir())  # nothing written for an unproved bound
