@@ -13,7 +13,9 @@ and writes OUT (default docs/measured/explain.md; every deal's row goes to resul
   90%), how many are shown to have none ("no repair with one change": every candidate refuted with
   a checked certificate), and how many are left unsettled;
 - the median and maximum time per deal (verdict, deepest play and repair together), with the load
-  average, since the machine may be shared.
+  average, since the machine may be shared;
+- a second try (``--settle-limit``, default 600 s) for each deal whose repair was left unsettled, which
+  says how many deals one change can repair at all (``--rows`` reuses an earlier run's deals).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import os
 import platform
 import sys
 import time
+from collections import Counter
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -33,8 +36,8 @@ from benchlib import RESULTS, ROOT, markdown_table, median, percentile
 from sigmar.models.deal import deal
 from sigmar.models.result import Status
 from sigmar.runners.checking.certify import ProofStore
-from sigmar.runners.cli.explain import VERDICT_BACKENDS
-from sigmar.runners.design.explain import explain
+from sigmar.runners.design.explain import VERDICT_BACKENDS, explain
+from sigmar.runners.design.repair import smallest_repair
 from sigmar.runners.race import Race
 
 
@@ -68,6 +71,21 @@ def measure(count: int, seed: int, time_limit: float) -> list[dict[str, Any]]:
             rows.append(row)
             print(_progress(index, count, row), flush=True)
     return rows
+
+
+def settle(rows: list[dict[str, Any]], seed: int, seconds: float) -> None:
+    """A second try of ``seconds`` for each deal whose repair was left unsettled: is there a one-change repair?
+
+    Sets ``later`` on those rows: ``found``, ``none`` (shown) or ``unsettled``.  It says how many deals
+    one change can repair at all, which bounds the rate any order of candidates can reach.
+    """
+    for row in rows:
+        if row.get("cleared") is None or row["repaired"] or row["none_with_one"]:
+            continue
+        board = deal("dense", 6, seed, int(row["board"].rsplit("-", 1)[1]))
+        repair = smallest_repair(board, seconds)
+        row["later"] = "found" if repair.found else ("none" if repair.none_with_one else "unsettled")
+        print(f"second try, {row['board']}: {row['later']} ({repair.seconds:.0f} s)", flush=True)
 
 
 def _progress(index: int, count: int, row: dict[str, Any]) -> str:
@@ -109,6 +127,14 @@ def summary(rows: list[dict[str, Any]], args: argparse.Namespace, loads: tuple[f
     }
     f = figures
     of = f"of {len(unsolvable)}"
+    later = Counter(r["later"] for r in unsolvable if "later" in r)
+    repairable = repaired + later["found"] + later["unsettled"]  # at most this many have a one-change repair
+    figures.update(
+        second_try_seconds=args.settle_limit,
+        second_try=dict(later),
+        one_change_repairable_at_most=repairable,
+        one_change_repairable_pct_at_most=round(100 * repairable / n, 1),
+    )
     table = markdown_table(
         ("what", "value", "target"),
         [
@@ -121,6 +147,16 @@ def summary(rows: list[dict[str, Any]], args: argparse.Namespace, loads: tuple[f
             ("repair unsettled in the time", f["repair_unsettled"], ""),
             ("repaired, of the deals one change can repair", f"{f['repaired_pct_of_repairable']}%", ""),
             (
+                f"second try ({args.settle_limit:g} s) of the unsettled: found / none shown / unsettled",
+                f"{later['found']} / {later['none']} / {later['unsettled']}",
+                "",
+            ),
+            (
+                "deals one change can repair, at most",
+                f"{repairable} {of} ({f['one_change_repairable_pct_at_most']}%)",
+                "",
+            ),
+            (
                 "time a deal: median / p90 / max (s)",
                 f"{f['median_seconds']} / {f['p90_seconds']} / {f['max_seconds']}",
                 "",
@@ -132,8 +168,10 @@ def summary(rows: list[dict[str, Any]], args: argparse.Namespace, loads: tuple[f
             ),
         ],
     )
-    limit = f"--time-limit {args.time_limit:g}"
+    limit = f"--time-limit {args.time_limit:g} --settle-limit {args.settle_limit:g}"
     command = f"python scripts/bench_explain.py --count {args.count} --seed {args.seed} {limit}"
+    if args.rows:
+        command += f" --rows {args.rows}  (the deals of an earlier run, with their times)"
     machine = f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores"
     text = (
         f"# explain on dense side-6 deals\n\n"
@@ -148,10 +186,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds for each part of each deal")
+    parser.add_argument(
+        "--settle-limit",
+        type=float,
+        default=600.0,
+        help="seconds of a second try for each deal whose repair was left unsettled (0: no second try)",
+    )
+    parser.add_argument("--rows", type=Path, help="reuse the rows of an earlier run (its results/bench_explain.json)")
     parser.add_argument("--out", default=str(ROOT / "docs" / "measured" / "explain.md"), help="the record (markdown)")
     args = parser.parse_args(argv)
     first = os.getloadavg()[0]
-    rows = measure(args.count, args.seed, args.time_limit)
+    if args.rows:
+        earlier = json.loads(args.rows.read_text())
+        rows, first = earlier["rows"], earlier["load"][0]
+    else:
+        rows = measure(args.count, args.seed, args.time_limit)
+    if args.settle_limit > 0:
+        settle(rows, args.seed, args.settle_limit)
     text, record = summary(rows, args, (first, os.getloadavg()[0]))
     print()
     print(text)

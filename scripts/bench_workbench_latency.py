@@ -28,7 +28,7 @@ from workbench_harness import launch, serve, why_no_browser
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.deal import deal
-from sigmar.runners.design.answers import checked_answer
+from sigmar.runners.design.answers import raced_answer
 
 # Paste `text` into the board text box (an edit) and resolve with the milliseconds until the
 # verdict of that edit is on the page.
@@ -64,13 +64,13 @@ def chosen_boards(solvable: int, unsolvable: int) -> list[tuple[str, Board]]:
     """(kind, board): solvable public boards, then unsolvable dense deals, each settled by the suite's search."""
     out: list[tuple[str, Board]] = []
     for board in boards("hexmatch-hard-100"):
-        if len([k for k, _ in out if k == "solvable"]) < solvable and checked_answer(board, 60).status == "solved":
+        if len([k for k, _ in out if k == "solvable"]) < solvable and raced_answer(board, 60).status == "solved":
             out.append(("solvable", board))
     index = 0
     while len(out) < solvable + unsolvable:
         board = deal("dense", 6, 1, index)
         index += 1
-        if checked_answer(board, 60).status == "unsolvable":
+        if raced_answer(board, 60).status == "unsolvable":
             out.append(("unsolvable", board))
     return out
 

@@ -9,15 +9,11 @@ from sigmar.models.boardfile import format_board
 from sigmar.models.result import Result, Status
 
 from ..checking.certify import ProofStore
-from ..design.explain import Deepest, Explanation, explain, explanation_json
+from ..design.explain import VERDICT_BACKENDS, Deepest, Explanation, explain, explanation_json
 from ..design.repair import Repair
-from ..prove import DEFAULT_PROVER
 from ..race import Race
 from ..render.answer_json import dumps, exit_code, summary_line
 from .options import UsageError, add_board_files, add_json, add_proof_dir, add_time_limit, read_board_files
-
-# The verdict's backends: the two that bring certificates (as `prove`'s routes), so every "no" is checked.
-VERDICT_BACKENDS = ("search", f"cnf:{DEFAULT_PROVER}")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -2,36 +2,45 @@
 
 Each function takes a parsed board (the server parses and limits what is posted) and returns
 plain JSON.  The rules are the suite's: a solution is replayed by the rule engine before it is
-shown, and every "no" carries a certificate the independent checker accepted (the search's stuck
-set or dead states; the counts), else it is shown as "unknown".
+shown, and every "no" carries a certificate the independent checker accepted (the counts, the
+search's stuck set or dead states, a DRUP proof), else it is shown as "unknown".
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sigmar.encoders.search import SearchBackend
 from sigmar.models.board import Board
 from sigmar.models.hexgrid import Hex
 from sigmar.models.result import CertificateKind, Move, Result, Status
 from sigmar.models.rules import Position
 from sigmar.models.solution import move_to_json
 
-from ..checking.certify import ProofStore, certify
-from ..checking.replay import counts_answer, run_checked
+from ..checking.certify import ProofStore
+from ..checking.replay import counts_answer
+from ..race import Race
 from ..render.answer_json import result_json
-from .explain import explain, explanation_json
+from .explain import VERDICT_BACKENDS, explain, explanation_json
+
+# The verdict's race, made once per worker process (its own backend processes die with it).
+_race: Race | None = None
 
 
-def checked_answer(board: Board, time_limit: float) -> Result:
-    """The counts, else the search; an "unsolvable" certified (written to a temporary folder and checked)."""
-    result = counts_answer(board) or run_checked(SearchBackend(), board, time_limit)
-    if result.status is Status.UNSOLVABLE and not result.checked:
-        with ProofStore() as store:
-            result = certify(board, result, store)
-        if not result.checked:  # a refutation whose certificate failed: a claim, not an answer
-            return Result(Status.UNKNOWN, result.backend, result.seconds, message=result.message, claims=(result,))
-    return result
+def raced_answer(board: Board, time_limit: float) -> Result:
+    """The answer ``explain`` gives: the counts, else the search and cnf race of ``prove`` (every "no" certified).
+
+    The search settles most boards in milliseconds in this process; a board it does not settle at
+    once (one it must exhaust) is raced against a DRUP proof of its CNF, in worker processes that
+    live as long as this one.  Certificates go to a temporary folder (the run's, removed when the
+    server stops).
+    """
+    global _race
+    counted = counts_answer(board)
+    if counted is not None:
+        return counted
+    if _race is None:
+        _race = Race(list(VERDICT_BACKENDS), proofs=ProofStore())
+    return _race.solve(board, time_limit).result
 
 
 def _stuck_cells(result: Result) -> list[list[int]]:
@@ -43,7 +52,7 @@ def _stuck_cells(result: Result) -> list[list[int]]:
 
 def verdict(board: Board, time_limit: float) -> dict[str, Any]:
     """The board's answer (docs/formats.md#the-json-of-an-answer), with ``stuck``: the stuck set's cells to outline."""
-    result = checked_answer(board, time_limit)
+    result = raced_answer(board, time_limit)
     record = result_json(board, result)
     record["stuck"] = _stuck_cells(result)
     record.pop("statistics", None)
@@ -53,7 +62,7 @@ def verdict(board: Board, time_limit: float) -> dict[str, Any]:
 def explanation(board: Board, time_limit: float) -> dict[str, Any]:
     """The answer with ``deepest`` and ``repair`` (docs/formats.md#the-json-of-explain)."""
     with ProofStore() as store:
-        found = explain(board, checked_answer(board, time_limit), time_limit, store)
+        found = explain(board, raced_answer(board, time_limit), time_limit, store)
         record = explanation_json(found)
     record.pop("statistics", None)
     return record
@@ -87,7 +96,7 @@ def play(board: Board, moves: list[tuple[Hex, ...]], time_limit: float) -> dict[
     record: dict[str, Any] = {"legal": True, "tiles_left": len(position.occupied), "hint": None}
     if position.is_clear:
         return {**record, "status": "cleared", "why": "the board is clear"}
-    now = checked_answer(remaining(board, position.occupied), time_limit)
+    now = raced_answer(remaining(board, position.occupied), time_limit)
     if now.status is Status.SOLVED:
         hint = move_to_json(board, now.moves[0])
         return {**record, "status": "clearable", "why": "the position can still be cleared", "hint": hint}
@@ -102,10 +111,18 @@ def _losing_move(board: Board, positions: list[Position], now: Result, time_limi
     """The first move after which the position could not be cleared, and why (the unsolvable answer's reason)."""
     latest = now
     for index in range(len(positions) - 2, -1, -1):
-        before = checked_answer(remaining(board, positions[index].occupied), time_limit)
+        before = raced_answer(remaining(board, positions[index].occupied), time_limit)
         if before.status is Status.SOLVED:
             return index + 1, f"after move {index + 1} the position cannot be cleared: {latest.explanation}"
         if before.status is not Status.UNSOLVABLE:
             return None, f"the position cannot be cleared: {now.explanation}"
         latest = before
     return 0, f"the board could not be cleared from the start: {latest.explanation}"
+
+
+def warm() -> None:
+    """Import what the race needs (the cnf backend and its SAT solver) before workers are forked from this process."""
+    from sigmar.encoders.registry import make
+
+    for name in VERDICT_BACKENDS:
+        make(name)

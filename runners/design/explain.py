@@ -36,10 +36,13 @@ from sigmar.models.solution import move_to_json
 from sigmar.models.stuck_sets import explain_dead_end, stuck_set
 
 from ..checking.certify import ProofStore
+from ..prove import DEFAULT_PROVER
 from ..render.answer_json import result_json
 from .repair import Repair, smallest_repair
 
 PLAY_BOUND = "play-bound"
+# The verdict's backends: the two that bring certificates (``prove``'s routes), so every "no" is checked.
+VERDICT_BACKENDS = ("search", f"cnf:{DEFAULT_PROVER}")
 PLAY_BOUND_SUFFIX = ".bound.jsonl"
 
 

@@ -177,7 +177,11 @@ class Workbench:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        # Verdicts and moves in their own workers; explanations (seconds, and cancelled by every edit
+        # that comes while they run, which kills their worker) in one of their own, so a cancelled
+        # explanation never costs a verdict its warm worker.
         self.pool = Pool(settings.workers, memory_mb=settings.memory_mb, waiting=settings.waiting)
+        self.explainers = Pool(1, memory_mb=settings.memory_mb, waiting=settings.waiting)
         self.files = page_files()
 
     def app(self) -> Starlette:
@@ -195,11 +199,14 @@ class Workbench:
 
     @asynccontextmanager
     async def lifespan(self, _app: Starlette) -> AsyncIterator[None]:
+        answers.warm()  # imported once here, so every worker forked from this process has it
         await self.pool.start()
+        await self.explainers.start()
         try:
             yield
         finally:
             self.pool.close()
+            self.explainers.close()
 
     def static(self, request: Request) -> Response:
         return Response(self.files[request.url.path], media_type=STATIC[request.url.path][1])
@@ -208,13 +215,19 @@ class Workbench:
         return JSONResponse([{"file": file, **board_record(board)} for file, board in self.settings.boards])
 
     async def health(self, _request: Request) -> Response:
-        return JSONResponse({"ok": True, "workers": len(self.pool.pids())})
+        return JSONResponse({"ok": True, "workers": len(self.pool.pids()) + len(self.explainers.pids())})
 
     async def in_worker(
-        self, request: Request, function: Callable[..., Any], args: tuple[Any, ...], seconds: float
+        self,
+        request: Request,
+        function: Callable[..., Any],
+        args: tuple[Any, ...],
+        seconds: float,
+        pool: Pool | None = None,
     ) -> Any:
-        """``function(*args)`` in a worker, stopped when ``seconds`` pass or the client goes away."""
-        job = asyncio.ensure_future(self.pool.run(function, args, seconds))
+        """``function(*args)`` in a worker of ``pool`` (default: the verdicts'), stopped when ``seconds`` pass
+        or the client goes away."""
+        job = asyncio.ensure_future((pool or self.pool).run(function, args, seconds))
         gone = asyncio.ensure_future(_disconnected(request))
         try:
             await asyncio.wait({job, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -235,7 +248,8 @@ class Workbench:
 
     async def explain(self, request: Request, record: dict[str, Any]) -> Any:
         limit = self.settings.time_limit  # each of verdict, deepest play and repair
-        return await self.in_worker(request, answers.explanation, (posted_board(record), limit), 3 * limit + 10)
+        work = (posted_board(record), limit)
+        return await self.in_worker(request, answers.explanation, work, 3 * limit + 10, self.explainers)
 
     async def play(self, request: Request, record: dict[str, Any]) -> Any:
         board = posted_board(record)
