@@ -11,7 +11,7 @@ Starts ``sigmar serve`` on a free loopback port and sends, from this machine onl
 After each it checks that the server answers ``/api/health`` and judges the next board rightly,
 and it samples the memory of the server with its workers (the sum of their resident sizes)
 throughout.  The bound: the server process plus its workers within ``workers x --memory-mb``
-(each worker's own watchdog) plus 512 MB for the server itself.  Prints a table and writes it to
+(each worker's own watchdog, its race's backend processes included) plus 512 MB for the server itself.  Prints a table and writes it to
 OUT with the load average.  Every request goes to 127.0.0.1; the loops are bounded in count and time.
 """
 
@@ -35,7 +35,7 @@ from workbench_harness import Served, flood, serve, still_well
 from sigmar.runners.usage import tree_rss_bytes
 
 MB = 2**20
-WORKERS, MEMORY_MB = 2, 1024
+WORKERS, MEMORY_MB = 3, 1024  # `serve`'s defaults: 2 workers for verdicts and moves, 1 for explanations
 BOUND_MB = WORKERS * MEMORY_MB + 512
 
 
@@ -116,7 +116,7 @@ def run(concurrent: int) -> list[tuple[str, str, str, str]]:
     rows: list[tuple[str, str, str, str]] = []
     try:
         baseline = tree_rss_bytes(served.process.pid) / MB
-        rows.append(("(idle server and 2 workers)", "", f"{baseline:.0f}", still_well(served)))
+        rows.append((f"(the idle server and its {WORKERS} workers)", "", f"{baseline:.0f}", still_well(served)))
         sampler.take()
         attacks = [
             ("100 MB post, Content-Length declared", lambda: big_post(served)),
