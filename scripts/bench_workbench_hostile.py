@@ -11,8 +11,9 @@ Starts ``sigmar serve`` on a free loopback port and sends, from this machine onl
 After each it checks that the server answers ``/api/health`` and judges the next board rightly,
 and it samples the memory of the server with its workers (the sum of their resident sizes)
 throughout.  The bound: the server process plus its workers within ``workers x --memory-mb``
-(each worker's own watchdog, its race's backend processes included) plus 512 MB for the server itself.  Prints a table and writes it to
-OUT with the load average.  Every request goes to 127.0.0.1; the loops are bounded in count and time.
+(each worker's own watchdog, its race's backend processes included) plus 512 MB for the server
+itself.  Prints a table and writes it to OUT with the load average.  Every request goes to
+127.0.0.1; the loops are bounded in count and time.
 """
 
 from __future__ import annotations

@@ -121,8 +121,6 @@ class Engine(Pruning, MoveGeneration):
             problem = explain_stuck(self.board, frozenset(tile_ids(stuck))) if stuck else None
         if problem is not None:
             status, why, explanation = Status.UNSOLVABLE, "static", problem
-        elif not occ:  # a board without tiles is cleared already (the search below would find no move)
-            status = Status.SOLVED
         else:
             try:
                 found = self._search(occ, free, deadline, sleep)

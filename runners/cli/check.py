@@ -23,7 +23,7 @@ from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.certificate_checker import DEAD_STATES_FORMAT, CertificateError, Verdict
-from sigmar.models.input_limits import ANSWERS, VARS_JSON, InputError
+from sigmar.models.input_limits import ANSWERS, DEAD_STATES, VARS_JSON, InputError
 from sigmar.models.play_bound_checker import PLAY_BOUND_FORMAT
 
 from ..checking.certificate_files import check_certificate
@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         jobs = _jobs(cert)
         work = [(_choose(boards, args.board, named, args.file, cert), record) for named, record in jobs]
     except CertificateError as exc:
-        raise CertificateError(f"{cert}: {exc}" if str(cert) not in str(exc) else str(exc)) from None
+        said = str(exc)  # named once: a message may name the file already (a short name is in many words)
+        raise CertificateError(said if said.startswith(f"{cert}:") else f"{cert}: {said}") from None
     all_valid = True
     for board, record in work:
         start = time.perf_counter()
@@ -91,7 +92,9 @@ def _jobs(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
         if cert.name.endswith(".drup"):
             input_limits.regular_size(cert, input_limits.DRUP)
             return [(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})]
-        with input_limits.open_input(cert, ANSWERS) as stream:
+        # The kind is on line 1, and each kind has its own ceiling: line 1 is read first, then the size is held
+        # to that kind's limit before any other line is read.
+        with input_limits.open_input(cert, FIRST_LINE) as stream:
             numbered = input_limits.lines(stream, ANSWERS)
             _, first = next(numbered, (1, ""))
             try:
@@ -101,12 +104,18 @@ def _jobs(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
                     "line 1: neither a dead-states or play-bound file, a .drup proof nor sigmar's JSON"
                 ) from None
             kind = FILE_KINDS.get(str(head.get("format"))) if isinstance(head, dict) else None
-            if kind is not None:
+            if kind is not None:  # a play-bound file is read as a dead-states file is, with its ceiling
+                input_limits.regular_size(cert, DEAD_STATES)
                 name = head.get("board")
                 return [(name if isinstance(name, str) else None, {"kind": kind, "file": str(cert)})]
+            input_limits.regular_size(cert, ANSWERS)
             return _answers(cert, [(1, head)], numbered)
     except InputError as exc:
         raise CertificateError(exc.message if exc.line is None else f"line {exc.line}: {exc.message}") from None
+
+
+# Only line 1 of a certificate file is read under this (it says which kind, and so which limit holds).
+FIRST_LINE = input_limits.Limit("certificate file", "", input_limits.MAX_SETTING, line_bytes=ANSWERS.line_bytes)
 
 
 def _sidecar_board(drup: Path) -> str | None:
