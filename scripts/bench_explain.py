@@ -156,6 +156,11 @@ def summary(rows: list[dict[str, Any]], args: argparse.Namespace, loads: tuple[f
                 "",
             ),
             (
+                "repaired in the first run, of those",
+                f"{repaired} of {repairable} ({f['repaired_pct_of_repairable']}%)",
+                "",
+            ),
+            (
                 "time a deal: median / p90 / max (s)",
                 f"{f['median_seconds']} / {f['p90_seconds']} / {f['max_seconds']}",
                 "",
