@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from sigmar.encoders.processes.guard import descendants
+from sigmar.runners.workers import die_with_parent
 
 CHROMIUM = Path("/usr/bin/chromium")
 # A board every check after a hostile request must still judge rightly (the real game's first).
@@ -94,6 +95,7 @@ def serve(*args: str | Path, time_limit: float = 20.0, cwd: Path | None = None) 
         text=True,
         start_new_session=True,
         cwd=cwd,
+        preexec_fn=die_with_parent,  # a harness killed outright takes its server along (its workers follow it)
     )
     assert process.stdout is not None
     line = process.stdout.readline()
