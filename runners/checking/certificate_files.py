@@ -18,7 +18,7 @@ import mmap
 from pathlib import Path
 from typing import Any
 
-from sigmar.models import input_limits
+from sigmar.models import drat_binary, input_limits
 from sigmar.models.board import Board
 from sigmar.models.certificate_checker import CertificateError, Verdict, check_counts, check_dead_states, check_stuck
 from sigmar.models.hexgrid import from_rowcol
@@ -131,11 +131,16 @@ def check_drup(board: Board, drup: Path) -> Verdict:
             else:
                 with mmap.mmap(stream.inner.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
                     mapped.madvise(mmap.MADV_SEQUENTIAL)
-                    skip = len(input_limits.BOM) if mapped[:3] == input_limits.BOM else 0
-                    with memoryview(mapped) as view:
-                        report = check_proof(formula.clauses, view[skip:], formula.nv)
+                    if drat_binary.is_binary(mapped[: drat_binary.SNIFF]):  # CaDiCaL's and Kissat's default
+                        report = check_proof(formula.clauses, drat_binary.to_text(mapped[:]), formula.nv)
+                    else:
+                        skip = len(input_limits.BOM) if mapped[:3] == input_limits.BOM else 0
+                        with memoryview(mapped) as view:
+                            report = check_proof(formula.clauses, view[skip:], formula.nv)
     except InputError as exc:
         raise CertificateError(str(exc)) from None
+    except drat_binary.DratError as exc:
+        raise CertificateError(f"{drup}: a binary DRAT proof that does not parse: {exc}") from None
     except MemoryError:
         raise CertificateError(f"{drup}: the proof needs more memory than there is; see README 'Limits'") from None
     if report.malformed:

@@ -32,9 +32,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="deal N random boards, answer each (race, checked certificates), estimate the solvable fraction",
         description="Deal N random boards and answer each through the race: solved (moves replayed by the rule "
         "engine) or unsolvable (certificate checked independently); anything else is unknown. Prints the counts "
-        "and the solvable fraction over the answered boards with its 95% Wilson interval (unknowns are left "
-        "out of it and shown apart). With --results the answers are appended to a JSON Lines file as they "
-        "come; a rerun with the same file continues where a killed run stopped. Exit 0 every board answered, "
+        "and the solvable fraction as bounds that cover the unknown boards: at least solved/N, at most "
+        "(solved+unknown)/N, each with its 95% Wilson interval (one number when nothing is unknown). With "
+        "--results the answers are appended to a JSON Lines file as they come; a rerun with the same file "
+        "continues where a killed run stopped. Exit 0 every board answered, "
         "1 some unknown, 2 bad arguments, 3 a wrong answer.",
     )
     parser.add_argument(
@@ -67,12 +68,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
+def share(value: float, low: float, high: float, digits: int = 1) -> str:
+    """``19.3% [18.5, 20.1]``: a fraction and its interval, in percent."""
+    return f"{100 * value:.{digits}f}% [{100 * low:.{digits}f}, {100 * high:.{digits}f}]"
+
+
 def fraction_text(tally: Tally) -> str:
-    fraction = tally.fraction()
-    if fraction is None:
+    bounds = tally.bounds()
+    if bounds is None:
         return "solvable -"
-    low, high = tally.interval()
-    return f"solvable {100 * fraction:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+    at_least, at_most = bounds
+    if not tally.unknown:
+        return f"solvable {share(*at_least)}"
+    return f"solvable {share(*at_least)} to {share(*at_most)}, {tally.unknown} unknown"
 
 
 def summary_table(deals: Deals, tally: Tally, wall: float) -> Table:
@@ -86,11 +94,12 @@ def summary_table(deals: Deals, tally: Tally, wall: float) -> Table:
         ("unsolvable (checked)", str(tally.unsolvable)),
         ("unknown", str(tally.unknown)),
     ]
-    fraction = tally.fraction()
-    low, high = tally.interval()
-    if fraction is not None:
-        rows.append((f"solvable, of {tally.answered} answered", f"{100 * fraction:.2f}%"))
-        rows.append(("95% Wilson interval", f"{100 * low:.2f}% - {100 * high:.2f}%"))
+    bounds = tally.bounds()
+    if bounds is not None and not tally.unknown:
+        rows.append(("solvable [95% Wilson interval]", share(*bounds[0], digits=2)))
+    elif bounds is not None:
+        rows.append(("solvable, at least: solved / boards [95% Wilson]", share(*bounds[0], digits=2)))
+        rows.append(("solvable, at most: (solved + unknown) / boards", share(*bounds[1], digits=2)))
     if summary["median_s"] is not None:
         rows.append(
             (
@@ -142,7 +151,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         table_console().print(summary_table(deals, tally, wall))
         if tally.unknown:
-            table_console().print(f"{tally.unknown} unknown board(s) left out of the fraction", highlight=False)
+            table_console().print(
+                f"{tally.unknown} unknown board(s): the solvable fraction lies between the two bounds",
+                highlight=False,
+            )
     if tally.wrong:
         return 3
     return 1 if tally.unknown else 0
