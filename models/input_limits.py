@@ -78,13 +78,14 @@ ANSWERS = Limit("certificate JSON file", "SIGMAR_MAX_ANSWERS", 256 * MiB)
 RESULTS = Limit("survey results file", "SIGMAR_MAX_RESULTS", 1024 * MiB)
 SAT_MODEL = Limit("SAT solver output", "SIGMAR_MAX_SAT_MODEL", 64 * MiB, line_bytes=64 * MiB)
 BENCH_CSV = Limit("bench CSV", "SIGMAR_MAX_BENCH_CSV", 256 * MiB)
+CUBES = Limit("cubes file", "SIGMAR_MAX_CUBES", 64 * MiB)
 # The .cnf beside a proof must be its board's formula: larger than that formula's text by
 # more than this (comments) cannot be it, and is refused before it is read.
 CNF_SLACK_BYTES = MiB
 # A dead-states file lists at most this many states (its memory is about 16 bytes a state).
 MAX_STATES = 5_000_000
 
-LIMITS = (BOARD_FILE, SOLUTION, DEAD_STATES, DRUP, CNF, VARS_JSON, ANSWERS, RESULTS, SAT_MODEL, BENCH_CSV)
+LIMITS = (BOARD_FILE, SOLUTION, DEAD_STATES, DRUP, CNF, VARS_JSON, ANSWERS, RESULTS, SAT_MODEL, BENCH_CSV, CUBES)
 
 
 # The largest ceiling a variable may set (8 EiB: more than any file a disk holds).

@@ -51,7 +51,13 @@ DEFAULT_PROVER = DEFAULT_SOLVER  # the cnf backend's measured default
 ROUTES = ("search", "cnf")
 CORROBORATORS = ("cpsat", "minizinc")
 # The certificate kinds by how well a person can read them, best first.
-READABLE = (CertificateKind.COUNTS, CertificateKind.STUCK, CertificateKind.DEAD_STATES, CertificateKind.DRUP)
+READABLE = (
+    CertificateKind.COUNTS,
+    CertificateKind.STUCK,
+    CertificateKind.DEAD_STATES,
+    CertificateKind.DRUP,
+    CertificateKind.CUBES,
+)
 READABLE_WAIT = 2.0  # seconds the search gets at most, after a DRUP proof, to find the dead states
 READABLE_MIN = 0.05  # ... and at least
 
@@ -125,21 +131,7 @@ class Prover:
             if opinion == "invalid":
                 message = "the verified drup checker rejects the proof that the RUP checker accepted"
                 return Proved(result.with_(checked=False, wrong=True, message=message), details=details)
-        if result.status is not Status.UNSOLVABLE or result.reason is None or not self.corroborate_limit:
-            return Proved(result, details=details)
-        if result.certificate is not None and result.certificate.kind is CertificateKind.COUNTS:
-            return Proved(result, details=details)
-        started = time.perf_counter()
-        answers, solution = ask_corroborators(board, self.corroborate_limit)
-        spent = time.perf_counter() - started
-        if solution is not None:
-            kind = result.certificate.kind if result.certificate else "no"
-            message = (
-                f"{solution.backend} found a verified solution although a {kind} certificate refuted the board: "
-                "the certificate's encoding or checker is wrong"
-            )
-            return Proved(solution.with_(wrong=True, message=message), answers, details, spent)
-        return Proved(result, answers, details, spent)
+        return corroborated(board, result, self.corroborate_limit, details)
 
     def _more_readable(self, board: Board, result: Result, time_limit: float | None, details: dict[str, Any]) -> Result:
         """A checked DRUP answer, or the dead states the search finds in about as long (see the module)."""
@@ -163,6 +155,27 @@ class Prover:
             return result
         details["preferred"] = f"{better.kind} over drup (found {spent:.3f} s after the DRUP proof)"
         return found.with_(seconds=result.seconds + spent)
+
+
+def corroborated(board: Board, result: Result, limit: float | None, details: dict[str, Any] | None = None) -> Proved:
+    """A refutation with what CP-SAT and MiniZinc say in ``limit`` seconds, timed apart from the proof; wrong if
+    one of them solves the board."""
+    details = details if details is not None else {}
+    if result.status is not Status.UNSOLVABLE or result.reason is None or not limit:
+        return Proved(result, details=details)
+    if result.certificate is not None and result.certificate.kind is CertificateKind.COUNTS:
+        return Proved(result, details=details)
+    started = time.perf_counter()
+    answers, solution = ask_corroborators(board, limit)
+    spent = time.perf_counter() - started
+    if solution is not None:
+        kind = result.certificate.kind if result.certificate else "no"
+        message = (
+            f"{solution.backend} found a verified solution although a {kind} certificate refuted the board: "
+            "the certificate's encoding or checker is wrong"
+        )
+        return Proved(solution.with_(wrong=True, message=message), answers, details, spent)
+    return Proved(result, answers, details, spent)
 
 
 def drup_second_opinion(drup_path: Path) -> str:

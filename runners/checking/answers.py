@@ -24,6 +24,7 @@ from typing import Any
 from sigmar.models.board import Board
 from sigmar.models.boardfile import BoardFileError
 from sigmar.models.certificate_checker import CertificateError
+from sigmar.models.result import CERTIFICATE_SUFFIXES
 from sigmar.models.rules import verify
 from sigmar.models.solution import json_solution, to_moves
 
@@ -33,6 +34,7 @@ from .certificate_files import check_certificate
 TEMPORARY_PREFIX = "sigmar-proofs-"
 KEEP_THEM = "run it again with --proof-dir DIR to keep the certificate files"
 FAILING = ("invalid", "unchecked", "missing")
+FILED_KINDS = frozenset(str(kind) for kind in CERTIFICATE_SUFFIXES)  # the kinds whose certificate is files
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,7 @@ def _unsolvable(board: Board, record: dict[str, Any], line: int, base: Path, sta
 
 def _temporary_and_gone(certificate: dict[str, Any]) -> str:
     """Why a certificate's files cannot be read because its run kept them in a temporary folder, or ''."""
-    if certificate.get("kind") not in ("dead-states", "drup"):
+    if certificate.get("kind") not in FILED_KINDS:
         return ""
     name = certificate.get("file")
     if name is None:

@@ -4,14 +4,15 @@ The certificate formats are docs/formats.md#certificates.
 
 CERT is a dead-states file (``NAME.dead.jsonl``), a play-bound file (``NAME.bound.jsonl``,
 from ``explain``: no play clears more than its tiles), a DRUP proof (``NAME.drup``
-with ``NAME.cnf`` and ``NAME.vars.json`` beside it), bare certificate objects,
-or an answers file: the JSON that ``solve``/``prove``/``crosscheck --json``
-printed.  An answers file is checked whole (:mod:`sigmar.runners.checking.answers`):
-every solution replayed, every certificate checked, every board of the FILEs
-answered.  The checking code shares nothing with the backends (see
-:mod:`sigmar.models.certificate_checker`).  Exit 0 all valid, 1 all valid but
-some answers unknown or error, 3 something invalid, uncheckable or missing,
-2 malformed or for another board.
+with ``NAME.cnf`` and ``NAME.vars.json`` beside it), a split into cubes
+(``NAME.cubes``, with its formula and its nodes' proofs beside it), bare
+certificate objects, or an answers file: the JSON that
+``solve``/``prove``/``crosscheck --json`` printed.  An answers file is checked
+whole (:mod:`sigmar.runners.checking.answers`): every solution replayed, every
+certificate checked, every board of the FILEs answered.  The checking code
+shares nothing with the backends (see :mod:`sigmar.models.certificate_checker`).
+Exit 0 all valid, 1 all valid but some answers unknown or error, 3 something
+invalid, uncheckable or missing, 2 malformed or for another board.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from sigmar.models.play_bound_checker import PLAY_BOUND_FORMAT
 
 from ..checking.answers import Finding, check_answer, is_answer, missing_boards
 from ..checking.certificate_files import check_certificate
+from ..checking.cubes_check import read_split
 from .options import add_json, read_board_files
 
 # The header format of a certificate file that is one JSON header line and states -> its kind.
@@ -44,7 +46,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="check a certificate, or a whole answers file, against the boards",
         description="Check with code independent of the backends (docs/formats.md): a certificate (a dead-states "
         "file NAME.dead.jsonl, a play-bound file of 'explain' NAME.bound.jsonl, a DRUP proof NAME.drup with "
-        "NAME.cnf and NAME.vars.json beside it), or a whole "
+        "NAME.cnf and NAME.vars.json beside it, a split into cubes NAME.cubes with the formula and each node's "
+        "proof beside it), or a whole "
         "answers file, the JSON Lines that 'solve', 'prove' or 'crosscheck' printed with --json: every solved "
         "answer is replayed by the rule engine, every unsolvable answer's certificate is checked (one with "
         "no certificate, or whose files were in a temporary folder now gone, cannot be), unknown and error "
@@ -178,6 +181,9 @@ def _read(cert: Path) -> Contents:
         if cert.name.endswith(".drup"):
             input_limits.regular_size(cert, input_limits.DRUP)
             return Contents([(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})])
+        if cert.name.endswith(".cubes"):
+            board, _ = read_split(cert)  # read under the cubes file's own limit
+            return Contents([(board, {"kind": "cubes", "file": str(cert)})])
         # The kind is on line 1, and each kind has its own ceiling: line 1 is read first, then the size is held
         # to that kind's limit before any other line is read.
         with input_limits.open_input(cert, FIRST_LINE) as stream:

@@ -50,6 +50,11 @@ def positive_int(text: str) -> int:
     return whole_number(text)
 
 
+def cube_count(text: str) -> int:
+    """``--cubes N`` (prove, survey): from 2 (one cube is a plain proof) to 4096."""
+    return whole_number(text, 2, 4096)
+
+
 def job_count(text: str) -> int:
     """``--jobs``: a whole number from 1 to 1024."""
     return whole_number(text, 1, 1024)

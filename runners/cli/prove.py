@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from sigmar.models.result import Status
 
@@ -10,7 +11,17 @@ from ..checking.certify import ProofStore
 from ..prove import DEFAULT_PROVER, PROVERS, Proved, Prover
 from ..render.answer_json import dumps, exit_code, result_json, summary_line
 from ..render.columns import fixed_row
-from .options import add_board_files, add_json, add_proof_dir, add_time_limit, read_board_files, seconds
+from .options import (
+    UsageError,
+    add_board_files,
+    add_json,
+    add_proof_dir,
+    add_time_limit,
+    cube_count,
+    dask_client,
+    read_board_files,
+    seconds,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -23,7 +34,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "board's dead states closed under every move, else a DRUP proof that its CNF is unsatisfiable (when "
         "the DRUP proof comes first, the search gets about as long again, 2 s at most, to find the dead "
         "states). Each board is printed as it is done; CP-SAT and MiniZinc's corroboration is timed apart "
-        "from the proof. Exit 0 all answered, 1 some not, 2 bad input, 3 a wrong answer (a rejected "
+        "from the proof. With --cubes N the board is split by cube-and-conquer instead, for a 'cubes' "
+        "certificate (docs/cubes.md). Exit 0 all answered, 1 some not, 2 bad input, 3 a wrong answer (a rejected "
         "certificate or solution, or a corroborating backend that solved a refuted board).",
     )
     add_board_files(parser)
@@ -47,6 +59,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--no-second-opinion", action="store_true", help="do not ask the verified 'drup' checker as well"
     )
+    parser.add_argument(
+        "--cubes",
+        type=cube_count,
+        metavar="N",
+        help="cube-and-conquer: split each board's formula into at least N cubes, refuted side by side on "
+        "this machine's cores (or the cluster's workers), for a 'cubes' certificate (docs/formats.md#cubes)",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDR",
+        help="with --cubes: refute the cubes on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -57,17 +81,11 @@ WIDTHS = (40, 10, 11, 7, 8, 9)  # every column but the last, which is never cut
 def run(args: argparse.Namespace) -> int:
     boards = read_board_files(args.files)
     results = []
+    if args.cluster and not args.cubes:
+        raise UsageError("--cluster sends the cubes of --cubes N to the cluster: give --cubes too")
     if not args.json:
         print(fixed_row(HEADER, WIDTHS), flush=True)
-    with (
-        ProofStore(args.proof_dir) as proofs,
-        Prover(
-            proofs,
-            prover=args.prover,
-            corroborate_limit=None if args.no_corroborate else args.corroborate,
-            second_opinion=not args.no_second_opinion,
-        ) as engine,
-    ):
+    with ProofStore(args.proof_dir) as proofs, _engine(args, proofs) as engine:
         for board in boards:
             proved = engine.prove(board, args.time_limit)
             result = proved.result
@@ -77,6 +95,23 @@ def run(args: argparse.Namespace) -> int:
             else:  # each board as it is done: a long run shows its progress
                 print(fixed_row(row(board.name, proved), WIDTHS), flush=True)
     return exit_code(results)
+
+
+def _engine(args: argparse.Namespace, proofs: ProofStore) -> Any:
+    """The race of routes to a certificate, or with ``--cubes`` the cube-and-conquer engine."""
+    corroborate_limit = None if args.no_corroborate else args.corroborate
+    if not args.cubes:
+        return Prover(
+            proofs, prover=args.prover, corroborate_limit=corroborate_limit, second_opinion=not args.no_second_opinion
+        )
+    from ..cubes import CubesEngine
+    from ..cubes.pools import DaskPool, LocalPool
+
+    client = dask_client(args.cluster) if args.cluster else None
+    pool = DaskPool(client) if client is not None else LocalPool()
+    return CubesEngine(
+        pool, proofs, cubes=args.cubes, prover=args.prover, corroborate_limit=corroborate_limit, client=client
+    )
 
 
 def row(name: str, proved: Proved) -> tuple[str, ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from .options import (
     add_time_limit,
     add_verbose,
     chosen_backends,
+    cube_count,
     dask_client,
 )
 
@@ -59,6 +61,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--cluster",
         metavar="ADDR",
         help="run on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786); stock 'dask worker' processes do",
+    )
+    parser.add_argument(
+        "--cubes",
+        type=cube_count,
+        metavar="N",
+        help="a board the race leaves unknown is then split into at least N cubes refuted side by side "
+        "(cube-and-conquer, as 'prove --cubes'): on the cluster's workers with --cluster, else on this machine's cores",
     )
     add_backend(parser)
     add_time_limit(parser)
@@ -131,13 +140,16 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     client = None
     try:
-        client = dask_client(args.cluster) if args.cluster else None
-        answers = (
-            answer_on_cluster(deals, todo, names, args.time_limit, client)
-            if client is not None
-            else answer_locally(deals, todo, names, args.time_limit, args.proof_dir)
-        )
-        _consume(answers, tally, out, args.count)
+        with contextlib.ExitStack() as stack:
+            client = dask_client(args.cluster) if args.cluster else None
+            answers = (
+                answer_on_cluster(deals, todo, names, args.time_limit, client)
+                if client is not None
+                else answer_locally(deals, todo, names, args.time_limit, args.proof_dir)
+            )
+            if args.cubes:
+                answers = _with_cubes(stack, answers, deals, client, args)
+            _consume(answers, tally, out, args.count)
     except ClusterError as exc:
         raise UsageError(str(exc)) from None
     finally:
@@ -158,6 +170,18 @@ def run(args: argparse.Namespace) -> int:
     if tally.wrong:
         return 3
     return 1 if tally.unknown else 0
+
+
+def _with_cubes(stack: contextlib.ExitStack, answers: Any, deals: Deals, client: Any, args: argparse.Namespace) -> Any:
+    """The answers, each unknown one then settled by cube-and-conquer on the cluster or on this machine."""
+    from ..checking.certify import ProofStore
+    from ..cubes import CubeProver, settle_unknowns
+    from ..cubes.pools import DaskPool, LocalPool
+
+    pool: DaskPool | LocalPool = DaskPool(client) if client is not None else LocalPool()
+    stack.callback(pool.close)
+    proofs = stack.enter_context(ProofStore(None if client is not None else args.proof_dir))
+    return settle_unknowns(answers, deals, CubeProver(pool, proofs, cubes=args.cubes), args.time_limit)
 
 
 def _open_results(args: argparse.Namespace, deals: Deals) -> tuple[ResultsFile | None, dict[int, dict[str, Any]]]:
