@@ -74,6 +74,7 @@
     var text = source === "text" ? $("text").value : toText();
     if (source !== "text") $("text").value = text;
     state.text = text;
+    $("open").value = "";  // the board is no longer the one opened (opening sets it back)
     cancel(["verdict", "explain", "play"]);
     stopReplay();
     showCounts();
@@ -111,6 +112,15 @@
     box.textContent = text;
   }
 
+  // The answer's `reason` (docs/formats.md#the-json-of-an-answer) in a designer's words.
+  var REASONS = {
+    counts: "the tile counts cannot pair up",
+    static: "tiles that can never be freed",
+    exhausted: "every play was tried",
+    proof: "a SAT solver's proof",
+    corroborated: "two solvers agree (not checked)"
+  };
+
   function cellsOf(list) { return (list || []).map(function (c) { return c[0] + "," + c[1]; }); }
 
   function showVerdict(seq, answer) {
@@ -129,7 +139,8 @@
     }
     if (answer.status === "unsolvable") {
       var cert = answer.certificate ? answer.certificate.kind : "no";
-      setVerdict(seq, "unsolvable", "Unsolvable (" + answer.reason + ")");
+      setVerdict(seq, "unsolvable", "Unsolvable: " + (REASONS[answer.reason] || answer.reason) +
+        " (" + answer.reason + ")");
       detail.appendChild(para(answer.explanation + " [" + cert + " certificate " +
         (answer.checked ? "checked" : "NOT checked") + "]"));
       mark("held", cellsOf(answer.stuck));
@@ -481,7 +492,7 @@
       });
       $("open").onchange = function () {
         var chosen = state.boards[Number($("open").value)];
-        if (chosen) load(chosen.text);
+        if (chosen) { load(chosen.text); $("open").value = String(state.boards.indexOf(chosen)); }
       };
       var shared = /^#board=([A-Za-z0-9_-]*)$/.exec(location.hash);
       if (shared) load(decodeBoard(shared[1]));
