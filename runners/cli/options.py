@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import math
 import os
@@ -256,4 +257,8 @@ def dask_client(address: str) -> Any:
         return Client(address, timeout="10s")
     except Exception as exc:  # OSError (unreachable), ValueError or TypeError (malformed), Dask's own errors
         why = " ".join(str(exc).split()) or type(exc).__name__
-        raise UsageError(f"cannot reach the Dask scheduler at {address}: {why}") from None
+    # The Client that failed to start closes itself in its finaliser, which takes Dask's class-wide loop
+    # lock: collected later, inside the next Client's start (which holds that lock), it deadlocks the
+    # process.  So it is collected here, holding nothing.
+    gc.collect()
+    raise UsageError(f"cannot reach the Dask scheduler at {address}: {why}")
