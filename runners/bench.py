@@ -240,12 +240,13 @@ def bench(
     executor: Iterable[Outcome],
     on_done: Callable[[Run, Result], None] | None = None,
     on_board: Callable[[list[Row]], None] | None = None,
+    on_verdict: Callable[[Board, BoardVerdict, dict[str, Result]], None] | None = None,
 ) -> BenchResult:
     """Collect every run's answer from ``executor``, check it and its certificate, and grade each board.
 
     A board is graded as soon as every backend answered it, and its rows go
     to ``on_board`` then (the CSV is written row by row, so a killed bench
-    keeps what it measured).
+    keeps what it measured), and the board, its verdict and the answers to ``on_verdict``.
     """
     width = len(names)
     answers: dict[int, dict[str, tuple[Result, Usage | None]]] = {}
@@ -266,6 +267,8 @@ def bench(
         graded[index] = (rows, (board, verdict))
         if on_board is not None:
             on_board(rows)
+        if on_verdict is not None:
+            on_verdict(board, verdict, {name: answer for name, (answer, _) in ordered.items()})
 
     try:
         with ProofStore() as proofs:
@@ -343,12 +346,25 @@ def summarise(rows: list[Row], names: list[str], time_limit: float | None = None
     return out
 
 
-def machine_lines(names: list[str], time_limit: float | None, executor: str) -> list[str]:
-    """The CSV's comment header: where and with what these numbers were measured."""
+def this_machine() -> str:
+    """Where this process runs: platform, processor, CPU count and Python (a bench header's machine line)."""
+    return (
+        f"{platform.platform()}; {platform.processor() or platform.machine()}; "
+        f"cpus {os.cpu_count()}; python {sys.version.split()[0]}"
+    )
+
+
+def machine_lines(
+    names: list[str], time_limit: float | None, executor: str, workers: list[str] | None = None
+) -> list[str]:
+    """The CSV's comment header: where and with what these numbers were measured.  On a cluster
+    (``workers``: a line per kind of worker machine) the numbers come from the workers, so they
+    are named, and this machine is the client."""
+    where = "machine" if workers is None else "client machine"
     lines = [
         f"sigmar bench {datetime.now(UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}",
-        f"machine: {platform.platform()}; {platform.processor() or platform.machine()}; "
-        f"cpus {os.cpu_count()}; python {sys.version.split()[0]}",
+        f"{where}: {this_machine()}",
+        *(f"workers: {line}" for line in workers or ()),
         f"executor: {executor}; time limit {time_limit:g} s" if time_limit else f"executor: {executor}",
     ]
     seen = set()

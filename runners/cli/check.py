@@ -20,12 +20,13 @@ from typing import Any
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board
-from sigmar.models.boardfile import read_boards
 from sigmar.models.certificate_checker import CertificateError, Verdict
 from sigmar.models.input_limits import ANSWERS, VARS_JSON, InputError
 
 from ..checking.certificate_files import check_certificate
-from .options import add_board_file, add_json
+from .board_args import selected_names
+from .conventions import follow
+from .options import add_board_file
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -39,16 +40,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_board_file(parser)
     parser.add_argument("certificate", metavar="CERT", help="the certificate file")
-    parser.add_argument("--board", metavar="NAME", help="which board of FILE (default: the one CERT names)")
-    add_json(parser)
+    follow(
+        parser,
+        boards=True,
+        board_help="check every certificate of CERT against the board of this name (default: the board each names)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = read_boards(args.file)
+    boards, every = selected_names(args.file, args.board)
+    picked = {b.name for b in boards}
     cert = Path(args.certificate)
     try:
-        jobs = _jobs(cert)
+        jobs = [
+            (named, record) for named, record in _jobs(cert) if named is None or named in picked or named not in every
+        ]
+        if not jobs:
+            raise CertificateError("holds no certificate for the boards picked")
         work = [(_choose(boards, args.board, named, args.file, cert), record) for named, record in jobs]
     except CertificateError as exc:
         raise CertificateError(f"{cert}: {exc}" if str(cert) not in str(exc) else str(exc)) from None
@@ -61,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
             raise CertificateError(f"board {board.name!r}: {exc}") from None
         seconds = time.perf_counter() - start
         all_valid &= verdict.valid
-        _print(board, record, verdict, seconds, args.json)
+        if args.json or not args.quiet:
+            _print(board, record, verdict, seconds, args.json)
     return 0 if all_valid else 3
 
 

@@ -12,8 +12,9 @@ from sigmar.models.result import Result, Status
 from ..checking.certify import ProofStore
 from ..checking.grading import Grade, grade_board
 from ..race import Race
-from ..render.answer_json import dumps, exit_code, result_json
+from ..render.answer_json import dumps, exit_code, graded_json
 from ..render.terminal import add_text_row, table_console
+from .conventions import Summary, add_time_limit, follow
 from .options import add_race_arguments, race_inputs
 
 
@@ -26,10 +27,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "error) and say where backends disagree. Exit 3 on any disagreement or wrong answer.",
     )
     add_race_arguments(parser)
+    add_time_limit(parser)
+    follow(parser, boards=True)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    summary = Summary(args)
     boards, names = race_inputs(args)
     console = table_console()
     results: list[Result] = []
@@ -53,26 +57,17 @@ def run(args: argparse.Namespace) -> int:
             for name, grade in verdict.grades.items():
                 tally[name][grade] += 1
             if args.json:
-                record = result_json(
-                    board,
-                    verdict.result,
-                    answers={name: str(a.status) for name, a in answers.items()},
-                    agree=verdict.agree,
-                    grades={name: str(g) for name, g in verdict.grades.items()},
-                    times={name: round(a.seconds, 6) for name, a in answers.items()},
-                )
-                if verdict.notes:
-                    record["notes"] = list(verdict.notes)
-                print(dumps(record), flush=True)
-            else:
+                print(dumps(graded_json(board, verdict, answers)), flush=True)
+            elif not args.quiet:
                 cells = [cell(answers[n], verdict.grades[n]) for n in names]
                 agree = "yes" if verdict.agree else "[red]NO[/]"
                 add_text_row(table, board.name, short_answer(verdict.result), *cells, agree)
                 for note in verdict.notes:
                     console.print(f"[bold red]{board.name}[/]: {note}", highlight=False)
-    if not args.json:
+    if not args.json and not args.quiet:
         console.print(table)
         console.print(summary_table(tally, len(boards), disagreements))
+    summary.print(results)
     return exit_code(results)
 
 

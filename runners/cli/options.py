@@ -8,14 +8,13 @@ import os
 import shlex
 import shutil
 import tempfile
-from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from sigmar.encoders.registry import expand, names_all
 from sigmar.models.board import Board
-from sigmar.models.boardfile import read_boards
+
+from .board_args import read_selected
 
 WEEK = 7 * 24 * 3600.0
 
@@ -83,22 +82,13 @@ def writable_file(text: str) -> Path:
     return path
 
 
+BOARD_ARGUMENT_HELP = (
+    "'-' reads standard input; FILE:NAME, FILE:INDEX (from 0) or FILE:START-END (both included) picks boards of it"
+)
+
+
 def add_board_file(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="board file (one or many boards; '-' reads standard input)")
-
-
-def add_json(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print one JSON object per board (JSON Lines)")
-
-
-def add_time_limit(parser: argparse.ArgumentParser, default: float = 60.0) -> None:
-    parser.add_argument(
-        "--time-limit",
-        type=seconds,
-        default=default,
-        metavar="S",
-        help=f"seconds per board (default {default:g})",
-    )
+    parser.add_argument("file", metavar="FILE", help=f"board file (one or many boards; {BOARD_ARGUMENT_HELP})")
 
 
 class _Default(str):
@@ -166,27 +156,26 @@ def add_proof_dir(parser: argparse.ArgumentParser) -> None:
 
 
 def add_board_files(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", metavar="FILE", nargs="+", help="board files (each one or many boards)")
+    parser.add_argument(
+        "files", metavar="FILE", nargs="+", help=f"board files (each one or many boards; {BOARD_ARGUMENT_HELP})"
+    )
 
 
-def read_board_files(paths: list[str]) -> list[Board]:
-    """The boards of several files, in order; a name shared by two files gets its file as a prefix."""
-    per_file = [(path, read_boards(path)) for path in paths]
-    boards = [board for _, found in per_file for board in found]
-    counts = Counter(board.name for board in boards)
-    if all(n == 1 for n in counts.values()):
-        return boards
-    return [replace(b, name=f"{path}:{b.name}") if counts[b.name] > 1 else b for path, found in per_file for b in found]
+def read_board_files(args: argparse.Namespace | list[str]) -> list[Board]:
+    """The boards of the FILE arguments (``args.files``, narrowed by ``args.board``), in order; a name
+    shared by two files gets its file as a prefix (see :mod:`.board_args`)."""
+    if isinstance(args, list):
+        return read_selected(args)
+    return read_selected(args.files, getattr(args, "board", None))
 
 
 def add_race_arguments(parser: argparse.ArgumentParser) -> None:
-    """The arguments of the commands that race backends over board files (``solve``, ``crosscheck``)."""
+    """The arguments of the commands that race backends over board files (``solve``, ``crosscheck``),
+    beside the conventions (:mod:`.conventions`)."""
     add_board_files(parser)
     add_backend(parser)
-    add_time_limit(parser)
     add_sat_cmd(parser)
     add_proof_dir(parser)
-    add_json(parser)
 
 
 def race_inputs(args: argparse.Namespace, *, check: bool = True) -> tuple[list[Board], list[str]]:
@@ -195,7 +184,7 @@ def race_inputs(args: argparse.Namespace, *, check: bool = True) -> tuple[list[B
     ``check=False``: ``all`` names every family unchecked (the race drops the unavailable ones when a
     board needs them, see :class:`sigmar.runners.race.Race`'s ``optional``)."""
     apply_sat_cmd(args)
-    return read_board_files(args.files), chosen_backends(args.backend, check=check)
+    return read_board_files(args), chosen_backends(args.backend, check=check)
 
 
 # The built-in encoding variants per ``encode`` target, the default first, for the help of encode and

@@ -12,7 +12,8 @@ from ..checking.certify import ProofStore
 from ..prove import DEFAULT_PROVER, PROVERS, Prover
 from ..render.answer_json import dumps, exit_code, result_json, summary_line
 from ..render.terminal import add_text_row, table_console
-from .options import add_board_files, add_json, add_proof_dir, add_time_limit, read_board_files, seconds
+from .conventions import Summary, add_time_limit, follow
+from .options import add_board_files, add_proof_dir, read_board_files, seconds
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -28,7 +29,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_board_files(parser)
     add_proof_dir(parser)
     add_time_limit(parser)
-    add_json(parser)
     parser.add_argument(
         "--prover",
         default=DEFAULT_PROVER,
@@ -46,11 +46,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--no-second-opinion", action="store_true", help="do not ask the verified 'drup' checker as well"
     )
+    follow(parser, boards=True)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = read_board_files(args.files)
+    summary = Summary(args)
+    boards = read_board_files(args)
     results = []
     table = Table(title=f"sigmar prove {' '.join(args.files)}")
     for column in ("board", "status", "reason", "checked", "seconds", "detail"):
@@ -72,8 +74,9 @@ def run(args: argparse.Namespace) -> int:
                 print(dumps(result_json(board, result, **proved.json_extra())), flush=True)
             else:
                 add_text_row(table, *row(board.name, result))
-    if not args.json:
+    if not args.json and not args.quiet:
         table_console().print(table)
+    summary.print(results)
     return exit_code(results)
 
 

@@ -1,5 +1,8 @@
 """``show --svg`` and ``show --html``: where each board's file goes, and what is drawn in it.
 
+OUT is a file, or a folder (``pics/``) that gets one file per board named after it
+(``pics/NAME.svg``: safe, unique names, see :func:`.conventions.file_stems`).
+
 Every output path is checked before any drawing or proving, so an unwritable
 OUT costs nothing and says so in one line (exit status 2).
 """
@@ -17,16 +20,30 @@ from sigmar.models.result import Move, Result
 from sigmar.models.rules import Position
 from sigmar.models.solution import Solution, to_moves
 
-from ..render.answer_json import exit_code
+from ..render.answer_json import dumps, exit_code, result_json
 from ..render.board_pages import replay_page
 from ..render.svg import board_svg
-from .options import UsageError
+from .conventions import Summary, file_stems, say
+from .options import UsageError, writable_folder
 
 
-def out_paths(text: str, count: int) -> list[Path]:
-    """OUT itself for one board; else OUT with the board's index before its suffix, as ``encode`` names them."""
+def is_folder(text: str) -> bool:
+    """OUT names a folder: it ends in a path separator, or is a folder already."""
+    return text.endswith(("/", os.sep)) or Path(text).is_dir()
+
+
+def out_paths(text: str, boards: list[Board], suffix: str) -> list[Path]:
+    """Where each board's file goes: DIR/NAME.SUFFIX for a folder (names from the boards, safe and
+    unique); else OUT for one board, OUT with the board's index before its suffix for several, as
+    ``encode`` names them.  Each path is checked writable before anything is drawn."""
     out = Path(text)
-    paths = [out] if count == 1 else [out.with_suffix(f".{index}{out.suffix}") for index in range(count)]
+    if is_folder(text):
+        folder = writable_folder_or_usage(text)
+        paths = [folder / f"{stem}{suffix}" for stem in file_stems([b.name for b in boards])]
+    elif len(boards) == 1:
+        paths = [out]
+    else:
+        paths = [out.with_suffix(f".{index}{out.suffix}") for index in range(len(boards))]
     for path in paths:
         folder = path.parent if str(path.parent) else Path(".")
         if path.is_dir():
@@ -38,12 +55,19 @@ def out_paths(text: str, count: int) -> list[Path]:
     return paths
 
 
-def write(path: Path, text: str) -> None:
+def writable_folder_or_usage(text: str) -> Path:
+    try:
+        return writable_folder(text)
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"cannot write files in '{text}': {exc}") from None
+
+
+def write(args: argparse.Namespace, path: Path, text: str) -> None:
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write '{path}': {exc.strerror or exc}") from None
-    print(f"wrote {path}")
+    say(args, f"wrote {path}")
 
 
 def checked_moves(board: Board, solution: Solution, filename: str) -> list[Move]:
@@ -62,22 +86,33 @@ def checked_moves(board: Board, solution: Solution, filename: str) -> list[Move]
 
 
 def write_files(args: argparse.Namespace, boards: list[Board], played: dict[str, Solution]) -> int:
-    svg_paths = out_paths(args.svg, len(boards)) if args.svg else []
-    html_paths = out_paths(args.html, len(boards)) if args.html else []
+    summary = Summary(args)
+    svg_paths = out_paths(args.svg, boards, ".svg") if args.svg else []
+    html_paths = out_paths(args.html, boards, ".html") if args.html else []
     # A bad solution is found before any file is written.
     moves = {name: checked_moves(b, played[name], args.solution) for b in boards if (name := b.name) in played}
     results: list[Result] = []
     for index, board in enumerate(boards):
+        written: list[str] = []
+        answer: Result | None = None
         if svg_paths:
-            write(svg_paths[index], board_svg(board, coords=args.coords))
-        if not html_paths:
-            continue
-        if board.name in moves:
-            page = replay_page(board, moves[board.name], f"Solution from {args.solution}.")
-        else:
-            page, result = explain(board, args.time_limit)
-            results.append(result)
-        write(html_paths[index], page)
+            write(args, svg_paths[index], board_svg(board, coords=args.coords))
+            written.append(str(svg_paths[index]))
+        if html_paths:
+            if board.name in moves:
+                page = replay_page(board, moves[board.name], f"Solution from {args.solution}.")
+            else:
+                page, answer = explain(board, args.time_limit)
+                results.append(answer)
+            write(args, html_paths[index], page)
+            written.append(str(html_paths[index]))
+        if args.json:
+            record = {"board": board.name, "dim": board.dim, "tiles": len(board), "files": written}
+            if answer is not None:
+                record["answer"] = result_json(board, answer)
+            print(dumps(record), flush=True)
+    if results:  # boards answered by 'prove' for --html: the closing line of a verb that answers boards
+        summary.print(results)
     return exit_code(results)
 
 

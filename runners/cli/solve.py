@@ -12,6 +12,7 @@ from ..checking.certify import ProofStore
 from ..race import Race, RaceOutcome
 from ..render.answer_json import dumps, exit_code, result_json, summary_line
 from ..render.columns import columns
+from .conventions import Summary, add_time_limit, follow
 from .options import add_race_arguments, race_inputs
 
 
@@ -26,6 +27,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "3 a wrong answer.",
     )
     add_race_arguments(parser)
+    add_time_limit(parser)
+    follow(parser, boards=True)
     parser.set_defaults(run=run)
 
 
@@ -37,6 +40,7 @@ def outcome_json(board: Board, outcome: RaceOutcome) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
+    summary = Summary(args)
     boards, names = race_inputs(args, check=False)
     optional = names if names_all(args.backend) else []  # looked at only when a board needs them
     results: list[Result] = []
@@ -54,8 +58,9 @@ def run(args: argparse.Namespace) -> int:
                 if outcome.wrong:
                     detail += "; WRONG: " + "; ".join(outcome.wrong.values())
                 rows.append((board.name, str(result.status), result.backend, f"{result.seconds:.3f}", detail))
-    if not args.json:
+    if not args.json and not args.quiet:
         print_table(rows)
+    summary.print(results)
     return exit_code(results)
 
 
