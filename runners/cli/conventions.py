@@ -23,7 +23,6 @@ import re
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from .options import seconds, writable_file, writable_folder
@@ -124,11 +123,6 @@ def say(args: argparse.Namespace, text: str, *, file: Any = None) -> None:
     if getattr(args, "quiet", False):
         return
     print(text, file=file or (sys.stderr if getattr(args, "json", False) else sys.stdout))
-
-
-def output_path(args: argparse.Namespace) -> Path | None:
-    found = getattr(args, "output", None)
-    return Path(found) if found is not None else None
 
 
 RESERVED = frozenset(
