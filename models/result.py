@@ -43,18 +43,21 @@ class Move:
 
 
 class CertificateKind(StrEnum):
-    """The four kinds of unsolvability certificate (docs/formats.md#certificates)."""
+    """The kinds of unsolvability certificate (docs/formats.md#certificates)."""
 
     COUNTS = "counts"
     STUCK = "stuck"
     DEAD_STATES = "dead-states"
     DRUP = "drup"
+    CUBES = "cubes"
 
 
-# The file suffixes a certificate of each kind is written with (the first names it).
+# The file suffixes a certificate of each kind is written with (the first names it); a ``cubes``
+# certificate adds a ``.node-N.drup`` (and ``.node-N.lemmas``) for each node of its split.
 CERTIFICATE_SUFFIXES = {
     CertificateKind.DEAD_STATES: (".dead.jsonl",),
     CertificateKind.DRUP: (".drup", ".cnf", ".vars.json"),
+    CertificateKind.CUBES: (".cubes", ".cnf", ".vars.json"),
 }
 
 

@@ -15,6 +15,7 @@ import re
 import shutil
 import tempfile
 import threading
+import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,16 +25,17 @@ from sigmar.encoders import registry
 from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
+from sigmar.models.output_files import write_file
 from sigmar.models.result import Result
 from sigmar.models.solution import move_to_json
 from sigmar.models.truth import settle
 
 from .checking.certify import ProofStore
 from .checking.fuzz_grade import Failure, failure_of
-from .host import HostError, hosted
+from .host import hosted
 from .race import Race
 from .shrink import shrink
-from .survey import ClusterError, enter_worker
+from .survey import ClusterError, enter_worker, lost_cluster, task_failure
 
 
 class Races:
@@ -159,16 +161,17 @@ def fuzz_on_cluster(
     client = address if isinstance(address, Client) else Client(address, timeout="10s")
     try:
         families, chosen = registry.FAMILIES, tuple(names)
+        run = uuid.uuid4().hex  # in every key: two runs on one scheduler never share a task (nor its answer)
         futures = [
-            client.submit(hosted, fuzz_task, families, chosen, b, time_limit, pure=False, key=f"sigmar-fuzz-{b.name}")
-            for b in boards
+            client.submit(hosted, fuzz_task, families, chosen, b, time_limit, pure=False, key=f"sigmar-fuzz-{run}-{i}")
+            for i, b in enumerate(boards)
         ]
         for future in as_completed(futures):
-            if future.status == "error":
-                exc = future.exception()
-                why = str(exc) if isinstance(exc, (ClusterError, HostError)) else repr(exc)
-                raise ClusterError(f"cluster task failed: {why}")
-            yield future.result()
+            with lost_cluster():
+                if future.status != "finished":
+                    raise ClusterError(task_failure(future))
+                record = future.result()
+            yield record
     finally:
         if client is not address:
             client.close()
@@ -195,7 +198,7 @@ def write_failure(out: Path, seed: int, record: dict[str, Any], failure: dict[st
     stem = failure_stem(record["board"], failure["backend"], failure["failure"])
     board_file = out / f"{stem}.txt"
     shrunk = failure["shrunk"].split("\n", 1)[1] if failure["shrunk"].startswith("# ") else failure["shrunk"]
-    board_file.write_text(f"# {stem}\n{shrunk}", encoding="utf-8")
+    write_file(board_file, f"# {stem}\n{shrunk}")
     report = {
         "backend": failure["backend"],
         "failure": failure["failure"],
@@ -210,11 +213,11 @@ def write_failure(out: Path, seed: int, record: dict[str, Any], failure: dict[st
     }
     if "witness" in failure:
         witness_file = out / f"{stem}.witness.json"
-        witness_file.write_text(json.dumps({"board": stem, "moves": failure["witness"]}) + "\n", encoding="utf-8")
+        write_file(witness_file, json.dumps({"board": stem, "moves": failure["witness"]}) + "\n")
         report["witness"] = failure["witness"]
         report["verify"] = f"sigmar verify {board_file} {witness_file}"
     report_file = out / f"{stem}.json"
-    report_file.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    write_file(report_file, json.dumps(report, indent=2) + "\n")
     return Written(board_file, report_file, report)
 
 
@@ -239,9 +242,8 @@ class FailureGroups:
         key = self.key(failure)
         found = self.groups.get(key)
         if found is None:
-            self.out.mkdir(parents=True, exist_ok=True)
             found = self.groups[key] = write_failure(self.out, self.seed, record, failure)
         else:
             found.report["boards"].append(record["board"])
-            found.report_file.write_text(json.dumps(found.report, indent=2) + "\n", encoding="utf-8")
+            write_file(found.report_file, json.dumps(found.report, indent=2) + "\n")
         return found

@@ -313,3 +313,30 @@ def test_bad_new_arguments_exit_2_in_one_line(tmp_path: Path, argv: list[str], w
     assert done.returncode == 2 and "Traceback" not in done.stderr, done
     assert len(lines) == 1 and words in lines[0], lines
     assert blocker.read_text() == ""  # nothing written over or under the file in the way
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["fuzz", "-b", "search", "--output-dir", "{new}/deeper", "--max-failures", "-1"],
+        ["encode", "{missing}", "--to", "dimacs", "--output-dir", "{new}/deeper"],
+        ["bench", "{small}", "-b", "no-such-backend", "-o", "{new}/deeper/b.csv"],
+        ["show", "{missing}", "--svg", "{new}/deeper/"],
+        ["generate", "--dim", "1", "-o", "{new}/g.txt"],
+    ],
+    ids=lambda argv: argv[0],
+)
+def test_a_command_that_refuses_makes_no_folder(tmp_path: Path, argv: list[str]) -> None:
+    """An output folder is checked before any work but made only when something is written into it."""
+    new = tmp_path / "new"
+    filled = [a.format(small=SMALL, new=new, missing=tmp_path / "missing.txt") for a in argv]
+    assert main(filled) == 2
+    assert not new.exists(), sorted(p.name for p in tmp_path.iterdir())
+
+
+def test_an_output_folder_is_made_when_written_into(tmp_path: Path) -> None:
+    folder = tmp_path / "a" / "b"
+    assert main(["encode", f"{SMALL}:0", "--to", "dimacs", "--output-dir", str(folder), "--quiet"]) == 0
+    assert sorted(p.suffix for p in folder.iterdir()) == [".cnf", ".json"]
+    assert main(["generate", "--count", "1", "-o", str(tmp_path / "c" / "g.txt"), "--quiet"]) == 0
+    assert (tmp_path / "c" / "g.txt").read_text().startswith("#")

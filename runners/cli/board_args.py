@@ -45,6 +45,17 @@ def stream_selected(arg: str) -> Iterator[Board]:
     yield from _select(boards, selector, path)
 
 
+def stream_picked(arg: str, board: str | None) -> Iterator[Board]:
+    """The boards ``arg`` names, narrowed to ``--board NAME`` as they are read: a name no board has is bad input."""
+    found = False
+    for each in stream_selected(arg):
+        if board is None or each.name == board:
+            found = True
+            yield each
+    if board is not None and not found:
+        raise BoardFileError(arg, f"no board named {board!r} (--board)")
+
+
 def _select(boards: Iterable[Board], selector: str, path: str) -> Iterator[Board]:
     if not selector:
         raise BoardFileError(path, "nothing after ':' (FILE:NAME, FILE:INDEX or FILE:START-END)")
@@ -82,7 +93,13 @@ def read_per_file(
 ) -> list[tuple[str, list[Board]]]:
     """Each file argument's path and boards, narrowed to ``--board NAME`` when given; with ``prefix``,
     a name shared by two files gets its file as a prefix (``bench`` keeps names: its CSV has the file)."""
-    per_file = [(split_selector(arg)[0], list(stream_selected(arg))) for arg in args]
+    return _narrowed([(split_selector(arg)[0], list(stream_selected(arg))) for arg in args], board, prefix)
+
+
+PerFile = list[tuple[str, list[Board]]]
+
+
+def _narrowed(per_file: PerFile, board: str | None, prefix: bool) -> PerFile:
     if board is not None:
         per_file = [(path, [b for b in found if b.name == board]) for path, found in per_file]
         if not any(found for _, found in per_file):
@@ -96,17 +113,19 @@ def read_per_file(
     ]
 
 
-def selected_names(arg: str, board: str | None) -> tuple[list[Board], set[str]]:
-    """The boards ``arg`` (and ``--board``) pick, and the names of every board of its file: a solution
-    or certificate for a board of the file that was not picked is skipped, not an error."""
-    path, selector = split_selector(arg)
-    every = list(stream_boards(path))
-    picked = every if selector is None else list(_select(every, selector, path))
-    if board is not None:
-        picked = [b for b in picked if b.name == board]
-        if not picked:
-            raise BoardFileError(arg, f"no board named {board!r} (--board)")
-    return picked, {b.name for b in every}
+def selected_names(args: str | list[str], board: str | None) -> tuple[list[Board], set[str]]:
+    """The boards the file arguments (and ``--board``) pick, and the names of every board of their files:
+    a solution, certificate or answer for a board of the files that was not picked is skipped, not an error.
+    Each file is read once (standard input cannot be read twice)."""
+    per_file: list[tuple[str, list[Board]]] = []
+    every: set[str] = set()
+    for arg in [args] if isinstance(args, str) else args:
+        path, selector = split_selector(arg)
+        whole = list(stream_boards(path))
+        every |= {b.name for b in whole}
+        per_file.append((path, whole if selector is None else list(_select(whole, selector, path))))
+    picked = [b for _, found in _narrowed(per_file, board, prefix=True) for b in found]
+    return picked, every | {b.name for b in picked}
 
 
 def solutions_for(solutions: list[Solution], boards: list[Board], every: set[str], filename: str) -> list[Solution]:

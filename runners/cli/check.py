@@ -1,78 +1,178 @@
-"""``sigmar check FILE CERT [--board NAME]``: check an unsolvability certificate against its board.
+"""``sigmar check FILE... CERT [--board NAME]``: check certificates, or a whole answers file, against the boards.
 
 The certificate formats are docs/formats.md#certificates.
 
 CERT is a dead-states file (``NAME.dead.jsonl``), a DRUP proof (``NAME.drup``
-with ``NAME.cnf`` and ``NAME.vars.json`` beside it), or the JSON that
-``solve``/``prove --json`` printed (each line's ``certificate`` is checked,
-a ``stuck`` one from its cells).  The checking code shares nothing with the
-backends (see :mod:`sigmar.models.certificate_checker`).  Exit 0 valid, 3 invalid,
-2 malformed or for another board.
+with ``NAME.cnf`` and ``NAME.vars.json`` beside it), a split into cubes
+(``NAME.cubes``, with its formula and its nodes' proofs beside it), bare
+certificate objects, or an answers file: the JSON that
+``solve``/``prove``/``crosscheck --json`` printed.  An answers file is checked
+whole (:mod:`sigmar.runners.checking.answers`): every solution replayed, every
+certificate checked, every board of the FILEs answered.  The checking code
+shares nothing with the backends (see :mod:`sigmar.models.certificate_checker`).
+Exit 0 all valid, 1 all valid but some answers unknown or error, 3 something
+invalid, uncheckable or missing, 2 malformed or for another board.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.certificate_checker import CertificateError, Verdict
-from sigmar.models.input_limits import ANSWERS, VARS_JSON, InputError
+from sigmar.models.input_limits import ANSWERS, DEAD_STATES, VARS_JSON, InputError
 
+from ..checking.answers import Finding, check_answer, is_answer, missing_boards
 from ..checking.certificate_files import check_certificate
+from ..checking.cubes_check import read_split
 from .board_args import selected_names
 from .conventions import follow
-from .options import add_board_file
+from .options import BOARD_ARGUMENT_HELP
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "check",
-        help="check an unsolvability certificate against its board",
-        description="Check a certificate (docs/formats.md) with code independent of the backends: a dead-states "
-        "file (NAME.dead.jsonl), a DRUP proof (NAME.drup, with NAME.cnf and NAME.vars.json beside it), or "
-        "the JSON that 'solve --json' or 'prove --json' printed. Exit 0 valid, 3 invalid (naming the first "
-        "state, tile or lemma that fails), 2 malformed.",
+        help="check a certificate, or a whole answers file, against the boards",
+        description="Check with code independent of the backends (docs/formats.md): a certificate (a dead-states "
+        "file NAME.dead.jsonl, a DRUP proof NAME.drup with NAME.cnf and NAME.vars.json beside it, a split into "
+        "cubes NAME.cubes with the formula and each node's proof beside it), or a whole "
+        "answers file, the JSON Lines that 'solve', 'prove' or 'crosscheck' printed with --json: every solved "
+        "answer is replayed by the rule engine, every unsolvable answer's certificate is checked (one with "
+        "no certificate, or whose files were in a temporary folder now gone, cannot be), unknown and error "
+        "answers are listed, and every board of the FILEs must have an answer. Exit 0 all valid, 1 all valid "
+        "but some unknown or error, 3 something invalid (naming the first state, tile, lemma or move that "
+        "fails), uncheckable or missing, 2 malformed.",
     )
-    add_board_file(parser)
-    parser.add_argument("certificate", metavar="CERT", help="the certificate file")
+    parser.add_argument(
+        "files",
+        metavar="FILE",
+        nargs="+",
+        help=f"board files, as the command that answered read them ({BOARD_ARGUMENT_HELP}; a certificate or "
+        "answer for a board of FILE that was not picked is skipped)",
+    )
+    parser.add_argument("certificate", metavar="CERT", help="the certificate or answers file")
     follow(
         parser,
         boards=True,
-        board_help="check every certificate of CERT against the board of this name (default: the board each names)",
+        board_help="only the board of this name: every certificate of CERT is checked against it "
+        "(default: the board each certificate names; every answer of an answers file)",
     )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    boards, every = selected_names(args.file, args.board)
+    boards, every = selected_names(args.files, args.board)
     picked = {b.name for b in boards}
     cert = Path(args.certificate)
     try:
+        contents = _read(cert)
+        if contents.answers:
+            return _check_answers(boards, every, contents.answers, args)
         jobs = [
-            (named, record) for named, record in _jobs(cert) if named is None or named in picked or named not in every
+            (named, record)
+            for named, record in contents.certificates
+            if named is None or named in picked or named not in every
         ]
         if not jobs:
             raise CertificateError("holds no certificate for the boards picked")
-        work = [(_choose(boards, args.board, named, args.file, cert), record) for named, record in jobs]
+        work = [(_choose(boards, args.board, named, args.files, cert), record) for named, record in jobs]
     except CertificateError as exc:
-        raise CertificateError(f"{cert}: {exc}" if str(cert) not in str(exc) else str(exc)) from None
+        said = str(exc)  # named once: a message may name the file already (a short name is in many words)
+        raise CertificateError(said if said.startswith(f"{cert}:") else f"{cert}: {said}") from None
     all_valid = True
     for board, record in work:
         start = time.perf_counter()
         try:
             verdict = check_certificate(board, record, base=cert.parent)
         except CertificateError as exc:
-            raise CertificateError(f"board {board.name!r}: {exc}") from None
+            raise CertificateError(f"{cert}: board {board.name!r}: {exc}") from None
         seconds = time.perf_counter() - start
         all_valid &= verdict.valid
         if args.json or not args.quiet:
             _print(board, record, verdict, seconds, args.json)
     return 0 if all_valid else 3
+
+
+@dataclass
+class Contents:
+    """What CERT holds: certificates (each with the board it names, if any), or the (line, answer) pairs of an
+    answers file, which is checked whole rather than a certificate at a time."""
+
+    certificates: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
+    answers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+
+def _check_answers(
+    boards: list[Board], every: set[str], answers: list[tuple[int, dict[str, Any]]], args: argparse.Namespace
+) -> int:
+    """Every answer for a board picked checked, every board picked required; one line per answer, then the
+    boards left out.  An answer for a board of the FILEs that was not picked is skipped."""
+    by_name = {b.name: b for b in boards}
+    cert = Path(args.certificate)
+    findings: list[Finding] = []
+    for line, record in answers:
+        name = record.get("board")
+        if not isinstance(name, str) or name not in every:
+            raise CertificateError(
+                f"{cert}: line {line}: an answer for board {name!r}, which is not in {', '.join(args.files)}"
+            )
+        if name not in by_name:
+            continue
+        finding = check_answer(by_name[name], record, line, cert.parent, str(cert))
+        findings.append(finding)
+        _say(finding, args)
+    left_out = missing_boards(boards, {f.board for f in findings})
+    for finding in left_out:
+        _say(finding, args)
+    if left_out and not args.json and not args.quiet:
+        names = ", ".join(repr(f.board) for f in left_out)
+        print(f"{len(left_out)} board{'s' if len(left_out) != 1 else ''} without an answer: {names}")
+    findings += left_out
+    if any(f.fails for f in findings):
+        return 3
+    malformed = [f for f in findings if f.outcome == "malformed"]
+    if malformed:
+        first = malformed[0]
+        print(f"sigmar check: {cert}: line {first.line}: board {first.board!r}: {first.why}", file=sys.stderr)
+        return 2
+    return 1 if any(f.outcome == "listed" for f in findings) else 0
+
+
+WORDS = {
+    "valid": "valid",
+    "invalid": "INVALID",
+    "malformed": "MALFORMED",
+    "unchecked": "NOT CHECKED",
+    "listed": "listed",
+    "missing": "MISSING",
+}
+
+
+def _say(finding: Finding, args: argparse.Namespace) -> None:
+    if args.quiet and not args.json:
+        return
+    if args.json:
+        line: dict[str, Any] = {"board": finding.board, "status": finding.status, "check": finding.outcome}
+        line["valid"] = finding.outcome == "valid"
+        if finding.kind:
+            line["kind"] = finding.kind
+        line["reason"] = finding.why
+        line["check_seconds"] = round(finding.seconds, 4)
+        print(json.dumps(line))
+        return
+    if finding.outcome == "missing":
+        print(f"{finding.board}: MISSING: {finding.why}")
+        return
+    what = finding.status if finding.kind is None else f"{finding.status}, {finding.kind} certificate"
+    print(f"{finding.board}: {what} {WORDS[finding.outcome]}: {finding.why}")
 
 
 def _print(board: Board, record: dict[str, Any], verdict: Verdict, seconds: float, as_json: bool) -> None:
@@ -90,13 +190,18 @@ def _print(board: Board, record: dict[str, Any], verdict: Verdict, seconds: floa
         print(f"{board.name}: {record['kind']} certificate {word} ({seconds:.3f} s): {verdict.reason}")
 
 
-def _jobs(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
-    """(board name the certificate names, certificate record) for each certificate in CERT."""
+def _read(cert: Path) -> Contents:
+    """The certificates in CERT, each with the board name it carries; or the answers of an answers file."""
     try:
         if cert.name.endswith(".drup"):
             input_limits.regular_size(cert, input_limits.DRUP)
-            return [(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})]
-        with input_limits.open_input(cert, ANSWERS) as stream:
+            return Contents([(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})])
+        if cert.name.endswith(".cubes"):
+            board, _ = read_split(cert)  # read under the cubes file's own limit
+            return Contents([(board, {"kind": "cubes", "file": str(cert)})])
+        # The kind is on line 1, and each kind has its own ceiling: line 1 is read first, then the size is held
+        # to that kind's limit before any other line is read.
+        with input_limits.open_input(cert, FIRST_LINE) as stream:
             numbered = input_limits.lines(stream, ANSWERS)
             _, first = next(numbered, (1, ""))
             try:
@@ -104,11 +209,17 @@ def _jobs(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
             except InputError:
                 raise CertificateError("line 1: neither a dead-states file, a .drup proof nor sigmar's JSON") from None
             if isinstance(head, dict) and head.get("format") == "sigmar-dead-states":
+                input_limits.regular_size(cert, DEAD_STATES)
                 name = head.get("board")
-                return [(name if isinstance(name, str) else None, {"kind": "dead-states", "file": str(cert)})]
-            return _answers(cert, [(1, head)], numbered)
+                return Contents([(name if isinstance(name, str) else None, {"kind": "dead-states", "file": str(cert)})])
+            input_limits.regular_size(cert, ANSWERS)
+            return _json_lines(cert, [(1, head)], numbered)
     except InputError as exc:
         raise CertificateError(exc.message if exc.line is None else f"line {exc.line}: {exc.message}") from None
+
+
+# Only line 1 of a certificate file is read under this (it says which kind, and so which limit holds).
+FIRST_LINE = input_limits.Limit("certificate file", "", input_limits.MAX_SETTING, line_bytes=ANSWERS.line_bytes)
 
 
 def _sidecar_board(drup: Path) -> str | None:
@@ -121,9 +232,11 @@ def _sidecar_board(drup: Path) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _answers(cert: Path, head: list[tuple[int, Any]], rest: Any) -> list[tuple[str | None, dict[str, Any]]]:
-    """The certificates of sigmar's JSON Lines answers (or of one bare certificate object), read a line at a time."""
-    jobs: list[tuple[str | None, dict[str, Any]]] = []
+def _json_lines(cert: Path, head: list[tuple[int, Any]], rest: Any) -> Contents:
+    """Bare certificate objects (each has a ``kind``), or answers (each has a ``status``), read a line at a time;
+    not both in one file."""
+    found = Contents()
+    jobs, answers = found.certificates, found.answers
 
     def records() -> Any:
         yield from head
@@ -137,22 +250,25 @@ def _answers(cert: Path, head: list[tuple[int, Any]], rest: Any) -> list[tuple[s
     for number, record in records():
         if not isinstance(record, dict):
             raise CertificateError(f"line {number}: expected a JSON object")
-        if "kind" in record:
+        if is_answer(record):
+            answers.append((number, record))
+        elif answers:
+            raise CertificateError(f'line {number}: not an answer (no "status"), in a file of answers')
+        elif "kind" in record:
             jobs.append((None, record))
-            continue
-        certificate = record.get("certificate")
-        if record.get("status") != "unsolvable" or not isinstance(certificate, dict):
-            continue
-        name = record.get("board")
-        jobs.append((name if isinstance(name, str) else None, certificate))
-    if not jobs:
-        raise CertificateError("holds no certificate (no 'unsolvable' answer with a \"certificate\")")
-    return jobs
+        else:
+            raise CertificateError(f'line {number}: neither an answer (no "status") nor a certificate (no "kind")')
+        if answers and jobs:
+            raise CertificateError(f"line {number}: an answer after bare certificates; give them in two files")
+    if not jobs and not answers:
+        raise CertificateError("holds no certificate and no answer")
+    return found
 
 
-def _choose(boards: list[Board], wanted: str | None, named: str | None, file: str, cert: Path) -> Board:
-    """The board a certificate is for: --board, else the name it carries, else FILE's only board."""
+def _choose(boards: list[Board], wanted: str | None, named: str | None, files: list[str], cert: Path) -> Board:
+    """The board a certificate is for: --board, else the name it carries, else the FILEs' only board."""
     name = wanted if wanted is not None else named
+    file = ", ".join(files)
     if name is not None:
         for board in boards:
             if board.name == name:

@@ -14,6 +14,7 @@ from pathlib import Path
 from sigmar.encoders.backend import Backend
 from sigmar.encoders.registry import family_names, info
 from sigmar.models.board import Board
+from sigmar.models.output_files import write_file
 
 from .board_args import read_selected
 from .conventions import add_output, add_output_dir, file_stems, follow
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         written = []
         for path, text in _paths(args, boards, index, stems, files).items():
-            path.write_text(text)
+            write_file(path, text)
             written.append(str(path))
         if args.json:
             print(json.dumps(record | {"files": written}))

@@ -11,13 +11,14 @@ from typing import Any
 from rich.table import Table
 
 from sigmar.models.fuzz_deal import MAX_TILES, VARIANTS, fuzz_board
+from sigmar.models.output_files import OutputLock, make_folder
 
 from ..fuzz import FailureGroups, Races, fuzz_locally, fuzz_on_cluster, fuzz_one
 from ..render.terminal import progress_bar, table_console
 from ..survey import ClusterError
 from .board_args import read_selected
 from .conventions import add_output_dir, add_time_limit, follow
-from .options import UsageError, add_backend, chosen_backends, dask_client, whole_number
+from .options import UsageError, add_backend, add_verbose, chosen_backends, dask_client, whole_number
 
 DEFAULT_OUT = Path("fuzz-failures")
 
@@ -67,8 +68,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--replay",
         metavar="FILE",
-        help="grade the boards of FILE (such as a written failure) instead of dealing; nothing is shrunk or written",
+        help="grade the boards of FILE (such as a written failure) instead of dealing; nothing is shrunk or written; "
+        f"boards of at most {MAX_TILES} tiles",
     )
+    add_verbose(parser)
     follow(
         parser,
         boards=True,
@@ -89,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     console = table_console()
     failures: list[dict[str, Any]] = []
     start = time.perf_counter()
+    # One run writes a failures folder at a time (the names repeat across runs of one seed).
+    lock = OutputLock(groups.out, "failures folder") if groups.out.is_dir() else None
     client = dask_client(args.cluster) if args.cluster else None
     records = (
         fuzz_on_cluster(boards, names, args.time_limit, client)
@@ -102,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
             for record in records:
                 done += 1
                 for failure in record["failures"]:
+                    if lock is None:  # the folder is made only when there is a failure to write
+                        lock = OutputLock(make_folder(groups.out), "failures folder")
                     written = groups.add(record, failure)
                     failure["files"] = [str(written.board_file), str(written.report_file)]
                     failure["command"] = written.report["command"]
@@ -122,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
             close()
         if client is not None:
             client.close()
+        if lock is not None:
+            lock.release()
     wall = time.perf_counter() - start
     if not args.json and not args.quiet:
         console.print(failure_table(grouped(failures), done, names, wall))
@@ -141,6 +150,12 @@ def grouped(failures: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int]]:
 def replay(args: argparse.Namespace, names: list[str]) -> int:
     """Grade the boards of a file against the truth: the reproduce line of a written failure."""
     boards = read_selected([args.replay], args.board)
+    for board in boards:  # the truth is an exhaustive search: only boards of the size fuzz deals (R7)
+        if len(board) > MAX_TILES:
+            raise UsageError(
+                f"{args.replay}: board {board.name} has {len(board)} tiles; fuzz settles the truth of boards of "
+                f"at most {MAX_TILES} (an exhaustive search); use 'sigmar crosscheck' for larger boards"
+            )
     failures: list[dict[str, Any]] = []
     start = time.perf_counter()
     with Races(names, args.time_limit) as races:

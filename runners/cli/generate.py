@@ -44,6 +44,7 @@ from sigmar.models.generator import (
     swapped,
     tiles_for_dim,
 )
+from sigmar.models.output_files import write_file
 from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import verify
 from sigmar.models.stuck_sets import unsolvable_reason
@@ -52,7 +53,7 @@ from sigmar.models.templates import FOLDS, Template, ondrovo_templates, random_t
 from ..checking.replay import run_checked
 from ..render.answer_json import dumps, result_json
 from .conventions import add_output, add_time_limit, follow, say
-from .options import UsageError, positive_int
+from .options import UsageError, positive_int, writable_file
 
 SOUND = (Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED)
 KINDS = ("shuffle", "swap", "deadlock")
@@ -114,6 +115,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_time_limit(parser, "seconds for the search that refutes (--unsolvable) or measures (--stats) each board")
     parser.add_argument(
         "--witness",
+        type=writable_file,
         metavar="FILE",
         help="also write each solvable board's witness as JSON Lines, as 'solve --json' does",
     )
@@ -331,7 +333,7 @@ def _emit(args: argparse.Namespace, made: list[Made]) -> None:
     """The boards as a board file (``-o``, else standard output) and, with ``--json``, one object per board."""
     text = "\n".join("".join(f"# {n}\n" for n in m.notes) + format_board(m.board) for m in made)
     if args.output is not None:
-        Path(args.output).write_text(text)
+        write_file(args.output, text)
     elif not args.json:
         sys.stdout.write(text)
     if args.json:
@@ -378,6 +380,6 @@ def run(args: argparse.Namespace) -> int:
         made.append(Made(k, board, _notes(args, k, board, note), witness))
     if args.witness:
         lines = [dumps(result_json(m.board, m.witness)) + "\n" for m in made if m.witness is not None]
-        Path(args.witness).write_text("".join(lines))
+        write_file(args.witness, "".join(lines))
     _emit(args, made)
     return 1 if missing else 0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import gc
+import logging
 import math
 import os
 import shlex
@@ -48,6 +50,11 @@ def positive_int(text: str) -> int:
     return whole_number(text)
 
 
+def cube_count(text: str) -> int:
+    """``--cubes N`` (prove, survey): from 2 (one cube is a plain proof) to 4096."""
+    return whole_number(text, 2, 4096)
+
+
 def job_count(text: str) -> int:
     """``--jobs``: a whole number from 1 to 1024."""
     return whole_number(text, 1, 1024)
@@ -61,6 +68,10 @@ def sat_command(text: str) -> str:
         raise argparse.ArgumentTypeError(f"cannot split '{text}': {exc}") from None
     if not argv:
         raise argparse.ArgumentTypeError("the command is empty")
+    if "{proof}" in text and "{cnf}" not in text:
+        raise argparse.ArgumentTypeError("with {proof}, say where the formula goes too: {cnf}")
+    if "{cnf}" in argv[0] or "{proof}" in argv[0]:
+        raise argparse.ArgumentTypeError("the command starts with the solver, not with {cnf} or {proof}")
     program = argv[0]
     if shutil.which(program) is None:
         where = "is not an executable file" if os.sep in program else "is not on PATH"
@@ -69,7 +80,7 @@ def sat_command(text: str) -> str:
 
 
 def writable_file(text: str) -> Path:
-    """An output file whose folder exists (made if missing) and takes a new file; checked before any work."""
+    """An output file whose folder takes a new file (made when the file is written); checked before any work."""
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"'{text}' is a folder, not a file")
@@ -91,12 +102,16 @@ def add_board_file(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help=f"board file (one or many boards; {BOARD_ARGUMENT_HELP})")
 
 
-class _Default(str):
-    """The ``--backend`` a user did not type: the same text as ``all``, but another object,
-    so ``--sat-cmd`` can tell the default from an explicit ``-b all``."""
+def add_verbose(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="show on standard error what each backend printed (else it is shown only with an error)",
+    )
 
 
-DEFAULT_BACKEND = _Default("all")
+DEFAULT_BACKEND = "all"
 
 
 def add_backend(parser: argparse.ArgumentParser, default: str = DEFAULT_BACKEND) -> None:
@@ -114,32 +129,38 @@ def add_sat_cmd(parser: argparse.ArgumentParser) -> None:
         "--sat-cmd",
         type=sat_command,
         metavar="CMD",
-        help="an external SAT solver that reads DIMACS and prints SAT-competition output (e.g. 'cadical -q'); "
-        "runs as backend cnf:external, which it selects when --backend is left at its default",
+        help="an external SAT solver that reads DIMACS and prints SAT-competition output, e.g. "
+        "'cadical -q {cnf} {proof}': {cnf} is the formula's path (appended if left out), {proof} where the "
+        "solver writes its DRAT/DRUP proof, which the suite then checks; without {proof} its 'no' is only a "
+        "claim. It joins the chosen backends as cnf:external",
     )
 
 
-def apply_sat_cmd(args: argparse.Namespace) -> None:
-    """Hand --sat-cmd to the cnf backend (through its environment variable, which worker processes inherit)."""
-    if getattr(args, "sat_cmd", None):
-        from sigmar.encoders.cnf import SAT_CMD_ENV
+def apply_sat_cmd(args: argparse.Namespace) -> list[str]:
+    """Hand --sat-cmd to the cnf backend (through its environment variable, which worker processes inherit),
+    and the backend it adds: ``cnf:external`` joins the race, unless ``--backend`` already names it."""
+    if not getattr(args, "sat_cmd", None):
+        return []
+    from sigmar.encoders.cnf import EXTERNAL, SAT_CMD_ENV
 
-        os.environ[SAT_CMD_ENV] = args.sat_cmd
-        if args.backend is DEFAULT_BACKEND:  # --backend left out: the external solver alone
-            args.backend = "cnf:external"
-        elif names_all(args.backend):  # an explicit `-b all`: every backend, and the external solver too
-            args.backend = ",".join([*expand(args.backend), "cnf:external"])
+    os.environ[SAT_CMD_ENV] = args.sat_cmd
+    named = [] if names_all(args.backend) else [part.strip() for part in args.backend.split(",")]
+    return [] if any(name.endswith(EXTERNAL) for name in named) else [f"cnf:{EXTERNAL}"]
 
 
 def writable_folder(text: str) -> Path:
-    """A folder that exists (made if missing) and takes a new file; checked before any work is done."""
+    """A folder the command can write in, checked before any work, and made only when something is written
+    into it (so a command that then refuses leaves no empty folder behind): one that exists takes a new file,
+    or the nearest folder above one that does not yet exist does."""
     path = Path(text)
+    probe = path
+    while not probe.exists() and not probe.is_symlink() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise argparse.ArgumentTypeError(f"'{text}' is a file, or under one, not a folder")
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):
+        with tempfile.TemporaryFile(dir=probe):
             pass
-    except (FileExistsError, NotADirectoryError):
-        raise argparse.ArgumentTypeError(f"'{text}' is a file, or under one, not a folder") from None
     except OSError as exc:
         raise argparse.ArgumentTypeError(f"cannot write in '{text}': {exc.strerror or exc}") from None
     return path
@@ -176,15 +197,16 @@ def add_race_arguments(parser: argparse.ArgumentParser) -> None:
     add_backend(parser)
     add_sat_cmd(parser)
     add_proof_dir(parser)
+    add_verbose(parser)
 
 
 def race_inputs(args: argparse.Namespace, *, check: bool = True) -> tuple[list[Board], list[str]]:
-    """The boards and backend names those commands run, with ``--sat-cmd`` applied first.
+    """The boards and backend names those commands run, with ``--sat-cmd``'s backend joining them.
 
     ``check=False``: ``all`` names every family unchecked (the race drops the unavailable ones when a
     board needs them, see :class:`sigmar.runners.race.Race`'s ``optional``)."""
-    apply_sat_cmd(args)
-    return read_board_files(args), chosen_backends(args.backend, check=check)
+    joining = apply_sat_cmd(args)
+    return read_board_files(args), [*chosen_backends(args.backend, check=check), *joining]
 
 
 # The built-in encoding variants per ``encode`` target, the default first, for the help of encode and
@@ -210,13 +232,26 @@ def chosen_backends(spec: str, *, check: bool = True) -> list[str]:
 
 
 def dask_client(address: str) -> Any:
-    """A client of the Dask scheduler at ``address`` (``--cluster``); a missing package or an unreachable
-    scheduler is a UsageError (exit 2) that says which."""
+    """A client of the Dask scheduler at ``address`` (``--cluster``); a missing package, a malformed or an
+    unreachable address, or one of a scheme this machine cannot serve (``tls://`` without certificates,
+    ``ucx://`` without UCX, ``inproc://`` of another process) is a UsageError (exit 2) that says which."""
+    _, found, rest = address.partition("://")
+    if not (rest if found else address).strip():
+        raise UsageError(f"--cluster {address!r}: not an address (give tcp://HOST:PORT)")
     try:
         from distributed import Client
     except ImportError:
         raise UsageError("--cluster needs dask.distributed: pip install 'dask[distributed]'") from None
+    if not os.environ.get("SIGMAR_VERBOSE"):  # Dask's own log (a lost scheduler's tracebacks): with --verbose only
+        names = [name for name in logging.root.manager.loggerDict if name.split(".")[0] == "distributed"]
+        for name in ["distributed", *names]:  # its loggers carry levels of their own (Dask's config)
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     try:
         return Client(address, timeout="10s")
-    except OSError as exc:
-        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    except Exception as exc:  # OSError (unreachable), ValueError or TypeError (malformed), Dask's own errors
+        why = " ".join(str(exc).split()) or type(exc).__name__
+    # The client that failed is left in a reference cycle. Collected at a moment the collector picks, its
+    # __del__ closes its event loop; inside another Client's start (which holds the loop runner's lock) that
+    # close waits on the same lock for ever (seen in the tests). Collected here, it closes while none is held.
+    gc.collect()
+    raise UsageError(f"cannot reach the Dask scheduler at {address}: {why}")

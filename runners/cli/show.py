@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from rich.markup import escape
 from rich.text import Text
 
 from sigmar.models.board import Board
-from sigmar.models.boardfile import BoardFileError, format_board
+from sigmar.models.boardfile import format_board
 from sigmar.models.hexgrid import from_rowcol, row_lengths
 from sigmar.models.result import Move
 from sigmar.models.rules import Illegal, Position
 from sigmar.models.solution import Solution, match_solutions, read_solutions, to_moves
 
 from ..render.terminal import PipeConsole
-from .board_args import selected_names, solutions_for, stream_selected
+from .board_args import selected_names, solutions_for, stream_picked
 from .conventions import add_time_limit, follow
 from .options import add_board_file
 
@@ -105,6 +105,10 @@ def render(board: Board, occupied: frozenset | None = None, highlight: tuple = (
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.svg and not args.solution and not args.html:  # one board in memory at a time, as on the terminal
+        from .show_files import stream_svgs
+
+        return stream_svgs(args)
     # Drawn one at a time (a file of many boards is never held) unless a solution or a file needs them all.
     played: dict[str, Solution] = {}
     boards: Iterable[Board]
@@ -115,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.svg or args.html:
         boards, _ = selected_names(args.file, args.board)
     else:
-        boards = named(stream_selected(args.file), args.board, args.file)
+        boards = stream_picked(args.file, args.board)
     if args.svg or args.html:
         from .show_files import write_files
 
@@ -136,17 +140,6 @@ def run(args: argparse.Namespace) -> int:
         if not legal:
             return 1
     return 0
-
-
-def named(boards: Iterable[Board], name: str | None, file: str) -> Iterator[Board]:
-    """``--board NAME`` on a stream of boards: a name that no board has is bad input."""
-    found = False
-    for board in boards:
-        if name is None or board.name == name:
-            found = True
-            yield board
-    if name is not None and not found:
-        raise BoardFileError(file, f"no board named {name!r} (--board)")
 
 
 def replay(board: Board, moves: list[Move]) -> tuple[Position, int, Illegal | None]:

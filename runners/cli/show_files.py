@@ -13,9 +13,11 @@ import argparse
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from sigmar.models.board import Board
 from sigmar.models.boardfile import BoardFileError
+from sigmar.models.output_files import write_file
 from sigmar.models.result import Move, Result
 from sigmar.models.rules import Position
 from sigmar.models.solution import Solution, to_moves
@@ -23,6 +25,7 @@ from sigmar.models.solution import Solution, to_moves
 from ..render.answer_json import dumps, exit_code, result_json
 from ..render.board_pages import replay_page
 from ..render.svg import board_svg
+from .board_args import selected_names, split_selector, stream_picked
 from .conventions import Summary, file_stems, say
 from .options import UsageError, writable_folder
 
@@ -32,26 +35,22 @@ def is_folder(text: str) -> bool:
     return text.endswith(("/", os.sep)) or Path(text).is_dir()
 
 
-def out_paths(text: str, boards: list[Board], suffix: str) -> list[Path]:
+def out_paths(text: str, names: list[str], suffix: str) -> list[Path]:
     """Where each board's file goes: DIR/NAME.SUFFIX for a folder (names from the boards, safe and
-    unique); else OUT for one board, OUT with the board's index before its suffix for several, as
-    ``encode`` names them.  Each path is checked writable before anything is drawn."""
+    unique; the folder is made when the first file is written); else OUT for one board, OUT with the
+    board's index before its suffix for several, as ``encode`` names them.  Each path is checked
+    writable before anything is drawn."""
     out = Path(text)
     if is_folder(text):
         folder = writable_folder_or_usage(text)
-        paths = [folder / f"{stem}{suffix}" for stem in file_stems([b.name for b in boards])]
-    elif len(boards) == 1:
-        paths = [out]
-    else:
-        paths = [out.with_suffix(f".{index}{out.suffix}") for index in range(len(boards))]
+        paths = [folder / f"{stem}{suffix}" for stem in file_stems(names)]
+        for path in paths:
+            if path.is_dir():
+                raise UsageError(f"cannot write '{path}': it is a folder")
+        return paths
+    paths = [out if len(names) == 1 else out.with_suffix(f".{index}{out.suffix}") for index in range(len(names))]
     for path in paths:
-        folder = path.parent if str(path.parent) else Path(".")
-        if path.is_dir():
-            raise UsageError(f"cannot write '{path}': it is a folder")
-        if not folder.is_dir():
-            raise UsageError(f"cannot write '{path}': no folder '{folder}'")
-        if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-            raise UsageError(f"cannot write '{path}': permission denied")
+        check_writable(path)
     return paths
 
 
@@ -62,11 +61,41 @@ def writable_folder_or_usage(text: str) -> Path:
         raise UsageError(f"cannot write files in '{text}': {exc}") from None
 
 
+def check_writable(path: Path) -> None:
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise UsageError(f"cannot write '{path}': it is a folder")
+    if not folder.is_dir():
+        raise UsageError(f"cannot write '{path}': no folder '{folder}'")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"cannot write '{path}': permission denied")
+
+
+def stream_svgs(args: argparse.Namespace) -> int:
+    """``show --svg`` alone: one board in memory at a time, however large the file (R16).
+
+    The file is read twice: once to check every board and take its name (a bad board is found before
+    any file is written, and the names decide the files'), once to draw.  Standard input, which
+    cannot be read twice, is held instead (it is within the board file limit).
+    """
+    if split_selector(args.file)[0] == "-":
+        boards, _ = selected_names(args.file, args.board)
+        return write_files(args, boards, {})
+    paths = out_paths(args.svg, [b.name for b in stream_picked(args.file, args.board)], ".svg")
+    for board, path in zip(stream_picked(args.file, args.board), paths, strict=True):
+        write(args, path, board_svg(board, coords=args.coords))  # write_file says it in one line if one fails
+        if args.json:
+            print(dumps(files_json(board, [str(path)])), flush=True)
+    return 0
+
+
+def files_json(board: Board, written: list[str]) -> dict[str, Any]:
+    """``show --svg/--html --json``: a board and the files drawn of it."""
+    return {"board": board.name, "dim": board.dim, "tiles": len(board), "files": written}
+
+
 def write(args: argparse.Namespace, path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write '{path}': {exc.strerror or exc}") from None
+    write_file(path, text)  # whole or not at all, its folder made if missing; a full disk is one line (exit 2)
     say(args, f"wrote {path}")
 
 
@@ -87,8 +116,9 @@ def checked_moves(board: Board, solution: Solution, filename: str) -> list[Move]
 
 def write_files(args: argparse.Namespace, boards: list[Board], played: dict[str, Solution]) -> int:
     summary = Summary(args)
-    svg_paths = out_paths(args.svg, boards, ".svg") if args.svg else []
-    html_paths = out_paths(args.html, boards, ".html") if args.html else []
+    names = [b.name for b in boards]
+    svg_paths = out_paths(args.svg, names, ".svg") if args.svg else []
+    html_paths = out_paths(args.html, names, ".html") if args.html else []
     # A bad solution is found before any file is written.
     moves = {name: checked_moves(b, played[name], args.solution) for b in boards if (name := b.name) in played}
     results: list[Result] = []
@@ -107,7 +137,7 @@ def write_files(args: argparse.Namespace, boards: list[Board], played: dict[str,
             write(args, html_paths[index], page)
             written.append(str(html_paths[index]))
         if args.json:
-            record = {"board": board.name, "dim": board.dim, "tiles": len(board), "files": written}
+            record = files_json(board, written)
             if answer is not None:
                 record["answer"] = result_json(board, answer)
             print(dumps(record), flush=True)

@@ -43,7 +43,9 @@ def result_json(board: Board, result: Result, **extra: Any) -> dict[str, Any]:
 
 def graded_json(board: Board, verdict: BoardVerdict, answers: Mapping[str, Result]) -> dict[str, Any]:
     """A board every backend answered (``crosscheck``, ``bench``): the board's answer, with each backend's
-    status, grade and time and whether they agree."""
+    status, grade and time, whether they agree, and which "no" had its own checked certificate."""
+    from ..checking.grading import certified
+
     record = result_json(
         board,
         verdict.result,
@@ -51,6 +53,7 @@ def graded_json(board: Board, verdict: BoardVerdict, answers: Mapping[str, Resul
         agree=verdict.agree,
         grades={name: str(g) for name, g in verdict.grades.items()},
         times={name: round(a.seconds, 6) for name, a in answers.items()},
+        certified={name: certified(a) for name, a in answers.items() if certified(a)},
     )
     if verdict.notes:
         record["notes"] = list(verdict.notes)
