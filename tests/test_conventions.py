@@ -340,3 +340,17 @@ def test_an_output_folder_is_made_when_written_into(tmp_path: Path) -> None:
     assert sorted(p.suffix for p in folder.iterdir()) == [".cnf", ".json"]
     assert main(["generate", "--count", "1", "-o", str(tmp_path / "c" / "g.txt"), "--quiet"]) == 0
     assert (tmp_path / "c" / "g.txt").read_text().startswith("#")
+
+
+def test_check_takes_the_boards_a_selector_picks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """check FILE:START-END: only the boards picked are checked and required; the answers for the others are
+    skipped (before, every board of FILE had to be answered and each answer checked)."""
+    assert main(["solve", f"{SMALL}:0-5", "-b", "search", "--proof-dir", str(tmp_path / "p"), "--json"]) == 0
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(capsys.readouterr().out)
+    assert main(["check", f"{SMALL}:2-3", str(answers), "--json"]) == 0
+    assert [json.loads(line)["board"] for line in capsys.readouterr().out.splitlines()] == [
+        json.loads(line)["board"] for line in answers.read_text().splitlines()[2:4]
+    ]
+    assert main(["check", f"{SMALL}:4-9", str(answers), "--quiet"]) == 3  # boards 6 to 9 have no answer
+    assert capsys.readouterr().out == ""
