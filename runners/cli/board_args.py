@@ -15,11 +15,13 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from sigmar.models.board import Board
 from sigmar.models.boardfile import BoardFileError, stream_boards
-from sigmar.models.solution import Solution
+
+if TYPE_CHECKING:  # a one-board solve imports neither (tests/test_startup.py)
+    from sigmar.models.solution import Solution
 
 RANGE = re.compile(r"(\d+)-(\d+)")
 
@@ -107,6 +109,8 @@ def _narrowed(per_file: PerFile, board: str | None, prefix: bool) -> PerFile:
     counts = Counter(b.name for _, found in per_file for b in found)
     if not prefix or all(n == 1 for n in counts.values()):
         return per_file
+    from dataclasses import replace  # only for names shared by two files
+
     return [
         (path, [replace(b, name=f"{path}:{b.name}") if counts[b.name] > 1 else b for b in found])
         for path, found in per_file

@@ -9,7 +9,6 @@ import math
 import os
 import shlex
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +151,8 @@ def writable_folder(text: str) -> Path:
     """A folder the command can write in, checked before any work, and made only when something is written
     into it (so a command that then refuses leaves no empty folder behind): one that exists takes a new file,
     or the nearest folder above one that does not yet exist does."""
+    import tempfile  # here: a plain `sigmar solve FILE` writes no file
+
     path = Path(text)
     probe = path
     while not probe.exists() and not probe.is_symlink() and probe != probe.parent:
