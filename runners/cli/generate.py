@@ -53,7 +53,7 @@ from sigmar.models.templates import FOLDS, Template, ondrovo_templates, random_t
 from ..checking.replay import run_checked
 from ..render.answer_json import dumps, result_json
 from .conventions import add_output, add_time_limit, follow, say
-from .options import UsageError, positive_int, writable_file
+from .options import UsageError, positive_int, stats_pairings, writable_file
 
 SOUND = (Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED)
 KINDS = ("shuffle", "swap", "deadlock")
@@ -108,7 +108,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="fill a template file whose cell count is not its side's standard tile count with the tile mix "
         "scaled to its cells (said in each board's comment); without it such a template is refused",
     )
-    parser.add_argument("--stats", action="store_true", help="add the random-play clear rate and search nodes")
+    parser.add_argument(
+        "--stats",
+        action="store_true",
+        help="add the random-play clear rate, the count of pairings (exact, or 'at least N' past a few thousand "
+        "positions) and the search nodes",
+    )
     parser.add_argument(
         "--runs", type=positive_int, default=100, metavar="R", help="random plays per board for --stats (default 100)"
     )
@@ -226,7 +231,7 @@ def refute(board: Board, time_limit: float) -> tuple[Reason, str] | None:
 
 def stats_line(board: Board, runs: int, time_limit: float, rng: random.Random) -> str:
     rate = clear_rate(board, runs, rng)
-    parts = [f"random play clears {rate:.3f} of {runs} runs"]
+    parts = [f"random play clears {rate:.3f} of {runs} runs", f"pairings {stats_pairings(board)}"]
     result = _search_result(board, time_limit)
     if result is None:
         parts.append("search nodes: backend not available")

@@ -12,12 +12,19 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from sigmar.encoders import registry
+from sigmar.encoders.backend import counts
 from sigmar.encoders.registry import expand, names_all
 from sigmar.models.board import Board
+from sigmar.models.counting import Count, Notion, reference_count
 
 from .board_args import read_selected
 
 WEEK = 7 * 24 * 3600.0
+# ``solve --stats`` and ``generate --stats``: the positions the rule engine's count of pairings may visit.  A
+# budget of positions rather than seconds gives the same bound on every machine (about a second on side 6,
+# where an exact count is out of reach; small boards finish exactly).
+STATS_STATES = 5000
 
 
 def seconds(text: str) -> float:
@@ -95,6 +102,11 @@ def writable_file(text: str) -> Path:
 BOARD_ARGUMENT_HELP = (
     "'-' reads standard input; FILE:NAME, FILE:INDEX (from 0) or FILE:START-END (both included) picks boards of it"
 )
+
+
+def stats_pairings(board: Board) -> Count:
+    """The pairings count ``--stats`` shows: the rule engine's, exact or a lower bound (``STATS_STATES``)."""
+    return reference_count(board, Notion.PAIRINGS, max_states=STATS_STATES)
 
 
 def add_board_file(parser: argparse.ArgumentParser) -> None:
@@ -256,3 +268,30 @@ def dask_client(address: str) -> Any:
     # close waits on the same lock for ever (seen in the tests). Collected here, it closes while none is held.
     gc.collect()
     raise UsageError(f"cannot reach the Dask scheduler at {address}: {why}")
+
+
+def counting_backends(spec: str, notion: str) -> list[str]:
+    """The backends of ``--backend`` that count ``notion``; one named that cannot is a usage error (exit 2)."""
+    every = registry.names_all(spec)
+    names = chosen_backends(spec)
+    able = [name for name in names if can_count(name, notion)]
+    if not every:
+        unable = [name for name in names if name not in able]
+        if unable:
+            raise UsageError(
+                f"backend '{unable[0]}' cannot count {notion} (see 'sigmar backends'; count with "
+                f"{', '.join(_all_counting(notion)) or 'none here'})"
+            )
+    if not able:
+        raise UsageError(f"no backend here can count {notion}")
+    return able
+
+
+def can_count(name: str, notion: str) -> bool:
+    """Whether backend ``name`` is available here and counts ``notion`` (one without ``count`` is not asked)."""
+    found = registry.info(registry.split_name(name)[0], with_version=False)
+    return found.cls is not None and found.available and counts(found.cls, notion)
+
+
+def _all_counting(notion: str) -> list[str]:
+    return [name for name in registry.expand("all") if can_count(name, notion)]
