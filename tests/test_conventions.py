@@ -354,3 +354,14 @@ def test_check_takes_the_boards_a_selector_picks(tmp_path: Path, capsys: pytest.
     ]
     assert main(["check", f"{SMALL}:4-9", str(answers), "--quiet"]) == 3  # boards 6 to 9 have no answer
     assert capsys.readouterr().out == ""
+
+
+def test_count_picks_boards_and_stays_quiet(capsys: pytest.CaptureFixture[str]) -> None:
+    """count, added after the conventions, follows them: FILE:START-END, --board, --json, --quiet."""
+    from sigmar.models.boardfile import read_boards
+
+    names = [b.name for b in read_boards(SMALL)]
+    assert main(["count", f"{SMALL}:0-1", "--of", "pairings", "--json"]) == 0
+    assert [json.loads(line)["board"] for line in capsys.readouterr().out.splitlines()] == names[:2]
+    assert main(["count", str(SMALL), "--board", names[3], "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
