@@ -263,9 +263,8 @@ def dask_client(address: str) -> Any:
         return Client(address, timeout="10s")
     except Exception as exc:  # OSError (unreachable), ValueError or TypeError (malformed), Dask's own errors
         why = " ".join(str(exc).split()) or type(exc).__name__
-    # The client that failed is left in a reference cycle. Collected at a moment the collector picks, its
-    # __del__ closes its event loop; inside another Client's start (which holds the loop runner's lock) that
-    # close waits on the same lock for ever (seen in the tests). Collected here, it closes while none is held.
+    # The half-built client is collected here, where no lock is held; left to a later collection it can
+    # run its close() inside Dask's own thread start-up and wait for ever on a lock that thread holds.
     gc.collect()
     raise UsageError(f"cannot reach the Dask scheduler at {address}: {why}")
 
