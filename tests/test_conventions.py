@@ -15,7 +15,13 @@ from pathlib import Path
 import pytest
 
 from sigmar.runners.cli import SUBCOMMANDS, build_parser, main
-from sigmar.runners.cli.conventions import DEFAULT_TIME_LIMIT, TIME_LIMIT_REASON, file_stems
+from sigmar.runners.cli.conventions import (
+    DEFAULT_TIME_LIMIT,
+    INTERACTIVE_REASON,
+    INTERACTIVE_TIME_LIMIT,
+    TIME_LIMIT_REASON,
+    file_stems,
+)
 from sigmar.runners.cli.options import writable_file, writable_folder
 from tests.conftest import INSTANCES, ROOT
 
@@ -82,8 +88,12 @@ def test_one_time_limit_default_with_its_reason(verb: str) -> None:
     found = options(verbs()[verb]).get("--time-limit")
     if found is None:
         return
-    assert found.default == DEFAULT_TIME_LIMIT, (verb, found.default)
-    assert TIME_LIMIT_REASON in " ".join((found.help or "").split()), verb
+    # serve alone: a person waits on its page for each answer (the exception, with its own reason)
+    default, reason = (
+        (INTERACTIVE_TIME_LIMIT, INTERACTIVE_REASON) if verb == "serve" else (DEFAULT_TIME_LIMIT, TIME_LIMIT_REASON)
+    )
+    assert found.default == default, (verb, found.default)
+    assert reason in " ".join((found.help or "").split()), verb
 
 
 def test_older_spellings_still_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -165,11 +175,11 @@ def test_solve_ends_with_one_summary_line(capsys: pytest.CaptureFixture[str]) ->
     assert SUMMARY.match(last) and last.startswith("14 boards: 8 solved, 6 unsolvable (checked), 0 unknown"), last
 
 
-@pytest.mark.parametrize("verb", ["solve", "prove", "crosscheck", "bench"])
+@pytest.mark.parametrize("verb", ["solve", "prove", "crosscheck", "bench", "explain"])
 def test_beside_json_the_summary_goes_to_stderr_and_quiet_silences_it(
     verb: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    extra = ["--no-corroborate"] if verb == "prove" else ["-b", "search"]
+    extra = {"prove": ["--no-corroborate"], "explain": []}.get(verb, ["-b", "search"])
     assert main([verb, f"{SMALL}:0-2", *extra, "--json"]) == 0
     captured = capsys.readouterr()
     last = captured.err.strip().splitlines()[-1]  # after bench's progress bar, also on standard error
@@ -365,3 +375,38 @@ def test_count_picks_boards_and_stays_quiet(capsys: pytest.CaptureFixture[str]) 
     assert [json.loads(line)["board"] for line in capsys.readouterr().out.splitlines()] == names[:2]
     assert main(["count", str(SMALL), "--board", names[3], "--quiet"]) == 0
     assert capsys.readouterr() == ("", "")
+
+
+def test_serve_prints_its_address_as_json_and_offers_the_boards_picked() -> None:
+    """serve --json: one JSON object with the address (for a script that asked for --port 0), nothing else;
+    FILE:START-END and --board narrow the boards its page can open."""
+    from sigmar.models.boardfile import read_boards
+    from tests.script_loader import load_script
+
+    pytest.importorskip("uvicorn", reason="serve needs the workbench's server (uvicorn)")
+    harness = load_script("workbench_harness")
+    names = [b.name for b in read_boards(SMALL)]
+    command = [sys.executable, "-m", "sigmar.runners.cli", "serve", f"{SMALL}:2-4", "--board", names[3]]
+    process = subprocess.Popen(
+        [*command, "--port", "0", "--workers", "1", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    served = None
+    try:
+        record = json.loads(process.stdout.readline())
+        assert record["url"] == f"http://127.0.0.1:{record['port']}/" and record["port"] > 0, record
+        assert record["boards"] == 1, record
+        served = harness.Served(process, record["url"])
+        status, body = served.get("api/boards", timeout=120)
+        assert status == 200 and [b["name"] for b in json.loads(body)] == [names[3]], body
+    finally:
+        if served is not None:
+            served.stop()
+        else:
+            process.kill()
+        process.wait(30)
+    assert process.stdout.read() == ""  # nothing after the one JSON object, not even the 'stopped' line

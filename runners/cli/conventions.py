@@ -34,6 +34,12 @@ TIME_LIMIT_REASON = (
     "the same in every command, so an answer does not depend on the command that asked; "
     "the slowest answer measured on the bundled boards and on random deals up to side 9 took 38 s"
 )
+# The one exception: `serve`, whose answers a person waits for on the page after each edit.
+INTERACTIVE_TIME_LIMIT = 10.0
+INTERACTIVE_REASON = (
+    "not the other commands' 60: a person waits on the page for each answer, and an edit made meanwhile "
+    "cancels it; 'sigmar explain' gives a board longer"
+)
 
 
 def follow(
@@ -61,13 +67,19 @@ def add_board(parser: argparse.ArgumentParser, help: str | None = None) -> None:
     )
 
 
-def add_time_limit(parser: argparse.ArgumentParser, what: str = "seconds per board") -> None:
+def add_time_limit(
+    parser: argparse.ArgumentParser, what: str = "seconds per board", *, interactive: bool = False
+) -> None:
+    """``--time-limit S``: the one default, or with ``interactive`` (``serve`` alone) the page's."""
+    default, reason = (
+        (INTERACTIVE_TIME_LIMIT, INTERACTIVE_REASON) if interactive else (DEFAULT_TIME_LIMIT, TIME_LIMIT_REASON)
+    )
     parser.add_argument(
         "--time-limit",
         type=seconds,
-        default=DEFAULT_TIME_LIMIT,
+        default=default,
         metavar="S",
-        help=f"{what} (default {DEFAULT_TIME_LIMIT:g}: {TIME_LIMIT_REASON})",
+        help=f"{what} (default {default:g}: {reason})",
     )
 
 
