@@ -449,7 +449,10 @@ def full_disk(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (FULL_AT, FULL_AT))
 
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=cwd, preexec_fn=cap, timeout=300)
+    # No bytecode cache from a capped process: a .pyc cut at FULL_AT bytes would be renamed into place
+    # and break every later import of that module (a fresh clone's first `show` was one).
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=cwd, preexec_fn=cap, env=env, timeout=300)
 
 
 def assert_one_line_exit_2(done: subprocess.CompletedProcess[str]) -> None:
