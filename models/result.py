@@ -43,18 +43,20 @@ class Move:
 
 
 class CertificateKind(StrEnum):
-    """The four kinds of unsolvability certificate (docs/formats.md#certificates)."""
+    """The kinds of unsolvability certificate (docs/formats.md#certificates)."""
 
     COUNTS = "counts"
     STUCK = "stuck"
     DEAD_STATES = "dead-states"
     DRUP = "drup"
+    DRCP = "drcp"
 
 
 # The file suffixes a certificate of each kind is written with (the first names it).
 CERTIFICATE_SUFFIXES = {
     CertificateKind.DEAD_STATES: (".dead.jsonl",),
     CertificateKind.DRUP: (".drup", ".cnf", ".vars.json"),
+    CertificateKind.DRCP: (".drcp", ".drcp-model"),
 }
 
 

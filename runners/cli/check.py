@@ -3,7 +3,8 @@
 The certificate formats are docs/formats.md#certificates.
 
 CERT is a dead-states file (``NAME.dead.jsonl``), a DRUP proof (``NAME.drup``
-with ``NAME.cnf`` and ``NAME.vars.json`` beside it), or the JSON that
+with ``NAME.cnf`` and ``NAME.vars.json`` beside it), a DRCP proof (``NAME.drcp``
+with ``NAME.drcp-model`` beside it), or the JSON that
 ``solve``/``prove --json`` printed (each line's ``certificate`` is checked,
 a ``stuck`` one from its cells).  The checking code shares nothing with the
 backends (see :mod:`sigmar.models.certificate_checker`).  Exit 0 valid, 3 invalid,
@@ -22,9 +23,9 @@ from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.certificate_checker import CertificateError, Verdict
-from sigmar.models.input_limits import ANSWERS, VARS_JSON, InputError
+from sigmar.models.input_limits import ANSWERS, DRCP_MODEL, VARS_JSON, InputError
 
-from ..checking.certificate_files import check_certificate
+from ..checking.certificate_files import check_certificate, drcp_model_file
 from .options import add_board_file, add_json
 
 
@@ -33,7 +34,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "check",
         help="check an unsolvability certificate against its board",
         description="Check a certificate (docs/formats.md) with code independent of the backends: a dead-states "
-        "file (NAME.dead.jsonl), a DRUP proof (NAME.drup, with NAME.cnf and NAME.vars.json beside it), or "
+        "file (NAME.dead.jsonl), a DRUP proof (NAME.drup, with NAME.cnf and NAME.vars.json beside it), a DRCP "
+        "proof (NAME.drcp, with NAME.drcp-model beside it), or "
         "the JSON that 'solve --json' or 'prove --json' printed. Exit 0 valid, 3 invalid (naming the first "
         "state, tile or lemma that fails), 2 malformed.",
     )
@@ -86,6 +88,9 @@ def _jobs(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
         if cert.name.endswith(".drup"):
             input_limits.regular_size(cert, input_limits.DRUP)
             return [(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})]
+        if cert.name.endswith(".drcp"):
+            input_limits.regular_size(cert, input_limits.DRCP)
+            return [(_model_board(cert), {"kind": "drcp", "file": str(cert)})]
         with input_limits.open_input(cert, ANSWERS) as stream:
             numbered = input_limits.lines(stream, ANSWERS)
             _, first = next(numbered, (1, ""))
@@ -109,6 +114,22 @@ def _sidecar_board(drup: Path) -> str | None:
         return None
     name = found.get("board") if isinstance(found, dict) else None
     return name if isinstance(name, str) else None
+
+
+def _model_board(drcp: Path) -> str | None:
+    """The board named on the ``board`` line of the model beside ``NAME.drcp`` (its second line), if any."""
+    model = drcp_model_file(drcp)
+    try:
+        with input_limits.open_input(model, DRCP_MODEL) as stream:
+            for number, line in input_limits.lines(stream, DRCP_MODEL):
+                if line.startswith("board "):
+                    found = input_limits.json_value(line[len("board ") :], model, number)
+                    return found if isinstance(found, str) else None
+                if number >= 2:
+                    return None
+    except InputError:
+        return None
+    return None
 
 
 def _answers(cert: Path, head: list[tuple[int, Any]], rest: Any) -> list[tuple[str | None, dict[str, Any]]]:

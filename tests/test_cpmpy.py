@@ -1,0 +1,76 @@
+"""The ``cpmpy:SOLVER`` family: one CPMpy model (the order model) on every solver installed, the others listed
+as missing with why.  (Every installed solver against the small and real-game boards: test_backends_agree.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sigmar.encoders import cpmpy as family
+from sigmar.encoders import registry
+from sigmar.encoders.order_model import build
+from sigmar.models.boardfile import read_boards
+from sigmar.models.result import Status
+from sigmar.runners.checking.replay import checked
+from sigmar.runners.cli import main
+from tests.conftest import INSTANCES
+
+SMALL = read_boards(INSTANCES / "small.txt")
+
+
+def test_a_solver_whose_package_is_missing_is_listed_with_why(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = family.find_spec
+    monkeypatch.setattr(family, "find_spec", lambda name: None if name == "pychoco" else real(name))
+    if not family.installed():
+        pytest.skip("no CPMpy solver is installed here")
+    assert "choco" not in family.CpmpyBackend.subs()
+    assert family.CpmpyBackend.missing_subs()["choco"] == "needs the Python package 'pychoco'"
+    assert main(["backends", "--json"]) == 0
+    (row,) = [r for r in map(json.loads, capsys.readouterr().out.splitlines()) if r["backend"] == "cpmpy"]
+    assert row["missing"]["choco"] == "needs the Python package 'pychoco'"
+    with pytest.raises(registry.UnknownBackend, match="no 'choco' here"):
+        registry.make("cpmpy:choco")
+
+
+def test_without_cpmpy_the_family_says_which_extra_installs_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(family, "find_spec", lambda name: None)
+    ok, why = family.CpmpyBackend.available()
+    assert not ok and "sigmar[cpmpy]" in why
+    assert family.CpmpyBackend.default() is None
+
+
+def test_all_leaves_the_comparison_family_out_and_a_name_brings_it_in() -> None:
+    assert "cpmpy" not in registry.expand("all", check=False)
+    assert registry.expand("search,cpmpy:exact") == ["search", "cpmpy:exact"]
+
+
+cpmpy = pytest.importorskip("cpmpy", reason="CPMpy is not installed (pip install 'sigmar[cpmpy]')")
+
+
+def test_the_cpmpy_model_is_the_order_model() -> None:
+    board = SMALL[11]
+    model = build(board)
+    cp_model, variables = family.cpmpy_model(model)
+    assert [v.name for v in variables] == [v.name for v in model.variables]
+    assert len(cp_model.constraints) == len(model.constraints)
+
+
+@pytest.mark.parametrize("solver", family.installed())
+def test_every_installed_solver_refutes_and_solves(solver: str) -> None:
+    backend = registry.make(f"cpmpy:{solver}")
+    refuted = backend.solve(SMALL[11], 60)
+    assert refuted.status is Status.UNSOLVABLE and refuted.certificate is None, refuted  # a claim
+    solved = checked(SMALL[4], backend.solve(SMALL[4], 60))
+    assert solved.status is Status.SOLVED and solved.verified, solved
+
+
+def test_a_time_limit_ends_a_search_that_would_go_on(tmp_path: Path) -> None:
+    if "choco" not in family.installed():
+        pytest.skip("Choco (pychoco) is not installed: its default search is the one that runs long here")
+    board = read_boards(INSTANCES / "real-game.txt")[0]
+    answer = registry.make("cpmpy:choco").solve(board, 0.5)
+    assert answer.status in (Status.UNKNOWN, Status.SOLVED), answer
