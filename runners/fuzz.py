@@ -24,7 +24,7 @@ from sigmar.encoders import registry
 from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
-from sigmar.models.result import Result
+from sigmar.models.result import Result, Status
 from sigmar.models.truth import settle
 
 from .checking.certify import ProofStore
@@ -92,6 +92,8 @@ def fuzz_one(races: Races, board: Board, shrink_budget: int = 2000) -> dict[str,
         "tiles": len(board),
         "truth": "solvable" if truth.solvable else "unsolvable",
         "answers": {name: str(answer.status) for name, answer in answers.items()},
+        # Per backend that said unsolvable: whether a certificate came with it and was checked (else a claim).
+        "certified": {name: answer.checked for name, answer in answers.items() if answer.status is Status.UNSOLVABLE},
         "failures": [],
     }
     for name, answer in answers.items():
