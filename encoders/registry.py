@@ -164,10 +164,23 @@ def _plugin_info(family: str) -> FamilyInfo:
         default, note = plugins.bounded(
             lambda: (_optional(cls.default()), str(cls.default_note())), f"plugin '{family}': default()"
         )
+        missing = plugins.bounded(
+            lambda: tuple((str(k), str(v)) for k, v in dict(cls.missing_subs()).items()),
+            f"plugin '{family}': missing_subs()",
+        )
     except plugins.PluginFailure as exc:
         return FamilyInfo(family, None, False, str(exc), "-", (), source)
     return FamilyInfo(
-        family, cls, ok, why, version, subs, source, default=full_name(family, default), default_note=note
+        family,
+        cls,
+        ok,
+        why,
+        version,
+        subs,
+        source,
+        default=full_name(family, default),
+        default_note=note,
+        missing=missing,
     )
 
 

@@ -11,7 +11,7 @@ import pytest
 from sigmar.encoders import cpmpy as family
 from sigmar.encoders import registry
 from sigmar.encoders.order_model import build
-from sigmar.models.boardfile import read_boards
+from sigmar.models.boardfile import format_board, read_boards
 from sigmar.models.result import Status
 from sigmar.runners.checking.replay import checked
 from sigmar.runners.cli import main
@@ -74,3 +74,17 @@ def test_a_time_limit_ends_a_search_that_would_go_on(tmp_path: Path) -> None:
     board = read_boards(INSTANCES / "real-game.txt")[0]
     answer = registry.make("cpmpy:choco").solve(board, 0.5)
     assert answer.status in (Status.UNKNOWN, Status.SOLVED), answer
+
+
+def test_crosscheck_grades_a_cpmpy_claim_against_a_checked_pumpkin_refutation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    solver = family.installed()[0]
+    file = tmp_path / "board.txt"
+    file.write_text(format_board(SMALL[11]))
+    assert main(["crosscheck", str(file), "-b", f"pumpkin,cpmpy:{solver}", "--json"]) == 0
+    (record,) = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert record["grades"] == {"pumpkin": "correct", f"cpmpy:{solver}": "correct"}, record
+    assert main(["crosscheck", str(file), "-b", f"cpmpy:{solver}", "--json"]) == 1  # a lone claim: no answer
+    (alone,) = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert alone["grades"] == {f"cpmpy:{solver}": "unconfirmed"}, alone
