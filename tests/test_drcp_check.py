@@ -244,3 +244,12 @@ def test_the_nogoods_and_a_stage_are_capped_so_memory_is_bounded(monkeypatch: py
     contradiction = "a 1 [b <= 0]\na 2 [b >= 1]\nn 4 1 2\nn 5 1 2\n"
     report = check_text(_model(), contradiction)
     assert not report.valid and "more than 1 nogoods" in report.message
+
+
+def test_hints_listed_before_those_they_rest_on_are_applied_in_a_later_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pumpkin 0.5 lists some hints too early; a second pass over them finds the conflict."""
+    misordered = GOOD.replace("n 8 0 5 6 7", "n 8 0 6 5 7")
+    assert check_text(_model(), misordered).valid
+    monkeypatch.setattr(drcp_check, "MAX_PASSES", 1)
+    report = check_text(_model(), misordered)
+    assert not report.valid and "do not lead to a conflict" in report.message

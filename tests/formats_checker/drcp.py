@@ -200,14 +200,23 @@ class Proof:
         hints = [int(w) for w in rest[cut + 1 :]]
         domains = Domains(self.model)
         conflict = not all(domains.tell(a) for a in atoms)
-        for hint in hints:
+        if any(hint not in self.stage for hint in hints):
+            raise Invalid(f"nogood {step}: a hint is not an inference since the last nogood")
+        waiting = list(hints)
+        for _ in range(8):  # passes over the hints, at most eight
             if conflict:
                 break
-            if hint not in self.stage:
-                raise Invalid(f"nogood {step}: hint {hint} is not an inference since the last nogood")
-            premises, consequent = self.stage[hint]
-            if all(domains.true(p) for p in premises):
-                conflict = consequent is None or not domains.tell(consequent)
+            fired = []
+            for hint in waiting:
+                premises, consequent = self.stage[hint]
+                if all(domains.true(p) for p in premises):
+                    fired.append(hint)
+                    if consequent is None or not domains.tell(consequent):
+                        conflict = True
+                        break
+            if not fired:
+                break
+            waiting = [h for h in waiting if h not in fired]
         if not conflict:
             raise Invalid(f"nogood {step} does not follow from its hints")
         self.nogoods[step] = atoms
