@@ -211,7 +211,8 @@ def mutate(proof: list[str], model: list[str], kind: str, rng: random.Random) ->
 def run_mutants(rows: list[dict[str, Any]], boards: list[Board], count: int, folder: Path) -> dict[str, Any]:
     """``count`` tampered certificates, spread over the refutations and the kinds; both checkers' verdicts."""
     by_name = {b.name: b for b in boards}
-    sources = [r for r in rows if r["certificate"] == "drcp" and r["checked"] and r["file"]]
+    # The first 30 refutations: the second checker asks `sigmar encode` for each board's model once.
+    sources = [r for r in rows if r["certificate"] == "drcp" and r["checked"] and r["file"]][:30]
     rng = random.Random(1)
     folder.mkdir(parents=True, exist_ok=True)
     tally: Counter[tuple[str, str]] = Counter()
