@@ -42,9 +42,9 @@ SOLVERS = {
 }
 # PyPI's names where they differ from the import names.
 DISTRIBUTIONS = {"z3": "z3-solver", "pychoco": "pychoco", "pysat": "python-sat", "pumpkin_solver": "pumpkin-solver"}
-# The family's default where installed (docs/cpmpy.md#the-default: fewest unknown on dense deals), else the first
-# installed solver in this order.
-DEFAULT_ORDER = ("exact", "ortools", "z3", "pumpkin", "choco", "pysat")
+# The family's default where installed (scripts/bench_cpmpy.py, docs/measured/cpmpy.md: fewest unknown on dense
+# deals, then least time), else the first installed solver in this order.
+DEFAULT_ORDER = ("pumpkin", "ortools", "exact", "z3", "choco", "pysat")
 
 
 def installed() -> tuple[str, ...]:
@@ -54,7 +54,7 @@ def installed() -> tuple[str, ...]:
 
 class CpmpyBackend(Backend):
     family = "cpmpy"
-    default_sub = "exact"
+    default_sub = "pumpkin"
     description = "the order model through CPMpy on any solver it reaches (choco, exact, z3, pysat, ortools, pumpkin)"
     plays_quintessence = True
 
@@ -125,7 +125,7 @@ class CpmpyBackend(Backend):
             return Result(
                 Status.UNSOLVABLE, self.name, time.perf_counter() - start, reason=Reason.COUNTS, explanation=problem
             )
-        solver = self.sub or "exact"
+        solver = self.sub or "pumpkin"
         preload(solver)  # imported here once, not in every child
         model = build(board)
         outcome = self._forked.call(solve_model, (model, solver), time_limit)
