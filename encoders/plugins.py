@@ -12,7 +12,9 @@ does in this process (its import, ``available()``, ``version()``,
 ``subs()``, its constructor) runs through :func:`bounded`: an exception
 becomes a :class:`PluginFailure`, and so does a call that does not return
 within :data:`ANSWER_SECONDS`, so a broken plugin is reported, never fatal.
-Its ``solve`` runs in the worker processes like any backend's.
+What it prints there is captured (:mod:`.processes.capture`) and shown only
+in the message of its failure.  Its ``solve`` runs in the worker processes like
+any backend's.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ import functools
 import importlib
 import os
 import re
+import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -142,23 +146,67 @@ def bounded(call: Callable[[], T], what: str, seconds: float | None = None) -> T
         except BaseException as exc:  # noqa: BLE001 - a plugin's SystemExit must not end the suite
             box.append((False, exc))
 
+    from .processes.capture import captured, one_line  # here: only a plugin's code needs it
+
     thread = threading.Thread(target=run, name=f"sigmar-plugin {what}", daemon=True)
-    thread.start()
-    thread.join(limit)
+    with captured() as said:  # what the plugin prints is its own, never the suite's (`backends --json`)
+        thread.start()
+        thread.join(limit)
+    printed = f" (it printed: {one_line(said[0])})" if said and said[0] else ""
     if not box:
-        raise PluginFailure(f"{what} did not answer within {limit:g} s")
+        raise PluginFailure(f"{what} did not answer within {limit:g} s{printed}")
     ok, value = box[0]
     if not ok:
         assert isinstance(value, BaseException)
         detail = " ".join(str(value).split())  # one line, whatever the plugin's message
-        raise PluginFailure(f"{what} raised {type(value).__name__}" + (f": {detail}" if detail else "")) from value
+        raise PluginFailure(
+            f"{what} raised {type(value).__name__}" + (f": {detail}" if detail else "") + printed
+        ) from value
     return value  # type: ignore[return-value]
 
 
 def load_class(value: str) -> object:
     """The object an entry point's ``module:attr.attr`` names (extras in brackets are ignored)."""
     module_name, _, attrs = value.split("[")[0].strip().partition(":")
-    found: object = importlib.import_module(module_name.strip())
+    module_name = module_name.strip()
+    if module_name not in sys.modules:
+        _import_survives(module_name)
+    found: object = importlib.import_module(module_name)
     for attr in filter(None, attrs.strip().split(".")):
         found = getattr(found, attr)
     return found
+
+
+def _import_survives(module_name: str) -> None:
+    """Import ``module_name`` first in a forked child; a PluginFailure when that import ended the process.
+
+    Why: a plugin whose import calls ``os._exit`` (or dies of a signal) would end the suite itself
+    (``sigmar backends`` exited 7 with no output).  Where there is no ``fork``, the import is not tried
+    first.  The child's output goes nowhere; an exception there is left for the real import to report.
+    """
+    if not hasattr(os, "fork"):
+        return
+    pid = os.fork()
+    if pid == 0:  # the child: import, and say by the exit status whether it came back
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            importlib.import_module(module_name)
+        except BaseException:  # noqa: BLE001 - anything it raised, the parent's import reports
+            os._exit(1)
+        os._exit(0)
+    deadline = time.monotonic() + ANSWER_SECONDS
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:  # hung: the real import is bounded by the caller's thread
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return
+        time.sleep(0.002)
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        how = f"exit status {code}" if code > 0 else f"signal {-code}"
+        raise PluginFailure(f"importing {module_name} ended the process ({how})")

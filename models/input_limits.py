@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 from collections.abc import Iterator
@@ -46,9 +47,18 @@ class Limit:
 
     @property
     def bytes(self) -> int:
-        """The ceiling in force: ``$ENV`` when set to a whole number, else the default."""
-        raw = os.environ.get(self.env, "")
-        return int(raw) if raw.strip().isdigit() else self.default
+        """The ceiling in force: ``$ENV`` when set, else the default; a LimitError when ``$ENV`` is not a
+        whole number of bytes (it was silently ignored, or a traceback for '²')."""
+        raw = os.environ.get(self.env)
+        if raw is None or not raw.strip():
+            return self.default
+        if not re.fullmatch(r"[0-9]{1,19}", raw.strip()):
+            shown = raw if len(raw) <= 40 and raw.isprintable() else repr(raw[:40])
+            raise LimitError(f"{self.env}={shown} is not a whole number of bytes (0 to {MAX_SETTING:,})")
+        value = int(raw.strip())
+        if value > MAX_SETTING:
+            raise LimitError(f"{self.env}={raw.strip()} is more than {MAX_SETTING:,} bytes")
+        return value
 
     def too_large(self, size: int | str) -> str:
         return (
@@ -97,6 +107,20 @@ LIMITS = (
     SAT_MODEL,
     BENCH_CSV,
 )
+
+
+# The largest ceiling a variable may set (8 EiB: more than any file a disk holds).
+MAX_SETTING = 2**63 - 1
+
+
+class LimitError(ValueError):
+    """A ``SIGMAR_MAX_*`` variable that is not a whole number of bytes: one line, exit status 2."""
+
+
+def check_settings() -> None:
+    """Every ``SIGMAR_MAX_*`` of the table read once: a LimitError for the first that does not parse."""
+    for limit in LIMITS:
+        _ = limit.bytes
 
 
 class InputError(ValueError):

@@ -16,6 +16,7 @@ per board across the backends (:mod:`sigmar.runners.checking.grading`).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import math
 import os
@@ -26,18 +27,20 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
+from sigmar.models.output_files import OutputLock, cannot_write, write_file
 from sigmar.models.result import Result, Status
 
 from .checking.certify import ProofStore, certify
 from .checking.grading import BoardVerdict, Grade, grade_board
+from .checking.intake import taken_in
 from .checking.replay import checked
 from .render.scores import par2, percentile
 from .usage import Usage
-from .workers import Worker
+from .workers import Worker, with_output
 
 COLUMNS = (
     "file",
@@ -204,7 +207,7 @@ def run_local(
                     continue
                 run, started = busy.pop(worker)
                 if done is None:
-                    message = f"{run.backend}: {worker.exit_description()} while solving"
+                    message = worker.crash_message(run.backend)
                     pool.retire(worker)
                     yield run, Result(Status.ERROR, run.backend, time.perf_counter() - started, message=message), None
                     continue
@@ -212,7 +215,8 @@ def run_local(
                     pool.retire(worker)  # its watchdog may be taking it down; start clean
                 else:
                     pool.give_back(run.backend, worker)
-                yield run, done.result.with_(seconds=done.seconds), done.usage
+                answer = taken_in(done.result, run.backend).with_(seconds=done.seconds)
+                yield run, with_output(answer, done.output), done.usage
             if time_limit is not None:
                 now = time.perf_counter()
                 for worker, (run, started) in list(busy.items()):
@@ -270,14 +274,20 @@ def bench(
     try:
         with ProofStore() as proofs:
             for run, raw, usage in executor:
-                answer = certify(run.board, checked(run.board, raw), proofs)
+                answer = certify(run.board, checked(run.board, raw, run.backend), proofs)
                 index = run.index // width
                 answers.setdefault(index, {})[run.backend] = (answer, usage)
                 if on_done is not None:
                     on_done(run, answer)
                 if len(answers[index]) == width:
                     grade(index)
-    finally:  # boards a stopped or interrupted executor left part-answered: a CSV keeps them too
+    finally:
+        # Whatever ended the loop (an error while checking, Ctrl-C), the executor stops now: its workers are
+        # killed here, not left running (a local worker is not a daemon, so exit would wait for it for ever).
+        close = getattr(executor, "close", None)
+        if close is not None:
+            close()
+        # Boards a stopped or interrupted executor left part-answered: a CSV keeps them too.
         for index in sorted(answers):
             grade(index)
     ordered_boards = [graded[i] for i in sorted(graded)]
@@ -365,26 +375,48 @@ def machine_lines(names: list[str], time_limit: float | None, executor: str) -> 
 class CsvSink:
     """The bench CSV, written row by row as boards are graded: a killed bench keeps what it measured.
 
-    Opened (and so checked writable) before the first run.
+    Opened (and so checked writable) before the first run, and locked for the whole run
+    (:class:`~sigmar.models.output_files.OutputLock`): a second bench given the same file stops at
+    once.  A write that fails (a full disk) removes the file and raises an OutputError.
     """
 
     def __init__(self, path: str | Path, header: list[str]) -> None:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._out = path.open("w", newline="")
-        for line in header:
-            self._out.write(f"# {line}\n")
-        self._writer = csv.writer(self._out)
-        self._writer.writerow(COLUMNS)
-        self._out.flush()
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = OutputLock(self.path, "bench CSV")
+        try:
+            self._out = self.path.open("w", newline="")  # emptied under the lock
+            for line in header:
+                self._out.write(f"# {line}\n")
+            self._writer = csv.writer(self._out)
+            self._writer.writerow(COLUMNS)
+            self._out.flush()
+        except OSError as exc:
+            self._fail(exc)
 
     def write(self, rows: list[Row]) -> None:
-        for row in rows:
-            self._writer.writerow(row.values())
-        self._out.flush()
+        try:
+            for row in rows:
+                self._writer.writerow(row.values())
+            self._out.flush()
+        except OSError as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: OSError) -> NoReturn:
+        """No partial CSV: the file goes, and the error is one line."""
+        with contextlib.suppress(OSError, AttributeError):
+            self._out.close()  # its unwritten rows cannot be written either
+        self.path.unlink(missing_ok=True)
+        self.lock.release()
+        raise cannot_write(self.path, exc)
 
     def close(self) -> None:
-        self._out.close()
+        try:
+            self._out.close()
+        except OSError as exc:
+            self._fail(exc)
+        finally:
+            self.lock.release()
 
 
 def write_csv(path: str | Path, rows: list[Row], header: list[str]) -> None:
@@ -406,4 +438,4 @@ def cactus_plot(path: str | Path, rows: list[Row], names: list[str], time_limit:
     from .render.bench_plots import cactus_figure, save_png
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_bytes(save_png(cactus_figure(rows, names, time_limit, title)))
+    write_file(path, save_png(cactus_figure(rows, names, time_limit, title)))

@@ -14,6 +14,7 @@ host started (its row is ``unknown``); the thread's next run starts a fresh host
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,7 +23,9 @@ from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
 from .bench import Run
+from .checking.intake import taken_in
 from .host import HostError, HostTimeout, hosted
+from .survey import ClusterError, lost_cluster, task_failure
 from .usage import Usage
 
 _backends: dict[str, Any] = {}  # backend instances of this host, kept across its runs
@@ -69,20 +72,31 @@ def run_cluster(
     client = address if isinstance(address, Client) else Client(address, timeout="10s")
     try:
         families = registry.FAMILIES
+        token = uuid.uuid4().hex  # in every key: two runs on one scheduler never share a task (nor its answer)
         futures = {}
         for run in runs:
-            future = client.submit(
-                run_task, families, run.backend, run.board, time_limit, slack, pure=False, key=f"sigmar-{run.index}"
-            )
+            key = f"sigmar-bench-{token}-{run.index}"
+            future = client.submit(run_task, families, run.backend, run.board, time_limit, slack, pure=False, key=key)
             futures[future] = run
         for future in as_completed(list(futures)):
             run = futures[future]
-            if future.status == "error":
-                exc = future.exception()
-                yield run, Result(Status.ERROR, run.backend, message=f"cluster task failed: {exc!r}"), None
+            with lost_cluster():
+                failed = future.status == "error"
+                if failed:
+                    message = f"cluster task failed: {future.exception()!r}"
+                elif future.status != "finished":
+                    raise ClusterError(task_failure(future))
+                else:
+                    answer = future.result()
+            if failed:
+                yield run, Result(Status.ERROR, run.backend, message=message), None
                 continue
-            result, seconds = future.result()
-            yield run, result.with_(seconds=seconds), None  # CPU and memory are not measured on a cluster
+            if not (type(answer) is tuple and len(answer) == 2 and isinstance(answer[1], int | float)):
+                message = f"cluster task returned {type(answer).__name__}, not (answer, seconds)"
+                yield run, Result(Status.ERROR, run.backend, message=message), None
+                continue
+            result = taken_in(answer[0], run.backend).with_(seconds=float(answer[1]))
+            yield run, result, None  # CPU and memory are not measured on a cluster
     finally:
         if client is not address:
             client.close()

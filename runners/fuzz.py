@@ -14,6 +14,7 @@ import re
 import shutil
 import tempfile
 import threading
+import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -24,15 +25,16 @@ from sigmar.encoders import registry
 from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
+from sigmar.models.output_files import write_file
 from sigmar.models.result import Result, Status
 from sigmar.models.truth import settle
 
 from .checking.certify import ProofStore
 from .checking.fuzz_grade import Failure, failure_of
-from .host import HostError, hosted
+from .host import hosted
 from .race import Race
 from .shrink import shrink
-from .survey import ClusterError, enter_worker
+from .survey import ClusterError, enter_worker, lost_cluster, task_failure
 
 
 class Races:
@@ -148,16 +150,17 @@ def fuzz_on_cluster(
     client = address if isinstance(address, Client) else Client(address, timeout="10s")
     try:
         families, chosen = registry.FAMILIES, tuple(names)
+        run = uuid.uuid4().hex  # in every key: two runs on one scheduler never share a task (nor its answer)
         futures = [
-            client.submit(hosted, fuzz_task, families, chosen, b, time_limit, pure=False, key=f"sigmar-fuzz-{b.name}")
-            for b in boards
+            client.submit(hosted, fuzz_task, families, chosen, b, time_limit, pure=False, key=f"sigmar-fuzz-{run}-{i}")
+            for i, b in enumerate(boards)
         ]
         for future in as_completed(futures):
-            if future.status == "error":
-                exc = future.exception()
-                why = str(exc) if isinstance(exc, (ClusterError, HostError)) else repr(exc)
-                raise ClusterError(f"cluster task failed: {why}")
-            yield future.result()
+            with lost_cluster():
+                if future.status != "finished":
+                    raise ClusterError(task_failure(future))
+                record = future.result()
+            yield record
     finally:
         if client is not address:
             client.close()
@@ -183,7 +186,7 @@ def write_failure(out: Path, seed: int, record: dict[str, Any], failure: dict[st
     stem = failure_stem(record["board"], failure["backend"], failure["failure"])
     board_file = out / f"{stem}.txt"
     shrunk = failure["shrunk"].split("\n", 1)[1] if failure["shrunk"].startswith("# ") else failure["shrunk"]
-    board_file.write_text(f"# {stem}\n{shrunk}", encoding="utf-8")
+    write_file(board_file, f"# {stem}\n{shrunk}")
     report = {
         "backend": failure["backend"],
         "failure": failure["failure"],
@@ -195,7 +198,7 @@ def write_failure(out: Path, seed: int, record: dict[str, Any], failure: dict[st
         "command": f"sigmar fuzz --replay {board_file} --backend {failure['backend']}",
     }
     report_file = out / f"{stem}.json"
-    report_file.write_text(_json(report) + "\n", encoding="utf-8")
+    write_file(report_file, _json(report) + "\n")
     return Written(board_file, report_file, report)
 
 

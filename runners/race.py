@@ -195,12 +195,24 @@ class Race:
         if self._own_proofs and hasattr(self, "proofs"):
             self.proofs.close()
 
-    def _certified(self, board: Board, result: Result, others: Iterable[Worker] = ()) -> Result:
-        """The answer checked; ``others`` are paused while a slow certificate is checked."""
+    def _certified(
+        self,
+        board: Board,
+        raw: object,
+        name: str | None = None,
+        seconds: float | None = None,
+        others: Iterable[Worker] = (),
+    ) -> Result:
+        """The answer of backend ``name`` taken in, replayed and its certificate checked; ``seconds``
+        (measured by the runner) replaces the backend's own; ``others`` are paused while a slow
+        certificate is checked."""
+        result = checked(board, raw, name)
+        if seconds is not None:
+            result = result.with_(seconds=seconds)
         certificate = result.certificate
         slow = result.status is Status.UNSOLVABLE and certificate is not None and certificate.kind in SLOW_CHECKS
         with _paused(others if slow else ()):
-            return certify(board, checked(board, result), self.proofs)
+            return certify(board, result, self.proofs)
 
     def trace(self, event: str, *names: str) -> None:
         """Record ``event`` (start, release, join, prepare, answer, checked) when ``events`` is a list."""
@@ -305,10 +317,10 @@ class Race:
         if time_limit is not None and budget is not None:
             budget = min(budget, time_limit)
         outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
-        result = _run_bounded(self.inline, board, budget, self.slack)
-        if result is None:  # it overran its budget: never again in this process
+        ran = _run_bounded(self.inline, board, budget, self.slack)
+        if ran is None:  # it overran its budget: never again in this process
             return outcome, False
-        answer = self._certified(board, result)
+        answer = self._certified(board, *ran)
         outcome.answers[INLINE] = answer
         if answer.wrong:
             outcome.wrong[INLINE] = answer.message
@@ -361,6 +373,8 @@ class Race:
         answers: dict[str, Result] = {}
         from multiprocessing.connection import wait  # here, like the workers: not on a board search settles
 
+        from .workers import with_output
+
         for name, worker in self.workers.items():
             if worker.job_id is not None or not worker.alive():
                 worker.restart()
@@ -382,11 +396,12 @@ class Race:
                     continue
                 running.discard(name)
                 if done is None:
-                    message = f"{name}: {worker.exit_description()} while solving"
+                    message = worker.crash_message(name)
                     answers[name] = Result(Status.ERROR, name, time.perf_counter() - start, message=message)
                     worker.restart()
                 else:
-                    answers[name] = self._certified(board, done.result.with_(seconds=done.seconds))
+                    answer = self._certified(board, done.result, name, done.seconds)
+                    answers[name] = with_output(answer, done.output)
         for name in running:
             self.workers[name].restart()
             message = f"no answer in {time_limit:g} s; killed" if time_limit is not None else "no answer"
@@ -407,8 +422,8 @@ class _Overrun(BaseException):
     ``except Exception`` inside the backend may swallow it)."""
 
 
-def _run_bounded(backend: Any, board: Board, budget: float | None, slack: float) -> Result | None:
-    """``backend.solve`` in this process, its answer timed; None when it ran past ``budget + slack``.
+def _run_bounded(backend: Any, board: Board, budget: float | None, slack: float) -> tuple[object, str, float] | None:
+    """``backend.solve`` in this process: (its raw answer, its name, seconds); None when it ran past ``budget + slack``.
 
     The backend honours ``budget`` itself (``search`` checks its clock and ``stop()`` every 256
     nodes).  In case it does not, a timer signal (SIGALRM) interrupts it at ``budget + slack``:
@@ -425,7 +440,7 @@ def _run_bounded(backend: Any, board: Board, budget: float | None, slack: float)
         return None
     except Exception as exc:  # a crashing backend is an answer
         result = Result(Status.ERROR, INLINE, message=f"{INLINE} raised {type(exc).__name__}: {exc}")
-    return result.with_(seconds=time.perf_counter() - began)
+    return result, INLINE, time.perf_counter() - began
 
 
 @contextlib.contextmanager
@@ -592,7 +607,7 @@ class _Heat:
                 return None  # woken by nothing readable; look again
             if name in self.running:
                 self.running.discard(name)
-                message = f"{name}: {worker.exit_description()} while solving"
+                message = worker.crash_message(name)
                 self.outcome.answers[name] = Result(Status.ERROR, name, message=message)
             elif name in self.waiting:
                 self.waiting.discard(name)
@@ -604,10 +619,13 @@ class _Heat:
                 self.waiting.discard(name)
                 self._submit(name)
             return None
+        from .workers import with_output  # here, like the workers (imported by then)
+
         self.running.discard(name)
         self.race.trace("answer", name)
         others = [self.race.workers[n] for n in self.running | self.waiting]
-        answer = self.race._certified(self.board, done.result.with_(seconds=done.seconds), others)
+        answer = self.race._certified(self.board, done.result, name, done.seconds, others)
+        answer = with_output(answer, done.output)
         self.race.trace("checked", name)
         self.outcome.answers[name] = answer
         if answer.wrong:

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import math
@@ -25,6 +26,7 @@ import os
 import stat
 import statistics
 import threading
+import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +37,7 @@ from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.deal import deal
 from sigmar.models.input_limits import RESULTS, InputError
+from sigmar.models.output_files import cannot_write
 
 from .checking.certify import ProofStore
 from .host import HostError, hosted
@@ -159,6 +162,7 @@ class ResultsFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.created = not path.exists()  # an empty file this run made is removed again at close
         flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
         try:
             fd = os.open(path, flags, 0o644)
@@ -186,6 +190,9 @@ class ResultsFile:
         self.close()
 
     def close(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.created and os.fstat(self.handle.fileno()).st_size == 0:
+                self.path.unlink()  # nothing was answered (a full disk, say): no empty file left behind
         self.handle.close()  # closing the file releases the lock
 
     def read(self, deals: Deals) -> dict[int, dict[str, Any]]:
@@ -233,10 +240,20 @@ class ResultsFile:
         return {key: record[key] for key in KEPT if key in record}
 
     def append(self, record: dict[str, Any]) -> None:
-        """One answer, on disk before the next board starts (flush and fsync)."""
-        self.handle.write((json.dumps(record, separators=(", ", ": ")) + "\n").encode())
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
+        """One answer, on disk before the next board starts (fsync); on a full disk an OutputError, and the
+        file cut back to its whole lines."""
+        data = (json.dumps(record, separators=(", ", ": ")) + "\n").encode()
+        fd = self.handle.fileno()
+        size = os.fstat(fd).st_size
+        try:
+            written = 0
+            while written < len(data):  # unbuffered (O_APPEND): nothing is left to fail again at close
+                written += os.write(fd, data[written:])
+            os.fsync(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise cannot_write(self.path, exc) from None
 
 
 def read_results(path: Path, deals: Deals) -> dict[int, dict[str, Any]]:
@@ -299,6 +316,29 @@ def race_task(
     return record
 
 
+def task_failure(future: Any) -> str:
+    """Why a Dask task gave no answer, in one line: its error, or that it was cancelled (the scheduler was lost)."""
+    if future.status == "error":
+        exc = future.exception()
+        why = str(exc) if isinstance(exc, (ClusterError, HostError)) else repr(exc)
+        return f"cluster task failed: {why}"
+    return f"cluster task {future.status} (was the scheduler lost?)"
+
+
+@contextlib.contextmanager
+def lost_cluster() -> Iterator[None]:
+    """Within, anything Dask raises (the scheduler gone, a connection closed) is a ClusterError: one line, exit 2.
+
+    The answers already given stay written; a rerun with the same results file goes on from there."""
+    try:
+        yield
+    except ClusterError:
+        raise
+    except Exception as exc:
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        raise ClusterError(f"lost the Dask cluster: {type(exc).__name__}: {why}") from None
+
+
 def answer_on_cluster(
     deals: Deals, todo: Iterable[int], names: list[str], time_limit: float | None, address: Any
 ) -> Iterator[dict[str, Any]]:
@@ -317,29 +357,30 @@ def answer_on_cluster(
         window = max(2, 2 * threads)
         pending = iter(todo)
         families, chosen = registry.FAMILIES, tuple(names)
+        run = uuid.uuid4().hex  # in every key: two runs on one scheduler never share a task (nor its answer)
 
         index_of: dict[Any, int] = {}
 
         def submit(index: int) -> Any:
             board = deals.board(index)
-            future = client.submit(
-                hosted, race_task, families, chosen, board, time_limit, pure=False, key=f"sigmar-survey-{board.name}"
-            )
+            key = f"sigmar-survey-{run}-{index}"
+            future = client.submit(hosted, race_task, families, chosen, board, time_limit, pure=False, key=key)
             index_of[future.key] = index
             return future
 
         flight = as_completed([submit(i) for _, i in zip(range(window), pending, strict=False)])
         for future in flight:
             index = index_of.pop(future.key)
-            if future.status == "error":
-                # not an answer about the board: nothing is written, so a rerun deals it again
-                exc = future.exception()
-                why = str(exc) if isinstance(exc, (ClusterError, HostError)) else repr(exc)
-                raise ClusterError(f"board {deals.board(index).name}: cluster task failed: {why}")
-            yield deals.tags(index) | future.result()
-            following = next(pending, None)
-            if following is not None:
-                flight.add(submit(following))
+            with lost_cluster():
+                if future.status != "finished":
+                    # not an answer about the board: nothing is written, so a rerun deals it again
+                    raise ClusterError(f"board {deals.board(index).name}: {task_failure(future)}")
+                record = future.result()
+            yield deals.tags(index) | record
+            with lost_cluster():
+                following = next(pending, None)
+                if following is not None:
+                    flight.add(submit(following))
     finally:
         if client is not address:
             client.close()

@@ -17,6 +17,15 @@ solver binary the backend started (MiniZinc runs ``minizinc`` as a child),
 and Ctrl-C at the terminal reaches only the parent, which then kills the
 workers.  On Linux a worker also dies with its parent (``PR_SET_PDEATHSIG``).
 
+A backend's descendants die with it, even those that left its process group or
+session (``setsid``, a double fork): each worker is the child of a *keeper*, a
+small process that is a child subreaper (as the guard of
+:mod:`sigmar.encoders.processes.guard` is), so every orphan of the worker's tree
+becomes the keeper's child and stays findable.  When the worker ends, however it
+ends (a backend's ``os._exit``, a crash), the keeper kills all that is left and
+exits with the worker's status; when the runner kills a worker it kills the
+keeper's whole tree first.
+
 Each job is measured inside its worker (CPU time and peak memory, the
 worker's children included; :mod:`sigmar.runners.usage`), and the same meter
 enforces the worker's memory limit.
@@ -24,6 +33,7 @@ enforces the worker's memory limit.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import multiprocessing
 import os
@@ -32,12 +42,14 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
 from sigmar.encoders import registry
-from sigmar.encoders.processes.guard import descendants
+from sigmar.encoders.processes import capture
+from sigmar.encoders.processes.guard import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, descendants, kill_tree, prctl
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
@@ -55,6 +67,7 @@ class Done:
     result: Result
     seconds: float
     usage: Usage | None = None  # CPU and peak memory of the run (worker and its children)
+    output: str = ""  # what the backend printed during the run (bounded, see encoders/processes/capture.py)
 
 
 def _die_with_parent() -> None:
@@ -107,6 +120,7 @@ def _worker_main(
     parent_pid: int,
     mem_limit_mb: float | None = None,
     measure: bool = True,
+    output: int | None = None,
 ) -> None:
     """The loop of one worker process: read jobs, solve, send answers; stop on request.
 
@@ -116,8 +130,12 @@ def _worker_main(
     hand-offs, more than the search backend needs for a whole board.)
     """
     _become_worker(parent_pid)
+    if output is None:
+        output = capture.open_capture()
+    capture.redirect(output)  # what a backend prints is its own, never the suite's
+    capture.keep_bounded(output)
     registry.FAMILIES = families
-    jobs = _Jobs(mem_limit_mb)
+    jobs = _Jobs(mem_limit_mb, output)
     threading.Thread(target=jobs.stopper, args=(stops,), daemon=True).start()
     send_lock = threading.Lock()  # the memory watchdog may answer from its own thread
     meter = _start_meter(conn, send_lock, jobs.info, mem_limit_mb) if measure else None
@@ -132,7 +150,7 @@ def _worker_main(
         result, seconds, usage = jobs.run(job_id, name, board, time_limit, meter)
         try:
             with send_lock:
-                conn.send(Done(job_id, result, seconds, usage))
+                conn.send(Done(job_id, result, seconds, usage, capture.text(output)))
         except (BrokenPipeError, OSError):
             break
         except Exception as exc:  # an answer that cannot be pickled
@@ -141,6 +159,62 @@ def _worker_main(
         if measure:
             release_free_memory()  # while the parent checks the answer
     os._exit(0)
+
+
+def _keeper_main(
+    conn: Connection,
+    stops: Connection,
+    families: tuple[tuple[str, str, str], ...],
+    parent_pid: int,
+    mem_limit_mb: float | None = None,
+    measure: bool = True,
+    priority: int | None = None,
+    output: int | None = None,
+) -> None:
+    """The keeper: start the worker as its only child, adopt every orphan of its tree, and when the worker
+    ends (or the runner does) kill the whole tree and exit with the worker's status."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # until it leads its own group, Ctrl-C is the runner's
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+    if priority is not None:  # before the fork: the worker inherits it
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, 0, priority)
+    keeper = os.getpid()
+    worker = os.fork()
+    if worker == 0:
+        try:
+            _worker_main(conn, stops, families, keeper, mem_limit_mb, measure, output)
+        finally:
+            os._exit(1)  # the worker never returns into the keeper's code
+    conn.close()  # the worker's alone, so that its death closes the pipe
+    stops.close()
+    capture.redirect(None)  # the keeper has nothing to say: never a stray line in the suite's output
+
+    def finish(signum: int, _frame: object) -> None:
+        kill_tree(keeper, worker)
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, finish)
+    prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent_pid:  # the runner died before we asked to hear of it
+        finish(signal.SIGTERM, None)
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)  # the worker, or an adopted orphan that ended
+        except ChildProcessError:
+            os._exit(1)
+        if pid == worker:
+            break
+    kill_tree(keeper, None)
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:  # killed by a signal: die of the same one, so the runner says which
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL's action cannot be set (nor need be)
+            signal.signal(-code, signal.SIG_DFL)
+        with contextlib.suppress(OSError):
+            os.kill(keeper, -code)
+    os._exit(code if code >= 0 else 128 - code)
 
 
 def _become_worker(parent_pid: int) -> None:
@@ -158,8 +232,9 @@ def _become_worker(parent_pid: int) -> None:
 class _Jobs:
     """A worker's backends and the job it runs now, so a late "stop" never reaches the next job."""
 
-    def __init__(self, mem_limit_mb: float | None) -> None:
+    def __init__(self, mem_limit_mb: float | None, output: int | None = None) -> None:
         self.mem_limit_mb = mem_limit_mb
+        self.output = output  # the capture file of standard output and error, emptied at each job
         self.backends: dict[str, Any] = {}
         self.current: list[Any] = [None, None, False]  # job id, backend, whether it was asked to stop
         # The last job asked to stop.  The stop pipe is read by its own thread, so a stop can come before the
@@ -187,6 +262,7 @@ class _Jobs:
         self, job_id: int, name: str, board: Any, time_limit: float | None, meter: Any
     ) -> tuple[Result, float, Usage]:
         """One job: the backend's answer (a crash or a MemoryError is an error answer), its time and usage."""
+        capture.restart(self.output)
         start = time.perf_counter()
         self.info.update(id=job_id, name=name, start=start)
         if meter is not None:
@@ -225,6 +301,18 @@ class _Jobs:
         return result, seconds, usage
 
 
+# Every Worker whose process may still run.  At exit they are killed (:func:`_kill_all_at_exit`): a worker is
+# not a daemon (it may start processes), so multiprocessing's own exit handler would otherwise wait for a
+# worker that an engine failed to close, for ever (a bench whose checking loop raised hung so).
+_LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
+
+
+@atexit.register
+def _kill_all_at_exit() -> None:
+    for worker in list(_LIVE):
+        worker.kill()
+
+
 def default_context() -> multiprocessing.context.BaseContext:
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     return multiprocessing.get_context(method)
@@ -256,35 +344,55 @@ class Worker:
     def _start(self) -> None:
         parent_conn, child_conn = self.context.Pipe()
         stop_read, stop_write = self.context.Pipe(duplex=False)
+        # the worker's own niceness (its solver children inherit it)
+        self.priority = min(os.getpriority(os.PRIO_PROCESS, 0) + self.niceness, 19)
+        # The worker's capture file, shared with it (a forked child inherits it), so that what a
+        # backend printed before its worker died can still be read here.
+        forked = self.context.get_start_method() == "fork"
+        self.output = capture.open_capture() if forked else None
         process = self.context.Process(  # type: ignore[attr-defined]
-            target=_worker_main,
-            args=(child_conn, stop_read, registry.FAMILIES, os.getpid(), self.mem_limit_mb, self.measure),
+            target=_keeper_main,
+            args=(
+                child_conn,
+                stop_read,
+                registry.FAMILIES,
+                os.getpid(),
+                self.mem_limit_mb,
+                self.measure,
+                self.priority if self.niceness else None,
+                self.output,
+            ),
             name=f"sigmar-{self.label}",
             # not daemonic: a backend may start processes of its own (cnf runs CaDiCaL in a
             # child), which multiprocessing forbids in a daemon; the owner kills every worker.
             daemon=False,
         )
         process.start()
+        _LIVE.add(self)
         child_conn.close()
         stop_read.close()
         self.stops: Connection = stop_write
-        with contextlib.suppress(OSError):  # also here, so a kill right after start finds the group
-            os.setpgid(process.pid, process.pid)
-        self.priority = min(os.getpriority(os.PRIO_PROCESS, 0) + self.niceness, 19)  # the worker's own niceness
-        if self.niceness:
-            with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, process.pid, self.priority)
         self.demoted = False
-        self._paused_groups: list[int] = []
+        self._paused: list[tuple[Any, int]] = []  # what pause() stopped: (os.kill or os.killpg, id)
         self.conn: Connection = parent_conn
         self.process = process
-        self._pid = process.pid
+        self._keeper = process.pid
+        self._pid: int | None = None  # the worker's, found by :attr:`pid`
         self._killed = False
         self.job_id = None
         self.stop_sent = 0.0
 
     @property
     def pid(self) -> int | None:
+        """The worker process (the keeper's first child), once its keeper has started it; None if it is gone."""
+        if self._pid is None and not self._killed:
+            deadline = time.monotonic() + 10
+            while self._pid is None and time.monotonic() < deadline and self.alive():
+                children = descendants(self._keeper)
+                if children:
+                    self._pid = children[0]
+                else:
+                    time.sleep(0.001)
         return self._pid
 
     @property
@@ -328,41 +436,47 @@ class Worker:
         core while the race checks a certificate.  A paused worker still dies with the
         parent (SIGKILL reaches a stopped process).
         """
-        if self._pid is None or self._killed:
+        if self.pid is None or self._killed:
             return
-        groups = [self._pid]
-        for child in descendants(self._pid):
+        # Each process of the tree, and each group it leads (not the keeper's: it must stay awake to clean
+        # up; a worker that has not yet left the keeper's group is stopped by its pid).
+        targets: list[tuple[Any, int]] = []
+        for child in descendants(self._keeper):
+            targets.append((os.kill, child))
             with contextlib.suppress(OSError):
                 group = os.getpgid(child)
-                if group not in groups:
-                    groups.append(group)
-        self._paused_groups = groups
-        for group in groups:
-            self._signal_group(group, signal.SIGSTOP)
+                if (os.killpg, group) not in targets and group != self._keeper:
+                    targets.append((os.killpg, group))
+        self._paused = targets
+        self._signal(targets, signal.SIGSTOP)
 
     def resume(self) -> None:
-        for group in self._paused_groups or [self._pid]:
-            self._signal_group(group, signal.SIGCONT)
-        self._paused_groups = []
+        self._signal(self._paused, signal.SIGCONT)
+        self._paused = []
 
-    def _signal_group(self, group: int | None, signum: int) -> None:
-        if group is not None and not self._killed:
+    def _signal(self, targets: list[tuple[Any, int]], signum: int) -> None:
+        if self._killed:
+            return
+        for send, target in targets:
             with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-                os.killpg(group, signum)
+                send(target, signum)
 
     def demote(self, extra: int) -> None:
         """Run at ``extra`` more niceness (the worker process only) until :meth:`promote`."""
-        if self._pid is not None and not self._killed and not self.demoted:
+        pid = self.pid
+        if pid is not None and not self._killed and not self.demoted:
             with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, self._pid, min(self.priority + extra, 19))
+                os.setpriority(os.PRIO_PROCESS, pid, min(self.priority + extra, 19))
                 self.demoted = True
 
     def promote(self) -> None:
         """Back to the worker's own niceness; where lowering it is not allowed, a fresh worker."""
         if not self.demoted:
             return
+        pid = self.pid
         try:
-            os.setpriority(os.PRIO_PROCESS, self._pid, self.priority)
+            if pid is not None:
+                os.setpriority(os.PRIO_PROCESS, pid, self.priority)
             self.demoted = False
         except PermissionError:
             self.restart()
@@ -387,20 +501,30 @@ class Worker:
                 return f"worker killed by signal {-code}"
         return f"worker exited with status {code}"
 
+    def crash_message(self, name: str) -> str:
+        """The message of an answer lost with its worker: how the worker ended, and what it printed."""
+        said = capture.text(self.output)
+        return f"{name}: {self.exit_description()} while solving" + (
+            f"; its output: {capture.one_line(said)}" if said else ""
+        )
+
     def kill(self) -> None:
         """Kill the worker and everything it started; wait until it is gone.  Idempotent."""
         if self._killed:
             return
         self._killed = True
-        pid = self._pid
-        if pid is not None:
-            for kill in (os.killpg, os.kill):
-                with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-                    kill(pid, signal.SIGKILL)
+        _LIVE.discard(self)
+        sweep(self._keeper)  # the worker and all it started, wherever they went: the keeper adopted them
+        with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+            os.kill(self._keeper, signal.SIGKILL)
         self.process.join(5)
         for conn in (self.conn, self.stops):
             with contextlib.suppress(OSError):
                 conn.close()
+        if self.output is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.output)
+            self.output = None
         with contextlib.suppress(ValueError, AttributeError):
             self.process.close()
 
@@ -415,3 +539,42 @@ class Worker:
                 self.conn.send(("quit",))
             self.process.join(0.5)
         self.kill()
+
+
+def sweep(keeper: int, rounds: int = 50) -> None:
+    """SIGKILL every live descendant of ``keeper`` until none is left; the keeper itself is spared.
+
+    While the keeper lives, it is the parent of every orphan of its tree (it is a subreaper), so a
+    process forked in the moment it was listed is found in the next round.  Its zombies stay for the
+    keeper (or, once it is gone, init) to reap: only the keeper may wait for them.
+    """
+    for _ in range(rounds):
+        live = [pid for pid in descendants(keeper) if _running(pid)]
+        if not live:
+            return
+        for pid in live:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.001)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not ended (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
+
+
+def with_output(result: Result, output: str) -> Result:
+    """A checked answer with what its backend printed: in the message of an error, and on standard error
+    with ``--verbose`` (``SIGMAR_VERBOSE``); otherwise it is dropped."""
+    if not output:
+        return result
+    if os.environ.get("SIGMAR_VERBOSE"):
+        print(f"{result.backend} printed: {output}", file=sys.stderr, flush=True)
+    if result.status is Status.ERROR:
+        return result.with_(message=f"{result.message}; its output: {capture.one_line(output)}")
+    return result

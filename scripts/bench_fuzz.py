@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchlib import plugin_environment
+
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS_DIR = ROOT / "tests" / "mutants"
 OUT = ROOT / "results"
@@ -37,11 +39,8 @@ SIGMAR = [sys.executable, "-m", "sigmar.runners.cli"]
 
 
 def mutant_environment(folder: Path) -> dict[str, str]:
-    """An environment in which the mutants are installed plugins: pip installs tests/mutants (a package with
-    its own pyproject.toml and entry points) into ``folder``, offline, and ``folder`` goes on PYTHONPATH."""
-    install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
-    subprocess.run([*install, "--target", str(folder), str(MUTANTS_DIR)], check=True, capture_output=True)
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")])}
+    """An environment in which the mutants (tests/mutants) are installed plugins."""
+    return plugin_environment(folder, MUTANTS_DIR)
 
 
 def catch(mutant: str, seed: int, count: int, env: dict[str, str], out: Path) -> dict[str, Any]:

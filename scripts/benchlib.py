@@ -9,7 +9,10 @@ boards only from ``instances/`` (the public sets ship there as
 from __future__ import annotations
 
 import json
+import os
 import statistics
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -64,3 +67,13 @@ def publish(out: str | Path, text: str, record: dict[str, Any]) -> Path:
     path.with_suffix(".md").write_text(text + "\n")
     path.with_suffix(".json").write_text(json.dumps(record, indent=1))
     return path
+
+
+def plugin_environment(folder: Path, *packages: Path) -> dict[str, str]:
+    """An environment in which ``packages`` (folders with a pyproject.toml and entry points, such as
+    tests/mutants) are installed plugins: pip installs them into ``folder``, offline, and ``folder`` goes on
+    PYTHONPATH."""
+    install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
+    for package in packages:
+        subprocess.run([*install, "--target", str(folder), str(package)], check=True, capture_output=True)
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")])}

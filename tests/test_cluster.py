@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +21,11 @@ from typing import Any
 import pytest
 
 from sigmar.encoders.processes.guard import descendants
+from sigmar.models.boardfile import read_boards
 from sigmar.runners import cli
 from sigmar.runners.bench import read_csv
 from sigmar.runners.survey import verdict
+from tests.conftest import wait_for
 from tests.script_loader import load_script
 
 pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
@@ -123,3 +127,59 @@ def test_a_host_that_misses_its_timeout_is_stopped_with_its_tree() -> None:
         assert not alive(pid)
     finally:
         host.close(kill=True)
+
+
+def test_two_benches_at_once_on_one_cluster_each_get_their_own_answers(
+    stock: tuple[Any, set[int]], tmp_path: Path
+) -> None:
+    """Task keys carry a token of their run: two clients submitting run 0, 1, ... never share a result."""
+    from tests.broken_backend import BOARDS_TEXT
+
+    cluster, started = stock
+    tiny = tmp_path / "tiny.txt"
+    tiny.write_text(BOARDS_TEXT)
+    files = {"small": ROOT / "instances" / "small.txt", "tiny": tiny}
+    command = [sys.executable, "-m", "sigmar.runners.cli", "bench", "-b", "search", "--time-limit", "30"]
+    running = {
+        name: subprocess.Popen(
+            [*command, str(path), "--cluster", cluster.address, "--out", str(tmp_path / f"{name}.csv")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, path in files.items()
+    }
+    for name, proc in running.items():
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, (name, err)
+    for worker in cluster.workers:
+        started.update(descendants(worker.pid))
+    for name, path in files.items():
+        rows = read_csv(tmp_path / f"{name}.csv")
+        assert sorted(r["board"] for r in rows) == sorted(b.name for b in read_boards(path))
+        assert all(r["grade"] == "correct" for r in rows), (name, rows)
+
+
+def test_a_survey_that_loses_its_scheduler_ends_in_one_line_and_keeps_its_answers(tmp_path: Path) -> None:
+    """R11: the scheduler killed mid-survey: exit 2 with one line (no FutureCancelledError traceback)."""
+    results = tmp_path / "survey.jsonl"
+    with loopback_cluster(workers=1) as cluster:
+        command = [sys.executable, "-m", "sigmar.runners.cli", "survey", "--count", "500", "-b", "search"]
+        proc = subprocess.Popen(
+            [*command, "--results", str(results), "--cluster", cluster.address, "--json"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert wait_for(lambda: results.exists() and results.stat().st_size > 0, 120)
+            cluster.scheduler.kill()
+            _, err = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    said = [line for line in err.splitlines() if line.startswith("sigmar ")]
+    assert proc.returncode == 2 and "Traceback" not in err and len(said) == 1, err[-2000:]
+    lines = results.read_text().splitlines(keepends=True)
+    assert lines and all(line.endswith("\n") and json.loads(line)["index"] >= 0 for line in lines)

@@ -519,8 +519,8 @@ def test_a_pause_stops_the_process_groups_the_worker_started(fakes, boards, tmp_
         assert wait_for(lambda: child.status() != psutil.STATUS_STOPPED)
     finally:
         worker.kill()
-        if child is not None:
-            child.kill()
+    # the worker's kill took the child of another group with it (its keeper adopted and swept it)
+    assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE
 
 
 def test_the_partner_is_the_certifying_runner_up_until_another_wins_the_hard_boards(fakes) -> None:

@@ -90,6 +90,8 @@ class SearchBackend(Backend):
             return Result(
                 Status.UNSOLVABLE, self.name, time.perf_counter() - start, reason=Reason.COUNTS, explanation=problem
             )
+        if not board.tiles:  # already clear: solved by no move (the engine looks for the empty board after a move)
+            return Result(Status.SOLVED, self.name, time.perf_counter() - start, moves=())
         engine = Engine(
             board,
             order=self.options.order,

@@ -23,6 +23,7 @@ from sigmar.encoders import order_model
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.certificate_checker import CertificateError
+from sigmar.models.output_files import cannot_write, write_file
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Reason, Result, Status
 
 from .certificate_files import check_certificate
@@ -88,6 +89,10 @@ class ProofStore:
                 for target in claimed:
                     target.unlink(missing_ok=True)
                 continue
+            except OSError as exc:  # a full or read-only proof folder: one line, exit 2
+                for target in claimed:
+                    target.unlink(missing_ok=True)
+                raise cannot_write(self.path / f"{stem}{suffixes[0]}", exc) from None
             self._used.add(stem)
             return stem
         raise OSError(f"no free name for the proof of {board.name} in {self.path}")
@@ -101,25 +106,13 @@ class ProofStore:
         stem = self._claim(board, claimed)
         try:
             for suffix, text in certificate.texts.items():
-                _write_atomic(self.path / f"{stem}{suffix}", text)
+                write_file(self.path / f"{stem}{suffix}", text)  # each whole or not at all
         except BaseException:  # no empty placeholders left behind
             for suffix in claimed:
                 (self.path / f"{stem}{suffix}").unlink(missing_ok=True)
             raise
         main = self.path / f"{stem}{suffixes[0]}"
         return Certificate(certificate.kind, certificate.cells, str(main), temporary=not self.kept)
-
-
-def _write_atomic(target: Path, text: str) -> None:
-    """Write beside ``target`` under a unique name, then rename: readers never see half a file."""
-    handle, partial = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(partial, target)
-    except BaseException:
-        Path(partial).unlink(missing_ok=True)
-        raise
 
 
 def with_formula(board: Board, certificate: Certificate) -> Certificate:
@@ -141,8 +134,12 @@ def with_formula(board: Board, certificate: Certificate) -> Certificate:
 
 
 def certify(board: Board, result: Result, store: ProofStore) -> Result:
-    """An "unsolvable" answer with its certificate written and checked; any other answer unchanged."""
-    if result.status is not Status.UNSOLVABLE or result.checked:
+    """An "unsolvable" answer with its certificate written and checked; any other answer unchanged.
+
+    ``result`` has passed :func:`.replay.checked`, so ``checked`` is False whatever the backend said:
+    every certificate is checked here, never taken on the backend's word.
+    """
+    if result.status is not Status.UNSOLVABLE:
         return result
     certificate = result.certificate
     if certificate is None and result.reason is Reason.COUNTS:

@@ -39,7 +39,7 @@ def is_hang(answer: Result) -> bool:
 
 
 def is_crash(answer: Result) -> bool:
-    return answer.status is Status.ERROR and answer.message.endswith("while solving")
+    return answer.status is Status.ERROR and " while solving" in answer.message  # its output may follow
 
 
 def failure_of(answer: Result, truth: Truth) -> Failure | None:

@@ -1,6 +1,8 @@
 """The gate every answer passes: no unverified "solved" ever leaves a runner.
 
-A ``solved`` answer is replayed by the rule engine; if it does not clear the
+First the answer is taken in (:mod:`.intake`): rebuilt as a plain Result with the
+fields that record trust reset, or an ``error`` naming a malformed field.  A
+``solved`` answer is then replayed by the rule engine; if it does not clear the
 board it becomes an ``error`` naming the bad move.  An ``unsolvable`` answer
 must carry a reason.  A backend that raises becomes an ``error`` result.
 """
@@ -15,9 +17,12 @@ from sigmar.models.certificate_checker import check_counts
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
 from sigmar.models.rules import count_problem, verify
 
+from .intake import taken_in
 
-def checked(board: Board, result: Result) -> Result:
-    """The answer as the suite may report it."""
+
+def checked(board: Board, raw: object, name: str | None = None) -> Result:
+    """The answer as the suite may report it; ``name`` is the backend that was asked (see :func:`.intake.taken_in`)."""
+    result = taken_in(raw, name)
     if result.status is Status.SOLVED:
         verdict = verify(board, result.moves)
         if verdict.valid:
@@ -61,4 +66,4 @@ def run_checked(backend: Backend, board: Board, time_limit: float | None) -> Res
         result = backend.solve(board, time_limit)
     except Exception as exc:  # a crashing backend is an answer, not a crash of the suite
         return Result(Status.ERROR, backend.name, time.perf_counter() - start, message=f"{type(exc).__name__}: {exc}")
-    return checked(board, result)
+    return checked(board, result, backend.name)

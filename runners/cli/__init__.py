@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import importlib
 import os
 import sys
@@ -36,6 +37,10 @@ SUBCOMMANDS = {
     "fuzz": "deal random small boards and find every wrong answer of the chosen backends",
     "backends": "list the backends, whether each is available, and versions",
 }
+
+
+# Why a write fails on a full, read-only or forbidden disk: one line and exit 2, not a traceback.
+WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG})
 
 
 def module_of(name: str) -> ModuleType:
@@ -77,17 +82,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     from sigmar.encoders.registry import UnknownBackend
     from sigmar.models.boardfile import BoardFileError
     from sigmar.models.certificate_checker import CertificateError
-    from sigmar.models.input_limits import InputError
+    from sigmar.models.input_limits import InputError, LimitError, check_settings
+    from sigmar.models.output_files import OutputError
     from sigmar.runners.lifetime import Terminated, run_lifetime
 
     from .options import UsageError
 
+    verbose = getattr(args, "verbose", False) and "SIGMAR_VERBOSE" not in os.environ
+    if verbose:  # read where a backend's output is reported (runners/workers.py), in this process only
+        os.environ["SIGMAR_VERBOSE"] = "1"
     try:
+        check_settings()  # a limit variable that does not parse: one line before any work
         with run_lifetime():
             code: int = args.run(args)
         sys.stdout.flush()
         return code
-    except (BoardFileError, CertificateError, InputError, UnknownBackend, UsageError) as exc:
+    except (BoardFileError, CertificateError, InputError, LimitError, OutputError, UnknownBackend, UsageError) as exc:
         print(f"sigmar {args.command}: {exc}", file=sys.stderr)
         return 2
     except (MemoryError, RecursionError) as exc:  # the readers are bounded; this is the last net, not a traceback
@@ -103,6 +113,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 0
+    except OSError as exc:  # a write that no output file's writer saw: standard output, the run's TMPDIR
+        if exc.errno not in WRITE_ERRORS:
+            raise
+        where = exc.filename or "standard output"
+        _silence_stdout()  # what is left in its buffer cannot be written either
+        print(f"sigmar {args.command}: cannot write {where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    finally:
+        if verbose:
+            os.environ.pop("SIGMAR_VERBOSE", None)
 
 
 def _silence_stdout() -> None:

@@ -14,13 +14,25 @@ from rich.table import Table
 from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
+from sigmar.models.output_files import OutputLock, write_file
 from sigmar.models.result import Result
 
 from ..bench import CsvSink, bench, cactus_plot, machine_lines, plan, read_csv, run_local, summarise
 from ..render.answer_json import exit_code
 from ..render.scores import compare, vbs
 from ..render.terminal import progress_bar, table_console
-from .options import UsageError, add_backend, add_time_limit, apply_sat_cmd, chosen_backends, job_count, writable_file
+from ..survey import ClusterError
+from .options import (
+    UsageError,
+    add_backend,
+    add_time_limit,
+    add_verbose,
+    apply_sat_cmd,
+    chosen_backends,
+    dask_client,
+    job_count,
+    writable_file,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -54,6 +66,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="MB",
         help="peak memory (RSS, worker and children) allowed per run (default: no limit)",
     )
+    add_verbose(parser)
     parser.add_argument(
         "--cluster", metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://host:8786) instead of locally"
     )
@@ -139,21 +152,31 @@ def scatter_pair(args: argparse.Namespace, names: list[str]) -> tuple[str, str] 
     return pair[0], pair[1]
 
 
-def check_outputs(args: argparse.Namespace) -> None:
-    """Fail before any run, with one line, when an output cannot be written."""
-    for flag, path in (("--html", args.html), ("--plot", args.plot), ("--scatter", args.scatter)):
-        if path:
+def check_outputs(args: argparse.Namespace) -> list[OutputLock]:
+    """Fail before any run, with one line, when an output cannot be written or another run writes it.
+
+    Each output is locked for the whole run (as ``--out`` is, by its CsvSink): the caller releases them.
+    """
+    locks: list[OutputLock] = []
+    try:
+        for flag, path in (("--html", args.html), ("--plot", args.plot), ("--scatter", args.scatter)):
+            if path:
+                try:
+                    Path(path).parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise UsageError(f"{flag} {path}: cannot write it ({exc.strerror or exc})") from None
+                locks.append(OutputLock(path, f"{flag} file"))
+        if args.xml:
             try:
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-                with open(path, "a"):
-                    pass
+                Path(args.xml).mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise UsageError(f"{flag} {path}: cannot write it ({exc.strerror or exc})") from None
-    if args.xml:
-        try:
-            Path(args.xml).mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UsageError(f"--xml {args.xml}: cannot make that folder ({exc.strerror or exc})") from None
+                raise UsageError(f"--xml {args.xml}: cannot make that folder ({exc.strerror or exc})") from None
+            locks.append(OutputLock(args.xml, "--xml folder"))
+    except BaseException:
+        for lock in locks:
+            lock.release()
+        raise
+    return locks
 
 
 def run(args: argparse.Namespace) -> int:
@@ -161,7 +184,15 @@ def run(args: argparse.Namespace) -> int:
     _check_limits(args)
     baseline = read_baseline(args.baseline) if args.baseline else None
     boards_by_file: list[tuple[str, list[Board]]] = [(f, read_boards(f)) for f in args.files]
-    check_outputs(args)  # after the boards: a malformed board file leaves no empty output behind
+    locks = check_outputs(args)  # after the boards: a malformed board file leaves no empty output behind
+    try:
+        return _run(args, boards_by_file, baseline)
+    finally:
+        for lock in locks:
+            lock.release()
+
+
+def _run(args: argparse.Namespace, boards_by_file: list[tuple[str, list[Board]]], baseline: Any) -> int:
     names = chosen_backends(args.backend)
     pair = scatter_pair(args, names)
     runs = plan(boards_by_file, names)
@@ -189,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
     if pair is not None:
         from ..render.bench_plots import save_png, scatter_figure
 
-        Path(args.scatter).write_bytes(save_png(scatter_figure(result.rows, *pair, args.time_limit)))
+        write_file(args.scatter, save_png(scatter_figure(result.rows, *pair, args.time_limit)))
     _print_summary(args, header, summaries, best, speedups, changes, common, baseline is not None, result, pair)
     board_results = [v.result.with_(wrong=True) if v.any_wrong or not v.agree else v.result for _, v in result.verdicts]
     return exit_code(board_results)
@@ -209,14 +240,9 @@ def _executor(args: argparse.Namespace, runs: list[Any]) -> tuple[Any, str, Any]
     if not args.cluster:
         where = f"local worker processes, jobs {args.jobs}"
         return run_local(runs, args.time_limit, args.jobs, mem_limit_mb=args.mem_limit), where, None
-    from distributed import Client
-
     from ..cluster import describe, run_cluster
 
-    try:
-        client = Client(args.cluster, timeout="10s")
-    except (OSError, ValueError) as exc:  # ValueError: not an address at all
-        raise UsageError(f"cannot reach the Dask scheduler at {args.cluster}: {exc}") from None
+    client = dask_client(args.cluster)
     return run_cluster(runs, args.time_limit, client), describe(client), client
 
 
@@ -241,6 +267,8 @@ def _measure(
                 progress.refresh()
 
             return bench(runs, names, executor, on_done, sink.write if sink else None)
+    except ClusterError as exc:  # the scheduler was lost: the CSV keeps what was measured
+        raise UsageError(str(exc)) from None
     finally:
         if client is not None:
             client.close()

@@ -23,7 +23,7 @@ from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.certificate_checker import CertificateError, Verdict
-from sigmar.models.input_limits import ANSWERS, DRCP_MODEL, VARS_JSON, InputError
+from sigmar.models.input_limits import ANSWERS, DEAD_STATES, DRCP_MODEL, VARS_JSON, InputError
 
 from ..checking.certificate_files import check_certificate, drcp_model_file
 from .options import add_board_file, add_json
@@ -53,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
         jobs = _jobs(cert)
         work = [(_choose(boards, args.board, named, args.file, cert), record) for named, record in jobs]
     except CertificateError as exc:
-        raise CertificateError(f"{cert}: {exc}" if str(cert) not in str(exc) else str(exc)) from None
+        said = str(exc)  # named once: a message may name the file already (a short name is in many words)
+        raise CertificateError(said if said.startswith(f"{cert}:") else f"{cert}: {said}") from None
     all_valid = True
     for board, record in work:
         start = time.perf_counter()
@@ -91,7 +92,9 @@ def _jobs(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
         if cert.name.endswith(".drcp"):
             input_limits.regular_size(cert, input_limits.DRCP)
             return [(_model_board(cert), {"kind": "drcp", "file": str(cert)})]
-        with input_limits.open_input(cert, ANSWERS) as stream:
+        # The kind is on line 1, and each kind has its own ceiling: line 1 is read first, then the size is held
+        # to that kind's limit before any other line is read.
+        with input_limits.open_input(cert, FIRST_LINE) as stream:
             numbered = input_limits.lines(stream, ANSWERS)
             _, first = next(numbered, (1, ""))
             try:
@@ -99,11 +102,17 @@ def _jobs(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
             except InputError:
                 raise CertificateError("line 1: neither a dead-states file, a .drup proof nor sigmar's JSON") from None
             if isinstance(head, dict) and head.get("format") == "sigmar-dead-states":
+                input_limits.regular_size(cert, DEAD_STATES)
                 name = head.get("board")
                 return [(name if isinstance(name, str) else None, {"kind": "dead-states", "file": str(cert)})]
+            input_limits.regular_size(cert, ANSWERS)
             return _answers(cert, [(1, head)], numbered)
     except InputError as exc:
         raise CertificateError(exc.message if exc.line is None else f"line {exc.line}: {exc.message}") from None
+
+
+# Only line 1 of a certificate file is read under this (it says which kind, and so which limit holds).
+FIRST_LINE = input_limits.Limit("certificate file", "", input_limits.MAX_SETTING, line_bytes=ANSWERS.line_bytes)
 
 
 def _sidecar_board(drup: Path) -> str | None:

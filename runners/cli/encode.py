@@ -13,6 +13,7 @@ from pathlib import Path
 from sigmar.encoders.backend import Backend
 from sigmar.encoders.registry import family_names, info, load
 from sigmar.models.boardfile import read_boards
+from sigmar.models.output_files import write_file
 
 from .options import ENCODINGS as VARIANTS
 from .options import UsageError, add_board_file, writable_file
@@ -80,5 +81,5 @@ def run(args: argparse.Namespace) -> int:
         stem = out.with_suffix("") if len(boards) == 1 else out.with_suffix(f".{index}")
         for suffix, text in files.items():
             path = out if (suffix == main_suffix and len(boards) == 1) else Path(f"{stem}{suffix}")
-            path.write_text(text)
+            write_file(path, text)
     return 0

@@ -11,6 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from sigmar.models.fuzz_deal import MAX_TILES, VARIANTS, fuzz_board
+from sigmar.models.output_files import OutputLock
 
 from ..fuzz import Races, fuzz_locally, fuzz_on_cluster, fuzz_one, write_failure
 from ..render.terminal import progress_bar, table_console
@@ -20,6 +21,7 @@ from .options import (
     add_backend,
     add_json,
     add_time_limit,
+    add_verbose,
     chosen_backends,
     dask_client,
     read_board_files,
@@ -65,8 +67,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--replay",
         metavar="FILE",
-        help="grade the boards of FILE (such as a written failure) instead of dealing; nothing is shrunk or written",
+        help="grade the boards of FILE (such as a written failure) instead of dealing; nothing is shrunk or written; "
+        f"boards of at most {MAX_TILES} tiles",
     )
+    add_verbose(parser)
     add_json(parser)
     parser.set_defaults(run=run)
 
@@ -82,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     console = table_console()
     failures: list[dict[str, Any]] = []
     start = time.perf_counter()
+    # One run writes a failures folder at a time (the names repeat across runs of one seed).
+    lock = OutputLock(out, "failures folder") if out.is_dir() else None
     client = dask_client(args.cluster) if args.cluster else None
     records = (
         fuzz_on_cluster(boards, names, args.time_limit, client)
@@ -93,8 +99,9 @@ def run(args: argparse.Namespace) -> int:
             task = progress.add_task("fuzz: 0 failures", total=len(boards))
             for record in records:
                 for failure in record["failures"]:
-                    if not out.exists():
+                    if lock is None:  # made only when there is a failure to write
                         writable_folder(str(out))
+                        lock = OutputLock(out, "failures folder")
                     written = write_failure(out, args.seed, record, failure)
                     failure["files"] = [str(written.board_file), str(written.report_file)]
                     failure["command"] = written.report["command"]
@@ -113,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
             close()
         if client is not None:
             client.close()
+        if lock is not None:
+            lock.release()
     wall = time.perf_counter() - start
     if not args.json:
         console.print(failure_table(failures, len(boards), names, wall))
@@ -122,6 +131,12 @@ def run(args: argparse.Namespace) -> int:
 def replay(args: argparse.Namespace, names: list[str]) -> int:
     """Grade the boards of a file against the truth: the reproduce line of a written failure."""
     boards = read_board_files([args.replay])
+    for board in boards:  # the truth is an exhaustive search: only boards of the size fuzz deals (R7)
+        if len(board) > MAX_TILES:
+            raise UsageError(
+                f"{args.replay}: board {board.name} has {len(board)} tiles; fuzz settles the truth of boards of "
+                f"at most {MAX_TILES} (an exhaustive search); use 'sigmar crosscheck' for larger boards"
+            )
     failures: list[dict[str, Any]] = []
     start = time.perf_counter()
     with Races(names, args.time_limit) as races:

@@ -42,6 +42,7 @@ from sigmar.models.generator import (
     swapped,
     tiles_for_dim,
 )
+from sigmar.models.output_files import write_file
 from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import verify
 from sigmar.models.stuck_sets import unsolvable_reason
@@ -99,6 +100,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--witness",
+        type=writable_file,
         metavar="FILE",
         help="also write each solvable board's witness as JSON Lines, as 'solve --json' does",
     )
@@ -260,7 +262,7 @@ def _board_text(args: argparse.Namespace, k: int, board: Board, note: str) -> st
 
 def _write(out: str | None, text: str) -> None:
     if out:
-        Path(out).write_text(text)
+        write_file(out, text)
     else:
         sys.stdout.write(text)
 
@@ -294,6 +296,6 @@ def run(args: argparse.Namespace) -> int:
             witnesses.append(dumps(result_json(board, witness)))
         chunks.append(_board_text(args, k, board, note))
     if args.witness:
-        Path(args.witness).write_text("".join(line + "\n" for line in witnesses))
+        write_file(args.witness, "".join(line + "\n" for line in witnesses))
     _write(args.out, "\n".join(chunks))
     return 1 if missing else 0

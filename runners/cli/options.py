@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import os
 import shlex
@@ -85,6 +86,15 @@ def writable_file(text: str) -> Path:
 
 def add_board_file(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="board file (one or many boards; '-' reads standard input)")
+
+
+def add_verbose(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="show on standard error what each backend printed (else it is shown only with an error)",
+    )
 
 
 def add_json(parser: argparse.ArgumentParser) -> None:
@@ -187,6 +197,7 @@ def add_race_arguments(parser: argparse.ArgumentParser) -> None:
     add_sat_cmd(parser)
     add_proof_dir(parser)
     add_json(parser)
+    add_verbose(parser)
 
 
 def race_inputs(args: argparse.Namespace, *, check: bool = True) -> tuple[list[Board], list[str]]:
@@ -222,13 +233,22 @@ def chosen_backends(spec: str, *, check: bool = True) -> list[str]:
 
 
 def dask_client(address: str) -> Any:
-    """A client of the Dask scheduler at ``address`` (``--cluster``); a missing package or an unreachable
-    scheduler is a UsageError (exit 2) that says which."""
+    """A client of the Dask scheduler at ``address`` (``--cluster``); a missing package, a malformed or an
+    unreachable address, or one of a scheme this machine cannot serve (``tls://`` without certificates,
+    ``ucx://`` without UCX, ``inproc://`` of another process) is a UsageError (exit 2) that says which."""
+    _, found, rest = address.partition("://")
+    if not (rest if found else address).strip():
+        raise UsageError(f"--cluster {address!r}: not an address (give tcp://HOST:PORT)")
     try:
         from distributed import Client
     except ImportError:
         raise UsageError("--cluster needs dask.distributed: pip install 'dask[distributed]'") from None
+    if not os.environ.get("SIGMAR_VERBOSE"):  # Dask's own log (a lost scheduler's tracebacks): with --verbose only
+        names = [name for name in logging.root.manager.loggerDict if name.split(".")[0] == "distributed"]
+        for name in ["distributed", *names]:  # its loggers carry levels of their own (Dask's config)
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     try:
         return Client(address, timeout="10s")
-    except OSError as exc:
-        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    except Exception as exc:  # OSError (unreachable), ValueError or TypeError (malformed), Dask's own errors
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {why}") from None

@@ -87,6 +87,10 @@ def render(board: Board, occupied: frozenset | None = None, highlight: tuple = (
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.svg and not args.solution and not args.html:  # one board in memory at a time, as on the terminal
+        from .show_files import stream_svgs
+
+        return stream_svgs(args)
     # Drawn one at a time (a file of many boards is never held) unless a solution or a file needs them all.
     boards = read_boards(args.file) if args.solution or args.svg or args.html else stream_boards(args.file)
     played: dict[str, Solution] = {}

@@ -12,7 +12,8 @@ import tempfile
 from pathlib import Path
 
 from sigmar.models.board import Board
-from sigmar.models.boardfile import BoardFileError
+from sigmar.models.boardfile import BoardFileError, read_boards, stream_boards
+from sigmar.models.output_files import write_file
 from sigmar.models.result import Move, Result
 from sigmar.models.rules import Position
 from sigmar.models.solution import Solution, to_moves
@@ -23,26 +24,49 @@ from ..render.svg import board_svg
 from .options import UsageError
 
 
-def out_paths(text: str, count: int) -> list[Path]:
+def out_path(text: str, index: int, count: int) -> Path:
     """OUT itself for one board; else OUT with the board's index before its suffix, as ``encode`` names them."""
     out = Path(text)
-    paths = [out] if count == 1 else [out.with_suffix(f".{index}{out.suffix}") for index in range(count)]
+    return out if count == 1 else out.with_suffix(f".{index}{out.suffix}")
+
+
+def out_paths(text: str, count: int) -> list[Path]:
+    """Every board's output path, each checked writable before any work is done."""
+    paths = [out_path(text, index, count) for index in range(count)]
     for path in paths:
-        folder = path.parent if str(path.parent) else Path(".")
-        if path.is_dir():
-            raise UsageError(f"cannot write '{path}': it is a folder")
-        if not folder.is_dir():
-            raise UsageError(f"cannot write '{path}': no folder '{folder}'")
-        if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-            raise UsageError(f"cannot write '{path}': permission denied")
+        check_writable(path)
     return paths
 
 
+def check_writable(path: Path) -> None:
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise UsageError(f"cannot write '{path}': it is a folder")
+    if not folder.is_dir():
+        raise UsageError(f"cannot write '{path}': no folder '{folder}'")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"cannot write '{path}': permission denied")
+
+
+def stream_svgs(args: argparse.Namespace) -> int:
+    """``show --svg`` alone: one board in memory at a time, however large the file (R16).
+
+    The file is read twice: once to check every board and count them (a bad board is found before
+    any file is written, and the count decides the names), once to draw.  Standard input, which
+    cannot be read twice, is held instead (it is within the board file limit).
+    """
+    if args.file == "-":
+        boards = read_boards(args.file)
+        return write_files(args, boards, {})
+    count = sum(1 for _ in stream_boards(args.file))
+    check_writable(out_path(args.svg, 0, count))
+    for index, board in enumerate(stream_boards(args.file)):  # write_file says it in one line if one fails
+        write(out_path(args.svg, index, count), board_svg(board, coords=args.coords))
+    return 0
+
+
 def write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write '{path}': {exc.strerror or exc}") from None
+    write_file(path, text)  # whole or not at all; a full disk is one line (exit 2)
     print(f"wrote {path}")
 
 

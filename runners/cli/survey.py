@@ -15,7 +15,15 @@ from sigmar.models.generator import PAIRED_TILES
 
 from ..render.terminal import progress_bar, table_console
 from ..survey import ClusterError, Deals, ResultsError, ResultsFile, Tally, answer_locally, answer_on_cluster
-from .options import UsageError, add_backend, add_proof_dir, add_time_limit, chosen_backends, dask_client
+from .options import (
+    UsageError,
+    add_backend,
+    add_proof_dir,
+    add_time_limit,
+    add_verbose,
+    chosen_backends,
+    dask_client,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -54,6 +62,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_backend(parser)
     add_time_limit(parser)
     add_proof_dir(parser)
+    add_verbose(parser)
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     parser.set_defaults(run=run)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sigmar.models.board import Board
+from sigmar.models.output_files import write_file
 
 from ..checking.grading import BoardVerdict, Grade
 from .scores import Change, Vbs
@@ -267,4 +268,4 @@ def render(report: Report, boards: Sequence[Board]) -> str:
 
 
 def write_html(path: str | Path, report: Report, boards: Sequence[Board]) -> None:
-    Path(path).write_text(render(report, boards), encoding="utf-8")
+    write_file(path, render(report, boards))

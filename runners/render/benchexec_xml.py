@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.etree import ElementTree as ET
 
+from sigmar.models.output_files import write_file
 from sigmar.models.result import Status
 
 from ..checking.grading import Grade
@@ -129,6 +130,6 @@ def write_xml(
         ET.indent(element)
         path = folder / file_name(name, stamp)
         text = ET.tostring(element, encoding="unicode")
-        path.write_text(f'<?xml version="1.0" ?>\n{DOCTYPE}\n{text}\n')
+        write_file(path, f'<?xml version="1.0" ?>\n{DOCTYPE}\n{text}\n')
         paths.append(path)
     return paths

@@ -1,0 +1,166 @@
+"""What a backend returned, taken in: a plain :class:`Result` whose trust fields are the runner's.
+
+Why: a backend is code the suite does not trust (docs/formats.md#plugins).  It could set
+``checked=True`` on its own "unsolvable" and skip the certificate check, hand back cells as
+lists or a status as a plain string and crash the run, or name a certificate file of its
+choosing.  So before the runner looks at an answer, in process, from a worker, from a
+plugin or over Dask, :func:`taken_in` rebuilds it field by field:
+
+- the fields that record trust (``verified``, ``wrong``, ``checked``, ``check_seconds``,
+  ``claims``) and the certificate's ``file`` and ``temporary`` are reset: only the
+  runner's replay and certificate check set them;
+- every other field must have its declared type (exact tuples, enums, strings; the
+  certificate's texts only under its kind's suffixes); anything else makes the answer an
+  ``error`` that names the backend and the field;
+- ``backend`` is the name the runner asked, or the answer's own when it names the same
+  family (``toy`` asked, ``toy:search`` answered): a backend never answers as another.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Move, Reason, Result, Status
+
+# Labels only the runner gives: a backend that says "corroborated" speaks for two families.
+RUNNER_REASONS = frozenset({Reason.CORROBORATED})
+
+
+class Malformed(ValueError):
+    """One field of an answer with the wrong type or value; the message names the field."""
+
+
+def taken_in(raw: object, name: str | None = None) -> Result:
+    """``raw`` as a plain Result with the runner's fields reset, or an ``error`` naming what was wrong.
+
+    ``name``: the backend the runner asked (None: the answer's own, when it is a string).
+    """
+    backend = _backend_name(raw, name)
+    if not isinstance(raw, Result):
+        return _error(backend, f"returned {type(raw).__name__}, not a Result")
+    try:
+        return _rebuilt(raw, backend)
+    except Malformed as exc:
+        return _error(backend, f"returned a malformed answer: {exc}")
+    except Exception as exc:  # a subclass whose fields raise when read
+        return _error(backend, f"returned an answer that cannot be read: {type(exc).__name__}: {exc}")
+
+
+def _backend_name(raw: object, asked: str | None) -> str:
+    try:
+        own = raw.backend if isinstance(raw, Result) else None
+    except Exception:  # a subclass whose field raises when read
+        own = None
+    own = str.__str__(own) if isinstance(own, str) else None
+    if asked is None:
+        return own or "backend"
+    if own is not None and own.partition(":")[0].strip() == asked.partition(":")[0].strip() and own.isprintable():
+        return own
+    return asked
+
+
+def _error(backend: str, message: str) -> Result:
+    return Result(Status.ERROR, backend, message=f"{backend} {message}")
+
+
+def _rebuilt(raw: Result, backend: str) -> Result:
+    status = _member(raw.status, Status, "status")
+    reason = None if raw.reason is None else _member(raw.reason, Reason, "reason")
+    if reason in RUNNER_REASONS:
+        raise Malformed(f"reason '{reason}' is the runner's to give, not a backend's")
+    return Result(
+        status,
+        backend,
+        seconds=_seconds(raw.seconds),
+        moves=_moves(raw.moves),
+        reason=reason,
+        explanation=_text(raw.explanation, "explanation"),
+        message=_text(raw.message, "message"),
+        statistics=_statistics(raw.statistics),
+        certificate=None if raw.certificate is None else _certificate(raw.certificate),
+    )
+
+
+def _member(value: object, enum: Any, field: str) -> Any:
+    if type(value) is not enum:
+        raise Malformed(f"{field} is {_shown(value)}, not a {enum.__name__}")
+    return value
+
+
+def _text(value: object, field: str) -> str:
+    if not isinstance(value, str):
+        raise Malformed(f"{field} is {_shown(value)}, not a string")
+    return str.__str__(value)  # a plain str, whatever subclass came
+
+
+def _seconds(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise Malformed(f"seconds is {_shown(value)}, not a number of seconds")
+    return float(value)
+
+
+def _whole(value: object) -> bool:
+    return type(value) is int
+
+
+def _cell(value: object, field: str) -> tuple[int, int]:
+    if type(value) is not tuple or len(value) != 2 or not all(_whole(v) for v in value):
+        raise Malformed(f"{field} holds {_shown(value)}, not a cell (a tuple of two whole numbers)")
+    return (int(value[0]), int(value[1]))
+
+
+def _moves(value: object) -> tuple[Move, ...]:
+    if type(value) is not tuple:
+        raise Malformed(f"moves is {_shown(value)}, not a tuple of Move")
+    moves = []
+    for number, move in enumerate(value, start=1):
+        if not isinstance(move, Move):
+            raise Malformed(f"move {number} is {_shown(move)}, not a Move")
+        cells = move.cells
+        if type(cells) is not tuple or not 1 <= len(cells) <= 5:
+            raise Malformed(f"move {number}'s cells are {_shown(cells)}, not a tuple of one to five cells")
+        moves.append(Move(tuple(_cell(c, f"move {number}'s cells") for c in cells)))
+    return tuple(moves)
+
+
+def _statistics(value: object) -> dict[str, Any]:
+    if type(value) is not dict or not all(type(k) is str for k in value):
+        raise Malformed(f"statistics is {_shown(value)}, not a dict with string keys")
+    try:  # the answer JSON prints them: only what JSON can say, and a copy the backend cannot change
+        copied: dict[str, Any] = json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise Malformed(f"statistics cannot be written as JSON ({exc})") from None
+    return copied
+
+
+def _certificate(value: object) -> Certificate:
+    if not isinstance(value, Certificate):
+        raise Malformed(f"certificate is {_shown(value)}, not a Certificate")
+    kind = _member(value.kind, CertificateKind, "certificate kind")
+    if type(value.cells) is not tuple:
+        raise Malformed(f"certificate cells are {_shown(value.cells)}, not a tuple of cells")
+    cells = tuple(_cell(c, "certificate cells") for c in value.cells)
+    texts = value.texts
+    if type(texts) is not dict:
+        raise Malformed(f"certificate texts are {_shown(texts)}, not a dict of suffix to text")
+    allowed = CERTIFICATE_SUFFIXES.get(kind, ())
+    for suffix, text in texts.items():
+        if suffix not in allowed:
+            wanted = ", ".join(allowed) if allowed else "none for this kind"
+            raise Malformed(f"certificate text under {_shown(suffix)}: a {kind} certificate takes {wanted}")
+        if not isinstance(text, str):
+            raise Malformed(f"certificate text {suffix} is {_shown(text)}, not a string")
+    # ``file`` and ``temporary`` are the runner's: it writes the texts and names the file itself.
+    return Certificate(kind, cells, texts={str.__str__(k): str.__str__(t) for k, t in texts.items()})
+
+
+def _shown(value: object) -> str:
+    """A short description of a value for a message: its type, and its text when that is short."""
+    try:
+        text = repr(value)
+    except Exception:  # a plugin's own __repr__ may raise
+        text = ""
+    kind = type(value).__name__
+    return f"{kind} {text}" if text and len(text) <= 40 else kind
