@@ -80,6 +80,7 @@ ANSWERS = Limit("certificate JSON file", "SIGMAR_MAX_ANSWERS", 256 * MiB)
 RESULTS = Limit("survey results file", "SIGMAR_MAX_RESULTS", 1024 * MiB)
 SAT_MODEL = Limit("SAT solver output", "SIGMAR_MAX_SAT_MODEL", 64 * MiB, line_bytes=64 * MiB)
 BENCH_CSV = Limit("bench CSV", "SIGMAR_MAX_BENCH_CSV", 256 * MiB)
+CUBES = Limit("cubes file", "SIGMAR_MAX_CUBES", 64 * MiB)
 # The .cnf beside a proof must be its board's formula: larger than that formula's text by
 # more than this (comments) cannot be it, and is refused before it is read.
 CNF_SLACK_BYTES = MiB
@@ -106,6 +107,7 @@ LIMITS = (
     RESULTS,
     SAT_MODEL,
     BENCH_CSV,
+    CUBES,
 )
 
 

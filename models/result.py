@@ -50,13 +50,16 @@ class CertificateKind(StrEnum):
     DEAD_STATES = "dead-states"
     DRUP = "drup"
     DRCP = "drcp"
+    CUBES = "cubes"
 
 
-# The file suffixes a certificate of each kind is written with (the first names it).
+# The file suffixes a certificate of each kind is written with (the first names it); a ``cubes``
+# certificate adds a ``.node-N.drup`` (and ``.node-N.lemmas``) for each node of its split.
 CERTIFICATE_SUFFIXES = {
     CertificateKind.DEAD_STATES: (".dead.jsonl",),
     CertificateKind.DRUP: (".drup", ".cnf", ".vars.json"),
     CertificateKind.DRCP: (".drcp", ".drcp-model"),
+    CertificateKind.CUBES: (".cubes", ".cnf", ".vars.json"),
 }
 
 

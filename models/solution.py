@@ -129,7 +129,7 @@ def _parse_json(numbered: Iterable[tuple[int, str]], filename: str) -> list[Solu
             continue
         record = _json_value(line, filename, number)
         records = record if isinstance(record, list) else [record]
-        out.extend(_json_solution(item, filename, number) for item in records)
+        out.extend(json_solution(item, filename, number) for item in records)
     if not out:
         raise BoardFileError(filename, "no solution in this file")
     return out
@@ -149,7 +149,7 @@ def _json_value(line: str, filename: str, number: int) -> Any:
         raise BoardFileError(filename, "not a solution: a number too long to be a row or column", line=number) from None
 
 
-def _json_solution(item: Any, filename: str, number: int) -> Solution:
+def json_solution(item: Any, filename: str, number: int) -> Solution:
     """One answer object (``{"board": ..., "moves": [...]}``) as a Solution."""
     if not isinstance(item, dict):
         raise BoardFileError(filename, "expected a JSON object with 'moves'", line=number)

@@ -1,6 +1,7 @@
 """The benchmark engine: every backend alone on every board, timed, graded, written out.
 
-A run is one (board, backend) pair.  Each run gets the backend to itself
+A run is one (board, backend) pair, or with ``--repeat N`` one of its N
+repetitions.  Each run gets the backend to itself
 (no race), in a worker process that is killed and replaced when the backend
 overstays its time limit or dies, so one bad run costs one row and nothing
 else.  ``seconds`` is the wall time of ``solve`` inside the worker: process
@@ -11,7 +12,9 @@ included (:mod:`sigmar.runners.usage`), and holds it to ``--mem-limit``.
 Runs go to ``jobs`` local worker processes (default) or to an existing
 Dask distributed cluster (:mod:`sigmar.runners.cluster`).  Answers are
 checked in this process (the rule engine replays every solution) and graded
-per board across the backends (:mod:`sigmar.runners.checking.grading`).
+per board across the backends and repetitions (:mod:`sigmar.runners.checking.grading`).
+Each row also records the machine's load average when its answer came in,
+so a reader can see which numbers were taken on a busy machine.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
@@ -35,11 +38,11 @@ from sigmar.models.output_files import OutputLock, cannot_write, write_file
 from sigmar.models.result import Result, Status
 
 from .checking.certify import ProofStore, certify
-from .checking.grading import BoardVerdict, Grade, grade_board
+from .checking.grading import BoardVerdict, Grade, certified, grade_board
 from .checking.intake import taken_in
 from .checking.replay import checked
-from .render.scores import par2, percentile
-from .usage import Usage
+from .render.scores import cpu_par2, par2, percentile, representatives, spread
+from .usage import Usage, load_average
 from .workers import Worker, with_output
 
 COLUMNS = (
@@ -55,6 +58,13 @@ COLUMNS = (
     "moves",
     "verified",
     "message",
+    "certified",
+    "certificate",
+    "family",
+    "repeat",
+    "cpu_wall",
+    "load1",
+    "truth",
 )
 NO_USAGE = Usage()
 # What an executor yields: a run, its raw answer, and what it cost (None where nothing was measured).
@@ -63,12 +73,15 @@ Outcome = tuple["Run", Result, Usage | None]
 
 @dataclass(frozen=True)
 class Run:
-    """One (board, backend) pair to time."""
+    """One (board, backend) pair to time; ``repeat`` counts its repetitions from 1."""
 
     index: int
     file: str
     board: Board
     backend: str
+    board_index: int = 0  # the board's place in the bench, from 0
+    repeat: int = 1
+    family: str = ""  # the board's family (its file, or the name --family gave it)
 
 
 @dataclass(frozen=True)
@@ -81,6 +94,10 @@ class Row:
     result: Result
     grade: Grade
     usage: Usage = NO_USAGE
+    repeat: int = 1
+    family: str = ""
+    load: float = math.nan  # the 1-minute load average when the answer came in
+    truth: str = ""  # the board's class: solvable, unsolvable or open (grading.BoardVerdict.truth)
 
     @property
     def out_of_memory(self) -> bool:
@@ -96,8 +113,19 @@ class Row:
 
     @property
     def answered(self) -> bool:
-        """A run that counts on the cactus plot: a definite answer that is not wrong."""
+        """A definite answer that is not wrong (a claimed "no" included): its time is a time to answer."""
         return self.result.status in (Status.SOLVED, Status.UNSOLVABLE) and self.grade is not Grade.WRONG
+
+    @property
+    def certified(self) -> str:
+        """``yes`` for an ``unsolvable`` with a checked certificate, ``no`` for a claimed one, else empty."""
+        return certified(self.result)
+
+    @property
+    def cpu_wall(self) -> float:
+        """CPU seconds over wall seconds of this run (nan when either is missing)."""
+        cpu, wall = self.usage.cpu_seconds, self.result.seconds
+        return cpu / wall if cpu is not None and wall > 0 else math.nan
 
     def values(self) -> list[object]:
         r, u = self.result, self.usage
@@ -114,17 +142,43 @@ class Row:
             len(r.moves) if r.status is Status.SOLVED else "",
             int(r.verified),
             r.message.replace("\n", " "),
+            self.certified,
+            str(r.certificate.kind) if r.status is Status.UNSOLVABLE and r.certificate else "",
+            self.family,
+            self.repeat,
+            "" if math.isnan(self.cpu_wall) else f"{self.cpu_wall:.3f}",
+            "" if math.isnan(self.load) else f"{self.load:.2f}",
+            self.truth,
         ]
 
 
-def plan(boards_by_file: list[tuple[str, list[Board]]], names: list[str]) -> list[Run]:
-    """Board-major order: every backend on board 1, then on board 2, ..."""
+def plan(
+    boards_by_file: list[tuple[str, list[Board]]],
+    names: list[str],
+    repeat: int = 1,
+    families: list[str] | None = None,
+) -> list[Run]:
+    """Board-major order: every backend on board 1 (``repeat`` times, backends in turn), then on board 2, ...
+
+    A board's repetitions follow one another, each going through every backend,
+    so the runs that a paired comparison sets side by side ran close in time.
+    ``families`` names each file's family (default: the file itself).
+    """
     runs: list[Run] = []
-    for file, boards in boards_by_file:
+    board_index = 0
+    for position, (file, boards) in enumerate(boards_by_file):
+        family = families[position] if families else file
         for board in boards:
-            for name in names:
-                runs.append(Run(len(runs), file, board, name))
+            for rep in range(1, repeat + 1):
+                for name in names:
+                    runs.append(Run(len(runs), file, board, name, board_index, rep, family))
+            board_index += 1
     return runs
+
+
+def run_label(name: str, repeat: int) -> str:
+    """How a run is named when a board is graded: the backend, and its repetition from the second on."""
+    return name if repeat == 1 else f"{name} (run {repeat})"
 
 
 # -- local worker processes ------------------------------------------------------
@@ -247,25 +301,36 @@ def bench(
 ) -> BenchResult:
     """Collect every run's answer from ``executor``, check it and its certificate, and grade each board.
 
-    A board is graded as soon as every backend answered it, and its rows go
-    to ``on_board`` then (the CSV is written row by row, so a killed bench
-    keeps what it measured).
+    A board is graded as soon as every backend answered it (every repetition),
+    against the answers of all of them, and its rows go to ``on_board`` then
+    (the CSV is written row by row, so a killed bench keeps what it measured).
     """
-    width = len(names)
-    answers: dict[int, dict[str, tuple[Result, Usage | None]]] = {}
+    by_board: dict[int, list[Run]] = {}
+    for run in runs:
+        by_board.setdefault(run.board_index, []).append(run)
+    answers: dict[int, dict[str, tuple[Result, Usage | None, float]]] = {}
     graded: dict[int, tuple[list[Row], tuple[Board, BoardVerdict]]] = {}
 
     def grade(index: int) -> None:
-        board_runs = runs[index * width : (index + 1) * width]
+        board_runs = by_board[index]
         board = board_runs[0].board
         got = answers.pop(index, {})
-        ordered = {r.backend: got[r.backend] for r in board_runs if r.backend in got}
-        verdict = grade_board(board, {name: answer for name, (answer, _) in ordered.items()})
+        ordered = [(run, got[label]) for run in board_runs if (label := run_label(run.backend, run.repeat)) in got]
+        verdict = grade_board(board, {run_label(run.backend, run.repeat): answer for run, (answer, _, _) in ordered})
         rows = [
-            Row(run.file, board.name, run.backend, answer, verdict.grades[run.backend], usage or NO_USAGE)
-            for run in board_runs
-            if run.backend in ordered
-            for answer, usage in [ordered[run.backend]]
+            Row(
+                run.file,
+                board.name,
+                run.backend,
+                answer,
+                verdict.grades[run_label(run.backend, run.repeat)],
+                usage or NO_USAGE,
+                run.repeat,
+                run.family,
+                load,
+                verdict.truth,
+            )
+            for run, (answer, usage, load) in ordered
         ]
         graded[index] = (rows, (board, verdict))
         if on_board is not None:
@@ -275,11 +340,11 @@ def bench(
         with ProofStore() as proofs:
             for run, raw, usage in executor:
                 answer = certify(run.board, checked(run.board, raw, run.backend), proofs)
-                index = run.index // width
-                answers.setdefault(index, {})[run.backend] = (answer, usage)
+                index = run.board_index
+                answers.setdefault(index, {})[run_label(run.backend, run.repeat)] = (answer, usage, load_average())
                 if on_done is not None:
                     on_done(run, answer)
-                if len(answers[index]) == width:
+                if len(answers[index]) == len(by_board[index]):
                     grade(index)
     finally:
         # Whatever ended the loop (an error while checking, Ctrl-C), the executor stops now: its workers are
@@ -299,10 +364,16 @@ def bench(
 
 @dataclass(frozen=True)
 class Summary:
+    """One backend's line of the summary, over its median run per board (``--repeat``).
+
+    ``certified`` and ``claimed`` count its ``unsolvable`` answers apart: a claim is
+    never scored as an answer (PAR-2 charges it twice the limit, as an unknown).
+    """
+
     backend: str
-    runs: int
+    runs: int  # boards (the median run of each)
     solved: int
-    unsolvable: int
+    unsolvable: int  # certified + claimed
     unknown: int
     error: int
     wrong: int
@@ -315,6 +386,17 @@ class Summary:
     memory_median: float = math.nan  # MB, over every run with a measure
     memory_max: float = math.nan
     out_of_memory: int = 0  # errors that were runs over --mem-limit
+    certified: int = 0  # unsolvable with a checked certificate
+    claimed: int = 0  # unsolvable without one (BenchExec's correct-unconfirmed, or unsettled)
+    par2_cpu: float = math.nan  # PAR-2 by CPU seconds
+    par2_solvable: float = math.nan  # PAR-2 over the boards a verified solution settled
+    par2_unsolvable: float = math.nan  # ... and over those a checked certificate (or the counts) settled
+    spread: float = math.nan  # median over boards of (max - min) / median seconds of the repetitions
+    rank: int = 0  # 1 = best: most correct answers, then the lowest PAR-2; a disqualified backend last
+
+    @property
+    def correct(self) -> int:
+        return self.solved + self.certified
 
 
 def cpu_ratio(rows: list[Row]) -> float:
@@ -324,33 +406,90 @@ def cpu_ratio(rows: list[Row]) -> float:
 
 
 def summarise(rows: list[Row], names: list[str], time_limit: float | None = None) -> list[Summary]:
-    """Per backend: counts by answer, PAR-2, time percentiles over its answered runs, CPU and memory."""
+    """Per backend (ranked, best first): counts by answer, certified and claimed apart, PAR-2 by wall and CPU
+    time, overall and on solvable and unsolvable boards, percentiles over its answered runs, CPU and memory.
+
+    With repetitions, each board counts once, through its median run (:func:`representatives`).
+    """
+    medians = representatives(rows)
     out = []
     for name in names:
-        mine = [r for r in rows if r.backend == name]
+        every = [r for r in rows if r.backend == name]
+        mine = [r for r in medians if r.backend == name]
         times = sorted(r.result.seconds for r in mine if r.answered)
-        memory = sorted(r.usage.memory_mb for r in mine if r.usage.memory_mb is not None)
+        memory = sorted(r.usage.memory_mb for r in every if r.usage.memory_mb is not None)
+        unsolvable = [r for r in mine if r.result.status is Status.UNSOLVABLE and r.grade is not Grade.WRONG]
         out.append(
             Summary(
                 backend=name,
                 runs=len(mine),
                 solved=sum(r.result.status is Status.SOLVED and r.grade is not Grade.WRONG for r in mine),
-                unsolvable=sum(r.result.status is Status.UNSOLVABLE and r.grade is not Grade.WRONG for r in mine),
+                unsolvable=len(unsolvable),
                 unknown=sum(r.result.status is Status.UNKNOWN for r in mine),
                 error=sum(r.result.status is Status.ERROR and r.grade is not Grade.WRONG for r in mine),
-                wrong=sum(r.grade is Grade.WRONG for r in mine),
+                wrong=sum(r.grade is Grade.WRONG for r in every),
                 median=percentile(times, 50),
                 p90=percentile(times, 90),
                 p99=percentile(times, 99),
                 max=times[-1] if times else math.nan,
-                par2=par2(mine, time_limit),
-                cpu_ratio=cpu_ratio(mine),
+                par2=par2(mine, time_limit, disqualify=every),
+                cpu_ratio=cpu_ratio(every),
                 memory_median=percentile(memory, 50),
                 memory_max=memory[-1] if memory else math.nan,
                 out_of_memory=sum(r.out_of_memory for r in mine),
+                certified=sum(r.certified == "yes" for r in unsolvable),
+                claimed=sum(r.certified == "no" for r in unsolvable),
+                par2_cpu=cpu_par2(mine, time_limit, disqualify=every),
+                par2_solvable=par2([r for r in mine if r.truth == "solvable"], time_limit, disqualify=every),
+                par2_unsolvable=par2([r for r in mine if r.truth == "unsolvable"], time_limit, disqualify=every),
+                spread=spread(every),
             )
         )
-    return out
+    return ranked(out)
+
+
+def ranked(summaries: list[Summary]) -> list[Summary]:
+    """Best first, each with its ``rank``: a backend with a wrong answer last, then most correct answers
+    (a verified solution or a checked certificate; a claim is not one), then the lowest PAR-2.
+
+    So a backend that only claims is never ranked above one that certifies the same
+    boards in the same time: its claims are not correct answers and cost PAR-2 twice the limit.
+    """
+
+    def key(s: Summary) -> tuple[bool, int, float]:
+        return (s.wrong > 0, -s.correct, s.par2 if not math.isnan(s.par2) else math.inf)
+
+    order = sorted(summaries, key=key)
+    return [replace(s, rank=place) for place, s in enumerate(order, start=1)]
+
+
+BUSY_CPU_WALL = 0.8  # a median CPU/wall below this, over runs long enough to tell, means runs waited for a core
+BUSY_MIN_SECONDS = 0.05  # runs shorter than this say little about CPU/wall (start-up, timer grain)
+
+
+def busy_warning(rows: list[Row], cpus: int | None = None) -> str | None:
+    """One line when the machine was busy while the bench ran, else None.
+
+    Busy: the 1-minute load average went above the number of cores (some process
+    waited for a core), or the runs' median CPU/wall was below ``BUSY_CPU_WALL``.
+    Wall times are then inflated and noisy; the CPU-time scores much less so.
+    """
+    cpus = cpus or os.cpu_count() or 1
+    loads = [r.load for r in rows if not math.isnan(r.load)]
+    ratios = sorted(r.cpu_wall for r in rows if r.result.seconds >= BUSY_MIN_SECONDS and not math.isnan(r.cpu_wall))
+    top = max(loads, default=math.nan)
+    ratio = percentile(ratios, 50)
+    why = []
+    if top > cpus:
+        why.append(f"load average up to {top:.1f} on {cpus} cores")
+    if ratio < BUSY_CPU_WALL:
+        why.append(f"median CPU/wall {ratio:.2f} over the runs of {BUSY_MIN_SECONDS:g} s or more")
+    if not why:
+        return None
+    return (
+        f"warning: the machine was busy ({'; '.join(why)}): wall times are inflated; "
+        "compare the CPU-time scores, or run again on a quiet machine"
+    )
 
 
 def machine_lines(names: list[str], time_limit: float | None, executor: str) -> list[str]:
@@ -360,6 +499,7 @@ def machine_lines(names: list[str], time_limit: float | None, executor: str) -> 
         f"machine: {platform.platform()}; {platform.processor() or platform.machine()}; "
         f"cpus {os.cpu_count()}; python {sys.version.split()[0]}",
         f"executor: {executor}; time limit {time_limit:g} s" if time_limit else f"executor: {executor}",
+        f"load average at the start: {load_average():.2f} (1 minute)",
     ]
     seen = set()
     for name in names:

@@ -13,17 +13,25 @@ one checked wins (docs/formats.md#certificates):
 Either way the runner writes the files and checks them with code that shares
 nothing with the backend that found them (:mod:`sigmar.runners.checking.certify`);
 a DRUP proof also goes to the verified ``drup`` checker when it is small.
+
+A person can read a stuck set, and follow a dead-states file; a DRUP proof
+only a checker can.  So when the DRUP proof wins, the search gets about as
+long again as the proof took (:data:`READABLE_WAIT` at most) to find the
+board's dead states, and a checked dead-states certificate found then is
+kept instead (the answer's ``preferred`` says so).  A stuck set needs no
+such wait: the search finds one at once, in its head start.
 A certificate that fails its check makes the answer wrong (exit status 3):
 a backend or the checker has a bug, and a person must look.
 
 CP-SAT and MiniZinc, when installed, are then asked with a short limit.
-Their answers are reported as corroboration, never as the certificate; a
-verified solution from one of them against a checked certificate is reported
-as wrong.
+Their answers are reported as corroboration, never as the certificate, and
+their time apart from the proof's (``corroboration_seconds``); a verified
+solution from one of them against a checked certificate is reported as wrong.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +41,7 @@ from sigmar.models.board import Board
 from sigmar.models.result import CertificateKind, Result, Status
 
 from .checking import rup_check
-from .checking.certify import ProofStore
+from .checking.certify import ProofStore, certify
 from .checking.replay import run_checked
 from .race import Race
 
@@ -42,6 +50,16 @@ PROVERS = ("glucose4", "glucose3", "glucose42")
 DEFAULT_PROVER = DEFAULT_SOLVER  # the cnf backend's measured default
 ROUTES = ("search", "cnf")
 CORROBORATORS = ("cpsat", "minizinc")
+# The certificate kinds by how well a person can read them, best first.
+READABLE = (
+    CertificateKind.COUNTS,
+    CertificateKind.STUCK,
+    CertificateKind.DEAD_STATES,
+    CertificateKind.DRUP,
+    CertificateKind.CUBES,
+)
+READABLE_WAIT = 2.0  # seconds the search gets at most, after a DRUP proof, to find the dead states
+READABLE_MIN = 0.05  # ... and at least
 
 
 @dataclass(frozen=True)
@@ -54,6 +72,7 @@ class Proved:
     result: Result
     corroboration: dict[str, str] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
+    corroboration_seconds: float | None = None  # the corroborators' time, apart from the proof's
 
     @property
     def checked(self) -> bool:
@@ -63,6 +82,8 @@ class Proved:
         extra: dict[str, Any] = {}
         if self.corroboration:
             extra["corroboration"] = self.corroboration
+        if self.corroboration_seconds is not None:
+            extra["corroboration_seconds"] = round(self.corroboration_seconds, 6)
         extra.update(self.details)
         return extra
 
@@ -84,6 +105,8 @@ class Prover:
         # board in milliseconds, so such a board's certificate does not depend on which worker
         # process the machine happens to schedule first.
         self.race = Race(names, proofs=proofs)
+        self.proofs = proofs
+        self.readable = "search" in routes
         self.corroborate_limit = corroborate_limit
         self.second_opinion = second_opinion
 
@@ -100,6 +123,7 @@ class Prover:
         rejected = [a for a in outcome.answers.values() if a.certificate is not None and not a.checked]
         if rejected and result.status is not Status.SOLVED:
             return Proved(result.with_(wrong=True, message=rejected[0].message), details=details)
+        result = self._more_readable(board, result, time_limit, details)
         certificate = result.certificate if result.checked else None
         if certificate is not None and certificate.kind is CertificateKind.DRUP and self.second_opinion:
             opinion = drup_second_opinion(Path(certificate.file or ""))
@@ -107,19 +131,51 @@ class Prover:
             if opinion == "invalid":
                 message = "the verified drup checker rejects the proof that the RUP checker accepted"
                 return Proved(result.with_(checked=False, wrong=True, message=message), details=details)
-        if result.status is not Status.UNSOLVABLE or result.reason is None or not self.corroborate_limit:
-            return Proved(result, details=details)
-        if result.certificate is not None and result.certificate.kind is CertificateKind.COUNTS:
-            return Proved(result, details=details)
-        answers, solution = ask_corroborators(board, self.corroborate_limit)
-        if solution is not None:
-            kind = result.certificate.kind if result.certificate else "no"
-            message = (
-                f"{solution.backend} found a verified solution although a {kind} certificate refuted the board: "
-                "the certificate's encoding or checker is wrong"
-            )
-            return Proved(solution.with_(wrong=True, message=message), answers, details)
-        return Proved(result, answers, details)
+        return corroborated(board, result, self.corroborate_limit, details)
+
+    def _more_readable(self, board: Board, result: Result, time_limit: float | None, details: dict[str, Any]) -> Result:
+        """A checked DRUP answer, or the dead states the search finds in about as long (see the module)."""
+        certificate = result.certificate
+        drup = result.checked and certificate is not None and certificate.kind is CertificateKind.DRUP
+        if not (self.readable and drup):
+            return result
+        budget = min(max(result.seconds, READABLE_MIN), READABLE_WAIT)
+        if time_limit is not None:
+            budget = min(budget, max(time_limit - result.seconds, 0.0))
+        if budget <= 0:
+            return result
+        from sigmar.encoders.registry import make
+
+        started = time.perf_counter()
+        found = certify(board, run_checked(make("search"), board, budget), self.proofs)
+        spent = time.perf_counter() - started
+        better = found.certificate
+        if not (found.status is Status.UNSOLVABLE and found.checked and better is not None):
+            details["readable"] = f"the search found no dead states in {budget:.2f} s; the DRUP proof is kept"
+            return result
+        details["preferred"] = f"{better.kind} over drup (found {spent:.3f} s after the DRUP proof)"
+        return found.with_(seconds=result.seconds + spent)
+
+
+def corroborated(board: Board, result: Result, limit: float | None, details: dict[str, Any] | None = None) -> Proved:
+    """A refutation with what CP-SAT and MiniZinc say in ``limit`` seconds, timed apart from the proof; wrong if
+    one of them solves the board."""
+    details = details if details is not None else {}
+    if result.status is not Status.UNSOLVABLE or result.reason is None or not limit:
+        return Proved(result, details=details)
+    if result.certificate is not None and result.certificate.kind is CertificateKind.COUNTS:
+        return Proved(result, details=details)
+    started = time.perf_counter()
+    answers, solution = ask_corroborators(board, limit)
+    spent = time.perf_counter() - started
+    if solution is not None:
+        kind = result.certificate.kind if result.certificate else "no"
+        message = (
+            f"{solution.backend} found a verified solution although a {kind} certificate refuted the board: "
+            "the certificate's encoding or checker is wrong"
+        )
+        return Proved(solution.with_(wrong=True, message=message), answers, details, spent)
+    return Proved(result, answers, details, spent)
 
 
 def drup_second_opinion(drup_path: Path) -> str:

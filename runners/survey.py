@@ -3,8 +3,10 @@
 - Every answer is the race's (:mod:`sigmar.runners.race`): ``solved`` with
   moves the rule engine replayed, ``unsolvable`` only with a certificate
   checked independently of the backend.  Anything else (no answer in time,
-  an unchecked or merely corroborated refutation, an error) is ``unknown``
-  and is left out of the fraction, which is over answered boards only.
+  an unchecked or merely corroborated refutation, an error) is ``unknown``.
+  An unknown board may be solvable or not, so the solvable fraction is given
+  as bounds that cover it: at least solved / N, at most (solved + unknown) / N,
+  each end with its Wilson interval (:meth:`Tally.bounds`).
 - The results file is JSON Lines, one board a line, appended and fsync'ed
   as each answer arrives.  A rerun reads it back, skips the indices already
   there and deals only the rest (a deal depends only on kind, side, seed and
@@ -124,14 +126,29 @@ class Tally:
         return self.answered + self.unknown
 
     def fraction(self) -> float | None:
+        """Solved over answered boards: the fraction when no board is unknown (see :meth:`bounds`)."""
         return self.solved / self.answered if self.answered else None
 
     def interval(self) -> tuple[float, float]:
         return wilson(self.solved, self.answered)
 
+    def bounds(self) -> tuple[tuple[float, float, float], tuple[float, float, float]] | None:
+        """The solvable fraction's bounds over all N boards, each with its 95% Wilson interval:
+        ((solved / N, low, high), ((solved + unknown) / N, low, high)).  Every unknown board
+        unsolvable gives the first, every one solvable the second; None before any board."""
+        if not self.total:
+            return None
+        most = self.solved + self.unknown
+        return (
+            (self.solved / self.total, *wilson(self.solved, self.total)),
+            (most / self.total, *wilson(most, self.total)),
+        )
+
     def summary(self) -> dict[str, Any]:
         low, high = self.interval()
         seconds = sorted(self.seconds)
+        bounds = self.bounds()
+        at_least, at_most = bounds if bounds else ((None, None, None), (None, None, None))
         return {
             "boards": self.total,
             "solved": self.solved,
@@ -141,6 +158,10 @@ class Tally:
             "answered": self.answered,
             "solvable_fraction": self.fraction(),
             "wilson95": [low, high],
+            "solvable_at_least": at_least[0],
+            "solvable_at_least_wilson95": list(at_least[1:]),
+            "solvable_at_most": at_most[0],
+            "solvable_at_most_wilson95": list(at_most[1:]),
             "median_s": round(statistics.median(seconds), 6) if seconds else None,
             "p99_s": percentile(seconds, 99) if seconds else None,  # nearest rank: a time some board took
             "max_s": seconds[-1] if seconds else None,

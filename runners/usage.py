@@ -26,6 +26,7 @@ the reset is skipped.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import resource
 import threading
@@ -50,6 +51,18 @@ class Usage:
     cpu_seconds: float | None = None
     memory_mb: float | None = None
     over_memory: bool = False  # the run went over ``--mem-limit``
+
+
+def load_average() -> float:
+    """The machine's 1-minute load average now (runnable and waiting processes; nan where there is none).
+
+    Recorded beside every bench run: above the number of cores, runs waited for a
+    core, and their wall times grew while their CPU times did not.
+    """
+    try:
+        return os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return math.nan
 
 
 def _cpu(usage: resource.struct_rusage) -> float:

@@ -9,7 +9,8 @@ and a stuck board), and each run is counted:
 
 - **wrong**: an answer or grade the truth (an exhaustive search over the rule engine) refutes:
   a printed answer that is not the truth, a lie graded ``correct``, a true answer graded
-  ``wrong``, a fuzz lie not listed as a failure;
+  ``wrong``, a "no" graded ``correct`` without its own checked certificate (a claim is
+  ``unconfirmed``), a fuzz lie not listed as a failure;
 - **traceback**: ``Traceback`` on standard output or error;
 - **hang**: the run took longer than its bound (boards x (limit + 1 s), for fuzz with its
   shrinking candidates too) plus 10 s;
@@ -177,8 +178,12 @@ def wrong_answers(truth: Truth, records: list[dict[str, Any]]) -> int:
     return wrong
 
 
-def wrong_grades(truth: Truth, board: str, statuses: dict[str, str], grades: dict[str, str]) -> int:
-    """Grades the truth refutes: a lie graded anything but wrong, a true definite answer graded wrong."""
+def wrong_grades(
+    truth: Truth, board: str, statuses: dict[str, str], grades: dict[str, str], certified: dict[str, str]
+) -> int:
+    """Grades the truth refutes: a lie graded anything but wrong, a true definite answer graded wrong, and
+    a "no" graded correct that its own checked certificate does not back (``certified`` is not ``yes``:
+    a claim, even a true one, is unconfirmed)."""
     wrong = 0
     for name, status in statuses.items():
         grade = grades.get(name, "")
@@ -186,6 +191,8 @@ def wrong_grades(truth: Truth, board: str, statuses: dict[str, str], grades: dic
         if lie and grade != "wrong":
             wrong += 1
         if not lie and status in ("solved", "unsolvable") and grade == "wrong":
+            wrong += 1
+        if not lie and status == "unsolvable" and grade == "correct" and certified.get(name) != "yes":
             wrong += 1
     return wrong
 
@@ -202,9 +209,9 @@ def judge(verb: str, truth: Truth, done: dict[str, Any], csv_path: Path) -> tupl
         wrong = 0
         for board in truth.boards:
             mine = [r for r in rows if r["board"] == board]
-            wrong += wrong_grades(
-                truth, board, {r["backend"]: r["status"] for r in mine}, {r["backend"]: r["grade"] for r in mine}
-            )
+            statuses = {r["backend"]: r["status"] for r in mine}
+            grades = {r["backend"]: r["grade"] for r in mine}
+            wrong += wrong_grades(truth, board, statuses, grades, {r["backend"]: r["certified"] for r in mine})
         return wrong, foreign
     records, foreign = json_lines(done["out"])
     if verb == "fuzz":
@@ -222,7 +229,8 @@ def judge(verb: str, truth: Truth, done: dict[str, Any], csv_path: Path) -> tupl
     wrong = wrong_answers(truth, mine)
     if verb == "crosscheck":
         for record in mine:
-            wrong += wrong_grades(truth, record["board"], record.get("answers", {}), record.get("grades", {}))
+            answers, grades = record.get("answers", {}), record.get("grades", {})
+            wrong += wrong_grades(truth, record["board"], answers, grades, record.get("certified", {}))
     return wrong, foreign
 
 

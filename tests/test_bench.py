@@ -62,7 +62,13 @@ def test_bench_cli_writes_csv_and_plot(fakes, board_file: Path, tmp_path: Path, 
     rows = read_csv(out)
     assert len(rows) == 3 * 2
     assert {r["backend"] for r in rows} == {"honest", "honest:proof"}
-    assert all(r["grade"] == "correct" for r in rows)
+    by = {(r["board"], r["backend"]): r for r in rows}
+    # every "no" says whether it was certified: honest's dead-states file was checked, honest:proof only claims
+    assert (by[("stuck", "honest")]["certified"], by[("stuck", "honest:proof")]["certified"]) == ("yes", "no")
+    assert by[("stuck", "honest")]["certificate"] == "dead-states" and by[("stuck", "honest")]["grade"] == "correct"
+    assert by[("stuck", "honest:proof")]["grade"] == "unconfirmed"
+    assert by[("pair", "honest")]["certified"] == "" and by[("pair", "honest")]["truth"] == "solvable"
+    assert all(r["grade"] == "correct" for r in rows if r["backend"] == "honest")
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     printed = capsys.readouterr().out
     assert "median" in printed and "p99" in printed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -15,7 +16,8 @@ from sigmar.models.result import Result, Status
 from sigmar.runners import cli
 from sigmar.runners.bench import CsvSink, Row, bench, plan, read_csv, summarise
 from sigmar.runners.checking.grading import Grade
-from sigmar.runners.render.scores import compare, vbs
+from sigmar.runners.render.paired import compare
+from sigmar.runners.render.scores import vbs
 from tests.broken_backend import BOARDS_TEXT
 
 
@@ -69,7 +71,8 @@ def test_baseline_speedup_and_changed_boards() -> None:
     ]
     speedups, changes, common = compare(ROWS, old)
     assert common == 3
-    assert speedups["a"] == pytest.approx(math.sqrt(2 / 1 * 1 / 3))
+    assert speedups["a"].value == pytest.approx(math.sqrt(2 / 1 * 1 / 3))
+    assert speedups["a"].boards == 2 and speedups["a"].low <= speedups["a"].value <= speedups["a"].high
     assert {(c.board, c.why) for c in changes} == {("b3", "slower"), ("b2", "answer")}
 
 
@@ -148,6 +151,14 @@ def test_html_report_is_self_contained_with_summary_vbs_plots_and_a_board_table(
     assert "VBS" in text and "PAR-2" in text and "hardest" in " ".join(page.headings)
     assert "<script>" in report.read_text() and "data-v=" in report.read_text()  # the sortable table
     assert report.read_text().count("<svg") >= 3 and 'data-tile="' in report.read_text()  # hardest boards drawn
+    # every "no" says certified or claimed: honest certifies its dead states, honest:proof only claims
+    html = report.read_text()
+    assert "data-certified='yes'" in html and "data-certified='no'" in html
+    assert re.search(r"data-certified='no'[^>]*>[0-9.]+ claimed<", html)
+    assert re.search(r"data-certified='yes'[^>]*>[0-9.]+ (counts|dead-states)<", html)
+    assert "unsolvable, certified (dead-states)" in text
+    assert "Backend against backend" in page.headings and "Wilcoxon" in text and "× [" in text
+    assert any(h.startswith("Pairwise score") for h in page.headings)
 
 
 def test_baseline_cli_adds_a_speedup_column_and_scatter_draws_a_pair(

@@ -320,8 +320,14 @@ def test_decode_an_external_model(tmp_path: Path, capsys: pytest.CaptureFixture[
         assert main(["decode", str(board_file), str(broken), "--sidecar", str(sidecar)]) == 1
     unsat = tmp_path / "unsat.out"
     unsat.write_text("s UNSATISFIABLE\n")
-    assert main(["decode", str(board_file), str(unsat), "--json"]) == 0
-    assert '"unsolvable"' in capsys.readouterr().out
+    capsys.readouterr()
+    # A bare "s UNSATISFIABLE" is the solver's word: a claim, not a result (exit 1, as for no answer).
+    assert main(["decode", str(board_file), str(unsat), "--json"]) == 1
+    record = json.loads(capsys.readouterr().out)
+    assert record["status"] == "unknown" and record["claims"][0]["status"] == "unsolvable"
+    assert "a claim, not a result" in record["message"] and "sigmar check" in record["message"]
+    assert main(["decode", str(board_file), str(unsat)]) == 1
+    assert "claimed unsolvable: a claim, not a result" in capsys.readouterr().out
 
 
 def test_sat_cmd_runs_an_external_solver(tmp_path: Path) -> None:
@@ -339,7 +345,7 @@ def test_sat_cmd_runs_an_external_solver(tmp_path: Path) -> None:
 def test_solve_sat_cmd_option_runs_the_external_solver(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`sigmar solve --sat-cmd CMD` races cnf:external with that command when no backend is named."""
+    """`sigmar solve -b cnf:external --sat-cmd CMD` runs that command."""
     from sigmar.encoders.cnf import SAT_CMD_ENV
 
     monkeypatch.setenv(SAT_CMD_ENV, "")  # restored after the test: --sat-cmd sets it for the workers
@@ -347,7 +353,7 @@ def test_solve_sat_cmd_option_runs_the_external_solver(
     script = tmp_path / "solver.py"
     script.write_text(SOLVER_SCRIPT)
     board_file = Path(__file__).resolve().parents[1] / "instances" / "real-game.txt"
-    code = main(["solve", str(board_file), "--sat-cmd", f"{sys.executable} {script}", "--json"])
+    code = main(["solve", str(board_file), "-b", "cnf:external", "--sat-cmd", f"{sys.executable} {script}", "--json"])
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 0
     assert [r["backend"] for r in records] == ["cnf:external", "cnf:external"]

@@ -76,7 +76,7 @@ def test_a_time_limit_ends_a_search_that_would_go_on(tmp_path: Path) -> None:
     assert answer.status in (Status.UNKNOWN, Status.SOLVED), answer
 
 
-def test_crosscheck_grades_a_cpmpy_claim_against_a_checked_pumpkin_refutation(
+def test_crosscheck_settles_a_board_by_pumpkin_and_leaves_the_cpmpy_claim_unconfirmed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     solver = family.installed()[0]
@@ -84,7 +84,8 @@ def test_crosscheck_grades_a_cpmpy_claim_against_a_checked_pumpkin_refutation(
     file.write_text(format_board(SMALL[11]))
     assert main(["crosscheck", str(file), "-b", f"pumpkin,cpmpy:{solver}", "--json"]) == 0
     (record,) = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
-    assert record["grades"] == {"pumpkin": "correct", f"cpmpy:{solver}": "correct"}, record
+    assert record["status"] == "unsolvable" and record["checked"] is True, record
+    assert record["grades"] == {"pumpkin": "correct", f"cpmpy:{solver}": "unconfirmed"}, record
     assert main(["crosscheck", str(file), "-b", f"cpmpy:{solver}", "--json"]) == 1  # a lone claim: no answer
     (alone,) = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert alone["grades"] == {f"cpmpy:{solver}": "unconfirmed"}, alone

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
 from sigmar.runners import cli
 from sigmar.runners.checking.grading import Grade, grade_board
+from sigmar.runners.checking.grading import certified as certified_
 from sigmar.runners.checking.replay import checked
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,8 +50,10 @@ def test_refutations_are_correct_only_with_a_checked_certificate(boards) -> None
     assert both.result.reason is Reason.CORROBORATED and not both.result.checked
     certified = proof.with_(certificate=Certificate(CertificateKind.DRUP, file="x.drup"), checked=True)
     settled = grade_board(board, {"cnf": certified, "cpsat": other})
-    assert set(settled.grades.values()) == {Grade.CORRECT}
+    # The board is settled, but cpsat's "no" is still its own claim: BenchExec's correct-unconfirmed.
+    assert settled.grades == {"cnf": Grade.CORRECT, "cpsat": Grade.UNCONFIRMED}
     assert settled.result.checked and settled.result.backend == "cnf:glucose4"
+    assert (certified_(certified), certified_(other)) == ("yes", "no")
 
 
 def test_rejected_solution_and_crash_grades(boards) -> None:
@@ -65,8 +69,8 @@ def test_counts_settle_a_board_without_a_sound_backend(boards) -> None:
     board = boards["counts"]
     proof = Result(Status.UNSOLVABLE, "cnf:glucose4", reason=Reason.PROOF)
     verdict = grade_board(board, {"cnf": proof})
-    assert verdict.grades == {"cnf": Grade.CORRECT}
-    assert verdict.result.reason is Reason.COUNTS
+    assert verdict.grades == {"cnf": Grade.UNCONFIRMED}  # right, but cnf certified nothing
+    assert verdict.result.reason is Reason.COUNTS and verdict.settled
 
 
 def crosscheck(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict]]:
@@ -81,7 +85,8 @@ def test_honest_backends_agree(fakes, board_file: Path, capsys) -> None:
     assert all(r["agree"] for r in records)
     assert records[0]["answers"] == {"honest": "solved", "honest:proof": "solved"}
     assert records[1]["status"] == "unsolvable" and records[1]["reason"] == "exhausted"
-    assert records[1]["grades"] == {"honest": "correct", "honest:proof": "correct"}
+    # honest:proof's "no" is right but only claimed: unconfirmed, however certain the board is
+    assert records[1]["grades"] == {"honest": "correct", "honest:proof": "unconfirmed"}
 
 
 @pytest.mark.parametrize("broken", ["broken:wrong", "broken:proof"])
@@ -139,6 +144,58 @@ def test_crosscheck_with_minizinc_leaves_stderr_clean_when_its_compiler_refutes_
     for extra in ([], ["--json"]):  # the table, and JSON Lines
         done = subprocess.run([*command, *extra], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done
-        assert done.stderr == "", done.stderr
+        noise = [line for line in done.stderr.splitlines() if line.strip() and "━" not in line]  # but the bar
+        assert noise == [], done.stderr
     record = json.loads(done.stdout)
     assert record["answers"] == {"minizinc": "unsolvable", "search": "unsolvable"} and record["agree"], record
+
+
+# -- the rendered table: colours, NO_COLOR, whole names, a progress bar --------------------------------
+
+MARKUP = re.compile(r"\[/?(red|yellow|green|bold|dim|italic|blue|magenta|cyan)[^\]]*\]|\[/")
+COLOUR = re.compile(r"\x1b\[[0-9;]*3[1-7]m")  # a foreground colour code
+
+
+def crosscheck_table(board_file: Path, capsys, monkeypatch, **env: str) -> tuple[str, str]:
+    for name in ("FORCE_COLOR", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code = cli.main(["crosscheck", str(board_file), "-b", "honest,honest:proof,broken:wrong,broken:crash"])
+    assert code == 3
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def test_the_table_shows_colours_not_markup(fakes, board_file: Path, capsys, monkeypatch) -> None:
+    out, err = crosscheck_table(board_file, capsys, monkeypatch, FORCE_COLOR="1", COLUMNS="200")
+    assert COLOUR.search(out), "no colour in a terminal"
+    assert not MARKUP.search(out), MARKUP.search(out)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
+    assert "[" not in plain  # no board name here holds a bracket, so any "[" is markup shown as text
+    assert "claimed" in plain and "wrong" in plain and "error" in plain and "NO" in plain
+    assert "━" in err or "boards" in err, "no progress bar on standard error"
+
+
+def test_the_table_reads_the_same_with_no_color(fakes, board_file: Path, capsys, monkeypatch) -> None:
+    out, _ = crosscheck_table(board_file, capsys, monkeypatch, FORCE_COLOR="1", NO_COLOR="1", COLUMNS="200")
+    assert not COLOUR.search(out) and not MARKUP.search(out)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
+    assert "[" not in plain
+    for word in ("claimed", "wrong", "error", "NO", "unsol/exhausted"):
+        assert word in plain, word
+    piped, _ = crosscheck_table(board_file, capsys, monkeypatch)  # into a pipe: no escape codes at all
+    assert "[" not in piped and "claimed" in piped
+
+
+def test_board_names_are_whole_when_the_terminal_has_room(fakes, tmp_path: Path, capsys, monkeypatch) -> None:
+    from tests.broken_backend import BOARDS_TEXT
+
+    long_name = "a board whose name is long enough to have been cut at twenty-four characters [solvable]"
+    path = tmp_path / "named.txt"
+    path.write_text(f"# {long_name}\n" + BOARDS_TEXT.split("\n\n")[0].split("\n", 1)[1] + "\n")
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert cli.main(["crosscheck", str(path), "-b", "honest"]) == 0
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert long_name in plain

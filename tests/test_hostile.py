@@ -352,23 +352,25 @@ def test_a_long_solution_stops_at_the_first_move_too_many(tmp_path: Path) -> Non
         read_solutions(json_moves)
 
 
-# -- 9: --sat-cmd with the default backend, and with an explicit -b all
+# -- 9: --sat-cmd joins the chosen backends (the default, an explicit -b all, a list) unless they name it
 
 
-def test_sat_cmd_alone_runs_the_external_solver_and_with_all_runs_every_backend_too(monkeypatch) -> None:
-    from sigmar.encoders.registry import expand
+def test_sat_cmd_joins_the_race_as_cnf_external(monkeypatch) -> None:
     from sigmar.runners.cli.options import add_backend, add_sat_cmd, apply_sat_cmd
 
     monkeypatch.delenv("SIGMAR_SAT_CMD", raising=False)
     parser = argparse.ArgumentParser()
     add_backend(parser)
     add_sat_cmd(parser)
-    default = parser.parse_args(["--sat-cmd", "true"])
-    apply_sat_cmd(default)
-    assert default.backend == "cnf:external"
-    explicit = parser.parse_args(["--sat-cmd", "true", "-b", "all"])
-    apply_sat_cmd(explicit)
-    assert explicit.backend.split(",") == [*expand("all"), "cnf:external"]
+    for extra, joining in (
+        ([], ["cnf:external"]),
+        (["-b", "all"], ["cnf:external"]),
+        (["-b", "search,cnf"], ["cnf:external"]),
+        (["-b", "cnf:external"], []),
+    ):
+        args = parser.parse_args(["--sat-cmd", "true", *extra])
+        assert apply_sat_cmd(args) == joining, extra
+        assert args.backend == (extra[1] if extra else "all")
 
 
 # -- 11: a byte-order mark is skipped at the start of a file, and only there

@@ -152,16 +152,29 @@ def test_r1_crosscheck_bench_and_fuzz_grade_every_lie_wrong_or_unconfirmed(
             claimed = record["answers"][name]
             if claimed == "unsolvable" and record["board"] == "pair":
                 assert record["grades"][name] == "wrong", (name, record)
+            if record["grades"][name] == "correct" and claimed == "unsolvable":  # only its own checked certificate
+                assert record["certified"][name] == "yes", (name, record)
+    stuck = next(r for r in records(out) if r["board"] == "stuck")
+    # checked=True and no certificate, on a board the search refutes: a true claim, still only a claim
+    assert stuck["grades"]["hostile:checked-no"] == "unconfirmed" and stuck["certified"]["hostile:checked-no"] == "no"
     csv_path = tmp_path / "bench.csv"
-    code, _, err = sigmar(capsys, "bench", str(tiny), "-b", backends, "--out", str(csv_path), "--time-limit", "5")
+    bench = ["bench", str(tiny), "-b", backends, "--out", str(csv_path), "--time-limit", "5", "--repeat", "2"]
+    code, _, err = sigmar(capsys, *bench)
     assert code == 3, err
     from sigmar.runners.bench import read_csv
 
-    for row in read_csv(csv_path):
+    rows = read_csv(csv_path)
+    assert {r["repeat"] for r in rows} == {"1", "2"}  # every repetition's answer is taken in and graded alike
+    claim = next(r for r in rows if r["backend"] == "hostile:checked-no" and r["board"] == "stuck")
+    assert (claim["status"], claim["certified"], claim["grade"]) == ("unsolvable", "no", "unconfirmed"), claim
+    for row in rows:
         if row["backend"].startswith("hostile") and row["status"] == "unsolvable" and row["board"] == "pair":
             assert row["grade"] == "wrong", row
         if row["backend"].startswith("hostile") and row["grade"] == "correct":
-            assert row["board"] == "stuck" and row["status"] == "unsolvable", row  # a true claim, settled by search
+            assert row["board"] == "stuck" and row["status"] == "unsolvable", row
+            assert row["certified"] == "yes", row  # a claim, even a true one the search settled, is unconfirmed
+        if row["backend"].startswith("hostile") and row["certified"] == "no":
+            assert row["grade"] in ("wrong", "unconfirmed"), row
     code, out, err = sigmar(capsys, "fuzz", "--replay", str(tiny), "-b", backends, "--json", "--time-limit", "5")
     assert code == 3, err
     pair = next(r for r in records(out) if r["board"] == "pair")
@@ -545,3 +558,6 @@ def test_r18_an_error_names_the_certificate_file_whatever_its_name(
     Path(name).write_text("not json\n")
     code, out, err = sigmar(capsys, "check", str(tiny), name)
     assert code == 2 and err.startswith(f"sigmar check: {name}: "), err
+    Path(name).write_text('{"kind": "stuck", "cells": [[99, 0]]}\n')  # read, then malformed for the board
+    code, out, err = sigmar(capsys, "check", str(tiny), name, "--board", "stuck")
+    assert code == 2 and err.startswith(f"sigmar check: {name}: board 'stuck': "), err

@@ -87,7 +87,7 @@ def workload(kind: str, tmp_path: Path) -> tuple[list[str], str]:
     script.chmod(0o755)
     board = tmp_path / "one.txt"
     board.write_text(ONE_BOARD)  # one board: the run ends with its worker
-    return [str(board), "--sat-cmd", str(script), "--time-limit", "60"], "sleep 100"
+    return [str(board), "-b", "cnf:external", "--sat-cmd", str(script), "--time-limit", "60"], "sleep 100"
 
 
 @pytest.mark.parametrize("kind", ["minizinc", "sat-cmd"])
@@ -132,7 +132,7 @@ def test_a_finished_run_leaves_no_temporary_file(tmp_path: Path, kind: str) -> N
         body = "yes" if kind == "sat-cmd-flood" else "echo 's UNKNOWN'"
         script.write_text(f"#!/bin/sh\n{body}\n")
         script.chmod(0o755)
-        args = [str(board), "--sat-cmd", str(script), "--time-limit", "30"]
+        args = [str(board), "-b", "cnf:external", "--sat-cmd", str(script), "--time-limit", "30"]
     proc, tag, tmpdir = start(tmp_path, args)
     assert proc.wait(60) in (0, 1)
     assert wait_for(lambda: not tagged(tag), 5), tagged(tag)

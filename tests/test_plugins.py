@@ -12,6 +12,7 @@ an installed plugin shows; the test environment itself is never changed
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shutil
@@ -86,7 +87,7 @@ def test_backends_lists_each_plugin_with_its_version_or_why_not(plugin_site: Pat
     by_name = {(row["backend"], row["refused"]): row for row in rows}
     toy = by_name["toy", False]
     assert toy["available"] and toy["version"] == "toy 0.3" and toy["source"] == "plugin sigmar-toy-plugin 0.3"
-    assert toy["subs"] == ["search", "wrong", "crash", "hang", "claim"]
+    assert toy["subs"] == ["search", "wrong", "crash", "hang", "claim", "uncertified"]
     broken = by_name["toybroken", False]
     assert not broken["available"] and "sigmar_toy_missing_dependency" in str(broken["why_not"])
     raises = by_name["toyraises", False]
@@ -188,6 +189,26 @@ def test_crosscheck_bench_and_survey_take_a_plugin_by_name(plugin_site: Path, tm
     assert survey.returncode == 0, survey.stderr
     summary = json_lines(survey.stdout)[-1]
     assert summary["answered"] == 2 and summary["wrong"] == 0, summary
+
+
+def test_a_plugin_that_only_claims_is_graded_claimed_and_ranked_below_one_that_certifies(
+    plugin_site: Path, tmp_path: Path
+) -> None:
+    """toy:uncertified answers as the search does, but its "no" is only claimed: same boards, same speed."""
+    out = tmp_path / "bench.csv"
+    bench = sigmar(
+        plugin_site, "bench", str(SMALL), "-b", "toy:uncertified,search", "--time-limit", "10", "--out", str(out)
+    )
+    assert bench.returncode == 0, bench.stderr
+    rows = [r for r in csv.DictReader(line for line in out.read_text().splitlines() if not line.startswith("#"))]
+    refuted = [r for r in rows if r["status"] == "unsolvable"]
+    assert {(r["backend"], r["certified"], r["grade"]) for r in refuted} == {
+        ("toy:uncertified", "no", "unconfirmed"),
+        ("search", "yes", "correct"),
+    }
+    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in bench.stdout.splitlines() if line.startswith("│")]
+    rank = {row[1]: row[0] for row in cells if len(row) > 2 and row[0].isdigit()}  # the ranked table: rank, backend
+    assert rank == {"search": "1", "toy:uncertified": "2"}, bench.stdout
 
 
 # -- in this process: the pieces ---------------------------------------------

@@ -257,6 +257,8 @@ def test_cli_json_and_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert Path(certificate["file"]).name.startswith("a_board_with_odd_name-") and Path(certificate["file"]).is_file()
     for answer in records[0].get("corroboration", {}).values():
         assert answer in ("unsolvable", "unknown"), records[0]["corroboration"]
+    if records[0].get("corroboration"):  # timed apart from the proof
+        assert records[0]["corroboration_seconds"] > 0 and records[0]["seconds"] > 0
     assert records[1]["status"] == "solved" and records[1]["verified"] is True
     assert main(["prove", str(tmp_path / "missing.txt")]) == 2
 
@@ -291,3 +293,44 @@ def test_a_corroborating_solution_against_a_refuted_cnf_is_reported(monkeypatch:
     proved = prove(board, 60, corroborate_limit=1.0)
     assert proved.result.wrong and "checker is wrong" in proved.result.message
     assert proved.corroboration == {"fake": "solved"} and exit_code([proved.result]) == 3
+
+
+def test_a_drup_proof_gives_way_to_the_dead_states_the_search_finds(tmp_path: Path, monkeypatch) -> None:
+    """A DRUP proof that won the race is kept only when the search does not find the dead states in about as long."""
+    needs_cnf()
+    from sigmar.runners.checking.certify import ProofStore
+    from sigmar.runners.prove import Prover
+    from sigmar.runners.race import RaceOutcome
+
+    board = unsolvable_without_static_reason(5)
+    drup = prove(board, 60, proof_dir=tmp_path / "drup", routes=("cnf",), corroborate_limit=None).result
+    assert drup.checked and drup.certificate is not None and drup.certificate.kind is CertificateKind.DRUP
+    with ProofStore(tmp_path / "proofs") as proofs, Prover(proofs, corroborate_limit=None) as engine:
+        monkeypatch.setattr(engine.race, "solve", lambda b, limit: RaceOutcome(drup.with_(seconds=0.5)))
+        proved = engine.prove(board, 60)
+    result = proved.result
+    assert result.checked and result.certificate is not None, result
+    assert result.certificate.kind is CertificateKind.DEAD_STATES and result.reason is Reason.EXHAUSTED
+    assert proved.details["preferred"].startswith("dead-states over drup") and result.seconds >= 0.5
+
+
+def test_prove_prints_each_board_as_it_is_done(tmp_path: Path, capsys, monkeypatch) -> None:
+    from sigmar.runners.prove import Prover
+
+    path = tmp_path / "b.txt"
+    path.write_text("# one\n  v v\n . m .\n  . .\n\n# two\n  a a\n . . .\n  . .\n\n# three\n  e e\n . . .\n  . .\n")
+    printed_before: list[str] = []
+    real = Prover.prove
+
+    def prove_and_look(self, board, time_limit):
+        printed_before.append(capsys.readouterr().out)
+        return real(self, board, time_limit)
+
+    monkeypatch.setattr(Prover, "prove", prove_and_look)
+    assert main(["prove", str(path), "--no-corroborate"]) == 0
+    rest = capsys.readouterr().out
+    header = printed_before[0]
+    assert header.startswith("board ") and "proof s" in header and "corrob. s" in header
+    # each board's row is out before the next board starts
+    assert printed_before[1].startswith("one ") and printed_before[2].startswith("two ")
+    assert rest.startswith("three ")

@@ -169,13 +169,16 @@ def test_the_race_takes_a_checked_pumpkin_refutation_as_the_answer(
     assert answer["backend"] == "pumpkin:order" and answer["checked"] is True, answer
 
 
-def test_crosscheck_grades_a_claim_correct_against_a_checked_pumpkin_refutation(
+def test_crosscheck_settles_a_board_by_a_checked_pumpkin_refutation(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     file = write(tmp_path, SEARCH_ONLY)
     code, (record,) = solve_json(["crosscheck", str(file), "-b", "pumpkin,cpsat", "--json"], capsys)
     assert code == 0 and record["agree"] is True
-    assert record["grades"] == {"pumpkin": "correct", "cpsat": "correct"}, record
+    assert record["status"] == "unsolvable" and record["checked"] is True, record
+    # pumpkin's "no" is certified; cpsat's agrees with it but stays its own claim
+    assert record["grades"] == {"pumpkin": "correct", "cpsat": "unconfirmed"}, record
+    assert record["certified"] == {"pumpkin": "yes", "cpsat": "no"}, record
     code, (alone,) = solve_json(["crosscheck", str(file), "-b", "cpsat", "--json"], capsys)
     assert alone["grades"] == {"cpsat": "unconfirmed"}, alone
 

@@ -171,3 +171,44 @@ def test_both_engines_check_a_board_refutation_alike() -> None:
     assert all(report.valid for report in reports.values()), reports
     assert reports["c"].lemmas == reports["pysat"].lemmas == reports["pysat"].checked > 0
     assert 0 < reports["c"].checked < reports["c"].lemmas  # only the lemmas the refutation uses
+
+
+def test_both_engines_check_the_clauses_a_proof_derives_alike() -> None:
+    """What a cube-and-conquer node that splits hands on (docs/formats.md#cubes): the clauses still alive
+    at the end of a proof that stopped short of a refutation each follow, by either engine."""
+    needs_c()
+    from sigmar.encoders.cnf import build_formula
+    from sigmar.models.deal import deal
+
+    formula = build_formula(deal("dense", 6, 1, 17))
+    with Solver(name="glucose4", with_proof=True, bootstrap_with=formula.clauses) as solver:
+        solver.conf_budget(300)
+        assert solver.solve_limited() is None, "dense-6-s1-17 takes Glucose about 1,200 conflicts"
+        steps = rup_check.proof_lines(solver.get_proof())
+    alive: list[Clause] = []
+    for deletion, literals in steps:
+        if not deletion:
+            alive.append(literals)
+            continue
+        same = [i for i, clause in enumerate(alive) if sorted(clause) == sorted(literals)]
+        if same:
+            del alive[same[0]]
+    proof = render_drup(steps)
+    beyond = formula.nv + 1
+    for engine in rup_check.ENGINES:
+        report = check_proof(formula.clauses, proof, formula.nv, engine=engine, goals=alive)
+        assert report.valid and not report.malformed, (engine, report)
+        foreign = check_proof(formula.clauses, proof, beyond, engine=engine, goals=[*alive, [beyond]])
+        assert not foreign.valid and f"derived clause {len(alive) + 1} ({beyond})" in foreign.message, foreign
+    assert report.checked > 0
+
+
+def test_goals_need_no_conflict_but_each_must_follow() -> None:
+    formula = [[1, 2], [-1, 2], [-2, 3]]
+    for engine in rup_check.ENGINES:
+        if not rup_check.engine_available(engine)[0]:
+            continue
+        assert check_proof(formula, b"2 0\n", engine=engine, goals=[[3], [2]]).valid
+        assert check_proof(formula, b"", engine=engine, goals=[[-2, 3]]).valid  # a clause of the formula itself
+        assert not check_proof(formula, b"2 0\n", engine=engine, goals=[[1]]).valid
+        assert not check_proof(formula, b"2 0\n").valid  # without goals, still a refutation is asked for

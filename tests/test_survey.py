@@ -48,7 +48,23 @@ def test_only_checked_answers_count() -> None:
     ):
         tally.add(record)
     assert (tally.solved, tally.unsolvable, tally.unknown, tally.answered) == (1, 1, 1, 2)
-    assert tally.fraction() == 0.5  # the unknown board is left out
+    assert tally.fraction() == 0.5  # over the answered boards only: too narrow when some are unknown
+
+
+def test_the_solvable_fraction_is_bounded_over_every_board_unknown_ones_included() -> None:
+    tally = Tally(solved=20, unsolvable=70, unknown=10)
+    (low, low_a, low_b), (high, high_a, high_b) = tally.bounds() or ((), ())
+    assert (low, high) == (0.2, 0.3)  # every unknown board unsolvable, or every one solvable
+    assert (low_a, low_b) == wilson(20, 100) and (high_a, high_b) == wilson(30, 100)
+    assert low_a < low < low_b and high_a < high < high_b
+    summary = tally.summary()
+    assert summary["solvable_at_least"] == 0.2 and summary["solvable_at_most"] == 0.3
+    assert summary["solvable_at_most_wilson95"] == list(wilson(30, 100))
+    from sigmar.runners.cli.survey import fraction_text
+
+    assert fraction_text(tally) == "solvable 20.0% [13.3, 28.9] to 30.0% [21.9, 39.6], 10 unknown"
+    assert fraction_text(Tally(solved=2, unsolvable=3)) == "solvable 40.0% [11.8, 76.9]"
+    assert Tally().bounds() is None and fraction_text(Tally()) == "solvable -"
 
 
 DEALS = Deals("dense", 6, 1, 10)

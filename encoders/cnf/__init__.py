@@ -9,7 +9,12 @@ proof-logging solver measured fastest at solve, proof and check together
 - ``cnf:thesis+cadical195``: the thesis's encoding on CaDiCaL 1.9.5;
 - ``cnf:steps``: our encoding with one move per step (a classic timestep encoding);
 - ``cnf:external``, ``cnf:thesis+external``: an external DIMACS solver, the command
-  taken from ``$SIGMAR_SAT_CMD`` (or ``CnfBackend(sub, sat_cmd="kissat")``).
+  taken from ``$SIGMAR_SAT_CMD`` (or ``CnfBackend(sub, sat_cmd="kissat")``).  In the
+  command ``{cnf}`` stands for the formula's path (appended when the command has no
+  ``{cnf}``) and ``{proof}`` for the path where the solver writes its DRAT/DRUP proof
+  (``cadical -q {cnf} {proof}``): with ``{proof}`` its "no" comes with a ``drup``
+  certificate (binary DRAT is read too, :mod:`sigmar.models.drat_binary`), without it the
+  "no" is a claim.
 
 Encoding variants: ``default`` (ours, :mod:`.default`), ``steps`` (the
 same with one move per step, a classic timestep encoding kept for comparison), ``thesis``
@@ -55,6 +60,7 @@ UNINTERRUPTIBLE = ("cadical", "kissat", "lingeling")
 # ``cnf:external`` runs the DIMACS solver command in $SIGMAR_SAT_CMD (set by the CLI's --sat-cmd).
 EXTERNAL = "external"
 SAT_CMD_ENV = "SIGMAR_SAT_CMD"
+CNF_PLACEHOLDER, PROOF_PLACEHOLDER = "{cnf}", "{proof}"
 # The most an external solver may print (a model of a big board is a few MB).
 OUTPUT_CAP = 64 * 2**20
 # The python-sat solvers offered as names (any other works through build_formula);
@@ -184,7 +190,7 @@ class CnfBackend(Backend):
         self.card: str = self.options.card
         self._stop = threading.Event()
         self._live: Any = None  # the running pysat solver, a child process or a Popen
-        self._proof: list[str] | None = None  # the DRUP lines of the last refutation, when logged
+        self._proof: str | None = None  # the DRUP text of the last refutation, when logged
 
     @classmethod
     def available(cls) -> tuple[bool, str]:
@@ -227,8 +233,13 @@ class CnfBackend(Backend):
 
     @property
     def certifies(self) -> bool:
-        """DRUP proofs of the default encoding only: that is the formula the checker rebuilds."""
-        return self.variant == "default" and self.card == DEFAULT_CARD and self.solver in PROOF_SOLVERS
+        """DRUP proofs of the default encoding only: that is the formula the checker rebuilds.  An external
+        solver certifies when its command says where to write the proof (``{proof}``)."""
+        if self.variant != "default" or self.card != DEFAULT_CARD:
+            return False
+        if self.sat_cmd:
+            return PROOF_PLACEHOLDER in self.sat_cmd
+        return self.solver in PROOF_SOLVERS
 
     def _build_options(self) -> dict[str, Any]:
         return {"card": self.card} if self.variant in ("default", "steps") else {}
@@ -322,7 +333,7 @@ class CnfBackend(Backend):
         proof, self._proof = self._proof, None
         if proof is None:
             return None
-        return Certificate(CertificateKind.DRUP, texts={".drup": proof_text(proof)})
+        return Certificate(CertificateKind.DRUP, texts={".drup": proof})
 
     def _solve_pysat(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
         from pysat.solvers import Solver
@@ -347,7 +358,7 @@ class CnfBackend(Backend):
                 self._live = None
             model = sat.get_model() if answer else None
             if answer is False and logging:
-                self._proof = list(sat.get_proof() or [])
+                self._proof = proof_text(list(sat.get_proof() or []))
             return answer, model, _stats(sat)
 
     def _solve_child(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
@@ -377,18 +388,30 @@ class CnfBackend(Backend):
         """An external DIMACS solver printing SAT-competition output; killed at the time limit.
 
         It runs under a guard (:mod:`guard`) in a folder of its own, so neither it, nor
-        anything it starts, nor the formula file outlives the run; its output is read up
-        to ``OUTPUT_CAP`` bytes, and a solver that prints more is an error.
+        anything it starts, nor the formula or proof file outlives the run; its output is
+        read up to ``OUTPUT_CAP`` bytes, and a solver that prints more is an error.  With
+        ``{proof}`` in the command, the proof it wrote is read (a DRUP proof's limit) and
+        sent as the certificate of its "no": the runner checks it like any other.
         """
         assert self.sat_cmd is not None
-        folder = tempfile.mkdtemp(prefix="sigmar-cnf-")
+        self._proof = None
+        folder = tempfile.mkdtemp(prefix="sigmar-cnf-")  # in the run's folder, which a janitor removes
+        proof_error = ""
         try:
-            path = os.path.join(folder, "board.cnf")
+            # The guard removes the solver's own folder (the formula) as the solver ends; the proof is
+            # written beside it, so that it is still there to be read.
+            solver_folder = os.path.join(folder, "solver")
+            os.mkdir(solver_folder)
+            path = os.path.join(solver_folder, "board.cnf")
+            proof_path = os.path.join(folder, "board.drup")
             with open(path, "w") as out:
                 out.write(formula.to_dimacs())
-            argv = [*shlex.split(self.sat_cmd), path]
+            argv = external_argv(self.sat_cmd, path, proof_path)
             proc = subprocess.Popen(
-                guarded(argv, cleanup=folder), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, process_group=0
+                guarded(argv, cleanup=solver_folder),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                process_group=0,
             )
             self._live = proc
             try:
@@ -396,6 +419,8 @@ class CnfBackend(Backend):
             finally:
                 self._live = None
                 guard.stop(proc)
+            if output is not None and self.certifies:
+                self._proof, proof_error = read_proof(proof_path)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         if output is None:  # the time limit
@@ -411,11 +436,44 @@ class CnfBackend(Backend):
             return None, None, stats
         status, model = parse_model(output.decode("utf-8", "replace"))
         if status == "SATISFIABLE":
+            self._proof = None
             return True, model, stats
         if status == "UNSATISFIABLE":
+            if proof_error:
+                stats["proof"] = proof_error
             return False, None, stats
         stats["error"] = f"'{self.sat_cmd}' printed no 's SATISFIABLE/UNSATISFIABLE' line (exit {proc.returncode})"
         return None, None, stats
+
+
+def external_argv(command: str, cnf: str, proof: str) -> list[str]:
+    """The external solver's argv: ``{cnf}`` and ``{proof}`` replaced by the paths (the formula appended when
+    the command has no ``{cnf}``), each word split as a shell would."""
+    words = shlex.split(command)
+    argv = [w.replace(CNF_PLACEHOLDER, cnf).replace(PROOF_PLACEHOLDER, proof) for w in words]
+    return argv if any(CNF_PLACEHOLDER in w for w in words) else [*argv, cnf]
+
+
+def read_proof(path: str) -> tuple[str | None, str]:
+    """The proof an external solver wrote, as DRUP text (binary DRAT turned into text), or (None, why not).
+
+    A missing, oversized or unreadable proof gives no certificate: the "no" stays a claim.
+    A binary proof that does not parse is sent as it is, so the check rejects it and says why.
+    """
+    from sigmar.models import drat_binary, input_limits
+
+    try:
+        input_limits.regular_size(path, input_limits.DRUP)
+        with open(path, "rb") as proof:
+            data = proof.read()
+    except (input_limits.InputError, OSError) as exc:
+        return None, f"no proof to read: {exc}"
+    if drat_binary.is_binary(data):
+        try:
+            data = drat_binary.to_text(data)
+        except drat_binary.DratError as exc:
+            return f"c binary DRAT that does not parse: {exc}\nnot a proof\n", ""
+    return data.decode("utf-8", "replace"), ""
 
 
 def read_capped(proc: subprocess.Popen[bytes], limit: float | None, cap: int) -> bytes | None:

@@ -17,6 +17,11 @@
  *    clauses that make it follow are marked in turn.  An unmarked lemma is
  *    not needed and is not checked.
  *
+ * With goals (clauses) and no conflict, pass 2 starts from them instead: each must be alive at the end
+ * of the proof (rup_check.py reads the goals as lemmas after the proof, so that each is checked), and
+ * is marked, so only the lemmas the goals rest on are checked.  A cube-and-conquer node that splits
+ * derives, rather than refutes, the clauses it passes on (docs/formats.md#cubes).
+ *
  * A deletion naming no alive clause is ignored, and so is the deletion of a
  * clause that is the reason of a literal fixed with no assumption (drat-trim
  * ignores unit deletions too): ignoring a deletion only keeps an implied
@@ -39,7 +44,7 @@ enum { SIZE = 0, NEXT = 1, FLAGS = 2, HEADER = 3 };
  * millions of times costs no memory; a deletion takes a copy off before the clause itself). */
 enum { DELETED = 1, CORE = 2, COPY = 4 };
 #define MAX_COPIES (INT32_MAX / COPY)
-enum { VALID_CONFLICT = 1, LEMMA_FAILS = 2, NO_CONFLICT = 3, FORMAT_ERROR = 4, TOO_LARGE = 5 };
+enum { VALID_CONFLICT = 1, LEMMA_FAILS = 2, NO_CONFLICT = 3, FORMAT_ERROR = 4, TOO_LARGE = 5, DERIVED = 6, NOT_DERIVED = 7 };
 
 typedef struct {
     int32_t *data;
@@ -489,10 +494,37 @@ static Outcome forward(Checker *c, const char *text, int64_t length, int64_t max
     return out;
 }
 
-/* Pass 2: from the conflict back, check each lemma the refutation uses. */
+/* With no conflict, the goal is a list of clauses instead (`goals`, each ended by 0): each must be alive
+ * at the end of the proof, and is marked, so that pass 2 checks the lemmas it rests on.  0 on success
+ * (out->code DERIVED), else out->code NOT_DERIVED with out->line the goal's number (from 1). */
+static int mark_goals(Checker *c, Outcome *out, const int32_t *goals, int64_t count) {
+    int64_t number = 1;
+    c->scratch.n = 0;
+    for (int64_t i = 0; i < count; i++) {
+        if (goals[i] != 0) {
+            if (!vec_push(&c->scratch, lit_index(goals[i]))) return 0;
+            continue;
+        }
+        uint64_t hash;
+        int64_t m = distinct(c, &hash);
+        int32_t *link = m > 0 ? find_alive(c, hash, m) : NULL;
+        if (m == 0 || (m > 0 && !link)) {
+            out->code = NOT_DERIVED;
+            out->line = number;
+            return 1;
+        }
+        if (link) clause_at(c, *link)[FLAGS] |= CORE;
+        c->scratch.n = 0;
+        number++;
+    }
+    out->code = DERIVED;
+    return 1;
+}
+
+/* Pass 2: from the conflict (or the marked goals) back, check each lemma the refutation uses. */
 static void backward(Checker *c, Outcome *out) {
     c->top = c->trail_n; /* the conflict's own propagation counts as fixed */
-    if (!mark_reasons(c, c->conflict, -1)) {
+    if (c->refuted && !mark_reasons(c, c->conflict, -1)) {
         out->code = TOO_LARGE;
         return;
     }
@@ -569,21 +601,26 @@ static int load(Checker *c, const int32_t *formula, int64_t count) {
 }
 
 static PyObject *check(PyObject *self, PyObject *args) {
-    Py_buffer formula, proof;
+    Py_buffer formula, proof, goals = {0};
     long long variables, max_line;
-    if (!PyArg_ParseTuple(args, "y*Ly*L", &formula, &variables, &proof, &max_line)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*Ly*L|y*", &formula, &variables, &proof, &max_line, &goals)) return NULL;
     Checker c;
     memset(&c, 0, sizeof c);
     c.variables = variables;
     const int32_t *lits = formula.buf;
     int64_t count = formula.len / (Py_ssize_t)sizeof(int32_t);
-    for (int64_t i = 0; i < count; i++) {
-        if (lits[i] > variables || -(int64_t)lits[i] > variables) {
-            PyBuffer_Release(&formula);
-            PyBuffer_Release(&proof);
-            PyErr_SetString(PyExc_ValueError, "a formula literal is beyond the variable count");
-            return NULL;
-        }
+    const int32_t *goal_lits = goals.buf;
+    int64_t goal_count = goals.buf ? goals.len / (Py_ssize_t)sizeof(int32_t) : 0;
+    int beyond = 0;
+    for (int64_t i = 0; i < count; i++) beyond |= lits[i] > variables || -(int64_t)lits[i] > variables;
+    for (int64_t i = 0; i < goal_count; i++) beyond |= goal_lits[i] > variables || -(int64_t)goal_lits[i] > variables;
+    if (beyond || (goal_count && goal_lits[goal_count - 1] != 0)) {
+        PyBuffer_Release(&formula);
+        PyBuffer_Release(&proof);
+        if (goals.buf) PyBuffer_Release(&goals);
+        PyErr_SetString(PyExc_ValueError, beyond ? "a formula or goal literal is beyond the variable count"
+                                                 : "the goals do not end with 0");
+        return NULL;
     }
     int loaded;
     Outcome out = {TOO_LARGE, 0, 0, 0, 0, 0, NULL};
@@ -591,11 +628,15 @@ static PyObject *check(PyObject *self, PyObject *args) {
     loaded = load(&c, lits, count);
     if (loaded) {
         out = forward(&c, proof.buf, proof.len, max_line);
-        if (out.code == VALID_CONFLICT) backward(&c, &out);
+        if (out.code == NO_CONFLICT && goals.buf) {
+            if (!mark_goals(&c, &out, goal_lits, goal_count)) out.code = TOO_LARGE;
+        }
+        if (out.code == VALID_CONFLICT || out.code == DERIVED) backward(&c, &out);
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&formula);
     PyBuffer_Release(&proof);
+    if (goals.buf) PyBuffer_Release(&goals);
     if (!loaded || out.code == TOO_LARGE) {
         release(&c);
         return PyErr_NoMemory();
@@ -621,11 +662,14 @@ static PyObject *check(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"check", check, METH_VARARGS,
-     "check(formula, variables, proof, max_line) -> (code, line, lemmas, deletions, checked, detail)\n\n"
+     "check(formula, variables, proof, max_line[, goals]) -> (code, line, lemmas, deletions, checked, detail)\n\n"
      "formula: native int32 literals, each clause ended by 0; proof: DRUP text bytes.\n"
      "code 1: refuted, every lemma it uses checked ('checked' of them); 2: the lemma on 'line' does\n"
      "not follow (detail: its literals); 3: no conflict is reached; 4: 'line' does not parse\n"
-     "(detail: why)."},
+     "(detail: why).\n"
+     "goals (int32 clauses like formula): with no conflict, each goal must be a clause alive at the end\n"
+     "of the proof, and the lemmas they rest on are checked: code 6, every goal derived; 7, goal\n"
+     "number 'line' (from 1) is not among the clauses at the end."},
     {NULL, NULL, 0, NULL},
 };
 

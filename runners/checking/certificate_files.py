@@ -2,12 +2,13 @@
 
 The formats: docs/formats.md#certificates.
 
-``counts``, ``stuck`` and ``dead-states`` go to :mod:`sigmar.models.certificate_checker`.
+``counts``, ``stuck`` and ``dead-states`` go to :mod:`sigmar.models.certificate_checker`,
+``cubes`` to :mod:`sigmar.runners.checking.cubes_check`.
 ``drup`` is checked here: the board is encoded afresh with the default CNF
 encoding, the certificate's ``NAME.cnf`` and ``NAME.vars.json`` must be that
-formula exactly (else the proof may refute some other formula, for instance
-one with an empty clause added), and the proof is then checked by reverse
-unit propagation against the fresh clauses, never the file's.
+formula exactly (:mod:`.same_formula`; else the proof may refute some other
+formula, for instance one with an empty clause added), and the proof is then
+checked by reverse unit propagation against the fresh clauses, never the file's.
 ``drcp`` likewise: the board's order model is built afresh, ``NAME.drcp-model``
 must be its text, and the proof is checked against the fresh model
 (:mod:`sigmar.runners.checking.drcp_check`).
@@ -15,22 +16,22 @@ must be its text, and the proof is checked against the fresh model
 
 from __future__ import annotations
 
-import json
 import mmap
 from pathlib import Path
 from typing import Any
 
 from sigmar.encoders import order_model
-from sigmar.models import input_limits
+from sigmar.models import drat_binary, input_limits
 from sigmar.models.board import Board
 from sigmar.models.certificate_checker import CertificateError, Verdict, check_counts, check_dead_states, check_stuck
 from sigmar.models.hexgrid import from_rowcol
-from sigmar.models.input_limits import CNF, DRCP, DRCP_MODEL, DRUP, VARS_JSON, InputError, Limit
+from sigmar.models.input_limits import DRCP, DRCP_MODEL, DRUP, InputError
 from sigmar.models.result import CertificateKind
 
 from . import drcp_check
 from .fresh_formula import fresh
-from .rup_check import ProofFormatError, check_proof, parse_dimacs
+from .rup_check import check_proof
+from .same_formula import formula_verdict, read_bounded
 
 KINDS = tuple(str(kind) for kind in CertificateKind)
 
@@ -53,6 +54,10 @@ def check_certificate(board: Board, certificate: dict[str, Any], base: Path | No
         return check_dead_states(board, path)
     if kind is CertificateKind.DRCP:
         return check_drcp(board, path)
+    if kind is CertificateKind.CUBES:
+        from .cubes_check import check_cubes  # it reads the formula with this module's helpers
+
+        return check_cubes(board, path)
     return check_drup(board, path)
 
 
@@ -105,24 +110,9 @@ def check_drup(board: Board, drup: Path) -> Verdict:
             )
     own = fresh(board)  # made ahead by the race while the prover was still at work, or now
     formula = own.formula
-    try:
-        text = _read_bounded(cnf_path, CNF, len(own.text) + input_limits.CNF_SLACK_BYTES)
-        most = 256 * formula.nv + input_limits.MiB  # a name per variable, each far shorter than 256 bytes
-        names = input_limits.json_value(_read_bounded(vars_path, VARS_JSON, most), vars_path)
-    except InputError as exc:
-        raise CertificateError(str(exc)) from None
-    if _body(text) != own.body:  # the fast path compares text
-        try:
-            variables, clauses = parse_dimacs(text)
-        except ProofFormatError as exc:
-            raise CertificateError(f"{cnf_path}: {exc}") from None
-        mismatch = _formula_mismatch(formula.nv, formula.clauses, variables, clauses)
-        if mismatch:
-            return Verdict(False, f"{cnf_path.name} is not this board's formula: {mismatch}")
-    summary = ("variant", "dim", "tiles", "horizon", "variables", "clauses")
-    expected = json.loads(formula.sidecar(with_names=False))
-    if not isinstance(names, dict) or any(names.get(key) != expected[key] for key in summary):
-        return Verdict(False, f"{vars_path.name} does not describe this board's formula")
+    wrong = formula_verdict(own, cnf_path, vars_path)
+    if wrong is not None:
+        return wrong
     try:
         with input_limits.open_input(drup, DRUP) as stream:
             size = input_limits.regular_size(drup, DRUP)
@@ -131,11 +121,16 @@ def check_drup(board: Board, drup: Path) -> Verdict:
             else:
                 with mmap.mmap(stream.inner.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
                     mapped.madvise(mmap.MADV_SEQUENTIAL)
-                    skip = len(input_limits.BOM) if mapped[:3] == input_limits.BOM else 0
-                    with memoryview(mapped) as view:
-                        report = check_proof(formula.clauses, view[skip:], formula.nv)
+                    if drat_binary.is_binary(mapped[: drat_binary.SNIFF]):  # CaDiCaL's and Kissat's default
+                        report = check_proof(formula.clauses, drat_binary.to_text(mapped[:]), formula.nv)
+                    else:
+                        skip = len(input_limits.BOM) if mapped[:3] == input_limits.BOM else 0
+                        with memoryview(mapped) as view:
+                            report = check_proof(formula.clauses, view[skip:], formula.nv)
     except InputError as exc:
         raise CertificateError(str(exc)) from None
+    except drat_binary.DratError as exc:
+        raise CertificateError(f"{drup}: a binary DRAT proof that does not parse: {exc}") from None
     except MemoryError:
         raise CertificateError(f"{drup}: the proof needs more memory than there is; see README 'Limits'") from None
     if report.malformed:
@@ -161,7 +156,7 @@ def check_drcp(board: Board, drcp: Path) -> Verdict:
     model = order_model.build(board)
     own = model.text()
     try:
-        text = _read_bounded(model_path, DRCP_MODEL, len(own.encode()) + input_limits.DRCP_MODEL_SLACK_BYTES)
+        text = read_bounded(model_path, DRCP_MODEL, len(own.encode()) + input_limits.DRCP_MODEL_SLACK_BYTES)
     except InputError as exc:
         raise CertificateError(str(exc)) from None
     mismatch = _model_mismatch(own, text)
@@ -198,35 +193,3 @@ def _around(line: str, at: int) -> str:
     """The part of ``line`` about column ``at``, where two lines first differ."""
     start = max(at - 30, 0)
     return ("..." if start else "") + line[start : at + 30] + ("..." if at + 30 < len(line) else "")
-
-
-def _read_bounded(path: Path, limit: Limit, most: int) -> str:
-    """A certificate's side file as text, refused unread when above ``most`` bytes (it cannot be this board's)."""
-    size = input_limits.regular_size(path, limit)
-    if size > most:
-        raise InputError(path, f"{size:,} bytes: larger than this board's {limit.kind} can be ({most:,} at most)")
-    return input_limits.read_text(path, limit)
-
-
-def _body(dimacs: str) -> str:
-    """A DIMACS text from its ``p cnf`` line on (comments before it do not count)."""
-    if dimacs.startswith("p cnf "):
-        return dimacs
-    at = dimacs.find("\np cnf ")
-    return dimacs[at + 1 :] if at >= 0 else ""
-
-
-def _formula_mismatch(nv: int, expected: list[list[int]], variables: int, clauses: list[list[int]]) -> str:
-    if variables != nv:
-        return f"{variables} variables, the board's encoding has {nv}"
-    want = sorted(tuple(sorted(c)) for c in expected)
-    have = sorted(tuple(sorted(c)) for c in clauses)
-    if want == have:
-        return ""
-    missing = sorted(set(want) - set(have))
-    extra = sorted(set(have) - set(want))
-    if missing:
-        return f"clause {' '.join(map(str, missing[0]))} 0 of the board's encoding is missing"
-    if extra:
-        return f"clause {' '.join(map(str, extra[0])) or '(empty)'} 0 is not in the board's encoding"
-    return f"{len(clauses)} clauses, the board's encoding has {len(expected)}"

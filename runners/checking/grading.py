@@ -7,13 +7,18 @@ itself and the answers decide.
 - Otherwise the board is unsolvable when the counts say so or when some
   answer's certificate was checked (:mod:`sigmar.runners.checking.trust`).  Two
   families that say unsolvable without one make ``corroborated``, which
-  settles nothing: their answers are graded ``unconfirmed``.
+  settles nothing.
 
-Grades: ``correct``; ``unconfirmed`` (BenchExec's correct-unconfirmed: an
-``unsolvable`` that nothing contradicts but nothing confirms, such as a lone
-``proof``); ``wrong`` (a solution the rule engine rejects, or ``unsolvable``
-against a verified solution); ``unknown`` (no answer in time); ``error`` (a
-crash or a malformed answer).
+Grades: ``correct`` (a verified solution, or an ``unsolvable`` whose own
+certificate was checked); ``unconfirmed`` (BenchExec's correct-unconfirmed:
+an ``unsolvable`` that nothing contradicts but that its backend did not
+certify, whether or not another backend's certificate settled the board: a
+claim is never graded as a checked "no"); ``wrong`` (a solution the rule
+engine rejects, or ``unsolvable`` against a verified solution); ``unknown``
+(no answer in time); ``error`` (a crash or a malformed answer).
+
+Each answer's "no" is also *certified* or *claimed* (:func:`certified`), the
+bench CSV's ``certified`` column.
 """
 
 from __future__ import annotations
@@ -44,10 +49,26 @@ class BoardVerdict:
     grades: dict[str, Grade]
     agree: bool  # no two backends claimed opposite answers
     notes: tuple[str, ...] = ()
+    settled: bool = False  # ``result`` is a verified solution or a checked certificate, not a claim
+
+    @property
+    def truth(self) -> str:
+        """The board's class for per-class scores: ``solvable``, ``unsolvable`` or ``open`` (not settled)."""
+        if not self.settled:
+            return "open"
+        return "solvable" if self.result.status is Status.SOLVED else "unsolvable"
 
     @property
     def any_wrong(self) -> bool:
         return any(g is Grade.WRONG for g in self.grades.values())
+
+
+def certified(answer: Result) -> str:
+    """The bench CSV's ``certified``: ``yes`` for an ``unsolvable`` with a checked certificate, ``no`` for
+    one that is only claimed (no certificate, or one that failed its check), empty for any other answer."""
+    if answer.status is not Status.UNSOLVABLE:
+        return ""
+    return "yes" if accepted(answer) else "no"
 
 
 def claim(answer: Result) -> str | None:
@@ -103,9 +124,9 @@ def grade_board(board: Board, answers: dict[str, Result]) -> BoardVerdict:
             if truth is Status.SOLVED:
                 grades[name] = Grade.WRONG
                 notes.append(f"{name} said unsolvable ({answer.reason}) but {result.backend} found a verified solution")
-            elif truth is Status.UNSOLVABLE:
+            elif truth is Status.UNSOLVABLE and accepted(answer):
                 grades[name] = Grade.CORRECT
-            else:
+            else:  # right or not, nothing checked it: a claim
                 grades[name] = Grade.UNCONFIRMED
         elif answer.status is Status.ERROR:
             grades[name] = Grade.ERROR
@@ -115,4 +136,4 @@ def grade_board(board: Board, answers: dict[str, Result]) -> BoardVerdict:
     agree = len(claims) <= 1
     if not agree:
         notes.append("backends disagree: " + ", ".join(f"{n}={claim(a)}" for n, a in answers.items() if claim(a)))
-    return BoardVerdict(result, grades, agree, tuple(notes))
+    return BoardVerdict(result, grades, agree, tuple(notes), settled)

@@ -23,6 +23,13 @@ Two engines do the propagation, neither of them the prover's:
   more implied clauses and stays sound.  It is the fallback where the C
   engine could not be built, and the tests' second engine.
 
+A proof may also *derive* rather than refute: given ``goals`` (clauses), the
+proof need not reach a conflict, and each goal must follow by RUP from the
+clauses at the end of it (a cube-and-conquer split passes such clauses on to
+the cubes below it: docs/formats.md#cubes).  The goals are then checked as
+lemmas read after the proof, and the ``c`` engine checks only the lemmas they
+rest on.
+
 For a second opinion on small proofs, :func:`second_opinion` hands the same
 clauses to the formally verified ``drup`` checker from PyPI when it is
 installed (it is an optional dependency).
@@ -210,24 +217,35 @@ def default_engine() -> str:
 
 
 def check_proof(
-    clauses: list[Clause],
+    clauses: list[Clause] | array,
     proof: bytes | mmap.mmap | memoryview,
     variables: int | None = None,
     engine: str | None = None,
+    goals: list[Clause] | None = None,
 ) -> CheckReport:
     """Check a DRUP proof text (bytes) against ``clauses``; literals may name variables 1..``variables``.
 
+    ``clauses`` may also come flat, as an ``array('i')`` of literals with each clause ended by 0.
     ``variables`` defaults to the highest the clauses name (not a header's count: the engines
     allocate per variable, and a lemma gains nothing from a variable no clause names).
     ``engine`` is ``c`` or ``pysat`` (default: :func:`default_engine`).  A proof that does not
-    parse is an invalid proof.
+    parse is an invalid proof.  With ``goals`` the proof need not refute: it is valid when each
+    goal follows by RUP from the clauses at its end (or when it refutes after all).
     """
     start = time.perf_counter()
-    bound = variables if variables is not None else max((abs(lit) for c in clauses for lit in c), default=0)
+    flat = clauses if isinstance(clauses, array) else _flatten(clauses)
+    bound = variables if variables is not None else max((abs(lit) for lit in flat), default=0)
     engine = engine or default_engine()
     ok, why = engine_available(engine)
     if not ok:
         raise ValueError(why)
+    proof_lines = 0
+    if goals is not None:  # the goals are read after the proof, as lemmas; their lines are counted past its end
+        text = bytes(proof)
+        if text and not text.endswith(b"\n"):
+            text += b"\n"
+        proof_lines = text.count(b"\n")
+        proof = text + render_goals(goals)
     if engine == "pysat":
         counted = [0, 0]
 
@@ -237,29 +255,66 @@ def check_proof(
                 yield number, step
 
         try:
-            report = check_stream(clauses, steps())
+            report = check_stream(_unflatten(flat), steps(), derive=goals is not None)
         except ProofFormatError as exc:
             report = CheckReport(False, counted[0], counted[1], 0, 0.0, str(exc), malformed=True)
-        return replace(report, seconds=time.perf_counter() - start)
+        return replace(_about_goals(report, proof_lines, goals), seconds=time.perf_counter() - start)
     assert _drup is not None
-    flat = array("i")
-    for clause in clauses:
-        flat.extend(clause)
-        flat.append(0)
-    code, line, lemmas, deletions, checked, detail = _drup.check(flat, bound, proof, MAX_LINE)
-    valid = code == 1
+    if goals is None:
+        code, line, lemmas, deletions, checked, detail = _drup.check(flat, bound, proof, MAX_LINE)
+    else:
+        code, line, lemmas, deletions, checked, detail = _drup.check(flat, bound, proof, MAX_LINE, _flatten(goals))
+    valid = code in (1, 6)
     if code == 1:
         message = f"unit propagation reaches a conflict, and the {checked:,} lemmas it uses follow"
+    elif code == 6:
+        message = f"each clause to derive follows ({len(goals or []):,}), with the {checked:,} lemmas checked"
     elif code == 2:
         shown = " ".join(map(str, detail or [])) or "the empty clause"
         message = f"lemma on proof line {line} ({shown}) does not follow by unit propagation"
     elif code == 3:
         message = "every lemma checks but no conflict is reached"
+    elif code == 7:  # cannot happen: each goal was read as a lemma, so it is alive at the end
+        message = f"derived clause {line} is not among the clauses at the end of the proof"
     else:
         message = f"proof line {line}: {detail} ({bound} variables)"
     failed_at = line if code == 2 else None
     seconds = time.perf_counter() - start
-    return CheckReport(valid, lemmas, deletions, checked, seconds, message, failed_at, malformed=code == 4)
+    report = CheckReport(valid, lemmas, deletions, checked, seconds, message, failed_at, malformed=code == 4)
+    return _about_goals(report, proof_lines, goals)
+
+
+def _flatten(clauses: Iterable[Clause]) -> array:
+    flat = array("i")
+    for clause in clauses:
+        flat.extend(clause)
+        flat.append(0)
+    return flat
+
+
+def _unflatten(flat: array) -> list[Clause]:
+    out: list[Clause] = []
+    start = 0
+    for index, literal in enumerate(flat):
+        if literal == 0:
+            out.append(list(flat[start:index]))
+            start = index + 1
+    return out
+
+
+def render_goals(goals: Iterable[Clause]) -> bytes:
+    """Clauses as DRUP lemma lines (also the text of a ``.lemmas`` file)."""
+    return "".join(" ".join(map(str, [*goal, 0])) + "\n" for goal in goals).encode()
+
+
+def _about_goals(report: CheckReport, proof_lines: int, goals: list[Clause] | None) -> CheckReport:
+    """A report whose failure is at a goal (read after the proof's last line) says so, by the goal's number."""
+    if goals is None or report.failed_at is None or report.failed_at <= proof_lines:
+        return report
+    number = report.failed_at - proof_lines
+    shown = " ".join(map(str, goals[number - 1])) if number <= len(goals) else "?"
+    message = f"derived clause {number} ({shown or 'the empty clause'}) does not follow by unit propagation"
+    return replace(report, message=message)
 
 
 def _text_lines(proof: bytes | mmap.mmap | memoryview) -> Iterator[str]:
@@ -285,10 +340,11 @@ def check_rup(clauses: list[Clause], steps: list[Step], engine: str | None = Non
     return check_proof(clauses, render_drup(steps), engine=engine)
 
 
-def check_stream(clauses: list[Clause], steps: Iterable[tuple[int, Step]]) -> CheckReport:
+def check_stream(clauses: list[Clause], steps: Iterable[tuple[int, Step]], derive: bool = False) -> CheckReport:
     """The ``pysat`` engine: Minisat 2.2's propagation on steps as they come; deletions are skipped.
 
-    ``lemmas`` and ``deletions`` count the steps read up to the verdict.
+    ``lemmas`` and ``deletions`` count the steps read up to the verdict.  With ``derive``, every
+    lemma following is enough: no conflict is needed (:func:`check_proof`'s goals).
     """
     from pysat.solvers import Solver
 
@@ -321,6 +377,8 @@ def check_stream(clauses: list[Clause], steps: Iterable[tuple[int, Step]]) -> Ch
                 return report(True, "the empty clause is derived")
             checker.add_clause(literals)
         no_conflict, _ = checker.propagate(assumptions=[])
+    if no_conflict and derive:
+        return report(True, f"every one of the {counts['lemmas']:,} lemmas follows")
     if no_conflict:
         return report(False, "every lemma checks but no conflict is reached")
     return report(True, "unit propagation on the lemmas reaches a conflict")

@@ -27,7 +27,7 @@ SUBCOMMANDS = {
     "verify": "check a solution against the rule engine",
     "crosscheck": "run every backend to the end on each board and report disagreements",
     "prove": "prove boards unsolvable with a checked certificate (or solve them)",
-    "check": "check an unsolvability certificate against its board",
+    "check": "check a certificate, or a whole answers file, against the boards",
     "bench": "every backend on every board: summary (PAR-2, VBS), CSV, plots, HTML report, BenchExec XML",
     "generate": "new boards: solvable by construction (with a witness), or refuted unsolvable",
     "survey": "deal N random boards, answer each (race, checked certificates), estimate the solvable fraction",

@@ -1,15 +1,16 @@
-"""``sigmar bench FILE...``: every backend alone on every board: summary (PAR-2, VBS), CSV, plots, HTML, XML."""
+"""``sigmar bench FILE...``: every backend alone on every board: summary (PAR-2, VBS, paired comparisons, pairwise
+score, families), CSV, plots, HTML, XML."""
 
 from __future__ import annotations
 
 import argparse
 import csv
-import math
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
+from rich.text import Text
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board
@@ -17,20 +18,35 @@ from sigmar.models.boardfile import read_boards
 from sigmar.models.output_files import OutputLock, write_file
 from sigmar.models.result import Result
 
-from ..bench import CsvSink, bench, cactus_plot, machine_lines, plan, read_csv, run_local, summarise
+from ..bench import (
+    CsvSink,
+    bench,
+    busy_warning,
+    cactus_plot,
+    machine_lines,
+    plan,
+    read_csv,
+    run_local,
+    summarise,
+)
 from ..render.answer_json import exit_code
-from ..render.scores import compare, vbs
+from ..render.bench_html import Report
+from ..render.bench_tables import answers_table, family_table, fmt, paired_lines, pairwise_table, times_table
+from ..render.paired import compare, paired_comparisons, speedup_sentence
+from ..render.scores import pairwise_scores, vbs
 from ..render.terminal import progress_bar, table_console
 from ..survey import ClusterError
 from .options import (
     UsageError,
     add_backend,
+    add_sat_cmd,
     add_time_limit,
     add_verbose,
     apply_sat_cmd,
     chosen_backends,
     dask_client,
     job_count,
+    whole_number,
     writable_file,
 )
 
@@ -40,16 +56,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "bench",
         help="every backend on every board: summary (PAR-2, VBS), CSV, plots, HTML report, BenchExec XML",
         description="Run every chosen backend alone on every board (each run in a worker process, killed at "
-        "the time limit), measure its wall time, CPU time and peak memory (children included), check and grade "
-        "every answer, and print a summary per backend (PAR-2, percentiles, CPU/wall, memory) and the virtual "
-        "best solver. Exit 3 if a backend answered wrongly or two disagreed, 1 if some board got no answer from "
-        "any backend, 2 on bad input.",
+        "the time limit), measure its wall time, CPU time and peak memory (children included) and the load "
+        "average, check and grade every answer (a 'no' with a checked certificate apart from a claimed one), "
+        "and print the backends ranked (correct answers, then PAR-2 by wall and CPU time, on solvable and "
+        "unsolvable boards apart), the virtual best solver, a paired comparison of every two backends (the "
+        "geometric-mean ratio with its 95% bootstrap interval and a Wilcoxon p-value), the MiniZinc "
+        "Challenge's pairwise score, and a table per family of boards. Exit 3 if a backend answered wrongly or "
+        "two disagreed, 1 if some board got no answer from any backend, 2 on bad input.",
     )
     parser.add_argument("files", metavar="FILE", nargs="+", help="board files")
     add_backend(parser)
     add_time_limit(parser, default=10.0)
     parser.add_argument(
         "--jobs", "-j", type=job_count, default=1, metavar="N", help="runs at once (default 1: the cleanest timings)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=repeat_count,
+        default=1,
+        metavar="N",
+        help="run each board and backend N times (default 1); the scores use each board's median run, and "
+        "the spread of the runs is shown",
+    )
+    parser.add_argument(
+        "--family",
+        action="append",
+        metavar="NAME",
+        help="the family of each FILE, once per FILE in order (default: the file itself); a table per family",
     )
     parser.add_argument("--out", type=writable_file, metavar="CSV", help="write one row per board and backend here")
     parser.add_argument("--plot", type=writable_file, metavar="PNG", help="draw the cactus plot here")
@@ -70,49 +103,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--cluster", metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://host:8786) instead of locally"
     )
+    add_sat_cmd(parser)
     parser.set_defaults(run=run)
 
 
-def fmt(seconds: float, digits: int = 3) -> str:
-    if math.isnan(seconds):
-        return "-"
-    return "disq." if math.isinf(seconds) else f"{seconds:.{digits}f}"
-
-
-def summary_table(summaries: list[Any], best: Any, speedups: dict[str, float] | None) -> Table:
-    """Counts, PAR-2, time percentiles, CPU/wall and memory per backend, then the VBS."""
-    table = Table(title="sigmar bench: seconds over answered runs; PAR-2 mean per board; memory peak RSS in MB")
-    for column in ("backend", "runs", "solved", "unsolvable", "unknown", "error", "wrong", "PAR-2"):
-        table.add_column(column, justify="right" if column != "backend" else "left", no_wrap=True)
-    for column in ("median", "p90", "p99", "max", "cpu/wall", "mem med", "mem max"):
-        table.add_column(column, justify="right")
-    if speedups is not None:
-        table.add_column("speedup", justify="right")
-    for s in summaries:
-        error = f"{s.error} ({s.out_of_memory} mem)" if s.out_of_memory else str(s.error)
-        counts = (s.runs, s.solved, s.unsolvable, s.unknown, error)
-        wrong = f"[red]{s.wrong}[/]" if s.wrong else "0"
-        cells = [
-            s.backend,
-            *map(str, counts),
-            wrong,
-            fmt(s.par2),
-            fmt(s.median),
-            fmt(s.p90),
-            fmt(s.p99),
-            fmt(s.max),
-            fmt(s.cpu_ratio, 2),
-            fmt(s.memory_median, 1),
-            fmt(s.memory_max, 1),
-        ]
-        if speedups is not None:
-            cells.append(f"{speedups[s.backend]:.2f}x" if s.backend in speedups else "-")
-        table.add_row(*cells)
-    times = sorted(best.times)
-    median = times[len(times) // 2] if times else math.nan
-    vbs_cells = ["VBS", str(best.boards), str(best.solved), "", "", "", "", fmt(best.par2), fmt(median)]
-    table.add_row(*vbs_cells, *[""] * (len(table.columns) - len(vbs_cells)), style="italic")
-    return table
+def repeat_count(text: str) -> int:
+    """``--repeat``: a whole number from 1 to 1000."""
+    return whole_number(text, 1, 1000)
 
 
 def read_baseline(path: str) -> list[dict[str, str]]:
@@ -180,31 +177,33 @@ def check_outputs(args: argparse.Namespace) -> list[OutputLock]:
 
 
 def run(args: argparse.Namespace) -> int:
-    apply_sat_cmd(args)
+    joining = apply_sat_cmd(args)  # cnf:external, with --sat-cmd
     _check_limits(args)
     baseline = read_baseline(args.baseline) if args.baseline else None
     boards_by_file: list[tuple[str, list[Board]]] = [(f, read_boards(f)) for f in args.files]
     locks = check_outputs(args)  # after the boards: a malformed board file leaves no empty output behind
     try:
-        return _run(args, boards_by_file, baseline)
+        return _run(args, boards_by_file, baseline, joining)
     finally:
         for lock in locks:
             lock.release()
 
 
-def _run(args: argparse.Namespace, boards_by_file: list[tuple[str, list[Board]]], baseline: Any) -> int:
-    names = chosen_backends(args.backend)
+def _run(
+    args: argparse.Namespace, boards_by_file: list[tuple[str, list[Board]]], baseline: Any, joining: list[str]
+) -> int:
+    names = [*chosen_backends(args.backend), *joining]
     pair = scatter_pair(args, names)
-    runs = plan(boards_by_file, names)
+    runs = plan(boards_by_file, names, args.repeat, args.family)
     executor, where, client = _executor(args, runs)
     header = machine_lines(names, args.time_limit, where)
+    if args.repeat > 1:
+        header.append(f"repeat {args.repeat}: each board and backend run {args.repeat} times")
     if args.mem_limit:
         header.append(f"memory limit {args.mem_limit:g} MB per run (RSS of the worker and its children)")
     started = datetime.now(UTC)
     result = _measure(args, runs, names, executor, client, header)
-    summaries = summarise(result.rows, names, args.time_limit)
-    best = vbs(result.rows, names, args.time_limit)
-    speedups, changes, common = compare(result.rows, baseline) if baseline is not None else (None, [], 0)
+    report, common = _report(args, boards_by_file, names, header, result, baseline)
     if args.xml:
         from sigmar.encoders import registry
 
@@ -213,7 +212,9 @@ def _run(args: argparse.Namespace, boards_by_file: list[tuple[str, list[Board]]]
         versions = {n: str(registry.info(registry.split_name(n)[0]).version) for n in names}
         write_xml(args.xml, result.rows, names, versions, args.time_limit, args.mem_limit, started)
     if args.html:
-        _write_html(args, boards_by_file, names, header, result, summaries, best, speedups, changes)
+        from ..render.bench_html import write_html
+
+        write_html(args.html, report, [b for _, bs in boards_by_file for b in bs])
     if args.plot:
         title = f"sigmar bench: {sum(len(b) for _, b in boards_by_file)} boards, limit {args.time_limit:g} s"
         cactus_plot(args.plot, result.rows, names, args.time_limit, title)
@@ -221,14 +222,48 @@ def _run(args: argparse.Namespace, boards_by_file: list[tuple[str, list[Board]]]
         from ..render.bench_plots import save_png, scatter_figure
 
         write_file(args.scatter, save_png(scatter_figure(result.rows, *pair, args.time_limit)))
-    _print_summary(args, header, summaries, best, speedups, changes, common, baseline is not None, result, pair)
+    _print_summary(args, report, common, baseline is not None, pair)
     board_results = [v.result.with_(wrong=True) if v.any_wrong or not v.agree else v.result for _, v in result.verdicts]
     return exit_code(board_results)
+
+
+def _report(
+    args: argparse.Namespace,
+    boards_by_file: list[tuple[str, list[Board]]],
+    names: list[str],
+    header: list[str],
+    result: Any,
+    baseline: list[dict[str, str]] | None,
+) -> tuple[Report, int]:
+    """Everything the summary and the HTML report show, and how many runs the baseline shares."""
+    speedups, changes, common = compare(result.rows, baseline) if baseline is not None else (None, [], 0)
+    boards = sum(len(b) for _, b in boards_by_file)
+    report = Report(
+        f"sigmar bench: {boards} boards, {len(names)} backends",
+        header,
+        names,
+        result.rows,
+        result.verdicts,
+        summarise(result.rows, names, args.time_limit),
+        vbs(result.rows, names, args.time_limit),
+        args.time_limit,
+        speedups,
+        changes,
+        comparisons=paired_comparisons(result.rows, names),
+        pairwise=pairwise_scores(result.rows, names),
+        warning=busy_warning(result.rows),
+        repeat=args.repeat,
+    )
+    return report, common
 
 
 def _check_limits(args: argparse.Namespace) -> None:
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.family and len(args.family) != len(args.files):
+        raise UsageError(
+            f"--family names the family of each FILE in order: {len(args.files)} files but {len(args.family)} names"
+        )
     if args.mem_limit is not None and not args.mem_limit > 0:
         raise UsageError(f"--mem-limit must be a positive number of MB, not {args.mem_limit:g}")
     if args.mem_limit is not None and args.cluster:
@@ -276,65 +311,43 @@ def _measure(
             sink.close()
 
 
-def _write_html(
-    args: argparse.Namespace,
-    boards_by_file: list[tuple[str, list[Board]]],
-    names: list[str],
-    header: list[str],
-    result: Any,
-    summaries: Any,
-    best: Any,
-    speedups: Any,
-    changes: Any,
-) -> None:
-    from ..render.bench_html import Report, write_html
-
-    boards = sum(len(b) for _, b in boards_by_file)
-    report = Report(
-        f"sigmar bench: {boards} boards, {len(names)} backends",
-        header,
-        names,
-        result.rows,
-        result.verdicts,
-        summaries,
-        best,
-        args.time_limit,
-        speedups,
-        changes,
-    )
-    write_html(args.html, report, [b for _, bs in boards_by_file for b in bs])
-
-
 def _print_summary(
-    args: argparse.Namespace,
-    header: list[str],
-    summaries: Any,
-    best: Any,
-    speedups: Any,
-    changes: Any,
-    common: int,
-    with_baseline: bool,
-    result: Any,
-    pair: tuple[str, str] | None,
+    args: argparse.Namespace, report: Report, common: int, with_baseline: bool, pair: tuple[str, str] | None
 ) -> None:
     console = table_console()
-    for line in header:
-        console.print(f"[dim]# {line}[/]", highlight=False)
-    console.print(summary_table(summaries, best, speedups))
+    say = partial(console.print, soft_wrap=True)  # sentences are not wrapped: a script may read them
+    for line in report.header:
+        say(Text(f"# {line}", style="dim"))
+    best = report.vbs
+    console.print(answers_table(report.summaries, best, report.speedups))
+    console.print(times_table(report.summaries, best, report.repeat > 1))
     for name in best.members:
-        console.print(
-            f"VBS without {name}: PAR-2 worse by {fmt(best.marginal[name])} s (fastest on {best.winners[name]} boards)",
-            highlight=False,
+        worse, fastest = fmt(best.marginal[name]), best.winners[name]
+        say(Text(f"VBS without {name}: PAR-2 worse by {worse} s (fastest on {fastest} boards)"))
+    if len(report.families) > 1:
+        console.print(family_table(report.rows, report.names, report.time_limit))
+    if report.comparisons:
+        say(
+            Text(
+                "Paired comparisons (geometric mean of seconds over the boards both answered correctly, 95% "
+                "paired-bootstrap interval, Wilcoxon signed-rank test):"
+            )
         )
+        for sentence in paired_lines(report.comparisons):
+            say(sentence)
+        console.print(pairwise_table(report.pairwise, report.board_count))
     if with_baseline and not common:
-        console.print(f"[yellow]--baseline {args.baseline}: no board and backend in common with this bench[/]")
-    for change in changes:
-        console.print(
-            f"[yellow]{change.board}[/] {change.backend}: {change.why}: {change.old} -> {change.new}", highlight=False
-        )
-    for board, verdict in result.verdicts:
+        say(Text(f"--baseline {args.baseline}: no board and backend in common with this bench", "yellow"))
+    for name, speedup in (report.speedups or {}).items():
+        say(Text(speedup_sentence(name, speedup)))
+    for change in report.changes:
+        what = f" {change.backend}: {change.why}: {change.old} -> {change.new}"
+        say(Text.assemble((change.board, "yellow"), what))
+    for board, verdict in report.verdicts:
         for note in verdict.notes:
-            console.print(f"[bold red]{board.name}[/]: {note}", highlight=False)
+            say(Text.assemble((board.name, "bold red"), f": {note}"))
+    if report.warning:
+        say(Text(report.warning, style="bold yellow"))
     written = [
         (args.out, f"wrote {args.out}"),
         (args.plot, f"drew {args.plot}"),
@@ -344,4 +357,4 @@ def _print_summary(
     ]
     for given, line in written:
         if given:
-            console.print(line)
+            say(Text(line))

@@ -1,57 +1,73 @@
-"""``sigmar check FILE CERT [--board NAME]``: check an unsolvability certificate against its board.
+"""``sigmar check FILE... CERT [--board NAME]``: check certificates, or a whole answers file, against the boards.
 
 The certificate formats are docs/formats.md#certificates.
 
 CERT is a dead-states file (``NAME.dead.jsonl``), a DRUP proof (``NAME.drup``
 with ``NAME.cnf`` and ``NAME.vars.json`` beside it), a DRCP proof (``NAME.drcp``
-with ``NAME.drcp-model`` beside it), or the JSON that
-``solve``/``prove --json`` printed (each line's ``certificate`` is checked,
-a ``stuck`` one from its cells).  The checking code shares nothing with the
-backends (see :mod:`sigmar.models.certificate_checker`).  Exit 0 valid, 3 invalid,
-2 malformed or for another board.
+with ``NAME.drcp-model`` beside it), a split into cubes
+(``NAME.cubes``, with its formula and its nodes' proofs beside it), bare
+certificate objects, or an answers file: the JSON that
+``solve``/``prove``/``crosscheck --json`` printed.  An answers file is checked
+whole (:mod:`sigmar.runners.checking.answers`): every solution replayed, every
+certificate checked, every board of the FILEs answered.  The checking code
+shares nothing with the backends (see :mod:`sigmar.models.certificate_checker`).
+Exit 0 all valid, 1 all valid but some answers unknown or error, 3 something
+invalid, uncheckable or missing, 2 malformed or for another board.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board
-from sigmar.models.boardfile import read_boards
 from sigmar.models.certificate_checker import CertificateError, Verdict
 from sigmar.models.input_limits import ANSWERS, DEAD_STATES, DRCP_MODEL, VARS_JSON, InputError
 
+from ..checking.answers import Finding, check_answer, is_answer, missing_boards
 from ..checking.certificate_files import check_certificate, drcp_model_file
-from .options import add_board_file, add_json
+from ..checking.cubes_check import read_split
+from .options import add_json, read_board_files
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "check",
-        help="check an unsolvability certificate against its board",
-        description="Check a certificate (docs/formats.md) with code independent of the backends: a dead-states "
-        "file (NAME.dead.jsonl), a DRUP proof (NAME.drup, with NAME.cnf and NAME.vars.json beside it), a DRCP "
-        "proof (NAME.drcp, with NAME.drcp-model beside it), or "
-        "the JSON that 'solve --json' or 'prove --json' printed. Exit 0 valid, 3 invalid (naming the first "
-        "state, tile or lemma that fails), 2 malformed.",
+        help="check a certificate, or a whole answers file, against the boards",
+        description="Check with code independent of the backends (docs/formats.md): a certificate (a dead-states "
+        "file NAME.dead.jsonl, a DRUP proof NAME.drup with NAME.cnf and NAME.vars.json beside it, a DRCP proof "
+        "NAME.drcp with NAME.drcp-model beside it, a split into cubes NAME.cubes with the formula and each "
+        "node's proof beside it), or a whole "
+        "answers file, the JSON Lines that 'solve', 'prove' or 'crosscheck' printed with --json: every solved "
+        "answer is replayed by the rule engine, every unsolvable answer's certificate is checked (one with "
+        "no certificate, or whose files were in a temporary folder now gone, cannot be), unknown and error "
+        "answers are listed, and every board of the FILEs must have an answer. Exit 0 all valid, 1 all valid "
+        "but some unknown or error, 3 something invalid (naming the first state, tile, lemma or move that "
+        "fails), uncheckable or missing, 2 malformed.",
     )
-    add_board_file(parser)
-    parser.add_argument("certificate", metavar="CERT", help="the certificate file")
-    parser.add_argument("--board", metavar="NAME", help="which board of FILE (default: the one CERT names)")
+    parser.add_argument("files", metavar="FILE", nargs="+", help="board files (as the command that answered read them)")
+    parser.add_argument("certificate", metavar="CERT", help="the certificate or answers file")
+    parser.add_argument("--board", metavar="NAME", help="which board (default: the one CERT names; all of them)")
     add_json(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = read_boards(args.file)
+    boards = read_board_files(args.files)
     cert = Path(args.certificate)
     try:
-        jobs = _jobs(cert)
-        work = [(_choose(boards, args.board, named, args.file, cert), record) for named, record in jobs]
+        contents = _read(cert)
+        if contents.answers:
+            return _check_answers(boards, contents.answers, args)
+        work = [
+            (_choose(boards, args.board, named, args.files, cert), record) for named, record in contents.certificates
+        ]
     except CertificateError as exc:
         said = str(exc)  # named once: a message may name the file already (a short name is in many words)
         raise CertificateError(said if said.startswith(f"{cert}:") else f"{cert}: {said}") from None
@@ -61,11 +77,83 @@ def run(args: argparse.Namespace) -> int:
         try:
             verdict = check_certificate(board, record, base=cert.parent)
         except CertificateError as exc:
-            raise CertificateError(f"board {board.name!r}: {exc}") from None
+            raise CertificateError(f"{cert}: board {board.name!r}: {exc}") from None
         seconds = time.perf_counter() - start
         all_valid &= verdict.valid
         _print(board, record, verdict, seconds, args.json)
     return 0 if all_valid else 3
+
+
+@dataclass
+class Contents:
+    """What CERT holds: certificates (each with the board it names, if any), or the (line, answer) pairs of an
+    answers file, which is checked whole rather than a certificate at a time."""
+
+    certificates: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
+    answers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+
+def _check_answers(boards: list[Board], answers: list[tuple[int, dict[str, Any]]], args: argparse.Namespace) -> int:
+    """Every answer checked, every board required; one line per answer, then the boards left out."""
+    by_name = {b.name: b for b in boards}
+    cert = Path(args.certificate)
+    if args.board is not None and args.board not in by_name:
+        raise CertificateError(f"{', '.join(args.files)} has no board named {args.board!r}")
+    findings: list[Finding] = []
+    for line, record in answers:
+        name = record.get("board")
+        if not isinstance(name, str) or name not in by_name:
+            raise CertificateError(
+                f"{cert}: line {line}: an answer for board {name!r}, which is not in {', '.join(args.files)}"
+            )
+        if args.board is not None and name != args.board:
+            continue
+        finding = check_answer(by_name[name], record, line, cert.parent, str(cert))
+        findings.append(finding)
+        _say(finding, args.json)
+    wanted = [by_name[args.board]] if args.board is not None else boards
+    left_out = missing_boards(wanted, {f.board for f in findings})
+    for finding in left_out:
+        _say(finding, args.json)
+    if left_out and not args.json:
+        names = ", ".join(repr(f.board) for f in left_out)
+        print(f"{len(left_out)} board{'s' if len(left_out) != 1 else ''} without an answer: {names}")
+    findings += left_out
+    if any(f.fails for f in findings):
+        return 3
+    malformed = [f for f in findings if f.outcome == "malformed"]
+    if malformed:
+        first = malformed[0]
+        print(f"sigmar check: {cert}: line {first.line}: board {first.board!r}: {first.why}", file=sys.stderr)
+        return 2
+    return 1 if any(f.outcome == "listed" for f in findings) else 0
+
+
+WORDS = {
+    "valid": "valid",
+    "invalid": "INVALID",
+    "malformed": "MALFORMED",
+    "unchecked": "NOT CHECKED",
+    "listed": "listed",
+    "missing": "MISSING",
+}
+
+
+def _say(finding: Finding, as_json: bool) -> None:
+    if as_json:
+        line: dict[str, Any] = {"board": finding.board, "status": finding.status, "check": finding.outcome}
+        line["valid"] = finding.outcome == "valid"
+        if finding.kind:
+            line["kind"] = finding.kind
+        line["reason"] = finding.why
+        line["check_seconds"] = round(finding.seconds, 4)
+        print(json.dumps(line))
+        return
+    if finding.outcome == "missing":
+        print(f"{finding.board}: MISSING: {finding.why}")
+        return
+    what = finding.status if finding.kind is None else f"{finding.status}, {finding.kind} certificate"
+    print(f"{finding.board}: {what} {WORDS[finding.outcome]}: {finding.why}")
 
 
 def _print(board: Board, record: dict[str, Any], verdict: Verdict, seconds: float, as_json: bool) -> None:
@@ -83,15 +171,18 @@ def _print(board: Board, record: dict[str, Any], verdict: Verdict, seconds: floa
         print(f"{board.name}: {record['kind']} certificate {word} ({seconds:.3f} s): {verdict.reason}")
 
 
-def _jobs(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
-    """(board name the certificate names, certificate record) for each certificate in CERT."""
+def _read(cert: Path) -> Contents:
+    """The certificates in CERT, each with the board name it carries; or the answers of an answers file."""
     try:
         if cert.name.endswith(".drup"):
             input_limits.regular_size(cert, input_limits.DRUP)
-            return [(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})]
+            return Contents([(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})])
         if cert.name.endswith(".drcp"):
             input_limits.regular_size(cert, input_limits.DRCP)
-            return [(_model_board(cert), {"kind": "drcp", "file": str(cert)})]
+            return Contents([(_model_board(cert), {"kind": "drcp", "file": str(cert)})])
+        if cert.name.endswith(".cubes"):
+            board, _ = read_split(cert)  # read under the cubes file's own limit
+            return Contents([(board, {"kind": "cubes", "file": str(cert)})])
         # The kind is on line 1, and each kind has its own ceiling: line 1 is read first, then the size is held
         # to that kind's limit before any other line is read.
         with input_limits.open_input(cert, FIRST_LINE) as stream:
@@ -104,9 +195,9 @@ def _jobs(cert: Path) -> list[tuple[str | None, dict[str, Any]]]:
             if isinstance(head, dict) and head.get("format") == "sigmar-dead-states":
                 input_limits.regular_size(cert, DEAD_STATES)
                 name = head.get("board")
-                return [(name if isinstance(name, str) else None, {"kind": "dead-states", "file": str(cert)})]
+                return Contents([(name if isinstance(name, str) else None, {"kind": "dead-states", "file": str(cert)})])
             input_limits.regular_size(cert, ANSWERS)
-            return _answers(cert, [(1, head)], numbered)
+            return _json_lines(cert, [(1, head)], numbered)
     except InputError as exc:
         raise CertificateError(exc.message if exc.line is None else f"line {exc.line}: {exc.message}") from None
 
@@ -141,9 +232,11 @@ def _model_board(drcp: Path) -> str | None:
     return None
 
 
-def _answers(cert: Path, head: list[tuple[int, Any]], rest: Any) -> list[tuple[str | None, dict[str, Any]]]:
-    """The certificates of sigmar's JSON Lines answers (or of one bare certificate object), read a line at a time."""
-    jobs: list[tuple[str | None, dict[str, Any]]] = []
+def _json_lines(cert: Path, head: list[tuple[int, Any]], rest: Any) -> Contents:
+    """Bare certificate objects (each has a ``kind``), or answers (each has a ``status``), read a line at a time;
+    not both in one file."""
+    found = Contents()
+    jobs, answers = found.certificates, found.answers
 
     def records() -> Any:
         yield from head
@@ -157,22 +250,25 @@ def _answers(cert: Path, head: list[tuple[int, Any]], rest: Any) -> list[tuple[s
     for number, record in records():
         if not isinstance(record, dict):
             raise CertificateError(f"line {number}: expected a JSON object")
-        if "kind" in record:
+        if is_answer(record):
+            answers.append((number, record))
+        elif answers:
+            raise CertificateError(f'line {number}: not an answer (no "status"), in a file of answers')
+        elif "kind" in record:
             jobs.append((None, record))
-            continue
-        certificate = record.get("certificate")
-        if record.get("status") != "unsolvable" or not isinstance(certificate, dict):
-            continue
-        name = record.get("board")
-        jobs.append((name if isinstance(name, str) else None, certificate))
-    if not jobs:
-        raise CertificateError("holds no certificate (no 'unsolvable' answer with a \"certificate\")")
-    return jobs
+        else:
+            raise CertificateError(f'line {number}: neither an answer (no "status") nor a certificate (no "kind")')
+        if answers and jobs:
+            raise CertificateError(f"line {number}: an answer after bare certificates; give them in two files")
+    if not jobs and not answers:
+        raise CertificateError("holds no certificate and no answer")
+    return found
 
 
-def _choose(boards: list[Board], wanted: str | None, named: str | None, file: str, cert: Path) -> Board:
-    """The board a certificate is for: --board, else the name it carries, else FILE's only board."""
+def _choose(boards: list[Board], wanted: str | None, named: str | None, files: list[str], cert: Path) -> Board:
+    """The board a certificate is for: --board, else the name it carries, else the FILEs' only board."""
     name = wanted if wanted is not None else named
+    file = ", ".join(files)
     if name is not None:
         for board in boards:
             if board.name == name:

@@ -6,14 +6,15 @@ import argparse
 from collections import Counter
 
 from rich.table import Table
+from rich.text import Text
 
 from sigmar.models.result import Result, Status
 
 from ..checking.certify import ProofStore
-from ..checking.grading import Grade, grade_board
+from ..checking.grading import BoardVerdict, Grade, certified, grade_board
 from ..race import Race
 from ..render.answer_json import dumps, exit_code, result_json
-from ..render.terminal import add_text_row, table_console
+from ..render.terminal import progress_bar, table_console
 from .options import add_race_arguments, race_inputs
 
 
@@ -23,7 +24,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="run every backend to the end on each board and report disagreements",
         description="Run every chosen backend (default: all available) to the end on each board, each in "
         "its own process; verify every solution; grade every answer (correct, unconfirmed, wrong, unknown, "
-        "error) and say where backends disagree. Exit 3 on any disagreement or wrong answer.",
+        "error; a 'no' is correct only with its own checked certificate, else a claim) and say where backends "
+        "disagree. A progress bar goes to standard error. Exit 3 on any disagreement or wrong answer.",
     )
     add_race_arguments(parser)
     parser.set_defaults(run=run)
@@ -35,15 +37,24 @@ def run(args: argparse.Namespace) -> int:
     results: list[Result] = []
     tally: dict[str, Counter[Grade]] = {name: Counter() for name in names}
     disagreements = 0
+    notes: list[Text] = []
     table = Table(
-        title=f"sigmar crosscheck {' '.join(args.files)}", caption="seconds per backend; grade shown unless correct"
+        title=f"sigmar crosscheck {' '.join(args.files)}",
+        caption="seconds per backend; the grade is shown unless correct (a correct 'no' was certified; a "
+        "'claimed' one was not checked)",
     )
-    table.add_column("board", no_wrap=True, max_width=24, overflow="ellipsis")
+    # The one column that wraps when the terminal is narrow: a board name is never cut.
+    table.add_column("board", overflow="fold", min_width=BOARD_MIN_WIDTH)
     table.add_column("answer", no_wrap=True)
     for name in names:
         table.add_column(name, no_wrap=True)
-    table.add_column("agree")
-    with ProofStore(args.proof_dir) as proofs, Race(names, proofs=proofs) as race:
+    table.add_column("agree", no_wrap=True)
+    with (
+        ProofStore(args.proof_dir) as proofs,
+        Race(names, proofs=proofs) as race,
+        progress_bar() as progress,
+    ):
+        task = progress.add_task(f"{len(boards)} boards", total=len(boards))
         for board in boards:
             answers = race.solve_all(board, args.time_limit)
             verdict = grade_board(board, answers)
@@ -52,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
             disagreements += not verdict.agree
             for name, grade in verdict.grades.items():
                 tally[name][grade] += 1
+            progress.update(task, advance=1, description="agree" if not trouble else "TROUBLE")
+            progress.refresh()
             if args.json:
                 record = result_json(
                     board,
@@ -60,43 +73,61 @@ def run(args: argparse.Namespace) -> int:
                     agree=verdict.agree,
                     grades={name: str(g) for name, g in verdict.grades.items()},
                     times={name: round(a.seconds, 6) for name, a in answers.items()},
+                    certified={name: certified(a) for name, a in answers.items() if certified(a)},
                 )
                 if verdict.notes:
                     record["notes"] = list(verdict.notes)
                 print(dumps(record), flush=True)
-            else:
-                cells = [cell(answers[n], verdict.grades[n]) for n in names]
-                agree = "yes" if verdict.agree else "[red]NO[/]"
-                add_text_row(table, board.name, short_answer(verdict.result), *cells, agree)
-                for note in verdict.notes:
-                    console.print(f"[bold red]{board.name}[/]: {note}", highlight=False)
+                continue
+            agree = Text("yes") if verdict.agree else Text("NO", style="bold red")
+            cells = [cell(answers[n], verdict.grades[n]) for n in names]
+            table.add_row(Text(board.name), Text(short_answer(verdict)), *cells, agree)
+            notes += [Text.assemble((board.name, "bold red"), f": {note}") for note in verdict.notes]
     if not args.json:
         console.print(table)
+        for note in notes:
+            console.print(note, soft_wrap=True)
         console.print(summary_table(tally, len(boards), disagreements))
     return exit_code(results)
 
 
 def summary_table(tally: dict[str, Counter[Grade]], boards: int, disagreements: int) -> Table:
     summary = Table(title=f"{boards} boards, {disagreements} disagreements")
-    summary.add_column("backend")
+    summary.add_column("backend", no_wrap=True)
     for grade in Grade:
         summary.add_column(str(grade), justify="right")
     for name, counts in tally.items():
-        summary.add_row(name, *(str(counts[g]) for g in Grade))
+        summary.add_row(Text(name), *(Text(str(counts[g]), style=GRADE_STYLE[g] if counts[g] else "") for g in Grade))
     return summary
 
 
+BOARD_MIN_WIDTH = 24
 SHORT = {Status.SOLVED: "sol", Status.UNSOLVABLE: "unsol", Status.UNKNOWN: "unk", Status.ERROR: "err"}
+GRADE_STYLE = {
+    Grade.CORRECT: "green",
+    Grade.UNCONFIRMED: "yellow",
+    Grade.WRONG: "bold red",
+    Grade.UNKNOWN: "dim",
+    Grade.ERROR: "red",
+}
 
 
-def short_answer(result: Result) -> str:
-    return f"unsol/{result.reason}" if result.status is Status.UNSOLVABLE else str(result.status)
+def short_answer(verdict: BoardVerdict) -> str:
+    """The board's answer; a "no" says whether a checked certificate settled it or it is only claimed."""
+    result = verdict.result
+    if result.status is not Status.UNSOLVABLE:
+        return str(result.status)
+    return f"unsol/{result.reason}" if verdict.settled else f"unsol/{result.reason} (claimed)"
 
 
-def cell(answer: Result, grade: Grade) -> str:
-    """One backend's answer in a table cell; anything but "correct" is spelled out."""
-    text = f"{SHORT[answer.status]} {answer.seconds:.2f}"
-    if grade is Grade.CORRECT:
-        return text
-    colour = "red" if grade in (Grade.WRONG, Grade.ERROR) else "yellow"
-    return f"{text} [{colour}]{grade}[/]"
+def cell(answer: Result, grade: Grade) -> Text:
+    """One backend's answer in a table cell, styled by grade (not markup: it reads the same without colour).
+
+    Anything but "correct" is spelled out; a "no" that was not certified says ``claimed``.
+    """
+    text = Text(f"{SHORT[answer.status]} {answer.seconds:.2f}")
+    if grade is Grade.UNCONFIRMED and answer.status is Status.UNSOLVABLE:
+        text.append(" claimed", style=GRADE_STYLE[grade])
+    elif grade is not Grade.CORRECT:
+        text.append(f" {grade}", style=GRADE_STYLE[grade])
+    return text

@@ -26,8 +26,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="turn an external SAT solver's model of 'encode --to dimacs' back into moves",
         description="Read a SAT solver's output for a DIMACS file written by 'sigmar encode --to dimacs' "
         "(SAT-competition 's'/'v' lines, or a bare list of literals), decode it into moves and check them "
-        "with the rule engine. Exit 0: valid solution, or UNSAT (the board is unsolvable); "
-        "1: invalid or no answer; 2: bad input.",
+        "with the rule engine. A bare 's UNSATISFIABLE' is the solver's claim, not a result: have the solver "
+        "write a DRUP/DRAT proof beside the .cnf and .vars.json (e.g. 'cadical OUT.cnf OUT.drup') and check it "
+        "with 'sigmar check FILE OUT.drup'. Exit 0: valid solution; 1: invalid, no answer, or a claim of "
+        "UNSAT; 2: bad input.",
     )
     add_board_file(parser)
     parser.add_argument("model", metavar="MODEL", help="the solver's output ('-' reads standard input)")
@@ -70,14 +72,20 @@ def run(args: argparse.Namespace) -> int:
     record: dict = {"board": board.name, "variant": variant, "sat": status.lower()}
     code = 1
     if status == "UNSATISFIABLE":
-        exact = variant != "thesis-literal"
-        record["status"] = "unsolvable" if exact else "unknown"
-        record["explanation"] = (
-            f"the solver says the {variant} encoding (horizon {formula.horizon}) is unsatisfiable"
-            if exact
-            else "the literal thesis encoding is unsatisfiable on every board with gold: this proves nothing"
-        )
-        code = 0 if exact else 1
+        record["status"] = "unknown"
+        record["claims"] = [{"backend": "external", "status": "unsolvable", "reason": "proof", "checked": False}]
+        if variant == "thesis-literal":
+            record["message"] = (
+                "the literal thesis encoding is unsatisfiable on every board with gold: this proves nothing"
+            )
+        else:
+            stem = args.sidecar.removesuffix(".vars.json") if args.sidecar else "OUT"
+            record["message"] = (
+                f"a claim, not a result: the solver says the {variant} encoding (horizon {formula.horizon}) is "
+                "unsatisfiable, but gave no proof to check; have it write one beside the formula (cadical "
+                f"{stem}.cnf {stem}.drup) and check that: sigmar check {args.file} {stem}.drup"
+            )
+        code = 1
     elif status == "SATISFIABLE":
         if any(abs(lit) > formula.nv for lit in model):
             raise UsageError(f"the model names variable {max(map(abs, model))} but the formula has {formula.nv}")
@@ -97,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(record))
     else:
-        print(f"{board.name}: {record['status']}" + (f": {record['explanation']}" if "explanation" in record else ""))
+        said = "claimed unsolvable" if record.get("claims") else record["status"]
+        print(f"{board.name}: {said}" + (f": {record['message']}" if "message" in record else ""))
     return code
 
 

@@ -50,6 +50,11 @@ def positive_int(text: str) -> int:
     return whole_number(text)
 
 
+def cube_count(text: str) -> int:
+    """``--cubes N`` (prove, survey): from 2 (one cube is a plain proof) to 4096."""
+    return whole_number(text, 2, 4096)
+
+
 def job_count(text: str) -> int:
     """``--jobs``: a whole number from 1 to 1024."""
     return whole_number(text, 1, 1024)
@@ -63,6 +68,10 @@ def sat_command(text: str) -> str:
         raise argparse.ArgumentTypeError(f"cannot split '{text}': {exc}") from None
     if not argv:
         raise argparse.ArgumentTypeError("the command is empty")
+    if "{proof}" in text and "{cnf}" not in text:
+        raise argparse.ArgumentTypeError("with {proof}, say where the formula goes too: {cnf}")
+    if "{cnf}" in argv[0] or "{proof}" in argv[0]:
+        raise argparse.ArgumentTypeError("the command starts with the solver, not with {cnf} or {proof}")
     program = argv[0]
     if shutil.which(program) is None:
         where = "is not an executable file" if os.sep in program else "is not on PATH"
@@ -111,12 +120,7 @@ def add_time_limit(parser: argparse.ArgumentParser, default: float = 60.0) -> No
     )
 
 
-class _Default(str):
-    """The ``--backend`` a user did not type: the same text as ``all``, but another object,
-    so ``--sat-cmd`` can tell the default from an explicit ``-b all``."""
-
-
-DEFAULT_BACKEND = _Default("all")
+DEFAULT_BACKEND = "all"
 
 
 def add_backend(parser: argparse.ArgumentParser, default: str = DEFAULT_BACKEND) -> None:
@@ -134,21 +138,23 @@ def add_sat_cmd(parser: argparse.ArgumentParser) -> None:
         "--sat-cmd",
         type=sat_command,
         metavar="CMD",
-        help="an external SAT solver that reads DIMACS and prints SAT-competition output (e.g. 'cadical -q'); "
-        "runs as backend cnf:external, which it selects when --backend is left at its default",
+        help="an external SAT solver that reads DIMACS and prints SAT-competition output, e.g. "
+        "'cadical -q {cnf} {proof}': {cnf} is the formula's path (appended if left out), {proof} where the "
+        "solver writes its DRAT/DRUP proof, which the suite then checks; without {proof} its 'no' is only a "
+        "claim. It joins the chosen backends as cnf:external",
     )
 
 
-def apply_sat_cmd(args: argparse.Namespace) -> None:
-    """Hand --sat-cmd to the cnf backend (through its environment variable, which worker processes inherit)."""
-    if getattr(args, "sat_cmd", None):
-        from sigmar.encoders.cnf import SAT_CMD_ENV
+def apply_sat_cmd(args: argparse.Namespace) -> list[str]:
+    """Hand --sat-cmd to the cnf backend (through its environment variable, which worker processes inherit),
+    and the backend it adds: ``cnf:external`` joins the race, unless ``--backend`` already names it."""
+    if not getattr(args, "sat_cmd", None):
+        return []
+    from sigmar.encoders.cnf import EXTERNAL, SAT_CMD_ENV
 
-        os.environ[SAT_CMD_ENV] = args.sat_cmd
-        if args.backend is DEFAULT_BACKEND:  # --backend left out: the external solver alone
-            args.backend = "cnf:external"
-        elif names_all(args.backend):  # an explicit `-b all`: every backend, and the external solver too
-            args.backend = ",".join([*expand(args.backend), "cnf:external"])
+    os.environ[SAT_CMD_ENV] = args.sat_cmd
+    named = [] if names_all(args.backend) else [part.strip() for part in args.backend.split(",")]
+    return [] if any(name.endswith(EXTERNAL) for name in named) else [f"cnf:{EXTERNAL}"]
 
 
 def writable_folder(text: str) -> Path:
@@ -201,12 +207,12 @@ def add_race_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def race_inputs(args: argparse.Namespace, *, check: bool = True) -> tuple[list[Board], list[str]]:
-    """The boards and backend names those commands run, with ``--sat-cmd`` applied first.
+    """The boards and backend names those commands run, with ``--sat-cmd``'s backend joining them.
 
     ``check=False``: ``all`` names every family unchecked (the race drops the unavailable ones when a
     board needs them, see :class:`sigmar.runners.race.Race`'s ``optional``)."""
-    apply_sat_cmd(args)
-    return read_board_files(args.files), chosen_backends(args.backend, check=check)
+    joining = apply_sat_cmd(args)
+    return read_board_files(args.files), [*chosen_backends(args.backend, check=check), *joining]
 
 
 # The built-in encoding variants per ``encode`` target, the default first, for the help of encode and

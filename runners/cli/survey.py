@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from .options import (
     add_time_limit,
     add_verbose,
     chosen_backends,
+    cube_count,
     dask_client,
 )
 
@@ -32,9 +34,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="deal N random boards, answer each (race, checked certificates), estimate the solvable fraction",
         description="Deal N random boards and answer each through the race: solved (moves replayed by the rule "
         "engine) or unsolvable (certificate checked independently); anything else is unknown. Prints the counts "
-        "and the solvable fraction over the answered boards with its 95% Wilson interval (unknowns are left "
-        "out of it and shown apart). With --results the answers are appended to a JSON Lines file as they "
-        "come; a rerun with the same file continues where a killed run stopped. Exit 0 every board answered, "
+        "and the solvable fraction as bounds that cover the unknown boards: at least solved/N, at most "
+        "(solved+unknown)/N, each with its 95% Wilson interval (one number when nothing is unknown). With "
+        "--results the answers are appended to a JSON Lines file as they come; a rerun with the same file "
+        "continues where a killed run stopped. Exit 0 every board answered, "
         "1 some unknown, 2 bad arguments, 3 a wrong answer.",
     )
     parser.add_argument(
@@ -59,6 +62,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="ADDR",
         help="run on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786); stock 'dask worker' processes do",
     )
+    parser.add_argument(
+        "--cubes",
+        type=cube_count,
+        metavar="N",
+        help="a board the race leaves unknown is then split into at least N cubes refuted side by side "
+        "(cube-and-conquer, as 'prove --cubes'): on the cluster's workers with --cluster, else on this machine's cores",
+    )
     add_backend(parser)
     add_time_limit(parser)
     add_proof_dir(parser)
@@ -67,12 +77,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
+def share(value: float, low: float, high: float, digits: int = 1) -> str:
+    """``19.3% [18.5, 20.1]``: a fraction and its interval, in percent."""
+    return f"{100 * value:.{digits}f}% [{100 * low:.{digits}f}, {100 * high:.{digits}f}]"
+
+
 def fraction_text(tally: Tally) -> str:
-    fraction = tally.fraction()
-    if fraction is None:
+    bounds = tally.bounds()
+    if bounds is None:
         return "solvable -"
-    low, high = tally.interval()
-    return f"solvable {100 * fraction:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+    at_least, at_most = bounds
+    if not tally.unknown:
+        return f"solvable {share(*at_least)}"
+    return f"solvable {share(*at_least)} to {share(*at_most)}, {tally.unknown} unknown"
 
 
 def summary_table(deals: Deals, tally: Tally, wall: float) -> Table:
@@ -86,11 +103,12 @@ def summary_table(deals: Deals, tally: Tally, wall: float) -> Table:
         ("unsolvable (checked)", str(tally.unsolvable)),
         ("unknown", str(tally.unknown)),
     ]
-    fraction = tally.fraction()
-    low, high = tally.interval()
-    if fraction is not None:
-        rows.append((f"solvable, of {tally.answered} answered", f"{100 * fraction:.2f}%"))
-        rows.append(("95% Wilson interval", f"{100 * low:.2f}% - {100 * high:.2f}%"))
+    bounds = tally.bounds()
+    if bounds is not None and not tally.unknown:
+        rows.append(("solvable [95% Wilson interval]", share(*bounds[0], digits=2)))
+    elif bounds is not None:
+        rows.append(("solvable, at least: solved / boards [95% Wilson]", share(*bounds[0], digits=2)))
+        rows.append(("solvable, at most: (solved + unknown) / boards", share(*bounds[1], digits=2)))
     if summary["median_s"] is not None:
         rows.append(
             (
@@ -122,13 +140,16 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     client = None
     try:
-        client = dask_client(args.cluster) if args.cluster else None
-        answers = (
-            answer_on_cluster(deals, todo, names, args.time_limit, client)
-            if client is not None
-            else answer_locally(deals, todo, names, args.time_limit, args.proof_dir)
-        )
-        _consume(answers, tally, out, args.count)
+        with contextlib.ExitStack() as stack:
+            client = dask_client(args.cluster) if args.cluster else None
+            answers = (
+                answer_on_cluster(deals, todo, names, args.time_limit, client)
+                if client is not None
+                else answer_locally(deals, todo, names, args.time_limit, args.proof_dir)
+            )
+            if args.cubes:
+                answers = _with_cubes(stack, answers, deals, client, args)
+            _consume(answers, tally, out, args.count)
     except ClusterError as exc:
         raise UsageError(str(exc)) from None
     finally:
@@ -142,10 +163,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         table_console().print(summary_table(deals, tally, wall))
         if tally.unknown:
-            table_console().print(f"{tally.unknown} unknown board(s) left out of the fraction", highlight=False)
+            table_console().print(
+                f"{tally.unknown} unknown board(s): the solvable fraction lies between the two bounds",
+                highlight=False,
+            )
     if tally.wrong:
         return 3
     return 1 if tally.unknown else 0
+
+
+def _with_cubes(stack: contextlib.ExitStack, answers: Any, deals: Deals, client: Any, args: argparse.Namespace) -> Any:
+    """The answers, each unknown one then settled by cube-and-conquer on the cluster or on this machine."""
+    from ..checking.certify import ProofStore
+    from ..cubes import CubeProver, settle_unknowns
+    from ..cubes.pools import DaskPool, LocalPool
+
+    pool: DaskPool | LocalPool = DaskPool(client) if client is not None else LocalPool()
+    stack.callback(pool.close)
+    proofs = stack.enter_context(ProofStore(None if client is not None else args.proof_dir))
+    return settle_unknowns(answers, deals, CubeProver(pool, proofs, cubes=args.cubes), args.time_limit)
 
 
 def _open_results(args: argparse.Namespace, deals: Deals) -> tuple[ResultsFile | None, dict[int, dict[str, Any]]]:

@@ -2,10 +2,14 @@
 
 Everything is inside the file (styles, a few lines of script to sort the
 table, the plots as PNG data URLs), so it opens offline and survives being
-mailed.  Sections: the summary with the VBS and each backend's marginal
-contribution, the changes against a baseline, the cactus plot and a scatter
-per pair of backends, the hardest boards, and a per-board table sortable by
-any column.
+mailed.  Sections: a warning when the machine was busy; the backends ranked,
+with certified and claimed refutations apart, the scores by wall and CPU
+time and on solvable and unsolvable boards, the VBS and each backend's
+marginal contribution; the paired comparisons and the pairwise score; a
+table per family; the changes against a baseline; the cactus plot
+(Kaplan–Meier, unknown runs censored) and a scatter per pair of backends;
+the hardest boards; and a per-board table sortable by any column, where a
+claimed "no" reads ``claimed``.
 """
 
 from __future__ import annotations
@@ -21,9 +25,12 @@ from typing import TYPE_CHECKING
 
 from sigmar.models.board import Board
 from sigmar.models.output_files import write_file
+from sigmar.models.result import Status
 
 from ..checking.grading import BoardVerdict, Grade
-from .scores import Change, Vbs
+from .bench_tables import FAMILY_HEADS, family_rows
+from .paired import Change, PairedComparison, Ratio, speedup_sentence
+from .scores import Vbs, representatives
 
 if TYPE_CHECKING:
     from ..bench import Row, Summary
@@ -44,8 +51,20 @@ class Report:
     summaries: list[Summary]
     vbs: Vbs
     time_limit: float | None
-    speedups: dict[str, float] | None = None
+    speedups: dict[str, Ratio] | None = None
     changes: list[Change] = field(default_factory=list)
+    comparisons: list[PairedComparison] = field(default_factory=list)
+    pairwise: dict[str, dict[str, float]] = field(default_factory=dict)
+    warning: str | None = None  # the machine was busy (bench.busy_warning)
+    repeat: int = 1
+
+    @property
+    def families(self) -> list[str]:
+        return list(dict.fromkeys(r.family for r in self.rows))
+
+    @property
+    def board_count(self) -> int:
+        return len(board_keys(self.rows))
 
 
 def num(value: float | None, digits: int = 3) -> str:
@@ -87,52 +106,94 @@ def hardest(report: Report) -> list[str]:
     return sorted(cost, key=lambda name: cost[name], reverse=True)[:HARDEST]
 
 
-def summary_table(report: Report) -> str:
-    heads = [
-        "backend",
-        "runs",
-        "solved",
-        "unsolvable",
-        "unknown",
-        "error",
-        "wrong",
-        "PAR-2 (s)",
-        "median",
-        "p90",
-        "p99",
-        "max",
-        "CPU/wall",
-        "memory median (MB)",
-        "memory max (MB)",
-    ]
-    if report.speedups is not None:
-        heads.append("speedup vs baseline")
-    out = ["<table class='summary'><thead><tr>", *(f"<th>{h}</th>" for h in heads), "</tr></thead><tbody>"]
+ANSWER_HEADS = (
+    "rank",
+    "backend",
+    "boards",
+    "solved",
+    "unsolvable certified",
+    "unsolvable claimed",
+    "unknown",
+    "error",
+    "wrong",
+    "PAR-2 (s)",
+    "PAR-2 CPU (s)",
+    "PAR-2 solvable",
+    "PAR-2 unsolvable",
+)
+TIME_HEADS = ("backend", "median", "p90", "p99", "max", "CPU/wall", "memory median (MB)", "memory max (MB)")
+
+
+def _row(cells: list[str]) -> str:
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def _head(heads: list[str]) -> str:
+    return "<table class='summary'><thead><tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr></thead><tbody>"
+
+
+def answers_rows(report: Report) -> list[str]:
+    """The ranked table: counts (certified and claimed apart), the PAR-2 scores, the VBS."""
+    rows = []
     for s in report.summaries:
         wrong = f"<td class='bad'>{s.wrong}</td>" if s.wrong else "<td>0</td>"
+        claimed = f"<td class='g-unconfirmed'>{s.claimed}</td>" if s.claimed else "<td>0</td>"
         cells = [
+            f"<td>{s.rank}</td>",
             f"<td class='name'>{escape(s.backend)}</td>",
-            *(f"<td>{v}</td>" for v in (s.runs, s.solved, s.unsolvable, s.unknown)),
+            *(f"<td>{v}</td>" for v in (s.runs, s.solved)),
+            f"<td class='g-correct'>{s.certified}</td>",
+            claimed,
+            f"<td>{s.unknown}</td>",
             f"<td>{s.error}{f' <small>({s.out_of_memory} mem)</small>' if s.out_of_memory else ''}</td>",
             wrong,
-            *(f"<td>{num(v)}</td>" for v in (s.par2, s.median, s.p90, s.p99, s.max)),
+            *(f"<td>{num(v)}</td>" for v in (s.par2, s.par2_cpu, s.par2_solvable, s.par2_unsolvable)),
+        ]
+        if report.speedups is not None:
+            speed = report.speedups.get(s.backend)
+            cells.append(f"<td>{'–' if speed is None else escape(speed.text())}</td>")
+        rows.append(_row(cells))
+    v = report.vbs
+    extra = 1 if report.speedups is not None else 0
+    rows.append(
+        f"<tr class='vbs'><td></td><td class='name'>VBS</td><td>{v.boards}</td><td>{v.solved - v.refuted}</td>"
+        f"<td>{v.refuted}</td><td colspan='4'>{v.solved} boards answered correctly by some backend</td>"
+        f"<td>{num(v.par2)}</td><td colspan='{3 + extra}'></td></tr>"
+    )
+    return rows
+
+
+def times_rows(report: Report) -> list[str]:
+    """Seconds over answered runs (each board's median run), the repetitions' spread, CPU/wall, memory."""
+    rows = []
+    for s in report.summaries:
+        cells = [
+            f"<td class='name'>{escape(s.backend)}</td>",
+            *(f"<td>{num(v)}</td>" for v in (s.median, s.p90, s.p99, s.max)),
+        ]
+        if report.repeat > 1:
+            cells.append(f"<td>{'–' if math.isnan(s.spread) else f'{100 * s.spread:.1f}%'}</td>")
+        cells += [
             f"<td>{num(s.cpu_ratio, 2)}</td>",
             f"<td>{num(s.memory_median, 1)}</td>",
             f"<td>{num(s.memory_max, 1)}</td>",
         ]
-        if report.speedups is not None:
-            speed = report.speedups.get(s.backend)
-            cells.append(f"<td>{'–' if speed is None else f'{speed:.2f}×'}</td>")
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    v = report.vbs
-    times = sorted(v.times)
+        rows.append(_row(cells))
+    times = sorted(report.vbs.times)
     median = times[len(times) // 2] if times else math.nan
-    out.append(
-        f"<tr class='vbs'><td class='name'>VBS</td><td>{v.boards}</td><td colspan='5'>{v.solved} boards "
-        f"answered correctly by some backend</td><td>{num(v.par2)}</td><td>{num(median)}</td>"
-        f"<td colspan='{len(heads) - 9}'></td></tr>"
-    )
-    out.append("</tbody></table>")
+    rest = 6 + (report.repeat > 1)
+    rows.append(f"<tr class='vbs'><td class='name'>VBS</td><td>{num(median)}</td><td colspan='{rest}'></td></tr>")
+    return rows
+
+
+def summary_table(report: Report) -> str:
+    answer_heads = [*ANSWER_HEADS, *(["speedup vs baseline"] if report.speedups is not None else [])]
+    time_heads = list(TIME_HEADS)
+    if report.repeat > 1:
+        time_heads.insert(time_heads.index("CPU/wall"), "spread")
+    out = [_head(answer_heads), *answers_rows(report), "</tbody></table>"]
+    out += ["<h3>Times and resources</h3>", _head(time_heads), *times_rows(report), "</tbody></table>"]
+    v = report.vbs
     marginal = "".join(
         f"<tr><td class='name'>{escape(n)}</td><td>{v.winners.get(n, 0)}</td><td>{num(v.marginal.get(n))}</td></tr>"
         for n in v.members
@@ -148,18 +209,65 @@ def summary_table(report: Report) -> str:
     return "".join(out)
 
 
+def comparisons_html(report: Report) -> str:
+    """Every pair of backends: the ratio, its interval and p-value, and a sentence; then the pairwise score."""
+    if not report.comparisons:
+        return ""
+    rows = "".join(
+        f"<tr><td class='name'>{escape(c.faster)}</td><td class='name'>{escape(c.slower)}</td>"
+        f"<td>{c.ratio.boards}</td><td>{escape(c.ratio.text()) if c.ratio.boards else '–'}</td>"
+        f"<td>{'–' if math.isnan(c.ratio.p_value) else f'{c.ratio.p_value:.2g}'}</td>"
+        f"<td class='sentence'>{escape(c.sentence())}</td></tr>"
+        for c in report.comparisons
+    )
+    names = list(report.pairwise)
+    score_rows = "".join(
+        f"<tr><td class='name'>{escape(a)}</td>"
+        + "".join(f"<td>{'' if a == b else f'{report.pairwise[a][b]:.1f}'}</td>" for b in names)
+        + f"<td><b>{sum(report.pairwise[a].values()):.1f}</b></td></tr>"
+        for a in names
+    )
+    return (
+        "<h2>Backend against backend</h2><p>Over the boards both answered correctly (each board's median run): "
+        "the geometric mean of the slower's seconds over the faster's, its 95% paired-bootstrap interval "
+        "(boards resampled, 10,000 times, fixed seed) and the Wilcoxon signed-rank p-value.</p>"
+        "<table class='pairs'><thead><tr><th>faster</th><th>slower</th><th>boards</th><th>ratio [95%]</th>"
+        f"<th>Wilcoxon p</th><th></th></tr></thead><tbody>{rows}</tbody></table>"
+        f"<h3>Pairwise score (MiniZinc Challenge): points the row took from the column, of {report.board_count} "
+        "boards</h3><p>On each board each pair shares one point: a correct answer beats a claim, which beats no "
+        "answer, which beats a wrong one; two equal answers split it by time.</p>"
+        "<table class='summary'><thead><tr><th>backend</th>"
+        + "".join(f"<th>{escape(b)}</th>" for b in names)
+        + f"<th>total</th></tr></thead><tbody>{score_rows}</tbody></table>"
+    )
+
+
+def families_html(report: Report) -> str:
+    if len(report.families) < 2:
+        return ""
+    body = "".join(
+        f"<tr><td class='name'>{escape(family)}</td><td class='name'>{escape(name)}</td>"
+        + "".join(f"<td>{escape(c)}</td>" for c in cells)
+        + "</tr>"
+        for family, name, cells in family_rows(report.rows, report.names, report.time_limit)
+    )
+    heads = "".join(f"<th>{h.replace(chr(10), ' ')}</th>" for h in ("family", "backend", *FAMILY_HEADS))
+    return f"<h2>Per family</h2><table class='summary'><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table>"
+
+
 def changes_html(report: Report) -> str:
     if report.speedups is None:
         return ""
+    sentences = "".join(f"<p>{escape(speedup_sentence(n, r))}</p>" for n, r in report.speedups.items())
     if not report.changes:
-        return "<h2>Against the baseline</h2><p>No board changed its answer or got more than 2× slower.</p>"
+        return f"<h2>Against the baseline</h2>{sentences}<p>No board changed its answer or got more than 2× slower.</p>"
     items = "".join(
         f"<tr><td>{escape(c.board)}</td><td>{escape(c.backend)}</td><td>{escape(c.why)}</td>"
         f"<td>{escape(c.old)}</td><td>{escape(c.new)}</td></tr>"
         for c in report.changes
     )
     return (
-        "<h2>Against the baseline</h2><table class='changes'><thead><tr><th>board</th><th>backend</th>"
+        f"<h2>Against the baseline</h2>{sentences}<table class='changes'><thead><tr><th>board</th><th>backend</th>"
         f"<th>what</th><th>before</th><th>now</th></tr></thead><tbody>{items}</tbody></table>"
     )
 
@@ -185,9 +293,42 @@ def plots_html(report: Report) -> str:
     return "".join(parts)
 
 
+def answer_text(verdict: BoardVerdict) -> str:
+    """The board's answer, saying whether its "no" was certified or only claimed."""
+    result = verdict.result
+    if result.status is not Status.UNSOLVABLE:
+        return str(result.status)
+    if verdict.settled:
+        kind = result.certificate.kind if result.certificate else result.reason
+        return f"unsolvable, certified ({kind})"
+    return f"unsolvable, claimed ({result.reason})"
+
+
+def run_cell(row: Row, runs: list[Row]) -> str:
+    """One backend on one board: its median run's seconds and what it said; a "no" says certified or claimed."""
+    answered = row.grade in (Grade.CORRECT, Grade.UNCONFIRMED)
+    sort = row.result.seconds if answered else 1e9 + row.result.seconds
+    tip = (
+        f"{row.result.status} {row.reason}".strip() + f"; CPU {num(row.usage.cpu_seconds)} s; "
+        f"memory {num(row.usage.memory_mb, 1)} MB"
+    )
+    if len(runs) > 1:
+        tip += "; runs: " + ", ".join(f"{r.result.seconds:.3f} s ({r.grade})" for r in runs)
+    text = f"{row.result.seconds:.3f}" if answered else ("memory" if row.out_of_memory else str(row.grade))
+    if row.certified == "yes" and row.result.certificate is not None:
+        text += f" {row.result.certificate.kind}"
+    elif row.certified == "no":
+        text += " claimed"
+    certified = f" data-certified='{row.certified}'" if row.certified else ""
+    return f"<td class='g-{row.grade}' data-v='{sort:.6f}'{certified} title='{escape(tip)}'>{escape(text)}</td>"
+
+
 def board_table(report: Report) -> str:
-    """One row per board: its answer, then per backend its seconds coloured by grade; sortable."""
-    by = {(r.file, r.board, r.backend): r for r in report.rows}
+    """One row per board: its answer, then per backend its (median run's) seconds coloured by grade; sortable."""
+    by = {(r.file, r.board, r.backend): r for r in representatives(report.rows)}
+    runs: dict[tuple[str, str, str], list[Row]] = {}
+    for r in report.rows:
+        runs.setdefault((r.file, r.board, r.backend), []).append(r)
     heads = ["board", "answer", *report.names]
     out = [
         "<table id='boards' class='boards'><thead><tr>",
@@ -195,20 +336,13 @@ def board_table(report: Report) -> str:
         "</tr></thead><tbody>",
     ]
     for (file, board), (_, verdict) in zip(board_keys(report.rows), report.verdicts, strict=False):
-        cells = [f"<td title='{escape(file)}'>{escape(board)}</td>", f"<td>{escape(str(verdict.result.status))}</td>"]
+        cells = [f"<td title='{escape(file)}'>{escape(board)}</td>", f"<td>{escape(answer_text(verdict))}</td>"]
         for name in report.names:
             row = by.get((file, board, name))
             if row is None:
                 cells.append("<td data-v='1e99'>–</td>")
                 continue
-            answered = row.grade in (Grade.CORRECT, Grade.UNCONFIRMED)
-            sort = row.result.seconds if answered else 1e9 + row.result.seconds
-            tip = (
-                f"{row.result.status} {row.reason}".strip() + f"; CPU {num(row.usage.cpu_seconds)} s; "
-                f"memory {num(row.usage.memory_mb, 1)} MB"
-            )
-            text = f"{row.result.seconds:.3f}" if answered else ("memory" if row.out_of_memory else str(row.grade))
-            cells.append(f"<td class='g-{row.grade}' data-v='{sort:.6f}' title='{escape(tip)}'>{escape(text)}</td>")
+            cells.append(run_cell(row, runs[(file, board, name)]))
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table>")
     return "".join(out)
@@ -230,6 +364,8 @@ tr.vbs td{background:#eef5ff;font-style:italic}.bad{color:#b00020;font-weight:60
 .g-unknown{color:#888}.g-error{background:#fff0d9;color:#8a4b00}
 .plots{display:flex;flex-wrap:wrap;gap:12px}.plots img{border:1px solid #eee;max-width:100%}
 .legend span{margin-right:14px}.changes td,.changes th{text-align:left}
+.warning{background:#fff4d6;border:1px solid #e0b84a;padding:8px 12px;font-weight:600}
+.pairs td.sentence{text-align:left;white-space:normal;color:#444}
 """
 
 SCRIPT = """
@@ -248,18 +384,32 @@ def render(report: Report, boards: Sequence[Board]) -> str:
     lookup = {b.name: b for b in boards}
     meta = "".join(f"<p class='meta'>{escape(line)}</p>" for line in report.header)
     legend = (
-        "<p class='legend'><span class='g-correct'>correct</span><span class='g-unconfirmed'>unconfirmed"
+        "<p class='legend'><span class='g-correct'>correct (a verified solution, or a certified 'no': its "
+        "certificate kind is shown)</span><span class='g-unconfirmed'>unconfirmed (a claimed 'no')"
         "</span><span class='g-wrong'>wrong</span><span class='g-unknown'>unknown</span><span class='g-error'>"
-        "error</span> (seconds shown for answered runs; hover a cell for CPU and memory; click a heading "
-        "to sort)</p>"
+        "error</span> (seconds shown for answered runs"
+        + (", each board's median run" if report.repeat > 1 else "")
+        + "; hover a cell for CPU and memory; click a heading to sort)</p>"
     )
+    warning = f"<p class='warning'>{escape(report.warning)}</p>" if report.warning else ""
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>{escape(report.title)}</title><style>{STYLE}</style></head><body>"
-        f"<h1>{escape(report.title)}</h1>{meta}"
-        "<h2>Summary</h2><p>PAR-2: mean seconds per board, an unanswered or unconfirmed run costing twice the "
-        "time limit; one wrong answer disqualifies. Times in seconds over answered runs.</p>"
-        f"{summary_table(report)}"
+        f"<h1>{escape(report.title)}</h1>{meta}{warning}"
+        "<h2>Summary</h2><p>Ranked: most correct answers first, then the lowest PAR-2. A 'no' is certified when "
+        "its certificate was checked by code independent of the backend, and claimed otherwise; a claim is not a "
+        "correct answer (BenchExec's correct-unconfirmed). PAR-2: mean seconds per board, an unanswered, claimed "
+        "or unconfirmed run costing twice the time limit; one wrong answer disqualifies; by wall time, by CPU "
+        "time, and over the boards a verified solution (solvable) or a checked certificate (unsolvable) settled. "
+        "Times in seconds over answered runs"
+        + (
+            f", each board's median of {report.repeat} runs; spread: the median over boards of (max - min) / "
+            "median of its runs."
+            if report.repeat > 1
+            else "."
+        )
+        + "</p>"
+        f"{summary_table(report)}{comparisons_html(report)}{families_html(report)}"
         f"<h2>Plots</h2>{plots_html(report)}{changes_html(report)}"
         f"<h2>The hardest boards</h2>{hardest_boards_html(hardest(report), lookup)}"
         f"<h2>Every board</h2>{legend}{board_table(report)}"

@@ -23,6 +23,7 @@ from sigmar.models.output_files import write_file
 from sigmar.models.result import Status
 
 from ..checking.grading import Grade
+from .scores import representatives
 
 if TYPE_CHECKING:
     from ..bench import Row
@@ -94,7 +95,7 @@ def run_set(
         cpuCores=str(os.cpu_count() or 1),
     )
     columns = ET.SubElement(result, "columns")
-    for title in ("status", "cputime", "walltime", "memory"):
+    for title in ("status", "cputime", "walltime", "memory", "certified"):
         ET.SubElement(columns, "column", title=title)
     _system(result)
     for row in rows:
@@ -106,6 +107,8 @@ def run_set(
         ET.SubElement(run, "column", title="walltime", value=f"{row.result.seconds:.6f}s")
         if row.usage.memory_mb is not None:
             ET.SubElement(run, "column", title="memory", value=f"{round(row.usage.memory_mb * 1024 * 1024)}B")
+        if row.certified:
+            ET.SubElement(run, "column", title="certified", value=row.certified)
     return result
 
 
@@ -118,7 +121,9 @@ def write_xml(
     mem_limit_mb: float | None,
     started: datetime,
 ) -> list[Path]:
-    """One result file per backend in ``folder``; returns their paths."""
+    """One result file per backend in ``folder``; returns their paths.  With ``--repeat``, each board's
+    median run (BenchExec's run sets have one run per task)."""
+    rows = representatives(list(rows))
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     stamp = started.strftime("%Y-%m-%d_%H-%M-%S")

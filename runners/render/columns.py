@@ -25,3 +25,10 @@ def columns(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     lines = ("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) for row in table)
     return "\n".join(line.rstrip() for line in lines)
+
+
+def fixed_row(cells: Sequence[str], widths: Sequence[int]) -> str:
+    """One line of columns of known widths (a long cell cut with an ellipsis), for a table printed a row at a
+    time as its rows are done; the last cell, beyond the widths, is never cut."""
+    fitted = [(c if len(c) <= w else c[: w - 1] + "…").ljust(w) for c, w in zip(cells, widths, strict=False)]
+    return "  ".join([*fitted, *cells[len(widths) :]]).rstrip()

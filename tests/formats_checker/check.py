@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import dead_states, drcp, drup
+from . import cubes, dead_states, drcp, drup
 from .board import Board, Malformed, read_boards
 from .rules import Tiles
 
@@ -32,7 +32,7 @@ def check_one(board: Board, certificate: dict, base: Path) -> tuple[bool, str]:
         return tiles.cannot_pair_up((1 << tiles.n) - 1), "counts"
     if kind == "stuck":
         return check_stuck(board, certificate.get("cells"))
-    if kind not in ("dead-states", "drup", "drcp"):
+    if kind not in ("dead-states", "drup", "drcp", "cubes"):
         raise Malformed(f"unknown kind {kind!r}")
     name = certificate.get("file")
     if not isinstance(name, str) or not name:
@@ -44,6 +44,8 @@ def check_one(board: Board, certificate: dict, base: Path) -> tuple[bool, str]:
         raise Malformed(f"{path}: no such file")
     if kind == "drcp":
         return drcp.check(board, path)
+    if kind == "cubes":
+        return cubes.check(board, path)
     return dead_states.check(board, path) if kind == "dead-states" else drup.check(board, path)
 
 
@@ -67,6 +69,9 @@ def certificates(cert: Path) -> list[tuple[str | None, dict]]:
         head = json.loads(lines[0]) if lines else None
     except ValueError:
         raise Malformed("line 1 is not JSON") from None
+    if cert.name.endswith(".cubes"):
+        named = head.get("board") if isinstance(head, dict) else None
+        return [(named if isinstance(named, str) else None, {"kind": "cubes", "file": str(cert)})]
     if isinstance(head, dict) and head.get("format") == "sigmar-dead-states":
         named = head.get("board")
         return [(named if isinstance(named, str) else None, {"kind": "dead-states", "file": str(cert)})]

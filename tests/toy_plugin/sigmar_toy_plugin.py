@@ -4,7 +4,9 @@
 test fixture's shortcut; a real plugin brings its own solver), or misbehaves
 as its sub says: ``wrong`` (a move sequence the rule engine rejects),
 ``crash`` (raises), ``hang`` (never returns, ignores stop), ``claim``
-(unsolvable, as its own word, no certificate).  ``toyraises`` raises in
+(unsolvable, as its own word, no certificate), ``uncertified`` (the search's
+answers, but its "no" is only claimed: a backend that cannot certify, as a
+plugin wrapping a solver without proofs would be).  ``toyraises`` raises in
 ``available()``; ``toyhangs`` hangs in ``version()`` when the environment
 sets SIGMAR_TOY_HANG.  ``toyother`` is declared with ``ToyBackend``, whose
 family is ``toy``: a mismatch the registry reports.
@@ -30,7 +32,7 @@ class ToyBackend(Backend):
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:
-        return ("search", "wrong", "crash", "hang", "claim")
+        return ("search", "wrong", "crash", "hang", "claim", "uncertified")
 
     def solve(self, board: Board, time_limit: float | None = None) -> Result:
         if self.sub == "crash":
@@ -43,6 +45,8 @@ class ToyBackend(Backend):
         from sigmar.encoders.registry import make
 
         answer = replace(make("search").solve(board, time_limit), backend=self.name)
+        if self.sub == "uncertified" and answer.status is Status.UNSOLVABLE:
+            return replace(answer, reason=Reason.PROOF, certificate=None, explanation="the toy says so")
         if self.sub == "wrong" and answer.moves:
             first = answer.moves[0]
             answer = replace(

@@ -1,0 +1,302 @@
+"""Check a ``cubes`` certificate: the board's formula split into cubes, each refuted (docs/formats.md#cubes).
+
+A split is a binary tree.  Its root stands for the whole formula; a node that
+*splits* on a variable x has two children, its cube with x and its cube with
+not-x, so the cubes of the leaves cover every assignment (the cover needs no
+proof of its own: it is checked as a tree).  Each node has a DRUP proof
+(``NAME.node-K.drup``) checked against the formula, its cube's literals as
+unit clauses, and the clauses its ancestors passed on: a leaf's proof must
+refute that, and a splitting node's proof must derive the clauses it passes
+on to its children (``NAME.node-K.lemmas``).  Every clause passed on follows
+from the formula under the node's cube, so every leaf's cube contradicts the
+formula, and as the leaves cover every assignment, the formula has no model.
+
+Checked in this order, the first failure named: the formula (as for a ``drup``
+certificate: the board's own, re-encoded here), the tree (the cover), then
+each node's proof, on as many threads as the machine has cores (the C engine
+of :mod:`.rup_check` checks without the interpreter's lock).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from array import array
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sigmar.models import input_limits
+from sigmar.models.board import Board
+from sigmar.models.certificate_checker import CertificateError, Verdict
+from sigmar.models.input_limits import CUBES, DRUP, InputError
+
+from .fresh_formula import fresh
+from .rup_check import CheckReport, ProofFormatError, check_proof, iter_drup
+from .same_formula import formula_verdict
+
+FORMAT = "sigmar-cubes"
+VERSION = 1
+MAX_NODES = 1_000_000
+NODE_KEYS = frozenset({"node", "cube", "split"})
+
+
+@dataclass(frozen=True)
+class SplitNode:
+    """One node of a split: its number, its cube (the literals on the way from the root), its split variable.
+
+    A node without ``split`` is a leaf: one of the certificate's cubes.
+    """
+
+    node: int
+    cube: tuple[int, ...]
+    split: int | None = None
+
+
+def stem_of(cubes_path: Path) -> str:
+    return cubes_path.name[: -len(".cubes")] if cubes_path.name.endswith(".cubes") else cubes_path.stem
+
+
+def node_suffixes(node: int) -> tuple[str, str]:
+    """The suffixes of a node's proof and of the clauses it passes on: ``.node-K.drup``, ``.node-K.lemmas``."""
+    return f".node-{node}.drup", f".node-{node}.lemmas"
+
+
+def node_paths(cubes_path: Path, node: int) -> tuple[Path, Path]:
+    stem = stem_of(cubes_path)
+    proof, lemmas = node_suffixes(node)
+    return cubes_path.with_name(stem + proof), cubes_path.with_name(stem + lemmas)
+
+
+def render_split(board_name: str, nodes: list[SplitNode]) -> str:
+    """The text of ``NAME.cubes``: a header line, then one JSON object a node."""
+    import json
+
+    lines = [json.dumps({"format": FORMAT, "version": VERSION, "board": board_name})]
+    for n in nodes:
+        record: dict[str, Any] = {"node": n.node, "cube": list(n.cube)}
+        if n.split is not None:
+            record["split"] = n.split
+        lines.append(json.dumps(record))
+    return "\n".join(lines) + "\n"
+
+
+def read_split(path: Path, variables: int | None = None) -> tuple[str | None, list[SplitNode]]:
+    """The board a ``.cubes`` file names, and its nodes; CertificateError when it is not such a file.
+
+    With ``variables``, a literal or split beyond them is malformed too.
+    """
+    nodes: list[SplitNode] = []
+    seen_nodes: set[int] = set()
+    seen_cubes: dict[frozenset[int], int] = {}
+    board: str | None = None
+    try:
+        with input_limits.open_input(path, CUBES) as stream:
+            for number, line in input_limits.lines(stream, CUBES):
+                if number == 1:
+                    board = _header(input_limits.json_value(line, path, 1))
+                    continue
+                if not line.strip():
+                    continue
+                node = _node(input_limits.json_value(line, path, number), variables, number)
+                if node.node in seen_nodes:
+                    raise CertificateError(f"line {number}: node {node.node} is listed twice")
+                key = frozenset(node.cube)
+                if key in seen_cubes:
+                    raise CertificateError(f"line {number}: node {node.node} has the cube of node {seen_cubes[key]}")
+                if len(nodes) >= MAX_NODES:
+                    raise CertificateError(f"line {number}: more than {MAX_NODES:,} nodes")
+                seen_nodes.add(node.node)
+                seen_cubes[key] = node.node
+                nodes.append(node)
+    except InputError as exc:
+        raise CertificateError(str(exc)) from None
+    if board is None:
+        raise CertificateError("an empty file: expected the cubes header")
+    if not nodes:
+        raise CertificateError("no node: a split has at least its root")
+    return board, nodes
+
+
+def _header(value: object) -> str | None:
+    if not isinstance(value, dict) or value.get("format") != FORMAT or value.get("version") != VERSION:
+        raise CertificateError(f'line 1: not a cubes header ({{"format": "{FORMAT}", "version": {VERSION}, ...}})')
+    board = value.get("board")
+    return board if isinstance(board, str) else None
+
+
+def _node(value: object, variables: int | None, number: int) -> SplitNode:
+    where = f"line {number}"
+    if not isinstance(value, dict) or "node" not in value or "cube" not in value:
+        raise CertificateError(f'{where}: expected {{"node": N, "cube": [...]}} with an optional "split"')
+    unknown = sorted(set(value) - NODE_KEYS)
+    if unknown:
+        raise CertificateError(f"{where}: unknown key {unknown[0]!r}")
+    node, cube, split = value["node"], value["cube"], value.get("split")
+    if type(node) is not int or not 0 <= node < MAX_NODES:
+        raise CertificateError(f"{where}: the node number must be an integer from 0 to {MAX_NODES - 1:,}")
+    bound = variables if variables is not None else 2**31 - 1
+    if not isinstance(cube, list) or not all(type(x) is int and 0 < abs(x) <= bound for x in cube):
+        raise CertificateError(f"{where}: node {node}'s cube must be a list of literals (1 to {bound} or negated)")
+    if len({abs(x) for x in cube}) != len(cube):
+        raise CertificateError(f"{where}: node {node}'s cube names a variable twice")
+    if split is not None and (type(split) is not int or not 0 < split <= bound):
+        raise CertificateError(f"{where}: node {node}'s split must be a variable from 1 to {bound}")
+    if split is not None and split in {abs(x) for x in cube}:
+        raise CertificateError(f"{where}: node {node} splits on variable {split}, which its cube already fixes")
+    return SplitNode(node, tuple(cube), split)
+
+
+def shape(nodes: list[SplitNode]) -> tuple[dict[int, int | None], str | None]:
+    """Each node's parent (None for the root), and the first gap in the cover (None when there is none).
+
+    The cover holds when one node has the empty cube, every node that splits on x has both
+    children (its cube with x, its cube with not-x), and every other node is the child of
+    exactly one split: then every assignment satisfies the cube of some leaf.
+    """
+    by_cube = {frozenset(n.cube): n for n in nodes}
+    parents: dict[int, int | None] = {}
+    root = by_cube.get(frozenset())
+    if root is None:
+        return parents, "no node has the empty cube, so nothing covers the whole formula"
+    parents[root.node] = None
+    for n in nodes:
+        if n.split is None:
+            continue
+        for literal in (n.split, -n.split):
+            child = by_cube.get(frozenset(n.cube) | {literal})
+            if child is None:
+                shown = cube_text((*n.cube, literal))
+                return parents, f"node {n.node} splits on variable {n.split}, but no node has the cube {shown}"
+            if child.node in parents:
+                return parents, f"node {child.node} hangs from two splits (nodes {parents[child.node]} and {n.node})"
+            parents[child.node] = n.node
+    for n in nodes:
+        if n.node not in parents:
+            return parents, f"node {n.node} (cube {cube_text(n.cube)}) hangs from no split"
+    return parents, None
+
+
+def cube_text(cube: tuple[int, ...] | list[int]) -> str:
+    return "[" + ", ".join(map(str, cube)) + "]"
+
+
+def ancestors(node: int, parents: dict[int, int | None]) -> Iterator[int]:
+    """The node's parent, its parent's parent, ... up to the root."""
+    above = parents.get(node)
+    while above is not None:
+        yield above
+        above = parents.get(above)
+
+
+def premises(formula: array, cube: tuple[int, ...], passed_on: list[array]) -> array:
+    """What a node's proof is checked against: the formula, its cube's literals as units, its ancestors' clauses."""
+    base = array("i", formula)
+    for literal in cube:
+        base.extend((literal, 0))
+    for clauses in passed_on:
+        base.extend(clauses)
+    return base
+
+
+def read_lemmas(path: Path, variables: int) -> array:
+    """A ``.lemmas`` file: clauses one a line, each ended by 0 (DRUP's lemma lines; no deletions)."""
+    try:
+        text = input_limits.read_text(path, DRUP)
+    except InputError as exc:
+        raise CertificateError(str(exc)) from None
+    flat = array("i")
+    try:
+        for number, (deletion, literals) in iter_drup(text.splitlines(), variables):
+            if deletion:
+                raise CertificateError(f"{path}: line {number}: a deletion; this file lists clauses only")
+            flat.extend(literals)
+            flat.append(0)
+    except ProofFormatError as exc:
+        raise CertificateError(f"{path}: {exc}") from None
+    return flat
+
+
+def check_node(
+    formula: array, variables: int, node: SplitNode, proof_path: Path, passed_on: list[array], goals: array | None
+) -> CheckReport:
+    """One node's proof: a refutation (a leaf), or a derivation of ``goals`` (a node that splits)."""
+    base = premises(formula, node.cube, passed_on)
+    goal_clauses = None if goals is None else _clauses(goals)
+    try:
+        with input_limits.open_input(proof_path, DRUP) as stream:
+            if input_limits.regular_size(proof_path, DRUP) == 0:
+                return check_proof(base, b"", variables, goals=goal_clauses)
+            with mmap.mmap(stream.inner.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                skip = len(input_limits.BOM) if mapped[:3] == input_limits.BOM else 0
+                with memoryview(mapped) as view:
+                    return check_proof(base, view[skip:], variables, goals=goal_clauses)
+    except InputError as exc:
+        raise CertificateError(str(exc)) from None
+    except MemoryError:
+        why = "the proof needs more memory than there is; see README 'Limits'"
+        raise CertificateError(f"{proof_path}: {why}") from None
+
+
+def _clauses(flat: array) -> list[list[int]]:
+    out: list[list[int]] = []
+    start = 0
+    for index, literal in enumerate(flat):
+        if literal == 0:
+            out.append(list(flat[start:index]))
+            start = index + 1
+    return out
+
+
+def check_cubes(board: Board, cubes_path: Path) -> Verdict:
+    """Whether the cubes certificate named by ``NAME.cubes`` proves ``board`` unsolvable."""
+    stem = stem_of(cubes_path)
+    cnf_path, vars_path = cubes_path.with_name(stem + ".cnf"), cubes_path.with_name(stem + ".vars.json")
+    for path in (cnf_path, vars_path):
+        if not path.exists():
+            raise CertificateError(f"{path}: missing (a cubes certificate has NAME.cnf and NAME.vars.json)")
+    own = fresh(board)
+    wrong = formula_verdict(own, cnf_path, vars_path)
+    if wrong is not None:
+        return wrong
+    variables = own.formula.nv
+    _, nodes = read_split(cubes_path, variables)
+    parents, gap = shape(nodes)
+    if gap is not None:
+        return Verdict(False, f"{cubes_path.name}: the cubes do not cover every assignment: {gap}")
+    files = {n.node: node_paths(cubes_path, n.node) for n in nodes}
+    for n in nodes:
+        proof, lemmas = files[n.node]
+        for path in (proof, *((lemmas,) if n.split is not None else ())):
+            if not path.exists():
+                raise CertificateError(f"{path}: missing (node {n.node} of {cubes_path.name})")
+    passed = {n.node: read_lemmas(files[n.node][1], variables) for n in nodes if n.split is not None}
+    formula = array("i")
+    for clause in own.formula.clauses:
+        formula.extend(clause)
+        formula.append(0)
+
+    def one(n: SplitNode) -> CheckReport:
+        above = [passed[a] for a in ancestors(n.node, parents)]
+        return check_node(formula, variables, n, files[n.node][0], above, passed.get(n.node))
+
+    threads = max(1, min(len(nodes), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="sigmar-cubes-check") as pool:
+        reports = list(pool.map(one, nodes))
+    checked = 0
+    for n, report in zip(nodes, reports, strict=True):
+        if report.malformed:
+            raise CertificateError(f"{files[n.node][0]}: {report.message}")
+        if not report.valid:
+            what = "cube" if n.split is None else "split"
+            where = f"node {n.node} ({what} {cube_text(n.cube)}): {files[n.node][0].name}"
+            return Verdict(False, f"{where}: {report.message}")
+        checked += report.checked
+    leaves = sum(1 for n in nodes if n.split is None)
+    return Verdict(
+        True,
+        f"{leaves} cubes, the leaves of a split of {len(nodes)} nodes, cover every assignment and each is "
+        f"refuted ({checked:,} lemmas checked)",
+    )

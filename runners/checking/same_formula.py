@@ -1,0 +1,78 @@
+"""Whether a certificate's ``NAME.cnf`` and ``NAME.vars.json`` are the board's own formula (``drup``, ``cubes``).
+
+The formula is the one part of such a certificate a checker takes on trust, so it
+is never read from the certificate: the board is encoded afresh (:mod:`.fresh_formula`)
+and the files must be that formula, clause for clause (as a multiset, the order of
+literals and clauses aside), with a variable map that describes it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sigmar.models import input_limits
+from sigmar.models.certificate_checker import CertificateError, Verdict
+from sigmar.models.input_limits import CNF, VARS_JSON, InputError, Limit
+
+from .fresh_formula import Fresh
+from .rup_check import ProofFormatError, parse_dimacs
+
+
+def formula_verdict(own: Fresh, cnf_path: Path, vars_path: Path) -> Verdict | None:
+    """None when ``NAME.cnf`` and ``NAME.vars.json`` are the board's own formula (``own``), else why not.
+
+    Both are refused unread (CertificateError) when larger than this board's could be.
+    """
+    formula = own.formula
+    try:
+        text = read_bounded(cnf_path, CNF, len(own.text) + input_limits.CNF_SLACK_BYTES)
+        most = 256 * formula.nv + input_limits.MiB  # a name per variable, each far shorter than 256 bytes
+        names = input_limits.json_value(read_bounded(vars_path, VARS_JSON, most), vars_path)
+    except InputError as exc:
+        raise CertificateError(str(exc)) from None
+    if _body(text) != own.body:  # the fast path compares text
+        try:
+            variables, clauses = parse_dimacs(text)
+        except ProofFormatError as exc:
+            raise CertificateError(f"{cnf_path}: {exc}") from None
+        mismatch = _formula_mismatch(formula.nv, formula.clauses, variables, clauses)
+        if mismatch:
+            return Verdict(False, f"{cnf_path.name} is not this board's formula: {mismatch}")
+    summary = ("variant", "dim", "tiles", "horizon", "variables", "clauses")
+    expected = json.loads(formula.sidecar(with_names=False))
+    if not isinstance(names, dict) or any(names.get(key) != expected[key] for key in summary):
+        return Verdict(False, f"{vars_path.name} does not describe this board's formula")
+    return None
+
+
+def read_bounded(path: Path, limit: Limit, most: int) -> str:
+    """A certificate's side file as text, refused unread when above ``most`` bytes (it cannot be this board's)."""
+    size = input_limits.regular_size(path, limit)
+    if size > most:
+        raise InputError(path, f"{size:,} bytes: larger than this board's {limit.kind} can be ({most:,} at most)")
+    return input_limits.read_text(path, limit)
+
+
+def _body(dimacs: str) -> str:
+    """A DIMACS text from its ``p cnf`` line on (comments before it do not count)."""
+    if dimacs.startswith("p cnf "):
+        return dimacs
+    at = dimacs.find("\np cnf ")
+    return dimacs[at + 1 :] if at >= 0 else ""
+
+
+def _formula_mismatch(nv: int, expected: list[list[int]], variables: int, clauses: list[list[int]]) -> str:
+    if variables != nv:
+        return f"{variables} variables, the board's encoding has {nv}"
+    want = sorted(tuple(sorted(c)) for c in expected)
+    have = sorted(tuple(sorted(c)) for c in clauses)
+    if want == have:
+        return ""
+    missing = sorted(set(want) - set(have))
+    extra = sorted(set(have) - set(want))
+    if missing:
+        return f"clause {' '.join(map(str, missing[0]))} 0 of the board's encoding is missing"
+    if extra:
+        return f"clause {' '.join(map(str, extra[0])) or '(empty)'} 0 is not in the board's encoding"
+    return f"{len(clauses)} clauses, the board's encoding has {len(expected)}"

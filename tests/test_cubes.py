@@ -1,0 +1,482 @@
+"""Cube-and-conquer (``prove --cubes N``) and its ``cubes`` certificate (docs/formats.md#cubes).
+
+The board: side-6 dense deal 17 of seed 1, unsolvable, about 1,200 conflicts for Glucose 4.2.
+With a probe of 150 conflicts the split has several nodes, so every part of a certificate
+(a split's derived clauses, several cubes) is there to check and to tamper with.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sigmar.models.boardfile import format_board
+from sigmar.models.deal import deal
+from sigmar.models.result import CertificateKind, Result, Status
+from sigmar.runners import cli
+from sigmar.runners.checking.certify import ProofStore
+from sigmar.runners.checking.cubes_check import node_paths, read_split, shape
+from sigmar.runners.cubes import CubeProver
+from sigmar.runners.cubes.pools import LocalPool
+
+BOARD = deal("dense", 6, 1, 17)
+SOLVABLE = deal("dense", 6, 1, 1)  # about 2,200 conflicts to a model
+SMALL = {"cubes": 4, "probe": 150, "budget": 300}
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
+
+
+def split(pool: Any, folder: Path, board: Any = BOARD) -> Result:
+    with ProofStore(folder) as proofs:
+        return CubeProver(pool, proofs, **SMALL).prove(board, 300)
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Result]:
+    """The board file, the folder of its certificate, and the answer, split on two local workers."""
+    folder = tmp_path_factory.mktemp("cubes")
+    board_file = folder / "board.txt"
+    board_file.write_text(format_board(BOARD))
+    with LocalPool(2) as pool:
+        result = split(pool, folder / "proofs")
+    return board_file, folder / "proofs", result
+
+
+@pytest.fixture
+def copy(made: tuple[Path, Path, Result], tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the certificate to tamper with: the board file and the ``.cubes`` file."""
+    board_file, proofs, result = made
+    shutil.copytree(proofs, tmp_path / "proofs")
+    assert result.certificate is not None and result.certificate.file is not None
+    return board_file, tmp_path / "proofs" / Path(result.certificate.file).name
+
+
+def check(board_file: Path, cubes: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = cli.main(["check", str(board_file), str(cubes)])
+    said = capsys.readouterr()
+    return code, said.out + said.err
+
+
+def test_the_split_refutes_the_board_and_sigmar_check_accepts_its_certificate(
+    made: tuple[Path, Path, Result], capsys: pytest.CaptureFixture[str]
+) -> None:
+    board_file, _, result = made
+    assert result.status is Status.UNSOLVABLE and result.checked and not result.wrong, result.message
+    assert result.certificate is not None and result.certificate.kind is CertificateKind.CUBES
+    cubes = Path(result.certificate.file or "")
+    _, nodes = read_split(cubes)
+    leaves = [n for n in nodes if n.split is None]
+    assert len(leaves) >= 3 and result.statistics["cubes"] == len(leaves)  # N at most: a probe may refute
+    _, gap = shape(nodes)
+    assert gap is None
+    code, said = check(board_file, cubes, capsys)
+    assert code == 0, said
+    assert f"{len(leaves)} cubes" in said and "valid" in said
+
+
+def test_the_certificate_is_the_same_on_one_worker(made: tuple[Path, Path, Result], tmp_path: Path) -> None:
+    _, proofs, result = made
+    with LocalPool(1) as pool:
+        alone = split(pool, tmp_path)
+    assert alone.certificate is not None and result.certificate is not None
+    here, there = Path(alone.certificate.file or ""), Path(result.certificate.file or "")
+    assert here.read_text() == there.read_text()
+    _, nodes = read_split(here)
+    for n in nodes:
+        assert node_paths(here, n.node)[0].read_bytes() == node_paths(there, n.node)[0].read_bytes()
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _write(path: Path, records: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def _leaves(cubes: Path) -> list[dict[str, Any]]:
+    return [r for r in _lines(cubes)[1:] if "split" not in r]
+
+
+def drop_a_cube(cubes: Path) -> str:
+    records = _lines(cubes)
+    last = _leaves(cubes)[-1]
+    _write(cubes, [r for r in records if r != last])
+    return "do not cover every assignment"
+
+
+def swap_two_proofs(cubes: Path) -> str:
+    first, second = (node_paths(cubes, r["node"])[0] for r in _leaves(cubes)[:2])
+    a, b = first.read_bytes(), second.read_bytes()
+    assert a != b
+    first.write_bytes(b)
+    second.write_bytes(a)
+    return f"node {_leaves(cubes)[0]['node']} (cube"
+
+
+def leave_a_gap(cubes: Path) -> str:
+    records = _lines(cubes)
+    leaf = _leaves(cubes)[-1]
+    taken = {abs(x) for r in records[1:] for x in r.get("cube", [])} | {r.get("split") for r in records[1:]}
+    free = next(v for v in range(1, 10_000) if v not in taken)
+    records[records.index(leaf)]["cube"] = [*leaf["cube"][:-1], free]
+    _write(cubes, records)
+    return "do not cover every assignment"
+
+
+def forge_a_passed_on_clause(cubes: Path) -> str:
+    root = next(r for r in _lines(cubes)[1:] if r["cube"] == [])
+    lemmas = node_paths(cubes, root["node"])[1]
+    lemmas.write_text(lemmas.read_text() + "1 2 0\n")
+    return f"node {root['node']} (split []): "
+
+
+def change_the_formula(cubes: Path) -> str:
+    cnf = cubes.with_name(cubes.name.removesuffix(".cubes") + ".cnf")
+    lines = cnf.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("p cnf"))
+    variables, clauses = lines[header].split()[2:]
+    lines[header] = f"p cnf {variables} {int(clauses) - 1}"
+    del lines[header + 1]
+    cnf.write_text("\n".join(lines) + "\n")
+    return "is not this board's formula"
+
+
+@pytest.mark.parametrize(
+    "tamper", [drop_a_cube, swap_two_proofs, leave_a_gap, forge_a_passed_on_clause, change_the_formula]
+)
+def test_a_tampered_certificate_is_rejected_naming_the_part(
+    tamper: Any, copy: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    board_file, cubes = copy
+    names = tamper(cubes)
+    code, said = check(board_file, cubes, capsys)
+    assert code == 3, said
+    assert "INVALID" in said and names in said, said
+
+
+def test_the_checker_written_from_the_docs_agrees(
+    made: tuple[Path, Path, Result], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/formats.md#cubes is enough: tests/formats_checker gives sigmar check's verdict, genuine and tampered."""
+    from tests.formats_checker import check as second_check
+
+    board_file, proofs, result = made
+    assert result.certificate is not None
+    for n, tamper in enumerate([None, drop_a_cube, swap_two_proofs, leave_a_gap, forge_a_passed_on_clause]):
+        shutil.copytree(proofs, tmp_path / str(n))
+        cubes = tmp_path / str(n) / Path(result.certificate.file or "").name
+        if tamper is not None:
+            tamper(cubes)
+        ours, said = check(board_file, cubes, capsys)
+        theirs = second_check(board_file, cubes)
+        capsys.readouterr()
+        assert ours == theirs == (0 if tamper is None else 3), (tamper, said)
+
+
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        (lambda cubes: node_paths(cubes, _leaves(cubes)[0]["node"])[0].unlink(), "missing"),
+        (lambda cubes: cubes.write_text(cubes.read_text() + "{not json\n"), "JSON"),
+        (lambda cubes: cubes.write_text(cubes.read_text() + '{"node": 99, "cube": [1], "colour": 1}\n'), "colour"),
+        (lambda cubes: cubes.write_text(cubes.read_text() + '{"node": 99, "cube": [99999999]}\n'), "literals"),
+        (lambda cubes: cubes.write_text('{"format": "sigmar-dead-states"}\n'), "not a cubes header"),
+    ],
+)
+def test_a_malformed_certificate_is_one_line_and_exit_2(
+    damage: Any, says: str, copy: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    board_file, cubes = copy
+    damage(cubes)
+    code, said = check(board_file, cubes, capsys)
+    assert code == 2, said
+    assert says in said and len(said.strip().splitlines()) == 1, said
+
+
+def test_a_cube_with_a_model_gives_the_verified_solution(tmp_path: Path) -> None:
+    with LocalPool(2) as pool:
+        result = split(pool, tmp_path, SOLVABLE)
+    assert result.status is Status.SOLVED and result.verified, result.message
+
+
+class InProcess:
+    """A pool that works each node here, at once (so a test can change what a node's check says)."""
+
+    def submit(self, fn: Any, *args: Any, key: str = "") -> Any:
+        from concurrent.futures import Future
+
+        future: Future[Any] = Future()
+        future.set_result(fn(*args))
+        return future
+
+    def cancel(self) -> None:
+        pass
+
+    def describe(self) -> str:
+        return "this process"
+
+
+def test_a_node_whose_proof_fails_its_check_makes_the_answer_wrong(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    import sigmar.runners.cubes.node as node
+
+    real = node.check_proof
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        report = real(*args, **kwargs)
+        return replace(report, valid=False, message="lemma on proof line 1 (7) does not follow by unit propagation")
+
+    monkeypatch.setattr(node, "check_proof", failing)
+    result = split(InProcess(), tmp_path)
+    assert result.wrong and result.status is not Status.UNSOLVABLE and "was rejected" in result.message, result
+    from sigmar.runners.render.answer_json import exit_code
+
+    assert exit_code([result]) == 3
+    assert not list(tmp_path.iterdir()), "no certificate is written for a split whose proof was rejected"
+
+
+def test_the_time_limit_stops_the_split_and_its_workers(tmp_path: Path) -> None:
+    from sigmar.encoders.processes.guard import descendants
+
+    board = deal("dense", 8, 1, 455)  # far more than the limit allows
+    started: set[int] = set()
+    proving = threading.Event()
+
+    def watch(pool: LocalPool) -> None:  # the hosts, and whatever they started, while the split runs
+        while not proving.wait(0.1):
+            started.update(pid for host in pool.pids() for pid in (host, *descendants(host)))
+
+    with LocalPool(2) as pool, ProofStore(tmp_path) as proofs:
+        watcher = threading.Thread(target=watch, args=(pool,))
+        watcher.start()
+        try:
+            result = CubeProver(pool, proofs, cubes=4).prove(board, 3.0)
+        finally:
+            proving.set()
+            watcher.join()
+        assert result.status is Status.UNKNOWN and result.message == "time limit"
+        assert started, "the split started no worker"
+    deadline = time.monotonic() + 30
+    while any(alive(pid) for pid in started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in started if alive(pid)], "a worker outlived the split"
+
+
+def test_prove_cubes_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    board_file = tmp_path / "board.txt"
+    board_file.write_text(format_board(BOARD))
+    folder = tmp_path / "proofs"
+    code = cli.main(
+        ["prove", str(board_file), "--cubes", "4", "--no-corroborate", "--json", "--proof-dir", str(folder)]
+    )
+    said = capsys.readouterr()
+    assert code == 0, said.err
+    record = json.loads(said.out)
+    assert record["status"] == "unsolvable" and record["checked"] is True
+    assert record["certificate"]["kind"] == "cubes" and record["statistics"]["cubes"] >= 1
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(said.out)
+    assert cli.main(["check", str(board_file), str(answers)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"), [(["--cubes", "1"], "from 2 to 4096"), (["--cluster", "tcp://127.0.0.1:1"], "--cubes")]
+)
+def test_prove_cubes_bad_arguments_are_exit_2(
+    extra: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    board_file = tmp_path / "board.txt"
+    board_file.write_text(format_board(BOARD))
+    with pytest.raises(SystemExit) as exit_:
+        code = cli.main(["prove", str(board_file), *extra])
+        raise SystemExit(code)
+    assert exit_.value.code == 2
+    assert says in capsys.readouterr().err
+
+
+def test_survey_settles_what_the_race_leaves_unknown_by_cubes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """cpsat's "no" is only a claim, so its race leaves every unsolvable deal unknown: the cubes settle them."""
+    results, folder = tmp_path / "survey.jsonl", tmp_path / "proofs"
+    survey = ["survey", "--seed", "1", "--count", "4", "-b", "cpsat", "--time-limit", "60", "--cubes", "4"]
+    code = cli.main([*survey, "--results", str(results), "--proof-dir", str(folder), "--json"])
+    said = capsys.readouterr()
+    assert code == 0, said.err
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    summary = json.loads(said.out)
+    assert summary["unknown"] == 0 and len(records) == 4
+    refuted = [r for r in records if r["status"] == "unsolvable"]
+    assert refuted and all(r["certificate"]["kind"] == "cubes" and r["checked"] for r in refuted), refuted
+    assert summary["unsolvable"] == len(refuted)  # each cubes "no" counted as a checked refutation
+    # nothing unknown is left, so the bounds of the solvable fraction meet
+    assert summary["solvable_at_least"] == summary["solvable_at_most"] == (4 - len(refuted)) / 4
+    assert all(r["verified"] for r in records if r["status"] == "solved")
+    board_file = tmp_path / "boards.txt"
+    board_file.write_text("\n".join(format_board(deal("dense", 6, 1, r["index"])) for r in records))
+    # the whole results file: every solution replayed, every cubes certificate checked from its files
+    assert cli.main(["check", str(board_file), str(results)]) == 0, capsys.readouterr()
+    checked = capsys.readouterr().out
+    assert checked.count("unsolvable, cubes certificate valid") == len(refuted), checked
+
+
+def _answers_file(path: Path, cubes: Path) -> Path:
+    """An answers file of one line, as 'prove --cubes N --json' writes it, whose certificate is ``cubes``."""
+    record = {"board": BOARD.name, "status": "unsolvable", "reason": "proof", "backend": "cnf:glucose42"}
+    record["certificate"] = {"kind": "cubes", "file": str(cubes)}
+    path.write_text(json.dumps(record) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("tamper", [None, drop_a_cube, swap_two_proofs, leave_a_gap])
+def test_an_answers_file_checks_its_cubes_certificate_like_any_other(
+    tamper: Any, copy: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    board_file, cubes = copy
+    names = tamper(cubes) if tamper is not None else "cubes"
+    code, said = check(board_file, _answers_file(tmp_path / "answers.jsonl", cubes), capsys)
+    if tamper is None:
+        assert code == 0 and "unsolvable, cubes certificate valid" in said, said
+    else:
+        assert code == 3 and "unsolvable, cubes certificate INVALID" in said and names in said, said
+
+
+def test_an_answers_file_holds_a_cubes_certificate_to_its_own_limit(
+    copy: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGMAR_MAX_CUBES bounds the .cubes file inside an answers file as it does alone: exit 2, naming it."""
+    board_file, cubes = copy
+    monkeypatch.setenv("SIGMAR_MAX_CUBES", str(cubes.stat().st_size - 1))
+    code, said = check(board_file, _answers_file(tmp_path / "answers.jsonl", cubes), capsys)
+    assert code == 2 and "SIGMAR_MAX_CUBES" in said, said
+    code, said = check(board_file, cubes, capsys)
+    assert code == 2 and "SIGMAR_MAX_CUBES" in said and str(cubes) in said, said
+
+
+def test_a_cubes_answer_whose_files_were_temporary_says_to_keep_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    board_file = tmp_path / "board.txt"
+    board_file.write_text(format_board(BOARD))
+    assert cli.main(["prove", str(board_file), "--cubes", "4", "--no-corroborate", "--json"]) == 0
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(capsys.readouterr().out)
+    code, said = check(board_file, answers, capsys)
+    assert code == 3 and "cubes certificate NOT CHECKED" in said and "--proof-dir" in said, said
+
+
+def test_prove_cubes_prints_the_board_with_its_corroboration_timed_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    board_file = tmp_path / "board.txt"
+    board_file.write_text(format_board(BOARD))
+    assert cli.main(["prove", str(board_file), "--cubes", "4", "--corroborate", "1"]) == 0
+    header, line = capsys.readouterr().out.splitlines()
+    assert "proof s" in header and "corrob. s" in header
+    name, status, reason, checked, proof_s, corrob_s = line.split()[:6]
+    assert (status, reason, checked) == ("unsolvable", "proof", "yes"), line
+    assert float(proof_s) > 0 and float(corrob_s) >= 0, line
+    assert "cubes" in line, line
+
+
+def test_a_checked_cubes_no_is_graded_certified(made: tuple[Path, Path, Result]) -> None:
+    """bench and crosscheck grade it as any checked "no": correct and certified; unchecked, a claim."""
+    from sigmar.runners.checking.grading import Grade, certified, grade_board
+
+    _, _, result = made
+    verdict = grade_board(BOARD, {"cubes": result})
+    assert verdict.grades == {"cubes": Grade.CORRECT} and verdict.truth == "unsolvable"
+    assert certified(result) == "yes"
+    claim = result.with_(checked=False)
+    assert grade_board(BOARD, {"cubes": claim}).grades == {"cubes": Grade.UNCONFIRMED} and certified(claim) == "no"
+
+
+@pytest.fixture(scope="module")
+def dask_cluster() -> Any:
+    """A Dask cluster of two workers, each with its nanny (so its worker process is daemonic), as users have one."""
+    distributed = pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
+    with distributed.LocalCluster(
+        processes=True, n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=50
+    ) as cluster:
+        yield cluster
+
+
+def test_two_splits_at_once_on_one_dask_cluster_keep_their_own_answers(
+    made: tuple[Path, Path, Result], dask_cluster: Any, tmp_path: Path
+) -> None:
+    import distributed
+
+    from sigmar.runners.cubes.pools import DaskPool
+
+    _, _, local = made
+    assert local.certificate is not None
+    answers: dict[str, Result] = {}
+    with distributed.Client(dask_cluster.scheduler_address) as client:
+
+        def run(name: str, board: Any) -> None:
+            with DaskPool(client) as pool:
+                answers[name] = split(pool, tmp_path / name, board)
+
+        threads = [threading.Thread(target=run, args=args) for args in (("no", BOARD), ("yes", SOLVABLE))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(600)
+    assert answers["yes"].status is Status.SOLVED and answers["yes"].verified
+    there = answers["no"]
+    assert there.status is Status.UNSOLVABLE and there.checked and there.certificate is not None
+    assert Path(there.certificate.file or "").read_text() == Path(local.certificate.file or "").read_text()
+
+
+def test_prove_and_survey_cubes_on_the_cluster(
+    dask_cluster: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    board_file = tmp_path / "board.txt"
+    board_file.write_text(format_board(BOARD))
+    address = dask_cluster.scheduler_address
+    prove = ["prove", str(board_file), "--cubes", "4", "--no-corroborate", "--json", "--cluster", address]
+    assert cli.main([*prove, "--proof-dir", str(tmp_path / "proofs")]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["certificate"]["kind"] == "cubes" and record["checked"] and "Dask" in record["statistics"]["workers"]
+    survey = ["survey", "--seed", "1", "--count", "3", "-b", "cpsat", "--time-limit", "60", "--cubes", "4"]
+    results = tmp_path / "survey.jsonl"
+    assert cli.main([*survey, "--cluster", address, "--results", str(results), "--json"]) == 0
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    refuted = [r for r in records if r["status"] == "unsolvable"]
+    assert refuted and all(r["certificate"]["kind"] == "cubes" and r["checked"] for r in refuted), records
+
+
+def test_the_dask_pool_gives_the_cluster_one_task_a_thread_and_cancels_the_rest(dask_cluster: Any) -> None:
+    import os
+    from concurrent.futures import CancelledError
+
+    import distributed
+
+    from sigmar.runners.cubes.pools import DaskPool
+
+    with distributed.Client(dask_cluster.scheduler_address) as client, DaskPool(client) as pool:
+        pids = [pool.submit(os.getpid, key=f"pid-{i}") for i in range(5)]
+        assert len({f.result(timeout=120) for f in pids}) == 2  # one host a worker thread, each used
+        slow = [pool.submit(time.sleep, 3, key=f"sleep-{i}") for i in range(4)]
+        assert len(pool._running) == 2 and len(pool._waiting) == 2
+        pool.cancel()
+        for future in slow:
+            with pytest.raises(CancelledError):
+                future.result(timeout=60)
