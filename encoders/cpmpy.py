@@ -13,9 +13,15 @@ Their "no" is a claim: none comes with a certificate the suite can check
 
 Each solve runs in a forked child process (:mod:`sigmar.encoders.processes.forked`):
 most of these solvers hold the GIL and ignore interrupts, and the child is
-killed at the time limit.  The solver itself is given no time limit, so that a
-"no" is never a time-out that a wrapper misread (Choco's wrapper calls a search
-stopped just short of its limit unsatisfiable).
+killed when the time limit, counted from the start of the solve, is up.
+CPMpy and the solver's interface are imported when the backend is made, which
+the race does in its own process before it forks the workers: a fresh worker
+(or the replacement of a killed one) starts with them, rather than paying the
+import (about 0.4 s of CPU) out of its first board's time, which at niceness 10
+on a loaded machine is more than a fuzz board's whole time limit.  The solver
+itself is given no time limit, so that a "no" is never a time-out that a
+wrapper misread (Choco's wrapper calls a search stopped just short of its
+limit unsatisfiable).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from typing import Any
 
 from sigmar.encoders.backend import Backend
 from sigmar.encoders.order_model import Atom, Clause, OrderModel, build
-from sigmar.encoders.processes.forked import Forked
+from sigmar.encoders.processes.forked import Forked, time_left
 from sigmar.models.board import Board
 from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import count_problem
@@ -63,6 +69,11 @@ class CpmpyBackend(Backend):
         if self.sub not in SOLVERS:
             raise ValueError(f"unknown cpmpy solver '{self.sub}' (choose from {', '.join(SOLVERS)})")
         self._forked = Forked()
+        self._unusable = ""
+        try:
+            preload(self.sub)
+        except (ImportError, RuntimeError) as exc:  # each solve answers it as an error
+            self._unusable = f"{type(exc).__name__}: {exc}"
 
     @classmethod
     def available(cls) -> tuple[bool, str]:
@@ -125,10 +136,11 @@ class CpmpyBackend(Backend):
             return Result(
                 Status.UNSOLVABLE, self.name, time.perf_counter() - start, reason=Reason.COUNTS, explanation=problem
             )
+        if self._unusable:
+            return Result(Status.ERROR, self.name, time.perf_counter() - start, message=self._unusable)
         solver = self.sub or "pumpkin"
-        preload(solver)  # imported here once, not in every child
         model = build(board)
-        outcome = self._forked.call(solve_model, (model, solver), time_limit)
+        outcome = self._forked.call(solve_model, (model, solver), time_left(time_limit, start))
         seconds = time.perf_counter() - start
         if outcome.stopped:
             return Result(Status.UNKNOWN, self.name, seconds, message="stopped")
@@ -188,7 +200,6 @@ def cpmpy_model(model: OrderModel) -> tuple[Any, list[Any]]:
 
 def solve_model(model: OrderModel, solver: str) -> tuple[str, Any, dict[str, Any]]:
     """("solved", values, stats), ("unsolvable", None, stats) or (another status word, None, stats)."""
-    from cpmpy.solvers.solver_interface import ExitStatus
     from cpmpy.solvers.utils import SolverLookup
 
     start = time.perf_counter()
@@ -196,13 +207,21 @@ def solve_model(model: OrderModel, solver: str) -> tuple[str, Any, dict[str, Any
     instance = SolverLookup.get(solver, cp_model)
     stats: dict[str, Any] = {"solver": solver, "transform_seconds": round(time.perf_counter() - start, 4)}
     started = time.perf_counter()
-    instance.solve()  # no time limit: the child is killed at ours
+    answer, values = _solve_once(instance, model, variables)
     stats["solve_seconds"] = round(time.perf_counter() - started, 4)
+    return answer, values, stats
+
+
+def _solve_once(instance: Any, model: OrderModel, variables: list[Any]) -> tuple[str, Any]:
+    """One solve of ``instance``: ("solved", values), ("unsolvable", None) or (another status word, None)."""
+    from cpmpy.solvers.solver_interface import ExitStatus
+
+    instance.solve()  # no time limit: the child is killed at ours
     status = instance.status().exitstatus
     if status in (ExitStatus.FEASIBLE, ExitStatus.OPTIMAL):
         # A variable in no constraint has no value: any value of its domain will do.
         values = {i: model.variables[i].low if v.value() is None else int(v.value()) for i, v in enumerate(variables)}
-        return "solved", values, stats
+        return "solved", values
     if status is ExitStatus.UNSATISFIABLE:
-        return "unsolvable", None, stats
-    return status.name.lower(), None, stats
+        return "unsolvable", None
+    return status.name.lower(), None

@@ -30,7 +30,7 @@ from typing import Any
 
 from sigmar.encoders.backend import Backend
 from sigmar.encoders.order_model import Atom, Clause, OrderModel, build
-from sigmar.encoders.processes.forked import Forked
+from sigmar.encoders.processes.forked import Forked, time_left
 from sigmar.models.board import Board
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
 from sigmar.models.rules import count_problem
@@ -116,9 +116,8 @@ class PumpkinBackend(Backend):
         folder = tempfile.mkdtemp(prefix="sigmar-pumpkin-")
         try:
             proof = os.path.join(folder, "board.drcp")
-            outcome = self._forked.call(
-                solve_model, (model, proof, self.options.proof, self.options.seed, time_limit), time_limit
-            )
+            left = time_left(time_limit, start)
+            outcome = self._forked.call(solve_model, (model, proof, self.options.proof, self.options.seed, left), left)
             seconds = time.perf_counter() - start
             if outcome.stopped:
                 return Result(Status.UNKNOWN, self.name, seconds, message="stopped")
@@ -199,6 +198,13 @@ def solve_once(model: OrderModel, proof: str | None, seed: int, limit: float | N
     solver = pumpkin.Model(proof=proof, seed=seed) if proof else pumpkin.Model(seed=seed)
     variables = _variables(pumpkin, solver, model)
     _constraints(pumpkin, solver, model, variables)
+    return _satisfy(pumpkin, solver, model, variables, limit)
+
+
+def _satisfy(
+    pumpkin: Any, solver: Any, model: OrderModel, variables: list[Any], limit: float | None
+) -> tuple[str, Any]:
+    """One ``satisfy`` of ``solver``: ("solved", values), ("unsolvable", None) or ("unknown", None)."""
     result = solver.satisfy(timeout=limit) if limit is not None else solver.satisfy()
     if isinstance(result, pumpkin.SatisfactionResult.Satisfiable):
         solution = result._0

@@ -4,6 +4,9 @@ as missing with why.  (Every installed solver against the small and real-game bo
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,7 @@ import pytest
 from sigmar.encoders import cpmpy as family
 from sigmar.encoders import registry
 from sigmar.encoders.order_model import build
+from sigmar.encoders.processes.forked import Outcome
 from sigmar.models.boardfile import format_board, read_boards
 from sigmar.models.result import Status
 from sigmar.runners.checking.replay import checked
@@ -89,3 +93,38 @@ def test_crosscheck_settles_a_board_by_pumpkin_and_leaves_the_cpmpy_claim_unconf
     assert main(["crosscheck", str(file), "-b", f"cpmpy:{solver}", "--json"]) == 1  # a lone claim: no answer
     (alone,) = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert alone["grades"] == {f"cpmpy:{solver}": "unconfirmed"}, alone
+
+
+def test_the_time_limit_counts_from_the_start_of_the_solve(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What comes before the fork (the model's building here) is spent out of the limit: the child gets the rest."""
+    solver = family.installed()[0]
+    backend = registry.make(f"cpmpy:{solver}")
+    slow_build = family.build
+
+    def build_slowly(board: object) -> object:
+        time.sleep(0.3)
+        return slow_build(board)  # type: ignore[arg-type]
+
+    given: list[float | None] = []
+
+    def record(self: object, function: object, args: tuple, limit: float | None) -> Outcome:
+        given.append(limit)
+        return Outcome(timed_out=True)
+
+    monkeypatch.setattr(family, "build", build_slowly)
+    monkeypatch.setattr(family.Forked, "call", record)
+    answer = backend.solve(SMALL[4], 5.0)
+    assert answer.status is Status.UNKNOWN and answer.message == "time limit", answer
+    (limit,) = given
+    assert limit is not None and limit <= 5.0 - 0.3, limit
+
+
+def test_making_the_backend_imports_cpmpy_so_that_its_workers_start_with_it() -> None:
+    """The race makes each backend before it forks the workers: a fresh worker then pays no import."""
+    solver = family.installed()[0]
+    code = (
+        "import sys; from sigmar.encoders import registry; assert 'cpmpy' not in sys.modules; "
+        f"registry.make('cpmpy:{solver}'); print('cpmpy.solvers.utils' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr

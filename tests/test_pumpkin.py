@@ -2,7 +2,7 @@
 
 The proof is Pumpkin's, the model beside it the runner's (``certify.with_formula``): the same file as
 ``sigmar encode --to drcp-model``.  A refutation so certified wins the race like a checked DRUP proof, and
-crosscheck grades a CPMpy "no" correct against it.
+crosscheck settles the board by it (a "no" of another backend beside it stays that backend's claim).
 """
 
 from __future__ import annotations
@@ -191,3 +191,29 @@ def test_the_model_names_what_the_proof_refers_to() -> None:
     tags = [int(line.split()[1]) for line in text if line.startswith(("clause ", "linear "))]
     assert tags == list(range(1, len(model.constraints) + 1))
     assert all(line.split()[1] in model.index for line in text if line.startswith("var "))
+
+
+def test_the_time_limit_counts_from_the_start_of_the_solve(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What comes before the fork (the model's building here) is spent out of the limit, for the solver's own
+    limit and for the kill alike."""
+    from sigmar.encoders import pumpkin as family
+    from sigmar.encoders.processes.forked import Outcome
+
+    real_build = family.build
+
+    def build_slowly(board: object) -> object:
+        time.sleep(0.3)
+        return real_build(board)  # type: ignore[arg-type]
+
+    given: list[tuple[float | None, float | None]] = []
+
+    def record(self: object, function: object, args: tuple, limit: float | None) -> Outcome:
+        given.append((args[-1], limit))
+        return Outcome(timed_out=True)
+
+    monkeypatch.setattr(family, "build", build_slowly)
+    monkeypatch.setattr(family.Forked, "call", record)
+    answer = make("pumpkin").solve(SEARCH_ONLY, 5.0)
+    assert answer.status is Status.UNKNOWN and answer.message == "time limit", answer
+    ((solver_limit, kill_limit),) = given
+    assert solver_limit == kill_limit and kill_limit is not None and kill_limit <= 5.0 - 0.3, given

@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +20,16 @@ from .guard import die_with_parent
 
 # The slack a child gets past the time limit before it is killed (Pumpkin answers "unknown" itself at the limit).
 SLACK = 0.1
+
+
+def time_left(time_limit: float | None, since: float) -> float | None:
+    """What is left of ``time_limit`` seconds counted from ``since`` (a ``time.perf_counter()`` reading); None
+    for no limit.  A backend's time limit bounds its whole solve, the work before the fork included: counted
+    from the fork, a niced worker on a loaded machine answered past the race's slack and was killed as hung.
+    """
+    if time_limit is None:
+        return None
+    return max(time_limit - (time.perf_counter() - since), 0.0)
 
 
 class Outcome:
