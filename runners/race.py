@@ -36,9 +36,12 @@ from typing import TYPE_CHECKING, Any
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
+from sigmar.models.counting import Notion
 from sigmar.models.result import CertificateKind, Result, Status
 
 from .checking.certify import ProofStore, certify
+from .checking.count_grade import CountVerdict, ReferenceBeside, grade_counts
+from .checking.intake import count_taken_in
 from .checking.replay import checked, counts_answer
 from .checking.trust import accepted, claims_message, corroborated
 from .render.scores import percentile
@@ -365,6 +368,15 @@ class Race:
         worker.  A backend still running ``slack`` seconds past the time limit
         is killed (its worker replaced) and reported ``unknown``.
         """
+        return self._to_the_end(board, time_limit, None)
+
+    def count_all(self, board: Board, notion: str, time_limit: float | None) -> dict[str, Result]:
+        """Every backend's ``count`` of ``notion`` on ``board``, each in its worker, taken in as counting answers
+        by name (``checking.intake.count_taken_in``); a crash is an error, a hang is killed as in ``solve_all``."""
+        return self._to_the_end(board, time_limit, notion)
+
+    def _to_the_end(self, board: Board, time_limit: float | None, notion: str | None) -> dict[str, Result]:
+        """Every worker's job on ``board`` (a solve, or with ``notion`` a count) run to its end or killed."""
         self.start_workers()
         start = time.perf_counter()
         self._job += 1
@@ -378,7 +390,7 @@ class Race:
         for name, worker in self.workers.items():
             if worker.job_id is not None or not worker.alive():
                 worker.restart()
-            worker.submit(job, name, board, time_limit)
+            worker.submit(job, name, board, time_limit, notion)
         running = set(self.workers)
         while running:
             now = time.perf_counter()
@@ -396,9 +408,13 @@ class Race:
                     continue
                 running.discard(name)
                 if done is None:
-                    message = worker.crash_message(name)
+                    doing = "solving" if notion is None else "counting"
+                    message = worker.crash_message(name, doing)
                     answers[name] = Result(Status.ERROR, name, time.perf_counter() - start, message=message)
                     worker.restart()
+                elif notion is not None:
+                    answer = count_taken_in(done.result, name, notion).with_(seconds=done.seconds)
+                    answers[name] = with_output(answer, done.output)
                 else:
                     answer = self._certified(board, done.result, name, done.seconds)
                     answers[name] = with_output(answer, done.output)
@@ -407,6 +423,15 @@ class Race:
             message = f"no answer in {time_limit:g} s; killed" if time_limit is not None else "no answer"
             answers[name] = Result(Status.UNKNOWN, name, time.perf_counter() - start, message=message)
         return {name: answers[name] for name in self.workers}
+
+
+def count_board(race: Race, board: Board, notion: Notion, time_limit: float | None) -> CountVerdict:
+    """Every backend of ``race`` counts ``notion`` on ``board`` in its worker, while the rule engine counts
+    here; each count graded against the rule engine's (``checking.count_grade``)."""
+    reference = ReferenceBeside(board, notion, time_limit)
+    answers = race.count_all(board, notion, time_limit)
+    count, seconds = reference.result()
+    return grade_counts(board, notion, answers, count, seconds)
 
 
 def _available(name: str) -> bool:

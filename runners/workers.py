@@ -53,10 +53,12 @@ from sigmar.encoders.processes.guard import PR_SET_CHILD_SUBREAPER, PR_SET_PDEAT
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
+from .checking.intake import counted
 from .usage import Meter, Usage, kill_descendants, release_free_memory
 
-# On ``conn``, parent -> worker: ("job", job_id, name, board, time_limit) or ("quit",);
-# worker -> parent: Done.  On the stop pipe, parent -> worker: job_id.
+# On ``conn``, parent -> worker: ("job", job_id, name, board, time_limit, notion) or ("quit",);
+# worker -> parent: Done.  On the stop pipe, parent -> worker: job_id.  ``notion`` is None for a
+# solve, else what to count (``Backend.count``; the answer carries it, see ``checking.intake.counted``).
 
 
 @dataclass(frozen=True)
@@ -146,8 +148,8 @@ def _worker_main(
             break
         if job[0] != "job":
             break
-        _, job_id, name, board, time_limit = job
-        result, seconds, usage = jobs.run(job_id, name, board, time_limit, meter)
+        _, job_id, name, board, time_limit, notion = job
+        result, seconds, usage = jobs.run(job_id, name, board, time_limit, meter, notion)
         try:
             with send_lock:
                 conn.send(Done(job_id, result, seconds, usage, capture.text(output)))
@@ -259,7 +261,7 @@ class _Jobs:
                         backend.stop()
 
     def run(
-        self, job_id: int, name: str, board: Any, time_limit: float | None, meter: Any
+        self, job_id: int, name: str, board: Any, time_limit: float | None, meter: Any, notion: str | None = None
     ) -> tuple[Result, float, Usage]:
         """One job: the backend's answer (a crash or a MemoryError is an error answer), its time and usage."""
         capture.restart(self.output)
@@ -277,6 +279,12 @@ class _Jobs:
                 stopped = self.stopped_job == job_id
             if stopped:
                 result = Result(Status.UNKNOWN, name, message="stopped before it started")
+            elif notion is not None:
+                refused = backend.refusal(board)  # a board it does not play (quintessence): not asked
+                if refused is not None:
+                    result = refused.with_(statistics={"refused": True})
+                else:
+                    result = counted(backend.count(board, notion, time_limit), name, notion)
             else:
                 result = backend.solve(board, time_limit)
             if not isinstance(result, Result):
@@ -405,8 +413,9 @@ class Worker:
         except ValueError:  # closed after a kill
             return False
 
-    def submit(self, job_id: int, name: str, board: Board, time_limit: float | None) -> None:
-        self.conn.send(("job", job_id, name, board, time_limit))
+    def submit(self, job_id: int, name: str, board: Board, time_limit: float | None, notion: str | None = None) -> None:
+        """Send one job: solve ``board``, or with ``notion`` count it (``Backend.count``)."""
+        self.conn.send(("job", job_id, name, board, time_limit, notion))
         self.job_id = job_id
         self.stop_sent = 0.0
 
@@ -501,10 +510,11 @@ class Worker:
                 return f"worker killed by signal {-code}"
         return f"worker exited with status {code}"
 
-    def crash_message(self, name: str) -> str:
-        """The message of an answer lost with its worker: how the worker ended, and what it printed."""
+    def crash_message(self, name: str, doing: str = "solving") -> str:
+        """The message of an answer lost with its worker: how the worker ended while ``doing`` its job
+        (solving or counting), and what it printed."""
         said = capture.text(self.output)
-        return f"{name}: {self.exit_description()} while solving" + (
+        return f"{name}: {self.exit_description()} while {doing}" + (
             f"; its output: {capture.one_line(said)}" if said else ""
         )
 
