@@ -11,6 +11,11 @@ backends`` names the missing ones and why.
 Their "no" is a claim: none comes with a certificate the suite can check
 (``pumpkin`` itself, built directly, does).  Every solution is replayed as usual.
 
+They count ``pairings`` (docs/formats.md#counts-of-solutions), as ``pumpkin``
+does: solutions of the order model, each one's pairing blocked by a clause
+once found (:func:`sigmar.encoders.order_model.count_pairings`), which every
+solver here takes between two solves.
+
 Each solve runs in a forked child process (:mod:`sigmar.encoders.processes.forked`):
 most of these solvers hold the GIL and ignore interrupts, and the child is
 killed when the time limit, counted from the start of the solve, is up.
@@ -31,8 +36,8 @@ from importlib.util import find_spec
 from typing import Any
 
 from sigmar.encoders.backend import Backend
-from sigmar.encoders.order_model import Atom, Clause, OrderModel, build
-from sigmar.encoders.processes.forked import Forked, time_left
+from sigmar.encoders.order_model import Atom, Clause, OrderModel, Tally, build, count_pairings
+from sigmar.encoders.processes.forked import Forked, count_in_child, time_left
 from sigmar.models.board import Board
 from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import count_problem
@@ -48,6 +53,9 @@ SOLVERS = {
 }
 # PyPI's names where they differ from the import names.
 DISTRIBUTIONS = {"z3": "z3-solver", "pychoco": "pychoco", "pysat": "python-sat", "pumpkin_solver": "pumpkin-solver"}
+# The solvers whose CPMpy interface does not solve again after a constraint is added (Choco answered
+# "unsatisfiable" to the second solve of every board tried): a count makes them afresh for each solution.
+REBUILT = frozenset({"choco"})
 # The family's default where installed (scripts/bench_cpmpy.py, docs/measured/cpmpy.md: fewest unknown on dense
 # deals, then least time), else the first installed solver in this order.
 DEFAULT_ORDER = ("pumpkin", "ortools", "exact", "z3", "choco", "pysat")
@@ -63,6 +71,7 @@ class CpmpyBackend(Backend):
     default_sub = "pumpkin"
     description = "the order model through CPMpy on any solver it reaches (choco, exact, z3, pysat, ortools, pumpkin)"
     plays_quintessence = True
+    count_notions = ("pairings",)
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
@@ -159,6 +168,22 @@ class CpmpyBackend(Backend):
             )
         return Result(Status.UNKNOWN, self.name, seconds, message=f"{solver}: {answer}", statistics=stats)
 
+    def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
+        """The board's ``pairings``, each a solution of the order model blocked once found."""
+        if of not in self.count_notions:
+            raise ValueError(f"{self.name} counts {', '.join(self.count_notions)}, not {of}")
+        try:
+            start = time.perf_counter()
+            if count_problem(board) is not None:
+                return 0, True
+            if self._unusable:
+                raise RuntimeError(self._unusable)
+            model = build(board)
+            left = time_left(time_limit, start)
+            return count_in_child(self._forked, count_model, (model, self.sub or "pumpkin"), left)
+        finally:
+            self._forked.reset()
+
 
 def preload(solver: str) -> None:
     """Import CPMpy and the solver's interface, so that a forked child starts with them."""
@@ -210,6 +235,26 @@ def solve_model(model: OrderModel, solver: str) -> tuple[str, Any, dict[str, Any
     answer, values = _solve_once(instance, model, variables)
     stats["solve_seconds"] = round(time.perf_counter() - started, 4)
     return answer, values, stats
+
+
+def count_model(model: OrderModel, solver: str, tally: Tally) -> tuple[int, bool]:
+    """The pairings, one solve each on one solver instance, each found pairing blocked by a clause of its own."""
+    import cpmpy as cp
+    from cpmpy.solvers.utils import SolverLookup
+
+    cp_model, variables = cpmpy_model(model)
+    instance = SolverLookup.get(solver, cp_model)
+
+    def block(chosen: list[int]) -> None:
+        nonlocal instance
+        clause = cp.any([~variables[var] for var in chosen])
+        if solver in REBUILT:
+            cp_model.constraints.append(clause)
+            instance = SolverLookup.get(solver, cp_model)
+        else:
+            instance.add(clause)
+
+    return count_pairings(model, lambda: _solve_once(instance, model, variables), block, tally)
 
 
 def _solve_once(instance: Any, model: OrderModel, variables: list[Any]) -> tuple[str, Any]:

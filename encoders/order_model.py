@@ -48,9 +48,10 @@ is a board without one: this file is what a ``drcp`` certificate trusts.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Protocol
 
 from sigmar.models.board import Board
 from sigmar.models.facts import Facts, facts_of
@@ -126,6 +127,16 @@ class OrderModel:
         self.constraints.append(Linear(len(self.constraints) + 1, tuple(terms), bound, condition))
 
     @property
+    def pairing(self) -> list[int]:
+        """The variables that say which tiles leave together (``pair`` and ``takes``): a solution's pairing."""
+        return sorted([*self.pair.values(), *self.takes.values()])
+
+    def blocking(self, value: dict[int, int]) -> list[int]:
+        """The pairing variables true in ``value``: a pairing of the board is another one exactly when one of
+        them is false (every tile leaves in one move), so their negations, as a clause, block this pairing."""
+        return [var for var in self.pairing if value[var]]
+
+    @property
     def refuted(self) -> bool:
         """Whether a constraint is the empty clause: a tile that can never be freed (no solver is needed)."""
         return any(isinstance(c, Clause) and not c.atoms for c in self.constraints)
@@ -172,6 +183,38 @@ class OrderModel:
         lines = [f"var {v.name} {v.low} {v.high} {v.meaning}" for v in self.variables]
         lines += [self.constraint_text(c) for c in self.constraints]
         return "\n".join(head + lines) + "\n"
+
+
+class Tally(Protocol):
+    value: int
+
+
+def count_pairings(
+    model: OrderModel,
+    solve: Callable[[], tuple[str, dict[int, int] | None]],
+    block: Callable[[list[int]], None],
+    tally: Tally,
+) -> tuple[int, bool]:
+    """The pairings of the board (docs/formats.md#counts-of-solutions, ``pairings``) as solutions of its order
+    model, each blocked once found: ``(count, exact)``.
+
+    Every solution of the model is a pairing that some order clears (its steps give the order), and every such
+    pairing has a solution, so the model's solutions projected on :attr:`OrderModel.pairing` are the pairings.
+    ``solve`` answers ("solved", values), ("unsolvable", None) or another word (stopped short: the count so far
+    is a lower bound); ``block`` adds a clause of the negations of the variables it is given.  ``tally.value``
+    is kept up to date as the count goes, so that a parent that kills the counting process can still read it.
+    """
+    while True:
+        answer, values = solve()
+        if answer == "unsolvable":
+            return tally.value, True
+        if answer != "solved" or values is None:
+            return tally.value, False
+        tally.value += 1
+        chosen = model.blocking(values)
+        if not chosen:  # a board whose only move is gold's: one pairing, and no clause can block it
+            return tally.value, True
+        block(chosen)
 
 
 # The first line of a model file.

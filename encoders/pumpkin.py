@@ -16,6 +16,11 @@ one (``proof="after"``); ``proof="always"`` logs from the start.
 Pumpkin holds the GIL while it searches and cannot be interrupted, so every
 solve runs in a forked child process (:mod:`sigmar.encoders.processes.forked`),
 which a stop or the time limit kills.
+
+It counts ``pairings`` (docs/formats.md#counts-of-solutions), not ``sequences``:
+a solution of the order model is a pairing with *some* order that clears it
+(steps may tie or skip), so it enumerates solutions and blocks each one's
+pairing (:func:`sigmar.encoders.order_model.count_pairings`).
 """
 
 from __future__ import annotations
@@ -29,8 +34,8 @@ from importlib.util import find_spec
 from typing import Any
 
 from sigmar.encoders.backend import Backend
-from sigmar.encoders.order_model import Atom, Clause, OrderModel, build
-from sigmar.encoders.processes.forked import Forked, time_left
+from sigmar.encoders.order_model import Atom, Clause, OrderModel, Tally, build, count_pairings
+from sigmar.encoders.processes.forked import Forked, count_in_child, time_left
 from sigmar.models.board import Board
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
 from sigmar.models.rules import count_problem
@@ -55,6 +60,7 @@ class PumpkinBackend(Backend):
     encode_variants = ("order",)
     options_type = PumpkinOptions
     plays_quintessence = True
+    count_notions = ("pairings",)
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
@@ -135,6 +141,22 @@ class PumpkinBackend(Backend):
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
+    def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
+        """The board's ``pairings``, each a solution of the order model blocked once found (no proof is logged)."""
+        if of not in self.count_notions:
+            raise ValueError(f"pumpkin counts {', '.join(self.count_notions)}, not {of}")
+        try:
+            start = time.perf_counter()
+            if count_problem(board) is not None:
+                return 0, True
+            model = build(board)
+            if model.refuted:
+                return 0, True
+            left = time_left(time_limit, start)
+            return count_in_child(self._forked, count_model, (model, self.options.seed, left), left)
+        finally:
+            self._forked.reset()
+
     def _refutation(self, model: OrderModel, proof: str, seconds: float, stats: dict[str, Any]) -> Result:
         explanation = (
             f"Pumpkin refuted the order model ({len(model.variables)} variables, {len(model.constraints)} "
@@ -199,6 +221,27 @@ def solve_once(model: OrderModel, proof: str | None, seed: int, limit: float | N
     variables = _variables(pumpkin, solver, model)
     _constraints(pumpkin, solver, model, variables)
     return _satisfy(pumpkin, solver, model, variables, limit)
+
+
+def count_model(model: OrderModel, seed: int, limit: float | None, tally: Tally) -> tuple[int, bool]:
+    """The pairings, one solve each on one Pumpkin model, each found pairing blocked by a clause of its own."""
+    import pumpkin_solver as pumpkin
+    from pumpkin_solver import constraints
+
+    start = time.perf_counter()
+    solver = pumpkin.Model(seed=seed)
+    variables = _variables(pumpkin, solver, model)
+    _constraints(pumpkin, solver, model, variables)
+
+    def solve() -> tuple[str, Any]:
+        left = time_left(limit, start)
+        return ("unknown", None) if left == 0 else _satisfy(pumpkin, solver, model, variables, left)
+
+    def block(chosen: list[int]) -> None:
+        negations = [variables[var].negate() for var in chosen]
+        solver.add_constraint(constraints.Clause(negations, solver.new_constraint_tag()))
+
+    return count_pairings(model, solve, block, tally)
 
 
 def _satisfy(

@@ -14,10 +14,17 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
+from sigmar.encoders.backend import counts
 from sigmar.encoders.order_model import build
+from sigmar.encoders.pumpkin import PumpkinBackend
 from sigmar.encoders.registry import make
+from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board, parse_boards, read_boards
+from sigmar.models.counting import reference_count
+from sigmar.models.fuzz_deal import fuzz_board
 from sigmar.models.result import CertificateKind, Reason, Status
 from sigmar.runners.checking.certify import ProofStore, certify
 from sigmar.runners.checking.replay import checked
@@ -217,3 +224,46 @@ def test_the_time_limit_counts_from_the_start_of_the_solve(monkeypatch: pytest.M
     assert answer.status is Status.UNKNOWN and answer.message == "time limit", answer
     ((solver_limit, kill_limit),) = given
     assert solver_limit == kill_limit and kill_limit is not None and kill_limit <= 5.0 - 0.3, given
+
+
+# -- counts ---------------------------------------------------------------------
+
+
+def small_deal(seed: int, index: int, variant: str) -> Board:
+    """A fuzz deal of at most 9 tiles on a side of at most 3, either variant (``assume`` drops the others)."""
+    board = fuzz_board(seed, index, 9, variant)
+    assume(board.dim <= 3)
+    return board
+
+
+small_deals = st.builds(
+    small_deal, st.integers(0, 10**6), st.integers(0, 10**4), st.sampled_from(["standard", "quintessence"])
+)
+
+
+def test_pumpkin_counts_pairings_and_not_sequences() -> None:
+    assert counts(PumpkinBackend, "pairings") and not counts(PumpkinBackend, "sequences")
+
+
+@settings(max_examples=30, deadline=None)
+@given(small_deals)
+def test_the_pairings_count_equals_the_rule_engines(board: Board) -> None:
+    value, exact = make("pumpkin").count(board, "pairings", 60.0)
+    assert exact and value == reference_count(board, "pairings").value, board
+
+
+def test_the_small_boards_count_as_the_rule_engine_does() -> None:
+    backend = make("pumpkin")
+    for board in [b for b in SMALL if b.dim <= 4]:
+        value, exact = backend.count(board, "pairings", 120.0)
+        truth = reference_count(board, "pairings")
+        assert truth.exact and exact and value == truth.value, (board.name, value, truth)
+
+
+def test_a_count_cut_short_is_a_lower_bound() -> None:
+    """A side-4 board with 2,599 pairings: at a time limit of 0.5 s the count stops short (or, on a machine fast
+    enough, finishes); it is never more than the truth, and exact only when it is the truth."""
+    board = next(b for b in SMALL if b.name.startswith("side 4: a ring"))
+    truth = reference_count(board, "pairings")
+    value, exact = make("pumpkin").count(board, "pairings", 0.5)
+    assert value <= truth.value and exact == (value == truth.value), (value, exact, truth)

@@ -90,6 +90,26 @@ class Forked:
             receiver.close()
 
 
+def shared_count() -> Any:
+    """A whole number (``.value``) that a forked child counts up and its parent reads, even after a kill."""
+    return multiprocessing.get_context("fork" if os.name == "posix" else "spawn").RawValue("q", 0)
+
+
+def count_in_child(
+    forked: Forked, function: Callable[..., tuple[int, bool]], args: tuple[Any, ...], limit: float | None
+) -> tuple[int, bool]:
+    """``function(*args, tally)`` in a child, which returns ``(count, exact)`` and keeps ``tally.value`` at its
+    count so far: a count cut short by the time limit or a stop is that, a lower bound (``exact`` False)."""
+    tally = shared_count()
+    outcome = forked.call(function, (*args, tally), limit)
+    if outcome.error:
+        raise RuntimeError(outcome.error)
+    if outcome.returned:
+        count, exact = outcome.value
+        return int(count), bool(exact)
+    return int(tally.value), False
+
+
 def _child_main(function: Callable[..., Any], args: tuple[Any, ...], sender: Any, parent: int) -> None:
     die_with_parent()
     if os.getppid() != parent:  # the worker died before we could ask to die with it
