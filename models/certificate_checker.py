@@ -236,12 +236,14 @@ def holding_rules(board: Board, cells: Iterable[Hex], present: Iterable[Hex] | N
 @dataclass(frozen=True)
 class DeadStatesFile:
     """A parsed dead-states file: tile order, the listed states as rows of 64-bit words (row i is
-    line i + 2, tiles 0-63 in word 0), and the stuck sets some of them carry, by row."""
+    line i + 2, tiles 0-63 in word 0), the stuck sets some of them carry, by row (a state that
+    names an empty list is there with 0), and the header line as read."""
 
     board_name: str
     order: tuple[Hex, ...]
     words: np.ndarray
     stuck: dict[int, int]
+    header: dict
 
     def state(self, row: int) -> int:
         return sum(int(word) << (64 * w) for w, word in enumerate(self.words[row]))
@@ -252,15 +254,19 @@ def line_of(row: int) -> int:
     return row + 2
 
 
-def read_dead_states(board: Board, path: str | Path) -> DeadStatesFile:
+def read_dead_states(
+    board: Board, path: str | Path, form: str = DEAD_STATES_FORMAT, key: str = "stuck"
+) -> DeadStatesFile:
     """Parse and validate the file's form against ``board``; CertificateError names the line at fault.
 
     The file is read a line at a time and refused at its first bad line (or when it is not a
-    regular file, or above the dead-states limit)."""
+    regular file, or above the dead-states limit).  ``form`` is the header's ``format`` and
+    ``key`` the optional tile list a state line may carry (a play-bound file,
+    :mod:`sigmar.models.play_bound_checker`, is read the same way with its own two)."""
     where = str(path)
     try:
         with input_limits.open_input(path, DEAD_STATES) as stream:
-            return _read_dead_states(board, stream, where)
+            return _read_dead_states(board, stream, where, form, key)
     except InputError as exc:
         raise CertificateError(str(exc)) from None
 
@@ -308,7 +314,7 @@ def _records(lines: list[str], first: int, where: str) -> list:
     raise CertificateError(f"{where}: line {first}-{first + len(lines) - 1}: a line holds more than one JSON value")
 
 
-def _read_dead_states(board: Board, stream: input_limits.Capped, where: str) -> DeadStatesFile:
+def _read_dead_states(board: Board, stream: input_limits.Capped, where: str, form: str, key: str) -> DeadStatesFile:
     from array import array
 
     import numpy as np
@@ -318,7 +324,7 @@ def _read_dead_states(board: Board, stream: input_limits.Capped, where: str) -> 
     if first is None:
         raise CertificateError(f"{where}: the file is empty")
     header = _json_line(first[1][0], where, 1)
-    order = _read_header(board, header, where)
+    order = _read_header(board, header, where, form)
     n = len(order)
     words = max(1, (n + 63) // 64)
     columns = [array("Q") for _ in range(words)]
@@ -336,8 +342,8 @@ def _read_dead_states(board: Board, stream: input_limits.Capped, where: str) -> 
                 raise CertificateError(f"{where}: line {number}: state {shown!r} is not hexadecimal") from None
             if state < 0 or state >> n:
                 raise CertificateError(f"{where}: line {number}: the state names a tile beyond the {n} of the header")
-            if "stuck" in record:
-                stuck[number - 2] = _stuck_indices(record["stuck"], n, where, number)
+            if key in record:
+                stuck[number - 2] = _stuck_indices(record[key], n, where, number, key)
             if words == 1:
                 columns[0].append(state)
             else:
@@ -350,7 +356,7 @@ def _read_dead_states(board: Board, stream: input_limits.Capped, where: str) -> 
     for w, column in enumerate(columns):
         table[:, w] = np.frombuffer(column, dtype=np.uint64)
         del column[:]  # the array's copy is the one kept
-    return DeadStatesFile(str(header.get("board", "")), order, table, stuck)
+    return DeadStatesFile(str(header.get("board", "")), order, table, stuck, header)
 
 
 def _chain_blocks(
@@ -371,11 +377,10 @@ def _json_line(line: str, where: str, number: int) -> dict:
     return record
 
 
-def _read_header(board: Board, header: dict, where: str) -> tuple[Hex, ...]:
-    if header.get("format") != DEAD_STATES_FORMAT or header.get("version") != DEAD_STATES_VERSION:
-        raise CertificateError(
-            f"{where}: line 1: expected a header with format {DEAD_STATES_FORMAT!r}, version {DEAD_STATES_VERSION}"
-        )
+def _read_header(board: Board, header: dict, where: str, form: str) -> tuple[Hex, ...]:
+    if header.get("format") != form or header.get("version") != DEAD_STATES_VERSION:
+        expected = f"format {form!r}, version {DEAD_STATES_VERSION}"
+        raise CertificateError(f"{where}: line 1: expected a header with {expected}")
     tiles = header.get("tiles")
     if not isinstance(tiles, list):
         raise CertificateError(f"{where}: line 1: the header has no list of tiles")
@@ -403,11 +408,11 @@ def _read_header(board: Board, header: dict, where: str) -> tuple[Hex, ...]:
     return tuple(order)
 
 
-def _stuck_indices(value: object, n: int, where: str, number: int) -> int:
+def _stuck_indices(value: object, n: int, where: str, number: int, key: str = "stuck") -> int:
     if not isinstance(value, list) or not all(type(x) is int and 0 <= x < n for x in value):
-        raise CertificateError(f'{where}: line {number}: "stuck" must list tile indices from 0 to {n - 1}')
+        raise CertificateError(f'{where}: line {number}: "{key}" must list tile indices from 0 to {n - 1}')
     if len(set(value)) != len(value):
-        raise CertificateError(f'{where}: line {number}: "stuck" lists a tile twice')
+        raise CertificateError(f'{where}: line {number}: "{key}" lists a tile twice')
     return mask_of_ids(value)
 
 
@@ -470,9 +475,14 @@ class Closure:
     BATCH_ROWS = 1 << 16
     CHILDREN = 1 << 18
 
-    def __init__(self, m: Masks, listed: np.ndarray) -> None:
-        """``listed``: every listed state, an (N, words) uint64 array."""
+    def __init__(self, m: Masks, listed: np.ndarray, *, counts_end_play: bool = True) -> None:
+        """``listed``: every listed state, an (N, words) uint64 array.
+
+        ``counts_end_play``: a child whose counts cannot pair up need not be listed (a
+        dead-states file: such a state is never cleared).  A play-bound file sets it False:
+        play goes on from such a state, and may clear more tiles."""
         self.m = m
+        self.counts_end_play = counts_end_play
         self.words = max(1, (m.size + 63) // 64)
         self.listed = self._keys(listed)
 
@@ -606,7 +616,8 @@ class Closure:
             parent = self._state(states, int(row))
             for move in product(*groups):
                 child = parent & ~mask_of_ids(move)
-                if not self._is_listed(self._array([child]))[0] and not counts_dead(m, child):
+                ends = self.counts_end_play and counts_dead(m, child)
+                if not self._is_listed(self._array([child]))[0] and not ends:
                     return int(row), tuple(move), child
         return None
 
@@ -634,7 +645,7 @@ class Closure:
             candidates = np.nonzero(~self._is_listed(all_children))[0]
             if not len(candidates):
                 return
-            bad = candidates[~self._counts_dead(all_children[candidates])]
+            bad = candidates[~self._counts_dead(all_children[candidates])] if self.counts_end_play else candidates
             if not len(bad):
                 return
             first = bad[np.argmin(all_rows[bad])]

@@ -148,7 +148,8 @@ def layer_faults(graph: dict[str, set[str]]) -> list[str]:
                 faults.append(f"{module} imports {target}: a verb imports another")
             if module == "runners.checking.grading" and target == "runners.race":
                 faults.append(f"{module} imports runners.race: grading must not depend on how answers are raced")
-            if module == "models.certificate_checker" and (target.startswith("encoders") or target == "models.facts"):
+            checker = module in ("models.certificate_checker", "models.play_bound_checker")
+            if checker and (target.startswith("encoders") or target == "models.facts"):
                 faults.append(f"{module} imports {target}: the checker must not share the solvers' reading")
             if module == "runners.checking.rup_check" and target != "runners.checking._drup":  # its own C core
                 faults.append(f"{module} imports {target}: the DRUP checker stands alone")

@@ -2,7 +2,8 @@
 
 The formats: docs/formats.md#certificates.
 
-``counts``, ``stuck`` and ``dead-states`` go to :mod:`sigmar.models.certificate_checker`,
+``counts``, ``stuck`` and ``dead-states`` go to :mod:`sigmar.models.certificate_checker`, ``play-bound``
+(``explain``'s bound on the deepest play) to :mod:`sigmar.models.play_bound_checker`,
 ``cubes`` to :mod:`sigmar.runners.checking.cubes_check`.
 ``drup`` is checked here: the board is encoded afresh with the default CNF
 encoding, the certificate's ``NAME.cnf`` and ``NAME.vars.json`` must be that
@@ -26,6 +27,7 @@ from sigmar.models.board import Board
 from sigmar.models.certificate_checker import CertificateError, Verdict, check_counts, check_dead_states, check_stuck
 from sigmar.models.hexgrid import from_rowcol
 from sigmar.models.input_limits import DRCP, DRCP_MODEL, DRUP, InputError
+from sigmar.models.play_bound_checker import check_play_bound
 from sigmar.models.result import CertificateKind
 
 from . import drcp_check
@@ -34,6 +36,8 @@ from .rup_check import check_proof
 from .same_formula import formula_verdict, read_bounded
 
 KINDS = tuple(str(kind) for kind in CertificateKind)
+# The play-bound file of ``explain`` (docs/formats.md#play-bound-files): no play clears more than its tiles.
+PLAY_BOUND = "play-bound"
 
 
 def check_certificate(board: Board, certificate: dict[str, Any], base: Path | None = None) -> Verdict:
@@ -42,8 +46,11 @@ def check_certificate(board: Board, certificate: dict[str, Any], base: Path | No
     A relative ``file`` is read from the working folder, else from ``base``.
     """
     named = certificate.get("kind")
+    if named == PLAY_BOUND:  # not a "no" for the whole board but for clearing more than its tiles
+        return check_play_bound(board, _file(certificate, base))
     if not isinstance(named, str) or named not in KINDS:
-        raise CertificateError(f"unknown certificate kind {named!r} (expected one of {', '.join(KINDS)})")
+        expected = ", ".join((*KINDS, PLAY_BOUND))
+        raise CertificateError(f"unknown certificate kind {named!r} (expected one of {expected})")
     kind = CertificateKind(named)
     if kind is CertificateKind.COUNTS:
         return check_counts(board)
