@@ -25,7 +25,13 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("models", "encoders", "runners")
 # The rooms of runners, highest first: a room imports only its own and the rooms after it.
 ROOMS = ("cli", "engines", "render", "checking")
-CLI_HELPERS = ("runners.cli", "runners.cli.options", "runners.cli.show_files")
+CLI_HELPERS = (
+    "runners.cli",
+    "runners.cli.options",
+    "runners.cli.conventions",
+    "runners.cli.board_args",
+    "runners.cli.show_files",
+)
 
 
 def _type_only(tree: ast.Module) -> set[int]:
