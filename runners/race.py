@@ -85,10 +85,11 @@ CLAIMS_WAIT = 2.0
 # runner while the partner still proves, once the board has outlived most of the leader's wins.
 PREPARE_AFTER = 0.05
 
-# Certificates whose check can take seconds (a DRUP proof of a side-8 board: up to a minute).  The
+# Certificates whose check can take seconds (a DRUP proof of a side-8 board: up to a minute; a DRCP
+# proof of a side-6 one: up to a second or two).  The
 # other workers are paused meanwhile: the check is the likely answer, and on a loaded machine it
 # ran about twice as slowly next to three solvers as alone.
-SLOW_CHECKS = frozenset({CertificateKind.DRUP, CertificateKind.DEAD_STATES})
+SLOW_CHECKS = frozenset({CertificateKind.DRUP, CertificateKind.DRCP, CertificateKind.DEAD_STATES})
 
 # The backend that runs in the runner's own process before any worker is started, and how long it
 # runs there on the first board, before it has won any (afterwards: its head start).  Side-6 boards

@@ -10,6 +10,9 @@ encoding, the certificate's ``NAME.cnf`` and ``NAME.vars.json`` must be that
 formula exactly (:mod:`.same_formula`; else the proof may refute some other
 formula, for instance one with an empty clause added), and the proof is then
 checked by reverse unit propagation against the fresh clauses, never the file's.
+``drcp`` likewise: the board's order model is built afresh, ``NAME.drcp-model``
+must be its text, and the proof is checked against the fresh model
+(:mod:`sigmar.runners.checking.drcp_check`).
 """
 
 from __future__ import annotations
@@ -18,17 +21,19 @@ import mmap
 from pathlib import Path
 from typing import Any
 
+from sigmar.encoders import order_model
 from sigmar.models import drat_binary, input_limits
 from sigmar.models.board import Board
 from sigmar.models.certificate_checker import CertificateError, Verdict, check_counts, check_dead_states, check_stuck
 from sigmar.models.hexgrid import from_rowcol
-from sigmar.models.input_limits import DRUP, InputError
+from sigmar.models.input_limits import DRCP, DRCP_MODEL, DRUP, InputError
 from sigmar.models.play_bound_checker import check_play_bound
 from sigmar.models.result import CertificateKind
 
+from . import drcp_check
 from .fresh_formula import fresh
 from .rup_check import check_proof
-from .same_formula import formula_verdict
+from .same_formula import formula_verdict, read_bounded
 
 KINDS = tuple(str(kind) for kind in CertificateKind)
 # The play-bound file of ``explain`` (docs/formats.md#play-bound-files): no play clears more than its tiles.
@@ -54,6 +59,8 @@ def check_certificate(board: Board, certificate: dict[str, Any], base: Path | No
     path = _file(certificate, base)
     if kind is CertificateKind.DEAD_STATES:
         return check_dead_states(board, path)
+    if kind is CertificateKind.DRCP:
+        return check_drcp(board, path)
     if kind is CertificateKind.CUBES:
         from .cubes_check import check_cubes  # it reads the formula with this module's helpers
 
@@ -137,3 +144,60 @@ def check_drup(board: Board, drup: Path) -> Verdict:
     if report.malformed:
         raise CertificateError(f"{drup}: {report.message}")
     return Verdict(report.valid, f"{drup.name}: {report.message} ({report.lemmas:,} lemmas)")
+
+
+def drcp_model_file(drcp: Path) -> Path:
+    """The model beside ``NAME.drcp``."""
+    stem = drcp.name[: -len(".drcp")] if drcp.name.endswith(".drcp") else drcp.stem
+    return drcp.with_name(stem + ".drcp-model")
+
+
+def check_drcp(board: Board, drcp: Path) -> Verdict:
+    """The DRCP proof refutes this board's order model, built here afresh; ``NAME.drcp-model`` must be its text.
+
+    The model file is refused unread when it is larger than this board's could be; the proof is
+    read a line at a time, and checked against the fresh model, never the file's.
+    """
+    model_path = drcp_model_file(drcp)
+    if not model_path.exists():
+        raise CertificateError(f"{model_path}: missing (a drcp certificate is NAME.drcp with NAME.drcp-model)")
+    model = order_model.build(board)
+    own = model.text()
+    try:
+        text = read_bounded(model_path, DRCP_MODEL, len(own.encode()) + input_limits.DRCP_MODEL_SLACK_BYTES)
+    except InputError as exc:
+        raise CertificateError(str(exc)) from None
+    mismatch = _model_mismatch(own, text)
+    if mismatch:
+        return Verdict(False, f"{model_path.name} is not this board's order model: {mismatch}")
+    try:
+        with input_limits.open_input(drcp, DRCP) as stream:
+            report = drcp_check.check(model, input_limits.lines(stream, DRCP))
+    except InputError as exc:
+        raise CertificateError(str(exc)) from None
+    except drcp_check.DrcpFormatError as exc:
+        raise CertificateError(f"{drcp}: {exc}") from None
+    counted = f"{report.inferences:,} inferences, {report.nogoods:,} nogoods"
+    return Verdict(report.valid, f"{drcp.name}: {report.message} ({counted})")
+
+
+def _model_mismatch(own: str, text: str) -> str:
+    """Where ``text`` (a model file) departs from ``own`` (the board's model), else ""; comments and blank lines
+    aside."""
+    expected = own.splitlines()
+    found = [(n, line.rstrip()) for n, line in enumerate(text.splitlines(), 1) if line.strip() and line[:1] != "#"]
+    for (number, line), want in zip(found, expected, strict=False):
+        if line != want:
+            at = next(
+                (k for k, (a, b) in enumerate(zip(line, want, strict=False)) if a != b), min(len(line), len(want))
+            )
+            return f"line {number} has {_around(line, at)!r} where the board's model has {_around(want, at)!r}"
+    if len(found) != len(expected):
+        return f"{len(found)} lines, the board's model has {len(expected)}"
+    return ""
+
+
+def _around(line: str, at: int) -> str:
+    """The part of ``line`` about column ``at``, where two lines first differ."""
+    start = max(at - 30, 0)
+    return ("..." if start else "") + line[start : at + 30] + ("..." if at + 30 < len(line) else "")
