@@ -40,7 +40,7 @@ from sigmar.models.result import Result, Status
 from .checking.certify import ProofStore, certify
 from .checking.grading import BoardVerdict, Grade, certified, grade_board
 from .checking.intake import taken_in
-from .checking.replay import checked
+from .checking.replay import replayed
 from .render.scores import cpu_par2, par2, percentile, representatives, spread
 from .usage import Usage, load_average
 from .workers import Worker, with_output
@@ -339,7 +339,7 @@ def bench(
     try:
         with ProofStore() as proofs:
             for run, raw, usage in executor:
-                answer = certify(run.board, checked(run.board, raw, run.backend), proofs)
+                answer = certify(run.board, replayed(run.board, raw, run.backend), proofs)
                 index = run.board_index
                 answers.setdefault(index, {})[run_label(run.backend, run.repeat)] = (answer, usage, load_average())
                 if on_done is not None:

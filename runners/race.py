@@ -10,7 +10,7 @@ Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.check
   other backends imported.
 - Every backend runs in its own worker process (:mod:`sigmar.runners.workers`);
   the workers live across the boards of a file, so solver imports are paid once.
-- ``solved`` wins when the rule engine replays the moves (``check.checked``).
+- ``solved`` wins when the rule engine replays the moves (``replay.replayed`` sets ``verified``).
 - ``unsolvable`` wins only with a certificate that code independent of the
   backend has checked (``certify.certify``).  A refutation without one (CP-SAT,
   MiniZinc, a rejected certificate) is a claim: the race waits for a checked
@@ -39,7 +39,7 @@ from sigmar.models.board import Board
 from sigmar.models.result import CertificateKind, Result, Status
 
 from .checking.certify import ProofStore, certify
-from .checking.replay import checked, counts_answer
+from .checking.replay import counts_answer, replayed
 from .checking.trust import accepted, claims_message, corroborated
 from .render.scores import percentile
 
@@ -205,7 +205,7 @@ class Race:
         """The answer of backend ``name`` taken in, replayed and its certificate checked; ``seconds``
         (measured by the runner) replaces the backend's own; ``others`` are paused while a slow
         certificate is checked."""
-        result = checked(board, raw, name)
+        result = replayed(board, raw, name)
         if seconds is not None:
             result = result.with_(seconds=seconds)
         certificate = result.certificate

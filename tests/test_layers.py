@@ -7,9 +7,11 @@
   import checking and render, render may read checking; never the other way.
 - No verb module of ``runners/cli/`` imports another verb, and ``runners`` has no import cycle.
 - Grading does not import the race.
-- The certificate checker (``models/certificate_checker.py``) reads no backend and not the
-  solvers' shared facts; the DRUP checker (``runners/checking/rup_check.py``) imports nothing of
-  the suite but its own C core (``runners/checking/_drup.c``).
+- The checks of the rules' certificates (``runners/checking/``: the board's masks, the stuck-set
+  and dead-states checks, the closure) read no backend, not the solvers' shared facts and not the
+  stuck-set finder, not even through another module; the DRUP checker
+  (``runners/checking/rup_check.py``) imports nothing of the suite but its own C core
+  (``runners/checking/_drup.c``).
 
 Imports inside functions count (they run too); imports under ``if TYPE_CHECKING:`` do not.
 The last tests run the same checks on a small made-up package, so a checker that
@@ -26,6 +28,21 @@ PACKAGES = ("models", "encoders", "runners")
 # The rooms of runners, highest first: a room imports only its own and the rooms after it.
 ROOMS = ("cli", "engines", "render", "checking")
 CLI_HELPERS = ("runners.cli", "runners.cli.options", "runners.cli.show_files")
+# The certificate checks that read the rules themselves (docs/layout.md), and what they may import.
+INDEPENDENT_CHECKS = (
+    "runners.checking.board_masks",
+    "runners.checking.stuck_check",
+    "runners.checking.closure",
+    "runners.checking.dead_states_check",
+)
+SHARED_READING = ("encoders", "models.facts", "models.stuck_sets")
+
+
+def _independent(target: str) -> bool:
+    """Whether a certificate check may import ``target``: the puzzle's plain modules and its fellow checks."""
+    if target.startswith(SHARED_READING):
+        return False
+    return not target.startswith("runners") or target in (*INDEPENDENT_CHECKS, "runners.checking.verdict")
 
 
 def _type_only(tree: ast.Module) -> set[int]:
@@ -131,9 +148,25 @@ def cycle_in(graph: dict[str, set[str]], within: str) -> list[str] | None:
     return None
 
 
+def reachable(graph: dict[str, set[str]], module: str) -> set[str]:
+    """Every module ``module`` imports, directly or through others."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        for target in graph.get(todo.pop(), set()):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen - {module}
+
+
 def layer_faults(graph: dict[str, set[str]]) -> list[str]:
     """Every broken rule of the module docstring, one line each."""
     faults = []
+    for module in INDEPENDENT_CHECKS:  # one line for a module whose own imports are allowed but lead astray
+        shared = sorted(t for t in reachable(graph, module) if not _independent(t))
+        if shared and all(_independent(t) for t in graph.get(module, set())):
+            faults.append(f"{module} imports {shared[0]} through another module: the checker must not share it")
     for module, targets in sorted(graph.items()):
         package = module.split(".")[0]
         for target in sorted(targets):
@@ -148,7 +181,7 @@ def layer_faults(graph: dict[str, set[str]]) -> list[str]:
                 faults.append(f"{module} imports {target}: a verb imports another")
             if module == "runners.checking.grading" and target == "runners.race":
                 faults.append(f"{module} imports runners.race: grading must not depend on how answers are raced")
-            if module == "models.certificate_checker" and (target.startswith("encoders") or target == "models.facts"):
+            if module in INDEPENDENT_CHECKS and not _independent(target):
                 faults.append(f"{module} imports {target}: the checker must not share the solvers' reading")
             if module == "runners.checking.rup_check" and target != "runners.checking._drup":  # its own C core
                 faults.append(f"{module} imports {target}: the DRUP checker stands alone")
@@ -157,7 +190,7 @@ def layer_faults(graph: dict[str, set[str]]) -> list[str]:
 
 def test_the_packages_keep_their_layers() -> None:
     graph = import_graph(ROOT)
-    assert "runners.cli.solve" in graph and "models.certificate_checker" in graph, sorted(graph)
+    assert "runners.cli.solve" in graph and "runners.checking.stuck_check" in graph, sorted(graph)
     assert layer_faults(graph) == []
 
 
@@ -191,7 +224,9 @@ def test_a_made_up_package_with_every_fault_is_caught(tmp_path: Path) -> None:
     graph = _package(
         tmp_path,
         {
-            "models/certificate_checker.py": "from .facts import facts_of\n",
+            "runners/checking/stuck_check.py": "from sigmar.models.facts import facts_of\n",
+            "runners/checking/closure.py": "from sigmar.models.rules import verify\n",
+            "models/rules.py": "from .stuck_sets import stuck\n",
             "models/facts.py": "from sigmar.runners.race import Race\n",
             "encoders/cnf/__init__.py": "def f():\n    from sigmar.runners import checking\n",
             "runners/cli/a.py": "from .b import run\n",
@@ -207,7 +242,8 @@ def test_a_made_up_package_with_every_fault_is_caught(tmp_path: Path) -> None:
     )
     faults = layer_faults(graph)
     for expected in (
-        "models.certificate_checker imports models.facts",
+        "runners.checking.stuck_check imports models.facts",
+        "runners.checking.closure imports models.stuck_sets through another module",
         "models.facts imports runners.race",
         "encoders.cnf imports runners.checking",
         "runners.cli.a imports runners.cli.b: a verb",
@@ -219,7 +255,7 @@ def test_a_made_up_package_with_every_fault_is_caught(tmp_path: Path) -> None:
         "runners.checking.rup_check imports models.board",
     ):
         assert any(f.startswith(expected) for f in faults), (expected, faults)
-    assert len(faults) == 10, faults
+    assert len(faults) == 11, faults
     assert graph["runners.render.svg"] == set()
     cycle = cycle_in(graph, "runners")
     assert cycle is not None and cycle[0] == cycle[-1], cycle

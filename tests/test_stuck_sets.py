@@ -9,10 +9,10 @@ import pytest
 
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards, read_boards
-from sigmar.models.certificate_checker import check_stuck
 from sigmar.models.hexgrid import cells
 from sigmar.models.rules import count_problem
 from sigmar.models.stuck_sets import static_problem, stuck_set, unsolvable_reason
+from sigmar.runners.checking.stuck_check import check_stuck
 from tests.bruteforce import solve_by_brute_force
 from tests.conftest import PUBLIC_SETS, public_boards
 

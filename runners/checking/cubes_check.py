@@ -30,12 +30,12 @@ from typing import Any
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board
-from sigmar.models.certificate_checker import CertificateError, Verdict
 from sigmar.models.input_limits import CUBES, DRUP, InputError
 
 from .fresh_formula import fresh
 from .rup_check import CheckReport, ProofFormatError, check_proof, iter_drup
 from .same_formula import formula_verdict
+from .verdict import CertificateError, Verdict
 
 FORMAT = "sigmar-cubes"
 VERSION = 1

@@ -81,11 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Imported only now: `sigmar --help` needs none of them.
     from sigmar.encoders.registry import UnknownBackend
     from sigmar.models.boardfile import BoardFileError
-    from sigmar.models.certificate_checker import CertificateError
     from sigmar.models.input_limits import InputError, LimitError, check_settings
     from sigmar.models.output_files import OutputError
     from sigmar.runners.lifetime import Terminated, run_lifetime
 
+    from ..checking.verdict import CertificateError
     from .options import UsageError
 
     verbose = getattr(args, "verbose", False) and "SIGMAR_VERBOSE" not in os.environ

@@ -9,7 +9,7 @@ certificate objects, or an answers file: the JSON that
 ``solve``/``prove``/``crosscheck --json`` printed.  An answers file is checked
 whole (:mod:`sigmar.runners.checking.answers`): every solution replayed, every
 certificate checked, every board of the FILEs answered.  The checking code
-shares nothing with the backends (see :mod:`sigmar.models.certificate_checker`).
+shares nothing with the backends (see :mod:`sigmar.runners.checking.certificates`).
 Exit 0 all valid, 1 all valid but some answers unknown or error, 3 something
 invalid, uncheckable or missing, 2 malformed or for another board.
 """
@@ -26,12 +26,12 @@ from typing import Any
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board
-from sigmar.models.certificate_checker import CertificateError, Verdict
 from sigmar.models.input_limits import ANSWERS, DEAD_STATES, VARS_JSON, InputError
 
 from ..checking.answers import Finding, check_answer, is_answer, missing_boards
-from ..checking.certificate_files import check_certificate
+from ..checking.certificates import check_certificate
 from ..checking.cubes_check import read_split
+from ..checking.verdict import CertificateError, Verdict
 from .options import add_json, read_board_files
 
 
