@@ -41,7 +41,7 @@ from sigmar.models.result import CertificateKind, Result, Status
 from .checking.certify import ProofStore, certify
 from .checking.replay import counts_answer, replayed
 from .checking.trust import accepted, claims_message, corroborated
-from .render.scores import percentile
+from .statistics.scores import percentile
 
 if TYPE_CHECKING:
     from .workers import Worker

@@ -45,7 +45,7 @@ from .checking.certify import ProofStore
 from .host import HostError, hosted
 from .race import Race, RaceOutcome
 from .render.answer_json import result_json
-from .render.scores import percentile
+from .statistics.scores import percentile
 
 Z95 = 1.959963984540054  # the standard normal quantile for a two-sided 95% interval
 

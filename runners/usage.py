@@ -32,25 +32,17 @@ import resource
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sigmar.encoders.processes.guard import descendants
 
+from .statistics.cost import Usage
+
 INTERVAL = 0.02  # seconds between memory samples while a run is going
 MB = 1024 * 1024
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _PROC = Path("/proc")
-
-
-@dataclass(frozen=True)
-class Usage:
-    """What one run cost: CPU seconds (worker and children) and peak memory in MB (RSS, summed)."""
-
-    cpu_seconds: float | None = None
-    memory_mb: float | None = None
-    over_memory: bool = False  # the run went over ``--mem-limit``
 
 
 def load_average() -> float:

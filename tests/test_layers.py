@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("models", "encoders", "runners")
 # The rooms of runners, highest first: a room imports only its own and the rooms after it.
-ROOMS = ("cli", "engines", "render", "checking")
+ROOMS = ("cli", "engines", "render", "statistics", "checking")
 CLI_HELPERS = ("runners.cli", "runners.cli.options", "runners.cli.show_files")
 # The certificate checks that read the rules themselves (docs/layout.md), and what they may import.
 INDEPENDENT_CHECKS = (
@@ -55,10 +55,11 @@ def _type_only(tree: ast.Module) -> set[int]:
     return out
 
 
-def imports_of(path: Path, module: str, known: set[str]) -> set[str]:
-    """The suite's modules ``path`` (module ``module``, as ``runners.cli.solve``) imports."""
+def imports_of(path: Path, module: str, known: set[str], type_only: bool = False) -> set[str]:
+    """The suite's modules ``path`` (module ``module``, as ``runners.cli.solve``) imports
+    (with ``type_only``, those under ``if TYPE_CHECKING:`` too)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _type_only(tree)
+    skip = set() if type_only else _type_only(tree)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out: set[str] = set()
     for node in ast.walk(tree):
@@ -101,7 +102,7 @@ def _known(dotted: str, known: set[str]) -> str:
     return dotted
 
 
-def import_graph(root: Path) -> dict[str, set[str]]:
+def import_graph(root: Path, type_only: bool = False) -> dict[str, set[str]]:
     """Every module of the three packages under ``root`` -> the suite's modules it imports."""
     modules: dict[str, Path] = {}
     for package in PACKAGES:
@@ -109,15 +110,15 @@ def import_graph(root: Path) -> dict[str, set[str]]:
             parts = path.relative_to(root).with_suffix("").parts
             modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     known = set(modules) | {f"{m}._drup" for m in modules}  # the C core beside rup_check
-    return {module: imports_of(path, module, known) - {module} for module, path in modules.items()}
+    return {module: imports_of(path, module, known, type_only) - {module} for module, path in modules.items()}
 
 
 def room_of(module: str) -> str | None:
-    """``cli``, ``engines``, ``render`` or ``checking`` for a module of runners, else None."""
+    """The room (``cli``, ``engines``, ``render``, ``statistics`` or ``checking``) of a module of runners, else None."""
     parts = module.split(".")
     if parts[0] != "runners" or len(parts) < 2:
         return None
-    return parts[1] if parts[1] in ("cli", "render", "checking") else "engines"
+    return parts[1] if parts[1] in ROOMS else "engines"
 
 
 def cycle_in(graph: dict[str, set[str]], within: str) -> list[str] | None:
@@ -198,6 +199,14 @@ def test_runners_has_no_import_cycle() -> None:
     assert cycle_in(import_graph(ROOT), "runners") is None
 
 
+def test_the_layers_hold_for_type_only_imports_too() -> None:
+    """A type named across the layers lives below both sides (``statistics.runs.Row``), not above one."""
+    graph = import_graph(ROOT, type_only=True)
+    assert layer_faults(graph) == []
+    for package in PACKAGES:
+        assert cycle_in(graph, package) is None, package
+
+
 def test_runners_keeps_at_most_twelve_modules_of_its_own() -> None:
     """The engines' room stays small enough to read; everything else lives in a room named for its job."""
     assert len(list((ROOT / "runners").glob("*.py"))) <= 12
@@ -210,7 +219,7 @@ def test_the_imports_are_read_as_imports() -> None:
     assert "runners.checking.rup_check" in graph["runners.prove"]  # ``from .checking import rup_check``
     assert "runners.lifetime" in graph["runners.cli"]  # ``from sigmar.runners.lifetime import ...``
     assert "runners.checking._drup" in graph["runners.checking.rup_check"]  # the C core, imported by name
-    assert "runners.bench" not in graph["runners.render.scores"]  # only under TYPE_CHECKING
+    assert "runners.statistics.runs" not in graph["runners.statistics.scores"]  # only under TYPE_CHECKING
 
 
 def _package(tmp_path: Path, files: dict[str, str]) -> dict[str, set[str]]:
@@ -257,6 +266,7 @@ def test_a_made_up_package_with_every_fault_is_caught(tmp_path: Path) -> None:
         assert any(f.startswith(expected) for f in faults), (expected, faults)
     assert len(faults) == 11, faults
     assert graph["runners.render.svg"] == set()
+    assert import_graph(tmp_path, type_only=True)["runners.render.svg"] == {"runners.cli.a"}
     cycle = cycle_in(graph, "runners")
     assert cycle is not None and cycle[0] == cycle[-1], cycle
     assert set(cycle) == {"runners.cli.a", "runners.cli.b", "runners.checking.grading", "runners.race"}, cycle
