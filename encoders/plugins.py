@@ -31,6 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from sigmar.models.errors import SigmarError
+
 GROUP = "sigmar.backends"
 
 # How long a plugin's import, available(), version(), subs() or constructor may take in the parent.
@@ -43,7 +45,7 @@ RESERVED = frozenset({"all"})
 T = TypeVar("T")
 
 
-class PluginFailure(Exception):
+class PluginFailure(SigmarError):
     """A plugin's code raised, or did not answer in time; the message says which and where."""
 
 

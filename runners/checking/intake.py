@@ -22,13 +22,14 @@ import json
 import math
 from typing import Any
 
+from sigmar.models.errors import SigmarError
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Move, Reason, Result, Status
 
 # Labels only the runner gives: a backend that says "corroborated" speaks for two families.
 RUNNER_REASONS = frozenset({Reason.CORROBORATED})
 
 
-class Malformed(ValueError):
+class Malformed(SigmarError, ValueError):
     """One field of an answer with the wrong type or value; the message names the field."""
 
 

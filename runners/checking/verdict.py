@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sigmar.models.errors import SigmarError
 
-class CertificateError(ValueError):
+
+class CertificateError(SigmarError, ValueError):
     """A certificate that cannot be read, or that belongs to another board (malformed, not wrong)."""
 
 

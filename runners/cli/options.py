@@ -17,6 +17,7 @@ from typing import Any
 from sigmar.encoders.registry import expand, names_all
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
+from sigmar.models.errors import SigmarError
 
 WEEK = 7 * 24 * 3600.0
 
@@ -225,7 +226,7 @@ ENCODINGS = {
 }
 
 
-class UsageError(Exception):
+class UsageError(SigmarError):
     """Bad arguments discovered after parsing; exit status 2."""
 
 
