@@ -114,13 +114,13 @@ def run_one(
     solver: str,
     **options: Any,
 ) -> dict[str, Any]:
-    """Encode and solve one board, check a model with the rule engine, and keep the row."""
+    """Encode and solve one board, check an assignment with the rule engine, and keep the row."""
     start = time.perf_counter()
     formula = build_formula(board, variant, **options) if variant != "ablation" else build_default(board, **options)
     encode = time.perf_counter() - start
     limit = args.thesis_limit if variant == "thesis" else args.limit
-    answer, seconds, model = timed_solve(formula.clauses, solver, limit)
-    valid = verify(board, formula.decode(model)).valid if model is not None else None
+    answer, seconds, assignment = timed_solve(formula.clauses, solver, limit)
+    valid = verify(board, formula.decode(assignment)).valid if assignment is not None else None
     row = {
         "section": section,
         "set": set_name,

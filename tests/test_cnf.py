@@ -1,4 +1,4 @@
-"""The cnf backend: both encodings against the rule engine, model by model on tiny boards."""
+"""The cnf backend: both encodings against the rule engine, assignment by assignment on tiny boards."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pysat.formula import CNF
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import DEFAULT_SOLVER, PROOF_SOLVERS, CnfBackend, build_formula, split_sub
-from sigmar.encoders.cnf.formula import Formula, parse_model
+from sigmar.encoders.cnf.formula import Formula, parse_assignment
 from sigmar.encoders.registry import make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import format_board, parse_boards, read_boards
@@ -96,14 +96,14 @@ def count_parallel_plans(board: Board, steps: int) -> int:
 
 
 def projected_models(formula: Formula, limit: int = 20000) -> int:
-    """Every model of the formula projected on its move variables (pysat's exhaustive style)."""
+    """Every assignment of the formula projected on its move variables (pysat's exhaustive style)."""
     found = 0
     with Solver(name="minisat22", bootstrap_with=formula.clauses) as sat:
         while sat.solve():
             true = {lit for lit in sat.get_model() if lit > 0}
             sat.add_clause([-v if v in true else v for v in formula.projection])
             found += 1
-            assert found <= limit, "too many models for a tiny board"
+            assert found <= limit, "too many assignments for a tiny board"
     return found
 
 
@@ -286,9 +286,9 @@ from pysat.solvers import Solver
 with Solver(name="minisat22", bootstrap_with=CNF(from_file=sys.argv[-1]).clauses) as s:
     if s.solve():
         print("c a test solver"); print("s SATISFIABLE")
-        model = s.get_model()
-        for k in range(0, len(model), 10):
-            print("v " + " ".join(map(str, model[k:k + 10])))
+        assignment = s.get_model()
+        for k in range(0, len(assignment), 10):
+            print("v " + " ".join(map(str, assignment[k:k + 10])))
         print("v 0")
     else:
         print("s UNSATISFIABLE")
@@ -313,10 +313,10 @@ def test_decode_an_external_model(tmp_path: Path, capsys: pytest.CaptureFixture[
         capsys.readouterr()
         assert main(["decode", str(board_file), str(model_file), "--sidecar", str(sidecar)]) == 0
         assert "valid" in capsys.readouterr().out
-        # A model with its move variables negated no longer decodes to a solution.
-        status, model = parse_model(answer.stdout)
+        # An assignment with its move variables negated no longer decodes to a solution.
+        status, assignment = parse_assignment(answer.stdout)
         broken = tmp_path / f"{variant}.broken"
-        broken.write_text("s SATISFIABLE\nv " + " ".join(str(-lit) for lit in model) + " 0\n")
+        broken.write_text("s SATISFIABLE\nv " + " ".join(str(-lit) for lit in assignment) + " 0\n")
         assert main(["decode", str(board_file), str(broken), "--sidecar", str(sidecar)]) == 1
     unsat = tmp_path / "unsat.out"
     unsat.write_text("s UNSATISFIABLE\n")

@@ -26,7 +26,7 @@ from sigmar.runners.cubes import CubeProver
 from sigmar.runners.cubes.pools import LocalPool
 
 BOARD = deal("dense", 6, 1, 17)
-SOLVABLE = deal("dense", 6, 1, 1)  # about 2,200 conflicts to a model
+SOLVABLE = deal("dense", 6, 1, 1)  # about 2,200 conflicts to an assignment
 SMALL = {"cubes": 4, "probe": 150, "budget": 300}
 
 

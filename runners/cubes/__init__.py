@@ -20,7 +20,7 @@ whatever the number of workers.
 The answer is ``unsolvable`` with a ``cubes`` certificate (docs/formats.md#cubes)
 once every leaf is refuted.  Each node's proof was checked where it was made;
 here the runner checks that the leaves cover every assignment, writes the
-files, and the answer is ``checked``.  A cube with a model gives the board's
+files, and the answer is ``checked``.  A cube with an assignment gives the board's
 solution, replayed by the rule engine like any other.
 """
 
