@@ -13,10 +13,10 @@ from sigmar.encoders.registry import family_names, info, make
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
 from sigmar.runners.checking.replay import run_replayed
-from tests.conftest import INSTANCES
+from tests.conftest import INSTANCES, REAL_GAME
 
 SMALL = read_boards(INSTANCES / "small.txt")
-REAL = read_boards(INSTANCES / "real-game.txt")
+REAL = read_boards(REAL_GAME)
 
 
 def backend_names() -> list[str]:

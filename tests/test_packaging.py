@@ -68,3 +68,15 @@ def test_a_wheel_install_generates_boards_from_its_packaged_templates(tmp_path: 
     )
     (board,) = parse_boards(made.stdout, "generated")
     assert len(board.tiles) == 55
+
+
+def test_every_package_folder_is_listed_for_the_wheel() -> None:
+    """A folder of modules missing from ``[tool.setuptools] packages`` would be left out of the wheel."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {"sigmar"}
+    for top in ("models", "encoders", "runners"):
+        for init in (ROOT / top).rglob("__init__.py"):
+            folders.add(".".join(("sigmar", *init.parent.relative_to(ROOT).parts)))
+    assert folders == listed
