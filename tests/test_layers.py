@@ -217,7 +217,8 @@ def test_the_imports_are_read_as_imports() -> None:
     graph = import_graph(ROOT)
     assert {"runners.cli.options", "runners.race", "models.result"} <= graph["runners.cli.solve"]
     assert "runners.checking.rup_check" in graph["runners.prove"]  # ``from .checking import rup_check``
-    assert "runners.lifetime" in graph["runners.cli"]  # ``from sigmar.runners.lifetime import ...``
+    assert "runners.lifetime" in graph["runners.cli"]  # ``from ..lifetime import ...``, inside a function
+    assert "models.board" in graph["runners.race"]  # ``from sigmar.models.board import Board``
     assert "runners.checking._drup" in graph["runners.checking.rup_check"]  # the C core, imported by name
     assert "runners.statistics.runs" not in graph["runners.statistics.scores"]  # only under TYPE_CHECKING
 

@@ -32,7 +32,7 @@ SUBCOMMANDS = {
     "generate": "new boards: solvable by construction (with a witness), or refuted unsolvable",
     "survey": "deal N random boards, answer each (race, checked certificates), estimate the solvable fraction",
     "encode": "write an encoding (DIMACS, CP-SAT model, MiniZinc model/data)",
-    "decode": "turn an external SAT solver's model of 'encode --to dimacs' back into moves",
+    "decode": "turn an external SAT solver's assignment of 'encode --to dimacs' back into moves",
     "show": "draw boards (and a solution, move by move)",
     "fuzz": "deal random small boards and find every wrong answer of the chosen backends",
     "backends": "list the backends, whether each is available, and versions",
@@ -81,7 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Imported only now: `sigmar --help` needs none of them.
     from sigmar.models.errors import SigmarError
     from sigmar.models.input_limits import check_settings
-    from sigmar.runners.lifetime import Terminated, run_lifetime
+
+    from ..lifetime import Terminated, run_lifetime
 
     verbose = getattr(args, "verbose", False) and "SIGMAR_VERBOSE" not in os.environ
     if verbose:  # read where a backend's output is reported (runners/workers.py), in this process only
