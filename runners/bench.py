@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
@@ -45,7 +45,7 @@ from .statistics.cost import NO_USAGE, Usage
 from .statistics.runs import Row, Summary
 from .statistics.scores import cpu_par2, par2, percentile, representatives, spread
 from .usage import load_average
-from .workers import Worker, with_output
+from .workers import Worker, WorkerSet, with_output
 
 COLUMNS = (
     "file",
@@ -167,51 +167,33 @@ def run_local(
     Workers are replaced as needed and all killed at the end, even when the
     caller stops early.
     """
-    from multiprocessing.connection import wait
-
     todo = list(reversed(runs))
     pool = WorkerPool(mem_limit_mb)
-    busy: dict[Worker, tuple[Run, float]] = {}  # worker -> (run, started)
+    busy: WorkerSet[Worker] = WorkerSet()
+    running: dict[Worker, tuple[Run, float]] = {}  # worker -> (run, started)
     try:
         while todo or busy:
             while todo and len(busy) < max(1, jobs):
                 run = todo.pop()
                 worker = pool.take(run.backend)
                 worker.submit(run.index, run.backend, run.board, time_limit)
-                busy[worker] = (run, time.perf_counter())
-            now = time.perf_counter()
-            timeout = None
-            if time_limit is not None:
-                timeout = max(0.0, min(started + time_limit + slack for _, started in busy.values()) - now)
-            handles: dict[Any, Worker] = {}
-            for worker in busy:
-                handles[worker.conn] = worker
-                handles[worker.sentinel] = worker
-            ready = wait(list(handles), timeout)
-            for worker in dict.fromkeys(handles[h] for h in ready):
-                done = worker.receive() if worker.conn.poll() else None
-                if done is None and worker.alive():
-                    continue
-                run, started = busy.pop(worker)
-                if done is None:
-                    message = worker.crash_message(run.backend)
-                    pool.retire(worker)
-                    yield run, Result(Status.ERROR, run.backend, time.perf_counter() - started, message=message), None
+                started = time.perf_counter()
+                deadline = None if time_limit is None else started + time_limit + slack
+                busy.add(worker, worker, run.backend, deadline, time_limit)
+                running[worker] = (run, started)
+            for heard in busy.wait():
+                run, started = running.pop(heard.worker)
+                done = heard.done
+                if done is None:  # it died, or outlived the time limit
+                    pool.retire(heard.worker)
+                    yield run, heard.answer(time.perf_counter() - started), None
                     continue
                 if done.usage is not None and done.usage.over_memory:
-                    pool.retire(worker)  # its watchdog may be taking it down; start clean
+                    pool.retire(heard.worker)  # its watchdog may be taking it down; start clean
                 else:
-                    pool.give_back(run.backend, worker)
+                    pool.give_back(run.backend, heard.worker)
                 answer = taken_in(done.result, run.backend).with_(seconds=done.seconds)
                 yield run, with_output(answer, done.output), done.usage
-            if time_limit is not None:
-                now = time.perf_counter()
-                for worker, (run, started) in list(busy.items()):
-                    if now - started > time_limit + slack:
-                        busy.pop(worker)
-                        pool.retire(worker)
-                        message = f"no answer in {time_limit:g} s; killed"
-                        yield run, Result(Status.UNKNOWN, run.backend, now - started, message=message), None
     finally:
         pool.kill_all()
 

@@ -39,6 +39,7 @@ from sigmar.models.board import Board
 from sigmar.models.result import CertificateKind, Result, Status
 
 from .checking.certify import ProofStore, certify
+from .checking.intake import crashed
 from .checking.replay import counts_answer, replayed
 from .checking.trust import accepted, claims_message, corroborated
 from .statistics.scores import percentile
@@ -370,41 +371,22 @@ class Race:
         job = self._job
         deadline = None if time_limit is None else start + time_limit + self.slack
         answers: dict[str, Result] = {}
-        from multiprocessing.connection import wait  # here, like the workers: not on a board search settles
+        from .workers import WorkerSet, with_output  # here, like the workers: not on a board search settles
 
-        from .workers import with_output
-
+        busy: WorkerSet[str] = WorkerSet()
         for name, worker in self.workers.items():
             if worker.job_id is not None or not worker.alive():
                 worker.restart()
             worker.submit(job, name, board, time_limit)
-        running = set(self.workers)
-        while running:
-            now = time.perf_counter()
-            if deadline is not None and now >= deadline:
-                break
-            handles: dict[Any, str] = {}
-            for name in running:
-                handles[self.workers[name].conn] = name
-                handles[self.workers[name].sentinel] = name
-            ready = wait(list(handles), None if deadline is None else max(deadline - now, 0.0))
-            for name in dict.fromkeys(handles[h] for h in ready):
-                worker = self.workers[name]
-                done = worker.receive() if worker.conn.poll() else None
-                if done is None and worker.alive():
-                    continue
-                running.discard(name)
-                if done is None:
-                    message = worker.crash_message(name)
-                    answers[name] = Result(Status.ERROR, name, time.perf_counter() - start, message=message)
-                    worker.restart()
+            busy.add(name, worker, name, deadline, time_limit)
+        while busy:
+            for heard in busy.wait():
+                if heard.done is None:  # it died, or outlived the time limit: a fresh worker for the next board
+                    heard.worker.restart()
+                    answers[heard.key] = heard.answer(time.perf_counter() - start)
                 else:
-                    answer = self._certified(board, done.result, name, done.seconds)
-                    answers[name] = with_output(answer, done.output)
-        for name in running:
-            self.workers[name].restart()
-            message = f"no answer in {time_limit:g} s; killed" if time_limit is not None else "no answer"
-            answers[name] = Result(Status.UNKNOWN, name, time.perf_counter() - start, message=message)
+                    answer = self._certified(board, heard.done.result, heard.key, heard.done.seconds)
+                    answers[heard.key] = with_output(answer, heard.done.output)
         return {name: answers[name] for name in self.workers}
 
 
@@ -438,7 +420,7 @@ def _run_bounded(backend: Any, board: Board, budget: float | None, slack: float)
     except _Overrun:
         return None
     except Exception as exc:  # a crashing backend is an answer
-        result = Result(Status.ERROR, INLINE, message=f"{INLINE} raised {type(exc).__name__}: {exc}")
+        result = crashed(INLINE, exc)
     return result, INLINE, time.perf_counter() - began
 
 

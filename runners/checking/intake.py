@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import traceback
 from typing import Any
 
 from sigmar.models.errors import SigmarError
@@ -31,6 +33,13 @@ RUNNER_REASONS = frozenset({Reason.CORROBORATED})
 
 class Malformed(SigmarError, ValueError):
     """One field of an answer with the wrong type or value; the message names the field."""
+
+
+def crashed(name: str, exc: BaseException, seconds: float = 0.0) -> Result:
+    """The one answer of a backend that raised: ``error``, naming the exception and the line that raised it."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    return Result(Status.ERROR, name, seconds, message=f"{name} raised {type(exc).__name__}: {exc}{where}")
 
 
 def taken_in(raw: object, name: str | None = None) -> Result:

@@ -17,7 +17,7 @@ from sigmar.models.result import Certificate, CertificateKind, Reason, Result, S
 from sigmar.models.rules import count_problem, verify
 
 from .certificates import check_counts
-from .intake import taken_in
+from .intake import crashed, taken_in
 
 
 def replayed(board: Board, raw: object, name: str | None = None) -> Result:
@@ -69,5 +69,5 @@ def run_replayed(backend: Backend, board: Board, time_limit: float | None) -> Re
     try:
         result = backend.solve(board, time_limit)
     except Exception as exc:  # a crashing backend is an answer, not a crash of the suite
-        return Result(Status.ERROR, backend.name, time.perf_counter() - start, message=f"{type(exc).__name__}: {exc}")
+        return crashed(backend.name, exc, time.perf_counter() - start)
     return replayed(board, result, backend.name)
