@@ -39,6 +39,8 @@ class Backend(ABC):
     options_type: ClassVar[type] = NoOptions
     # Whether it plays the quintessence variant (docs/formats.md#the-rules, symbol x).
     plays_quintessence: ClassVar[bool] = False
+    # The notions its ``count`` counts (docs/formats.md#counts-of-solutions), when it implements ``count`` at all.
+    count_notions: ClassVar[tuple[str, ...]] = ("sequences", "pairings")
 
     @property
     def certifies(self) -> bool:
@@ -97,6 +99,17 @@ class Backend(ABC):
         if it had never been stopped.
         """
 
+    def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
+        """Optional: how many ``of`` clear ``board`` (``"sequences"`` or ``"pairings"``,
+        docs/formats.md#counts-of-solutions).
+
+        Returns ``(value, exact)``; ``exact`` False makes ``value`` a lower bound ("at least value"),
+        the answer when ``time_limit`` seconds or a size cap stop the count.  A backend that does not
+        override it is never asked (:func:`counts`).  The runner holds every exact count against the
+        rule engine's own (``sigmar count``, ``crosscheck --compare-counts``).
+        """
+        raise NotImplementedError(f"{self.name} does not count")
+
     def encode(self, board: Board, target: str) -> dict[str, str]:
         """Files for other tools, as {suffix: text}; the first is the main one."""
         raise NotImplementedError(f"{self.family} cannot encode to {target}")
@@ -107,3 +120,8 @@ class Backend(ABC):
             message = f"{self.name} does not play the quintessence variant (symbol x) yet"
             return Result(Status.ERROR, self.name, message=message)
         return None
+
+
+def counts(cls: type[Backend], notion: str) -> bool:
+    """Whether backends of ``cls`` count ``notion``: they override :meth:`Backend.count` and list the notion."""
+    return cls.count is not Backend.count and notion in cls.count_notions

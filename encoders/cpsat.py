@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     from ortools.sat.python import cp_model
 
 FORMULATIONS = ("order", "steps")
+# Solutions a count enumerates before it stops with a lower bound (each costs a Python callback).
+COUNT_CAP = 10_000_000
 
 
 # ----------------------------------------------------------------------------- data
@@ -336,6 +338,7 @@ class StepsModel:
     def _freeness(self) -> None:
         """A tile leaves only when free: some window of it is already gone."""
         model, present = self.model, self.present
+        self.window_vars: dict[tuple[int, int, int], cp_model.IntVar] = {}  # (tile, window, step)
         for i, runs in enumerate(self.data.windows):
             if runs is None:
                 continue
@@ -346,6 +349,7 @@ class StepsModel:
                         options.append(~present[(run[0], t)])
                         continue
                     window = model.new_bool_var(f"window[{i},{k},{t}]")
+                    self.window_vars[(i, k, t)] = window
                     for nb in run:
                         model.add_implication(window, ~present[(nb, t)])
                     options.append(window)
@@ -393,6 +397,114 @@ class StepsModel:
                 tiles = (x, *taken)
             moves.append(Move(tuple(cells[i] for i in tiles)))
         return tuple(moves)
+
+
+# ------------------------------------------------------------------ counting
+
+
+class CanonicalOrderModel(OrderModel):
+    """The order model with each move at the first step it is legal: one solution per pairing (``pairings``).
+
+    Removing tiles only frees others and a legal move stays legal until one of its tiles leaves, so
+    a pairing that some order clears is cleared fastest by playing each move at the first step all
+    its tiles are free and its metal is current.  ``ready[i]`` is that step for tile ``i`` (one past
+    the latest leave of its earliest cleared window, and of the metal before it); a move's step is
+    the ``ready`` of one of its tiles and at least every one's, so the steps follow from the matching.
+    """
+
+    def _freeness(self) -> None:
+        data, model, step = self.data, self.model, self.step
+        horizon = max(data.moves, 1)
+        previous = dict(zip(data.metal_chain[1:], data.metal_chain, strict=False))
+        self.ready = []
+        for i, runs in enumerate(data.windows):
+            bounds: list[Any] = []
+            if runs == ():
+                model.add_bool_or([]).with_name(f"tile {i} can never be freed")
+            elif runs is not None:
+                cleared = []
+                for k, run in enumerate(runs):
+                    at = model.new_int_var(1, horizon, f"cleared[{i},{k}]")
+                    model.add_max_equality(at, [step[nb] + 1 for nb in run])
+                    cleared.append(at)
+                free_at = model.new_int_var(1, horizon, f"free_at[{i}]")
+                model.add_min_equality(free_at, cleared)
+                bounds.append(free_at)
+            if i in previous:
+                bounds.append(step[previous[i]] + 1)
+            ready = model.new_int_var(0, horizon, f"ready[{i}]")
+            model.add_max_equality(ready, bounds or [0])
+            model.add(step[i] >= ready)
+            self.ready.append(ready)
+        self._first_legal_step()
+
+    def _first_legal_step(self) -> None:
+        """Each move leaves at the ``ready`` step of one of its tiles (``at_ready`` says which are)."""
+        data, model, step = self.data, self.model, self.step
+        at_ready = []
+        for i in range(data.n):
+            lit = model.new_bool_var(f"at_ready[{i}]")
+            model.add(step[i] == self.ready[i]).only_enforce_if(lit)
+            model.add(step[i] != self.ready[i]).only_enforce_if(~lit)
+            at_ready.append(lit)
+        for (i, j), lit in self.pair.items():
+            model.add_bool_or([at_ready[i], at_ready[j]]).only_enforce_if(lit)
+        if data.gold is not None:
+            model.add(at_ready[data.gold] == 1)
+        for x in data.facts.quintessence:
+            options = [at_ready[x]]
+            for (y, t), took in self.takes.items():
+                if y == x:
+                    both = model.new_bool_var(f"takes_at_ready[{x},{t}]")
+                    model.add_bool_and([took, at_ready[t]]).only_enforce_if(both)
+                    model.add_bool_or([~took, ~at_ready[t]]).only_enforce_if(~both)
+                    options.append(both)
+            model.add_bool_or(options)
+
+
+class ExactStepsModel(StepsModel):
+    """The steps model with every window variable equal to its conjunction: one solution per sequence."""
+
+    def _freeness(self) -> None:
+        super()._freeness()
+        runs = self.data.windows
+        for (i, k, t), window in self.window_vars.items():
+            self.model.add_bool_or([window, *(self.present[(nb, t)] for nb in runs[i][k])])  # type: ignore[index]
+
+
+def count_solutions(
+    built: OrderModel | StepsModel, time_limit: float | None, cap: int, backend: Any
+) -> tuple[int, bool]:
+    """Every solution of ``built`` through a solution callback; a lower bound at the limit, the cap or a stop."""
+    from ortools.sat.python import cp_model
+
+    class Tally(cp_model.CpSolverSolutionCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found = 0
+
+        def on_solution_callback(self) -> None:
+            self.found += 1
+            if self.found >= cap:
+                self.stop_search()
+
+    solver = cp_model.CpSolver()
+    solver.parameters.enumerate_all_solutions = True
+    solver.parameters.num_workers = 1  # enumeration is single-threaded in CP-SAT
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(time_limit, 0.001)
+    tally = Tally()
+    with backend._lock:
+        if backend._stopped:
+            return 0, False
+        backend._solver = solver
+    try:
+        status = solver.solve(built.model, tally)
+    finally:
+        with backend._lock:
+            backend._solver = None
+    complete = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and tally.found < cap and not backend._stopped
+    return tally.found, complete
 
 
 @dataclass(frozen=True)
@@ -476,6 +588,21 @@ class CpsatBackend(Backend):
         finally:
             with self._lock:
                 self._stopped = False  # a stop() ends one solve, not the backend
+
+    def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
+        """Enumeration with a solution callback: ``sequences`` on the steps model, ``pairings`` on the
+        order model with every move at its first legal step (docs/cpsat.md#counting), whichever sub."""
+        try:
+            if count_problem(board) is not None:
+                return 0, True
+            start = time.perf_counter()
+            data = BoardData(board)
+            built = ExactStepsModel(data) if of == "sequences" else CanonicalOrderModel(data)
+            left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+            return count_solutions(built, left, COUNT_CAP, self)
+        finally:
+            with self._lock:
+                self._stopped = False
 
     def _solve(self, board: Board, time_limit: float | None) -> Result:
         from ortools.sat.python import cp_model

@@ -22,27 +22,33 @@ from pathlib import Path
 from typing import Any
 
 from sigmar.encoders import registry
-from sigmar.encoders.backend import Backend
+from sigmar.encoders.backend import Backend, counts
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
+from sigmar.models.counting import Notion
 from sigmar.models.output_files import write_file
 from sigmar.models.result import Result
 from sigmar.models.truth import settle
 
 from .checking.certify import ProofStore
-from .checking.fuzz_grade import Failure, failure_of
+from .checking.count_grade import CountVerdict
+from .checking.fuzz_grade import Failure, count_failure, failure_of
 from .host import hosted
-from .race import Race
+from .race import Race, count_board
 from .shrink import shrink
 from .survey import ClusterError, enter_worker, lost_cluster, task_failure
 
 
 class Races:
-    """One race over every chosen backend (for grading) and one per backend (for shrinking), made on demand."""
+    """One race over every chosen backend (for grading) and one per backend (for shrinking), made on demand.
 
-    def __init__(self, names: list[str], time_limit: float | None) -> None:
+    ``compare_counts``: each board's counts of both notions are graded too (``fuzz --compare-counts``).
+    """
+
+    def __init__(self, names: list[str], time_limit: float | None, compare_counts: bool = False) -> None:
         self.names = list(names)
         self.time_limit = time_limit
+        self.compare_counts = compare_counts
         self.backends: dict[str, Backend] = {name: registry.make(name) for name in self.names}
         self._races: dict[tuple[str, ...], Race] = {}
         # The certificate files, in a folder of our own that close() removes.  With each race's own
@@ -56,14 +62,24 @@ class Races:
         playing = tuple(n for n in names if self.backends[n].refusal(board) is None)
         if not playing:
             return {}
-        race = self._races.get(playing)
-        if race is None:
-            race = self._races[playing] = Race(list(playing), proofs=self.proofs)
         try:
-            return race.solve_all(board, self.time_limit)
+            return self._race(playing).solve_all(board, self.time_limit)
         finally:
             for path in self.folder.iterdir():  # checked already; the next board needs none of them
                 path.unlink(missing_ok=True)
+
+    def counts(self, board: Board, names: Iterable[str], notion: Notion) -> CountVerdict | None:
+        """The counts of ``notion`` by those of ``names`` that count it and play ``board``, graded; None if none."""
+        counting = tuple(
+            n for n in names if counts(type(self.backends[n]), notion) and self.backends[n].refusal(board) is None
+        )
+        return count_board(self._race(counting), board, notion, self.time_limit) if counting else None
+
+    def _race(self, names: tuple[str, ...]) -> Race:
+        race = self._races.get(names)
+        if race is None:
+            race = self._races[names] = Race(list(names), proofs=self.proofs)
+        return race
 
     def close(self) -> None:
         for race in self._races.values():
@@ -82,6 +98,12 @@ def fails_as(races: Races, name: str, failure: Failure, board: Board) -> bool:
     """Whether backend ``name`` still fails on ``board`` with the same kind of failure."""
     answer = races.answers(board, [name]).get(name)
     return answer is not None and failure_of(answer, settle(board)) is failure
+
+
+def counts_fail_as(races: Races, name: str, notion: Notion, failure: Failure, board: Board) -> bool:
+    """Whether backend ``name``'s count of ``notion`` on ``board`` still fails with the same kind of failure."""
+    verdict = races.counts(board, [name], notion)
+    return verdict is not None and count_failure(verdict, name) is failure
 
 
 def fuzz_one(races: Races, board: Board, shrink_budget: int = 2000) -> dict[str, Any]:
@@ -112,11 +134,44 @@ def fuzz_one(races: Races, board: Board, shrink_budget: int = 2000) -> dict[str,
                 "candidates_tried": tried,
             }
         )
+    if races.compare_counts:
+        record["failures"] += count_failures(races, board, shrink_budget)
     return record
 
 
-def fuzz_locally(boards: Iterable[Board], names: list[str], time_limit: float | None) -> Iterator[dict[str, Any]]:
-    with Races(names, time_limit) as races:
+def count_failures(races: Races, board: Board, shrink_budget: int) -> list[dict[str, Any]]:
+    """Each backend's count of each notion on ``board`` against the rule engine's; every failure shrunk."""
+    found = []
+    for notion in Notion:
+        verdict = races.counts(board, races.names, notion)
+        if verdict is None:
+            continue
+        for name in verdict.answers:
+            failure = count_failure(verdict, name)
+            if failure is None:
+                continue
+            small, tried = shrink(board, partial(counts_fail_as, races, name, notion, failure), shrink_budget)
+            again = races.counts(small, [name], notion)
+            notes = again.notes if again is not None else ()
+            found.append(
+                {
+                    "backend": name,
+                    "failure": str(failure),
+                    "notion": str(notion),
+                    "message": "; ".join(notes or verdict.notes) or verdict.answers[name].message,
+                    "original": format_board(board),
+                    "shrunk": format_board(small),
+                    "shrunk_tiles": len(small),
+                    "candidates_tried": tried,
+                }
+            )
+    return found
+
+
+def fuzz_locally(
+    boards: Iterable[Board], names: list[str], time_limit: float | None, compare_counts: bool = False
+) -> Iterator[dict[str, Any]]:
+    with Races(names, time_limit, compare_counts) as races:
         for board in boards:
             yield fuzz_one(races, board)
 
@@ -127,20 +182,24 @@ _local = threading.local()  # one Races per host (a host runs one call at a time
 
 
 def fuzz_task(
-    families: tuple[tuple[str, str, str], ...], names: tuple[str, ...], board: Board, time_limit: float | None
+    families: tuple[tuple[str, str, str], ...],
+    names: tuple[str, ...],
+    board: Board,
+    time_limit: float | None,
+    compare_counts: bool = False,
 ) -> dict[str, Any]:
     """One board in a Dask worker's host (:mod:`sigmar.runners.host`): graded and shrunk there, with its own races."""
     enter_worker(families)
-    key = (families, names, time_limit)
+    key = (families, names, time_limit, compare_counts)
     if getattr(_local, "key", None) != key:
         if getattr(_local, "races", None) is not None:
             _local.races.close()
-        _local.races, _local.key = Races(list(names), time_limit), key
+        _local.races, _local.key = Races(list(names), time_limit, compare_counts), key
     return fuzz_one(_local.races, board)
 
 
 def fuzz_on_cluster(
-    boards: list[Board], names: list[str], time_limit: float | None, address: Any
+    boards: list[Board], names: list[str], time_limit: float | None, address: Any, compare_counts: bool = False
 ) -> Iterator[dict[str, Any]]:
     """Every board as one task on an existing Dask scheduler; records in the order they finish."""
     from distributed import Client, as_completed
@@ -150,7 +209,17 @@ def fuzz_on_cluster(
         families, chosen = registry.FAMILIES, tuple(names)
         run = uuid.uuid4().hex  # in every key: two runs on one scheduler never share a task (nor its answer)
         futures = [
-            client.submit(hosted, fuzz_task, families, chosen, b, time_limit, pure=False, key=f"sigmar-fuzz-{run}-{i}")
+            client.submit(
+                hosted,
+                fuzz_task,
+                families,
+                chosen,
+                b,
+                time_limit,
+                compare_counts,
+                pure=False,
+                key=f"sigmar-fuzz-{run}-{i}",
+            )
             for i, b in enumerate(boards)
         ]
         for future in as_completed(futures):
@@ -181,7 +250,8 @@ def failure_stem(board_name: str, backend: str, failure: str) -> str:
 
 def write_failure(out: Path, seed: int, record: dict[str, Any], failure: dict[str, Any]) -> Written:
     """``out/NAME.txt`` (the shrunk board, named NAME) and ``out/NAME.json`` (what failed and how to see it again)."""
-    stem = failure_stem(record["board"], failure["backend"], failure["failure"])
+    kind = f"{failure['failure']}-{failure['notion']}" if "notion" in failure else failure["failure"]
+    stem = failure_stem(record["board"], failure["backend"], kind)
     board_file = out / f"{stem}.txt"
     shrunk = failure["shrunk"].split("\n", 1)[1] if failure["shrunk"].startswith("# ") else failure["shrunk"]
     write_file(board_file, f"# {stem}\n{shrunk}")
@@ -193,8 +263,11 @@ def write_failure(out: Path, seed: int, record: dict[str, Any], failure: dict[st
         "board": record["board"],
         "original": failure["original"],
         "shrunk_tiles": failure["shrunk_tiles"],
-        "command": f"sigmar fuzz --replay {board_file} --backend {failure['backend']}",
+        "command": f"sigmar fuzz --replay {board_file} --backend {failure['backend']}"
+        + (" --compare-counts" if "notion" in failure else ""),
     }
+    if "notion" in failure:
+        report["notion"] = failure["notion"]
     report_file = out / f"{stem}.json"
     write_file(report_file, _json(report) + "\n")
     return Written(board_file, report_file, report)

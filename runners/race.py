@@ -36,10 +36,12 @@ from typing import TYPE_CHECKING, Any
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
+from sigmar.models.counting import Notion
 from sigmar.models.result import CertificateKind, Result, Status
 
 from .checking.certify import ProofStore, certify
-from .checking.intake import crashed
+from .checking.count_grade import CountVerdict, ReferenceBeside, grade_counts
+from .checking.intake import count_taken_in, crashed
 from .checking.replay import counts_answer, replayed
 from .checking.trust import accepted, claims_message, corroborated
 from .statistics.scores import percentile
@@ -365,6 +367,15 @@ class Race:
         worker.  A backend still running ``slack`` seconds past the time limit
         is killed (its worker replaced) and reported ``unknown``.
         """
+        return self._to_the_end(board, time_limit, None)
+
+    def count_all(self, board: Board, notion: str, time_limit: float | None) -> dict[str, Result]:
+        """Every backend's ``count`` of ``notion`` on ``board``, each in its worker, taken in as counting answers
+        by name (``checking.intake.count_taken_in``); a crash is an error, a hang is killed as in ``solve_all``."""
+        return self._to_the_end(board, time_limit, notion)
+
+    def _to_the_end(self, board: Board, time_limit: float | None, notion: str | None) -> dict[str, Result]:
+        """Every worker's job on ``board`` (a solve, or with ``notion`` a count) run to its end or killed."""
         self.start_workers()
         start = time.perf_counter()
         self._job += 1
@@ -377,17 +388,29 @@ class Race:
         for name, worker in self.workers.items():
             if worker.job_id is not None or not worker.alive():
                 worker.restart()
-            worker.submit(job, name, board, time_limit)
-            busy.add(name, worker, name, deadline, time_limit)
+            worker.submit(job, name, board, time_limit, notion)
+            busy.add(name, worker, name, deadline, time_limit, doing="solving" if notion is None else "counting")
         while busy:
             for heard in busy.wait():
                 if heard.done is None:  # it died, or outlived the time limit: a fresh worker for the next board
                     heard.worker.restart()
                     answers[heard.key] = heard.answer(time.perf_counter() - start)
+                elif notion is not None:
+                    answer = count_taken_in(heard.done.result, heard.key, notion).with_(seconds=heard.done.seconds)
+                    answers[heard.key] = with_output(answer, heard.done.output)
                 else:
                     answer = self._certified(board, heard.done.result, heard.key, heard.done.seconds)
                     answers[heard.key] = with_output(answer, heard.done.output)
         return {name: answers[name] for name in self.workers}
+
+
+def count_board(race: Race, board: Board, notion: Notion, time_limit: float | None) -> CountVerdict:
+    """Every backend of ``race`` counts ``notion`` on ``board`` in its worker, while the rule engine counts
+    here; each count graded against the rule engine's (``checking.count_grade``)."""
+    reference = ReferenceBeside(board, notion, time_limit)
+    answers = race.count_all(board, notion, time_limit)
+    count, seconds = reference.result()
+    return grade_counts(board, notion, answers, count, seconds)
 
 
 def _available(name: str) -> bool:

@@ -53,13 +53,14 @@ from sigmar.encoders.processes.guard import PR_SET_CHILD_SUBREAPER, PR_SET_PDEAT
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
-from .checking.intake import crashed
+from .checking.intake import counted, crashed, overrun_message
 from .usage import Meter, Usage, kill_descendants, release_free_memory
 
 K = TypeVar("K")  # what an engine calls its busy workers by: a backend's name, the worker itself
 
-# On ``conn``, parent -> worker: ("job", job_id, name, board, time_limit) or ("quit",);
-# worker -> parent: Done.  On the stop pipe, parent -> worker: job_id.
+# On ``conn``, parent -> worker: ("job", job_id, name, board, time_limit, notion) or ("quit",);
+# worker -> parent: Done.  On the stop pipe, parent -> worker: job_id.  ``notion`` is None for a
+# solve, else what to count (``Backend.count``; the answer carries it, see ``checking.intake.counted``).
 
 
 @dataclass(frozen=True)
@@ -149,8 +150,8 @@ def _worker_main(
             break
         if job[0] != "job":
             break
-        _, job_id, name, board, time_limit = job
-        result, seconds, usage = jobs.run(job_id, name, board, time_limit, meter)
+        _, job_id, name, board, time_limit, notion = job
+        result, seconds, usage = jobs.run(job_id, name, board, time_limit, meter, notion)
         try:
             with send_lock:
                 conn.send(Done(job_id, result, seconds, usage, capture.text(output)))
@@ -262,7 +263,7 @@ class _Jobs:
                         backend.stop()
 
     def run(
-        self, job_id: int, name: str, board: Any, time_limit: float | None, meter: Any
+        self, job_id: int, name: str, board: Any, time_limit: float | None, meter: Any, notion: str | None = None
     ) -> tuple[Result, float, Usage]:
         """One job: the backend's answer (a crash or a MemoryError is an error answer), its time and usage."""
         capture.restart(self.output)
@@ -280,6 +281,12 @@ class _Jobs:
                 stopped = self.stopped_job == job_id
             if stopped:
                 result = Result(Status.UNKNOWN, name, message="stopped before it started")
+            elif notion is not None:
+                refused = backend.refusal(board)  # a board it does not play (quintessence): not asked
+                if refused is not None:
+                    result = refused.with_(statistics={"refused": True})
+                else:
+                    result = counted(backend.count(board, notion, time_limit), name, notion)
             else:
                 result = backend.solve(board, time_limit)
             if not isinstance(result, Result):
@@ -406,8 +413,9 @@ class Worker:
         except ValueError:  # closed after a kill
             return False
 
-    def submit(self, job_id: int, name: str, board: Board, time_limit: float | None) -> None:
-        self.conn.send(("job", job_id, name, board, time_limit))
+    def submit(self, job_id: int, name: str, board: Board, time_limit: float | None, notion: str | None = None) -> None:
+        """Send one job: solve ``board``, or with ``notion`` count it (``Backend.count``)."""
+        self.conn.send(("job", job_id, name, board, time_limit, notion))
         self.job_id = job_id
         self.stop_sent = 0.0
 
@@ -502,10 +510,11 @@ class Worker:
                 return f"worker killed by signal {-code}"
         return f"worker exited with status {code}"
 
-    def crash_message(self, name: str) -> str:
-        """The message of an answer lost with its worker: how the worker ended, and what it printed."""
+    def crash_message(self, name: str, doing: str = "solving") -> str:
+        """The message of an answer lost with its worker: how the worker ended while ``doing`` its job
+        (solving or counting), and what it printed."""
         said = capture.text(self.output)
-        return f"{name}: {self.exit_description()} while solving" + (
+        return f"{name}: {self.exit_description()} while {doing}" + (
             f"; its output: {capture.one_line(said)}" if said else ""
         )
 
@@ -545,11 +554,6 @@ class Worker:
 # -- the one wait loop on busy workers
 
 
-def overrun_message(time_limit: float | None) -> str:
-    """The one message of a run killed for outliving its time limit (and the slack past it)."""
-    return f"no answer in {time_limit:g} s; killed" if time_limit is not None else "no answer; killed"
-
-
 @dataclass(frozen=True)
 class Heard(Generic[K]):
     """What one busy worker did: sent ``done``; or died, or outlived its deadline (``overran``), said in ``message``."""
@@ -573,6 +577,7 @@ class _Busy:
     name: str
     deadline: float | None
     time_limit: float | None
+    doing: str  # "solving" or "counting", for the message of a death
 
 
 class WorkerSet(Generic[K]):
@@ -589,10 +594,16 @@ class WorkerSet(Generic[K]):
         self._busy: dict[K, _Busy] = {}
 
     def add(
-        self, key: K, worker: Worker, name: str, deadline: float | None = None, time_limit: float | None = None
+        self,
+        key: K,
+        worker: Worker,
+        name: str,
+        deadline: float | None = None,
+        time_limit: float | None = None,
+        doing: str = "solving",
     ) -> None:
-        """Wait on ``worker`` (running backend ``name``) under ``key`` until ``deadline`` (perf_counter)."""
-        self._busy[key] = _Busy(worker, name, deadline, time_limit)
+        """Wait on ``worker`` (``doing`` a job of backend ``name``) under ``key`` until ``deadline`` (perf_counter)."""
+        self._busy[key] = _Busy(worker, name, deadline, time_limit, doing)
 
     def discard(self, key: K) -> None:
         self._busy.pop(key, None)
@@ -635,7 +646,7 @@ class WorkerSet(Generic[K]):
             if done is None and busy.worker.alive():
                 continue  # woken by nothing readable; look again
             del self._busy[key]
-            message = "" if done is not None else busy.worker.crash_message(busy.name)
+            message = "" if done is not None else busy.worker.crash_message(busy.name, busy.doing)
             heard.append(Heard(key, busy.worker, busy.name, done, message=message))
         now = time.perf_counter()
         for key, busy in list(self._busy.items()):

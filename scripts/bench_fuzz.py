@@ -1,11 +1,13 @@
 """The targets of issue 28 for ``sigmar fuzz``, measured.
 
 1. **Mutants** (target: each caught and shrunk to at most 6 tiles within
-   60 s).  Each of the three mutant plugins in tests/mutants is registered
+   60 s).  Each of the four mutant plugins in tests/mutants is registered
    through its entry points (the dist-info ``pip install`` would write) and
    fuzzed alone; the time to catch is the wall time from the start of
    ``sigmar fuzz`` to the first failure record whose shrunk board has at most
-   6 tiles (the run is then stopped).
+   6 tiles (the run is then stopped).  ``mutant-count`` is fuzzed with
+   ``--compare-counts`` (only counts catch it), and also without, on the same
+   seed and boards, where the target is that nothing is found.
 2. **Clean backends** (target: ``sigmar fuzz -b search,cnf,cpsat,minizinc
    --count 2000 --seed 1`` finds nothing, in at most 5 minutes on 2 cores;
    nothing either with ``--variant quintessence``).
@@ -32,7 +34,9 @@ from benchlib import plugin_environment
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS_DIR = ROOT / "tests" / "mutants"
 OUT = ROOT / "results"
-MUTANTS = ("mutant-vitae", "mutant-order", "mutant-cnf")
+MUTANTS = ("mutant-vitae", "mutant-order", "mutant-cnf", "mutant-count")
+# The options each mutant is fuzzed with: only a comparison of counts sees the counting mutant.
+MUTANT_OPTIONS = {"mutant-count": ["--compare-counts"]}
 CLEAN = "search,cnf,cpsat,minizinc"
 CATCH_TARGET_S, SHRINK_TARGET, CLEAN_TARGET_S = 60.0, 6, 300.0
 SIGMAR = [sys.executable, "-m", "sigmar.runners.cli"]
@@ -46,6 +50,7 @@ def mutant_environment(folder: Path) -> dict[str, str]:
 def catch(mutant: str, seed: int, count: int, env: dict[str, str], out: Path) -> dict[str, Any]:
     """Fuzz one mutant until a failure shrunk to at most SHRINK_TARGET tiles arrives (or the run ends)."""
     command = [*SIGMAR, "fuzz", "-b", mutant, "--seed", str(seed), "--count", str(count), "--out", str(out), "--json"]
+    command += MUTANT_OPTIONS.get(mutant, [])
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     found: dict[str, Any] | None = None
@@ -70,6 +75,16 @@ def catch(mutant: str, seed: int, count: int, env: dict[str, str], out: Path) ->
         row |= {"failure": found["failure"], "shrunk_tiles": found["shrunk_tiles"], "shrunk": found["shrunk"]}
     row["met"] = found is not None and seconds <= CATCH_TARGET_S
     return row
+
+
+def unseen(mutant: str, seed: int, count: int, env: dict[str, str], out: Path) -> dict[str, Any]:
+    """Plain ``fuzz`` (without the mutant's options) on the same seed and boards: the target is no failure."""
+    command = [*SIGMAR, "fuzz", "-b", mutant, "--seed", str(seed), "--count", str(count), "--out", str(out), "--json"]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    failures = [f for line in done.stdout.splitlines() for f in json.loads(line)["failures"]]
+    row = {"mutant": f"{mutant} (plain fuzz)", "caught": bool(failures), "boards": len(done.stdout.splitlines())}
+    return row | {"seconds": round(time.perf_counter() - start, 2), "met": done.returncode == 0 and not failures}
 
 
 def clean(variant: str, seed: int, count: int, out: Path) -> dict[str, Any]:
@@ -152,6 +167,10 @@ def main() -> int:
                 f"{mutant}: caught={row['caught']} {row.get('failure', '')} "
                 f"tiles={row.get('shrunk_tiles', '-')} after {row['boards']} boards, {row['seconds']} s"
             )
+            if mutant in MUTANT_OPTIONS:
+                row = unseen(mutant, args.seed, args.mutant_count, env, Path(scratch) / f"{mutant}-plain")
+                report["mutants"].append(row)
+                print(f"{row['mutant']}: caught={row['caught']} on {row['boards']} boards, {row['seconds']} s")
         for variant in ("both", "quintessence"):
             row = clean(variant, args.seed, args.count, Path(scratch) / f"clean-{variant}")
             report["clean"].append(row)

@@ -20,6 +20,8 @@ engine rejects), ``crash`` (raises), ``exit`` (the process dies), ``hang``
 ``memerror`` (raises MemoryError), ``groupchild`` (waits on a child process that
 leads a process group of its own, as MiniZinc's solver under its guard does; the
 child's pid is in ``SIGMAR_FAKE_PIDFILE``).
+Its ``count`` misbehaves the same way (``wrong``: one more than the rule engine counts);
+``honest`` does not count at all.
 """
 
 from __future__ import annotations
@@ -176,6 +178,17 @@ class BrokenBackend(Backend):
         # "wrong": removes the first tile alone, which is never a whole solution of a board with pairs
         first = board.tiles[0].cell
         return Result(Status.SOLVED, self.name, moves=(Move((first,)),))
+
+    def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
+        """Misbehaves as ``solve`` does (``crash``, ``exit``, ``hang``); ``wrong`` counts one too many; the
+        others give up at once with nothing counted."""
+        if self.sub in ("crash", "exit", "hang", "memerror"):
+            self.solve(board, time_limit)
+        if self.sub == "wrong":
+            from sigmar.models.counting import reference_count
+
+            return reference_count(board, of).value + 1, True
+        return 0, False
 
     def _use_resources(self) -> Result:
         size = int(float(os.environ.get("SIGMAR_FAKE_MB", "200")) * 1024 * 1024)

@@ -27,6 +27,24 @@ def public_boards(name: str) -> list[Board]:
     return read_boards(INSTANCES / name)
 
 
+# -- the mutants (tests/mutants), installed as a plugin package
+
+
+@pytest.fixture(scope="module")
+def mutant_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of a sigmar that has the mutants installed as a plugin package (entry points)."""
+    import sys
+
+    mutants = Path(__file__).parent / "mutants"
+    sys.path.insert(0, str(mutants))
+    try:
+        from register import register
+    finally:
+        sys.path.remove(str(mutants))
+    paths = register(tmp_path_factory.mktemp("site"))
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, os.environ.get("PYTHONPATH", "")])}
+
+
 # -- the runner tests' tiny boards and fake backends (tests/broken_backend.py)
 
 

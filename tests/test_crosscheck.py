@@ -199,3 +199,30 @@ def test_board_names_are_whole_when_the_terminal_has_room(fakes, tmp_path: Path,
     assert cli.main(["crosscheck", str(path), "-b", "honest"]) == 0
     plain = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
     assert long_name in plain
+
+
+@pytest.mark.parametrize("no_color", [False, True], ids=["colour", "NO_COLOR"])
+def test_compare_counts_shows_its_grades_as_text_not_markup(
+    no_color: bool, fakes, board_file: Path, capsys, monkeypatch
+) -> None:
+    for name in ("FORCE_COLOR", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    args = ["crosscheck", str(board_file), "-b", "honest,broken:wrong,broken:crash", "--compare-counts"]
+    assert cli.main([*args, "--time-limit", "10"]) == 3
+    out = capsys.readouterr().out
+    assert not MARKUP.search(out), MARKUP.search(out)
+    assert bool(COLOUR.search(out)) is not no_color
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
+    assert "[" not in plain  # no board or backend name here holds a bracket
+    assert "counts against the rule engine's" in plain
+    rows = {line.split("│")[1].strip(): line for line in plain.splitlines() if line.count("│") > 2}
+    assert "honest (sequences)" not in rows  # a backend that does not count is not asked
+    for notion in ("sequences", "pairings"):
+        # broken:wrong counts one more on each of the three boards; broken:crash raises on each
+        assert re.search(r"│\s+0\s+│\s+3\s+│", rows[f"broken:wrong ({notion})"]), rows[f"broken:wrong ({notion})"]
+        assert "3" in rows[f"broken:crash ({notion})"]
+    assert "wrong count: pair: broken:wrong counted 2 sequences, the rule engine 1" in plain

@@ -26,7 +26,6 @@ from sigmar.runners.shrink import shrink
 from tests.bruteforce import is_solvable
 from tests.conftest import small_boards
 
-MUTANTS = Path(__file__).parent / "mutants"
 SIGMAR = [sys.executable, "-m", "sigmar.runners.cli"]
 
 
@@ -170,18 +169,6 @@ def test_bad_arguments_exit_2_in_one_line(args: list[str]) -> None:
 
 
 # -- the mutants -------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def mutant_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment of a sigmar that has the mutants installed as a plugin package (entry points)."""
-    sys.path.insert(0, str(MUTANTS))
-    try:
-        from register import register
-    finally:
-        sys.path.remove(str(MUTANTS))
-    paths = register(tmp_path_factory.mktemp("site"))
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, os.environ.get("PYTHONPATH", "")])}
 
 
 @pytest.mark.parametrize("mutant", ["mutant-vitae", "mutant-order", "mutant-cnf"])

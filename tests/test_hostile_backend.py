@@ -190,6 +190,70 @@ def test_r1_survey_counts_no_lie(hostile: dict[str, str], capsys: pytest.Capture
     assert summary["solved"] == 0 and summary["unsolvable"] == 0 and summary["unknown"] == 4, (summary, err)
 
 
+# -- counts: a plugin's count is taken in as its answers are, then held against the rule engine's ------
+
+COUNT_WRONG = ("count-more", "count-bound-above")
+# Malformed counts: each an error naming the backend and what was wrong.
+COUNT_MALFORMED = {
+    "count-equals-all": "EqualsAll",
+    "count-bool": "bool",
+    "count-float": "float",
+    "count-negative": "-1",
+    "count-exact-string": "exact as str",
+    "count-list": "list",
+    "count-none": "NoneType",
+    "count-huge": "statistics",
+    "count-unprintable": "Unprintable",
+}
+
+
+@pytest.mark.parametrize("notion", ["sequences", "pairings"])
+def test_a_plugins_count_is_never_trusted_and_never_a_traceback(
+    notion: str, hostile: dict[str, str], tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = [f"hostile:{sub}" for sub in (*COUNT_WRONG, *COUNT_MALFORMED)]
+    args = ["count", str(tiny), "-b", ",".join(names), "--of", notion, "--json", "--time-limit", "5"]
+    code, out, err = sigmar(capsys, *args)
+    assert code == 3 and "Traceback" not in err, err
+    assert [r["board"] for r in records(out)] == ["pair", "stuck"]
+    for record in records(out):
+        counts = record["counts"]
+        for sub in COUNT_WRONG:
+            assert counts[f"hostile:{sub}"]["grade"] == "wrong", (sub, record)
+        for sub, said in COUNT_MALFORMED.items():
+            entry = counts[f"hostile:{sub}"]
+            assert entry["grade"] == "error" and entry["count"] is None, (sub, entry)
+            assert entry["message"].startswith(f"hostile:{sub} ") and said in entry["message"], (sub, entry)
+        assert not record["agree"] and len(record["notes"]) == len(COUNT_WRONG), record
+
+
+def test_a_counting_plugin_that_crashes_forks_or_floods_takes_nothing_down(
+    hostile: dict[str, str], tiny: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.conftest import wait_for
+
+    tag = f"tag-{os.getpid()}-count"
+    subs = ("exits", "segfault", "hangs", "setsid-hangs", "daemon", "floods-stdout", "prints")
+    names = ",".join(["search", *(f"hostile:{sub}" for sub in subs)])
+    env = {**hostile, "SIGMAR_HOSTILE_TAG": tag}
+    done = run(env, "crosscheck", str(tiny), "-b", names, "--compare-counts", "--json", "--time-limit", "2")
+    assert "Traceback" not in done.stderr and "FLOOD" not in done.stderr, done.stderr[-2000:]
+    found = [json.loads(line) for line in done.stdout.splitlines()]  # only the suite's own lines
+    assert [r["board"] for r in found] == ["pair", "stuck"], done.stdout[:300]
+    for record in found:
+        for notion in ("sequences", "pairings"):
+            counts = record["counts"][notion]["counts"]
+            assert counts["search"]["grade"] == "correct", counts
+            for sub in ("exits", "segfault"):
+                assert counts[f"hostile:{sub}"]["grade"] == "error", counts
+                assert "while counting" in counts[f"hostile:{sub}"]["message"], counts
+            for sub in ("hangs", "setsid-hangs"):
+                assert counts[f"hostile:{sub}"]["grade"] == "unknown", counts
+            for sub in ("daemon", "floods-stdout", "prints"):  # then it counted truly
+                assert counts[f"hostile:{sub}"]["grade"] == "correct", counts
+    assert wait_for(lambda: not tagged_processes(tag), 10), tagged_processes(tag)
+
+
 # -- R4: malformed answers are errors naming the backend and the field ----------------------------
 
 

@@ -61,7 +61,7 @@ def test_counts_give_each_quintessence_one_of_each_element_first() -> None:
     assert count_problem(fine) is None
 
 
-@pytest.mark.parametrize("name", ["search", "cnf", "cpsat", "cpsat:steps"])
+@pytest.mark.parametrize("name", ["search", "cnf", "cnf:steps", "cpsat", "cpsat:steps"])
 def test_agrees_with_brute_force_and_certifies_its_refutations(name: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     rng = random.Random(17)
     search = make(name)
@@ -111,7 +111,7 @@ def test_a_dead_states_file_of_a_variant_board_is_checked(tmp_path) -> None:  # 
 
 def test_backends_without_the_variant_say_so() -> None:
     (board,) = parse_boards(FIVE, "five")
-    for name in ("cnf:thesis", "cnf:steps"):
+    for name in ("cnf:thesis", "cnf:thesis+cadical195"):
         result = make(name).solve(board, 5)
         assert result.status is Status.ERROR and "quintessence" in result.message
 

@@ -48,6 +48,8 @@ from ..processes.guard import guarded
 from .formula import Formula, parse_assignment
 
 VARIANTS = ("default", "steps", "thesis", "thesis-literal")
+# Our encodings (:mod:`.default`), which play the quintessence variant; the thesis's do not.
+OUR_VARIANTS = ("default", "steps")
 # What ``cnf`` alone means: the proof-logging solver that scripts/bench_provers.py measures
 # fastest on hard refutations, solve + proof text + check (docs/cnf.md, "The default prover").
 DEFAULT_SOLVER = "glucose42"
@@ -175,7 +177,7 @@ class CnfBackend(Backend):
     encode_targets = ("dimacs",)
     encode_variants = VARIANTS
     options_type = CnfOptions
-    plays_quintessence = True  # the default encoding; the others refuse such boards (see refusal)
+    plays_quintessence = True  # our encodings (default and steps); the thesis's refuses such boards (see refusal)
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
@@ -226,8 +228,8 @@ class CnfBackend(Backend):
         return {".cnf": formula.to_dimacs(), ".vars.json": formula.sidecar()}
 
     def refusal(self, board: Board) -> Result | None:
-        if self.variant != "default" and QUINTESSENCE in board.counts:
-            message = f"{self.name}: only the default encoding plays the quintessence variant (symbol x)"
+        if self.variant not in OUR_VARIANTS and QUINTESSENCE in board.counts:
+            message = f"{self.name}: only our encodings (default, steps) play the quintessence variant (symbol x)"
             return Result(Status.ERROR, self.name, message=message)
         return None
 
@@ -242,7 +244,34 @@ class CnfBackend(Backend):
         return self.solver in PROOF_SOLVERS
 
     def _build_options(self) -> dict[str, Any]:
-        return {"card": self.card} if self.variant in ("default", "steps") else {}
+        return {"card": self.card} if self.variant in OUR_VARIANTS else {}
+
+    # -- count
+    def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
+        """Projected model counting of this variant's CNF (:mod:`.counting`); at the limit, "at least 0"."""
+        from .counting import count_in_child, counting_formula
+
+        self._stop.clear()
+        start = time.perf_counter()
+        if count_problem(board) is not None:
+            return 0, True
+
+        def build(board: Board, variant: str) -> Formula:
+            options = {"card": self.card} if variant in OUR_VARIANTS else {}
+            return build_formula(board, variant, self._stop.is_set, **options)
+
+        from .default import BuildStopped
+
+        try:
+            formula, projection = counting_formula(board, self.variant, of, build)
+        except BuildStopped:
+            return 0, False
+        remaining = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 0.0)
+        counted = count_in_child(formula, projection, remaining, self._set_live, self._stop.is_set)
+        return (0, False) if counted is None else (counted, True)
+
+    def _set_live(self, process: Any) -> None:
+        self._live = process
 
     # -- solve
     def stop(self) -> None:

@@ -388,11 +388,16 @@ class _Builder:
             self.sink.extend(encoded.clauses)
 
     def one_move_per_step(self) -> None:
-        """At most two tiles leave in a step: with K steps for K moves, exactly one move each."""
+        """At most two tiles leave in a step: with K steps for K moves, exactly one move each.
+
+        A quintessence move takes five tiles, so on a board of the variant a step is said to hold
+        some leaving tile instead: K steps that each hold a move, for K moves, hold one each.
+        """
         sink, pool, gone = self.sink, self.pool, self.gone
         sink.group("one move per step")
+        fives = bool(facts_of(self.board).quintessence)
         for s in range(1, self.K + 1):
-            leaving = []
+            leaving: list[Lit] = []
             for i in range(self.n):
                 now, prev = gone(i, s), gone(i, s - 1)
                 if now is False or prev is True:
@@ -405,6 +410,9 @@ class _Builder:
                 sink.add([-event, neg(prev)])
                 sink.add([event, neg(now), prev])
                 leaving.append(event)
+            if fives:
+                sink.add(leaving)  # some move in every step
+                continue
             if len(leaving) > 2:
                 ints = [lit for lit in leaving if not isinstance(lit, bool)]
                 constant = len(leaving) - len(ints)

@@ -142,6 +142,11 @@ IMPLIED = {
 }
 # Extra seconds allowed after MiniZinc's own time limit before Python cancels.
 GRACE = 1.0
+# Distinct solutions a count keeps before it stops with a lower bound.
+COUNT_CAP = 2_000_000
+# Seconds before the time limit at which a count asks MiniZinc to stop, and half of it to wait for MiniZinc
+# to print its last solutions: the runner kills a worker half a second past the limit.
+COUNT_MARGIN = 0.3
 
 
 # ------------------------------------------------------------------ data ----
@@ -539,6 +544,85 @@ class MinizincBackend(Backend):
         except asyncio.CancelledError:
             outcome = Result(Status.UNKNOWN, self.name, message="stopped")
         return outcome.with_(seconds=time.perf_counter() - start)
+
+    # ---- count
+
+    def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
+        """All-solutions mode, each solution's projection kept once (docs/minizinc.md#counting).
+
+        ``sequences``: the steps model, projected on its moves; ``pairings``: the order model (every
+        move in the first round it is legal) without the symmetry breaking, which drops pairings,
+        projected on the mates.  Gecode where it is installed, else the sub's solver.
+        """
+        self._stopped = False
+        if count_problem(board) is not None:
+            return 0, True
+        if not board.tiles:
+            return 1, True
+        from sigmar.encoders.minizinc.driver import quiet_late_exits
+
+        quiet_late_exits()
+        seen: set[tuple[int, ...]] = set()
+        try:
+            complete = asyncio.run(self._running(self._count_async(board, of, time_limit, seen)))
+        except asyncio.CancelledError:
+            complete = False
+        return len(seen), bool(complete) and not self._stopped
+
+    async def _count_async(self, board: Board, of: str, time_limit: float | None, seen: set[tuple[int, ...]]) -> bool:
+        """Adds each solution's projection to ``seen``; True when the solver has listed them all."""
+        import minizinc
+
+        variant = "steps" if of == "sequences" else "order"
+        solver = "gecode" if "gecode" in installed_solvers() else self._plan()[-1][0]
+        base = _base_instance(solver, str(MODELS[variant]), threading.get_ident())
+        kwargs: dict[str, Any] = {"all_solutions": True}
+        if time_limit is not None:  # MiniZinc's own limit a little early: the partial count must reach the runner
+            time_limit = max(time_limit - COUNT_MARGIN, 0.05)
+            kwargs["time_limit"] = timedelta(seconds=time_limit)
+        takes = facts_of(board).quintessence
+
+        def projected(solution: Any) -> tuple[int, ...]:
+            chosen = solution.move if variant == "steps" else solution.mate
+            return (*map(int, chosen), *(int(t) for row in (solution.takes if takes else []) for t in row))
+
+        async def listed() -> bool:
+            with base.branch() as child:
+                _copy_analysis(base, child)
+                child.add_string(data_text(board, variant, FIND, frozenset({"symmetry"})))
+                async for result in child.solutions(**kwargs):
+                    if result.solution is not None:
+                        seen.add(projected(result.solution))
+                        if len(seen) >= COUNT_CAP:
+                            return False
+                    elif result.status in (minizinc.Status.ALL_SOLUTIONS, minizinc.Status.UNSATISFIABLE):
+                        return True
+            return False
+
+        if time_limit is None:
+            return await listed()
+        try:
+            return await asyncio.wait_for(listed(), timeout=time_limit + COUNT_MARGIN / 2)
+        except TimeoutError:
+            return False
+
+    async def _running(self, work: Any) -> Any:
+        """Await ``work`` as the task ``stop()`` cancels; the solver processes are reaped at the end."""
+        with self._lock:
+            self._loop = asyncio.get_running_loop()
+            self._task = asyncio.current_task()
+            if self._stopped:
+                work.close()
+                raise asyncio.CancelledError
+        try:
+            return await work
+        finally:
+            from sigmar.encoders.minizinc.driver import reap_started
+
+            await asyncio.shield(reap_started())
+            with self._lock:
+                self._loop = None
+                self._task = None
 
     def _plan(self) -> list[Stage]:
         """The stages to run in turn: a plan of ``PLANS``, or Gecode's for any other solver.

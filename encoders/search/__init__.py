@@ -55,6 +55,7 @@ class SearchBackend(Backend):
             raise ValueError(f"search has no variant '{sub}' (choose from dfs, sleep)")
         super().__init__(None if sub == "dfs" else sub, **options)
         self._engine: Engine | None = None
+        self._counting: Any = None  # the count running now (``count``), for stop()
         self._stopped = False
 
     @classmethod
@@ -69,6 +70,8 @@ class SearchBackend(Backend):
         self._stopped = True
         if self._engine is not None:
             self._engine.stop()
+        if self._counting is not None:
+            self._counting.stopped = True
 
     def solve(self, board: Board, time_limit: float | None = None) -> Result:
         # The search allocates ints, sets and lists, never reference cycles; a cyclic collection
@@ -83,6 +86,24 @@ class SearchBackend(Backend):
             self._engine = None
             if collecting:
                 gc.enable()
+
+    def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
+        """Its own count over its bitmask states (:mod:`.counting`); a lower bound when stopped."""
+        from .counting import Counting
+
+        start = time.perf_counter()
+        if count_problem(board) is not None:
+            return 0, True
+        deadline = None if time_limit is None else start + time_limit
+        counting = Counting(Engine(board), deadline)
+        self._counting = counting
+        try:
+            if self._stopped:
+                counting.stopped = True
+            return counting.count(of)
+        finally:
+            self._counting = None
+            self._stopped = False
 
     def _solve(self, board: Board, time_limit: float | None) -> Result:
         start = time.perf_counter()

@@ -8,7 +8,10 @@ solution, ``certify.certify`` checked any certificate).  Failure kinds:
 - ``wrong-unsolvable``: "unsolvable", or a claim of it, on a solvable board;
 - ``rejected-certificate``: a true "unsolvable" whose certificate the checker rejects;
 - ``crash``: the worker died while solving; ``hang``: no answer by the time
-  limit (plus slack), so the worker was killed; ``error``: any other error.
+  limit (plus slack), so the worker was killed; ``error``: any other error;
+- ``wrong-count`` (``fuzz --compare-counts``): a count that differs from the
+  rule engine's (``checking.count_grade``); a counter that crashes, hangs or
+  fails is a ``crash``, ``hang`` or ``error`` as above.
 
 A backend's own ``unknown`` within the time limit is not a failure: the
 fuzzer cannot tell a slow answer from a missing one.  Neither is the refusal
@@ -22,6 +25,8 @@ from enum import StrEnum
 from sigmar.models.result import Result, Status
 from sigmar.models.truth import Truth
 
+from .count_grade import CountGrade, CountVerdict
+
 
 class Failure(StrEnum):
     REJECTED_SOLUTION = "rejected-solution"
@@ -31,6 +36,7 @@ class Failure(StrEnum):
     CRASH = "crash"
     HANG = "hang"
     ERROR = "error"
+    WRONG_COUNT = "wrong-count"
 
 
 def is_hang(answer: Result) -> bool:
@@ -39,7 +45,9 @@ def is_hang(answer: Result) -> bool:
 
 
 def is_crash(answer: Result) -> bool:
-    return answer.status is Status.ERROR and " while solving" in answer.message  # its output may follow
+    message = answer.message
+    # how a lost worker is described (runners/workers.py, crash_message); its output may follow
+    return answer.status is Status.ERROR and (" while solving" in message or " while counting" in message)
 
 
 def failure_of(answer: Result, truth: Truth) -> Failure | None:
@@ -59,3 +67,15 @@ def failure_of(answer: Result, truth: Truth) -> Failure | None:
     if answer.status is Status.ERROR:
         return Failure.CRASH if is_crash(answer) else Failure.ERROR
     return Failure.HANG if is_hang(answer) else None
+
+
+def count_failure(verdict: CountVerdict, name: str) -> Failure | None:
+    """What is wrong with backend ``name``'s count in ``verdict``; None when nothing is (a lower bound is not)."""
+    grade, answer = verdict.grades[name], verdict.answers[name]
+    if grade is CountGrade.WRONG:
+        return Failure.WRONG_COUNT
+    if grade is CountGrade.ERROR:
+        return Failure.CRASH if is_crash(answer) else Failure.ERROR
+    if grade is CountGrade.UNKNOWN:
+        return Failure.HANG if is_hang(answer) else None
+    return None

@@ -14,6 +14,11 @@ plugin or over Dask, :func:`taken_in` rebuilds it field by field:
   ``error`` that names the backend and the field;
 - ``backend`` is the name the runner asked, or the answer's own when it names the same
   family (``toy`` asked, ``toy:search`` answered): a backend never answers as another.
+
+A count (``Backend.count``) is taken in the same way: :func:`counted` reads what ``count``
+returned, in the worker, and :func:`count_taken_in` reads the counting job's answer again
+where the runner receives it.  Either way a count is only a claim: the runner holds it against
+the rule engine's own (``checking/count_grade.py``).
 """
 
 from __future__ import annotations
@@ -42,6 +47,11 @@ def crashed(name: str, exc: BaseException, seconds: float = 0.0) -> Result:
     return Result(Status.ERROR, name, seconds, message=f"{name} raised {type(exc).__name__}: {exc}{where}")
 
 
+def overrun_message(time_limit: float | None) -> str:
+    """The one message of a run killed for outliving its time limit (and the slack past it)."""
+    return f"no answer in {time_limit:g} s; killed" if time_limit is not None else "no answer; killed"
+
+
 def taken_in(raw: object, name: str | None = None) -> Result:
     """``raw`` as a plain Result with the runner's fields reset, or an ``error`` naming what was wrong.
 
@@ -56,6 +66,42 @@ def taken_in(raw: object, name: str | None = None) -> Result:
         return _error(backend, f"returned a malformed answer: {exc}")
     except Exception as exc:  # a subclass whose fields raise when read
         return _error(backend, f"returned an answer that cannot be read: {type(exc).__name__}: {exc}")
+
+
+def counted(raw: object, name: str, notion: str) -> Result:
+    """What backend ``name``'s ``count`` returned, ``(value, exact)``, as the answer of a counting job:
+    ``solved`` when exact, ``unknown`` for a lower bound, the count in the statistics; anything but a
+    whole number of at least 0 and a bool is an ``error`` naming the backend."""
+    try:
+        value, exact = _count(raw)
+    except Malformed as exc:
+        return _error(name, f"count returned {exc}")
+    statistics = {"notion": str(notion), "count": value, "exact": exact}
+    return Result(Status.SOLVED if exact else Status.UNKNOWN, name, statistics=statistics)
+
+
+def count_taken_in(raw: object, name: str, notion: str) -> Result:
+    """A counting job's answer (:func:`counted`, or an ``error``) as the runner receives it: taken in as
+    any answer, its count read again, and of the notion that was asked."""
+    result = taken_in(raw, name)
+    if result.status is Status.ERROR:
+        return result
+    statistics = result.statistics
+    if statistics.get("notion") != str(notion) or not {"count", "exact"} <= statistics.keys():
+        return _error(result.backend, f"answered a count of {notion} without one: {_shown(statistics)}")
+    again = counted((statistics["count"], statistics["exact"]), result.backend, notion)
+    return again if again.status is Status.ERROR else again.with_(seconds=result.seconds, message=result.message)
+
+
+def _count(raw: object) -> tuple[int, bool]:
+    if type(raw) is not tuple or len(raw) != 2:
+        raise Malformed(f"{_shown(raw)}, not a tuple (value, exact)")
+    value, exact = raw
+    if type(value) is not int or value < 0:
+        raise Malformed(f"a value of {_shown(value)}, not a whole number of at least 0")
+    if type(exact) is not bool:
+        raise Malformed(f"exact as {_shown(exact)}, not a bool")
+    return value, exact
 
 
 def _backend_name(raw: object, asked: str | None) -> str:

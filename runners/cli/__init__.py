@@ -26,6 +26,7 @@ SUBCOMMANDS = {
     "solve": "answer each board (backends race; the first checked answer wins)",
     "verify": "check a solution against the rule engine",
     "crosscheck": "run every backend to the end on each board and report disagreements",
+    "count": "count the ways each board can be cleared (sequences or pairings), checked against the rule engine",
     "prove": "prove boards unsolvable with a checked certificate (or solve them)",
     "check": "check a certificate, or a whole answers file, against the boards",
     "bench": "every backend on every board: summary (PAR-2, VBS), CSV, plots, HTML report, BenchExec XML",

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
+from collections.abc import Mapping
+from contextlib import ExitStack
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
+from sigmar.models.counting import Notion
 from sigmar.models.result import Result, Status
 
 from ..checking.certify import ProofStore
+from ..checking.count_grade import CountGrade, CountVerdict
 from ..checking.grading import BoardVerdict, Grade, certified, grade_board
-from ..race import Race
-from ..render.answer_json import dumps, exit_code, result_json
+from ..race import Race, count_board
+from ..render.answer_json import dumps, exit_code, result_json, verdict_json
 from ..render.terminal import progress_bar, table_console
-from .options import add_race_arguments, race_inputs
+from .options import add_race_arguments, can_count, race_inputs
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -28,6 +33,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "disagree. A progress bar goes to standard error. Exit 3 on any disagreement or wrong answer.",
     )
     add_race_arguments(parser)
+    parser.add_argument(
+        "--compare-counts",
+        action="store_true",
+        help="also count both notions (sequences, pairings) with every chosen backend that counts, each against "
+        "the rule engine's count; a different exact count is a wrong answer (exit 3)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -49,16 +60,27 @@ def run(args: argparse.Namespace) -> int:
     for name in names:
         table.add_column(name, no_wrap=True)
     table.add_column("agree", no_wrap=True)
+    counters = {notion: [n for n in names if can_count(n, notion)] for notion in Notion} if args.compare_counts else {}
+    count_tally: dict[str, Counter[CountGrade]] = {}
     with (
         ProofStore(args.proof_dir) as proofs,
         Race(names, proofs=proofs) as race,
+        ExitStack() as stack,
         progress_bar() as progress,
     ):
+        count_races = {
+            notion: stack.enter_context(Race(chosen, proofs=proofs)) for notion, chosen in counters.items() if chosen
+        }
         task = progress.add_task(f"{len(boards)} boards", total=len(boards))
         for board in boards:
             answers = race.solve_all(board, args.time_limit)
             verdict = grade_board(board, answers)
-            trouble = verdict.any_wrong or not verdict.agree
+            counted = {n: count_board(r, board, n, args.time_limit) for n, r in count_races.items()}
+            for counts in counted.values():
+                for name, graded in counts.grades.items():
+                    count_tally.setdefault(f"{name} ({counts.notion})", Counter())[graded] += 1
+            count_wrong = any(c.any_wrong for c in counted.values())
+            trouble = verdict.any_wrong or not verdict.agree or count_wrong
             results.append(verdict.result.with_(wrong=True) if trouble else verdict.result)
             disagreements += not verdict.agree
             for name, grade in verdict.grades.items():
@@ -77,28 +99,52 @@ def run(args: argparse.Namespace) -> int:
                 )
                 if verdict.notes:
                     record["notes"] = list(verdict.notes)
+                if counted:
+                    record["counts"] = {str(n): counts_json(c) for n, c in counted.items()}
                 print(dumps(record), flush=True)
                 continue
             agree = Text("yes") if verdict.agree else Text("NO", style="bold red")
             cells = [cell(answers[n], verdict.grades[n]) for n in names]
             table.add_row(Text(board.name), Text(short_answer(verdict)), *cells, agree)
             notes += [Text.assemble((board.name, "bold red"), f": {note}") for note in verdict.notes]
+            notes += [
+                Text.assemble(("wrong count", "bold red"), f": {note}") for c in counted.values() for note in c.notes
+            ]
     if not args.json:
         console.print(table)
         for note in notes:
             console.print(note, soft_wrap=True)
         console.print(summary_table(tally, len(boards), disagreements))
+        if count_tally:
+            console.print(count_table(count_tally))
     return exit_code(results)
 
 
+def counts_json(verdict: CountVerdict) -> dict[str, object]:
+    """One notion's counts on a board: as ``sigmar count --json`` writes them, without the board's name."""
+    record = verdict_json(verdict)
+    del record["board"], record["notion"]
+    return record
+
+
 def summary_table(tally: dict[str, Counter[Grade]], boards: int, disagreements: int) -> Table:
-    summary = Table(title=f"{boards} boards, {disagreements} disagreements")
-    summary.add_column("backend", no_wrap=True)
-    for grade in Grade:
-        summary.add_column(str(grade), justify="right")
+    return grades_table(f"{boards} boards, {disagreements} disagreements", "backend", tally, GRADE_STYLE)
+
+
+def count_table(tally: dict[str, Counter[CountGrade]]) -> Table:
+    return grades_table("counts against the rule engine's", "backend (notion)", tally, COUNT_GRADE_STYLE)
+
+
+def grades_table(title: str, first: str, tally: Mapping[str, Mapping[Any, int]], styles: Mapping[Any, str]) -> Table:
+    """How many of each grade (the keys of ``styles``, each cell styled when not 0) each row got: a row per
+    backend (and notion), a column per grade."""
+    table = Table(title=title)
+    table.add_column(first, no_wrap=True)
+    for grade in styles:
+        table.add_column(str(grade), justify="right")
     for name, counts in tally.items():
-        summary.add_row(Text(name), *(Text(str(counts[g]), style=GRADE_STYLE[g] if counts[g] else "") for g in Grade))
-    return summary
+        table.add_row(Text(name), *(Text(str(counts[g]), style=styles[g] if counts[g] else "") for g in styles))
+    return table
 
 
 BOARD_MIN_WIDTH = 24
@@ -109,6 +155,15 @@ GRADE_STYLE = {
     Grade.WRONG: "bold red",
     Grade.UNKNOWN: "dim",
     Grade.ERROR: "red",
+}
+COUNT_GRADE_STYLE = {
+    CountGrade.CORRECT: "green",
+    CountGrade.WRONG: "bold red",
+    CountGrade.UNCONFIRMED: "yellow",
+    CountGrade.BOUND: "yellow",
+    CountGrade.UNKNOWN: "dim",
+    CountGrade.ERROR: "red",
+    CountGrade.REFUSED: "dim",
 }
 
 

@@ -65,6 +65,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--cluster", metavar="ADDR", help="spread the boards over this Dask scheduler's workers")
     parser.add_argument(
+        "--compare-counts",
+        action="store_true",
+        help="also count both notions (sequences, pairings) with every chosen backend that counts, and grade a "
+        "count that differs from the rule engine's as a failure (wrong-count), shrunk like the others",
+    )
+    parser.add_argument(
         "--replay",
         metavar="FILE",
         help="grade the boards of FILE (such as a written failure) instead of dealing; nothing is shrunk or written; "
@@ -90,9 +96,9 @@ def run(args: argparse.Namespace) -> int:
     lock = OutputLock(out, "failures folder") if out.is_dir() else None
     client = dask_client(args.cluster) if args.cluster else None
     records = (
-        fuzz_on_cluster(boards, names, args.time_limit, client)
+        fuzz_on_cluster(boards, names, args.time_limit, client, args.compare_counts)
         if client is not None
-        else fuzz_locally(boards, names, args.time_limit)
+        else fuzz_locally(boards, names, args.time_limit, args.compare_counts)
     )
     try:
         with progress_bar() as progress:
@@ -139,7 +145,7 @@ def replay(args: argparse.Namespace, names: list[str]) -> int:
             )
     failures: list[dict[str, Any]] = []
     start = time.perf_counter()
-    with Races(names, args.time_limit) as races:
+    with Races(names, args.time_limit, args.compare_counts) as races:
         for board in boards:
             record = fuzz_one(races, board, shrink_budget=0)
             failures += record["failures"]

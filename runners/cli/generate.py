@@ -50,7 +50,7 @@ from sigmar.models.templates import FOLDS, Template, ondrovo_templates, random_t
 
 from ..checking.replay import run_replayed
 from ..render.answer_json import dumps, result_json
-from .options import UsageError, positive_int, seconds, writable_file
+from .options import UsageError, positive_int, seconds, stats_pairings, writable_file
 
 SOUND = (Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED)
 KINDS = ("shuffle", "swap", "deadlock")
@@ -91,7 +91,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="write random deals instead, solvable or not: 'dense' puts the tiles on the cells nearest the "
         "centre (ties at random), 'uniform' on random cells of a template (--template, default as above)",
     )
-    parser.add_argument("--stats", action="store_true", help="add the random-play clear rate and search nodes")
+    parser.add_argument(
+        "--stats",
+        action="store_true",
+        help="add the random-play clear rate, the count of pairings (exact, or 'at least N' past a few thousand "
+        "positions) and the search nodes",
+    )
     parser.add_argument(
         "--runs", type=positive_int, default=100, metavar="R", help="random plays per board for --stats (default 100)"
     )
@@ -170,7 +175,7 @@ def refute(board: Board, time_limit: float) -> tuple[Reason, str] | None:
 
 def stats_line(board: Board, runs: int, time_limit: float, rng: random.Random) -> str:
     rate = clear_rate(board, runs, rng)
-    parts = [f"random play clears {rate:.3f} of {runs} runs"]
+    parts = [f"random play clears {rate:.3f} of {runs} runs", f"pairings {stats_pairings(board)}"]
     result = _search_result(board, time_limit)
     if result is None:
         parts.append("search nodes: backend not available")

@@ -14,12 +14,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sigmar.encoders import registry
+from sigmar.encoders.backend import counts
 from sigmar.encoders.registry import expand, names_all
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
+from sigmar.models.counting import Count, Notion, reference_count
 from sigmar.models.errors import SigmarError
 
 WEEK = 7 * 24 * 3600.0
+# ``solve --stats`` and ``generate --stats``: the positions the rule engine's count of pairings may visit.  A
+# budget of positions rather than seconds gives the same bound on every machine (about a second on side 6,
+# where an exact count is out of reach; small boards finish exactly).
+STATS_STATES = 5000
 
 
 def seconds(text: str) -> float:
@@ -92,6 +99,11 @@ def writable_file(text: str) -> Path:
     if path.exists() and not os.access(path, os.W_OK):
         raise argparse.ArgumentTypeError(f"cannot write '{text}': permission denied")
     return path
+
+
+def stats_pairings(board: Board) -> Count:
+    """The pairings count ``--stats`` shows: the rule engine's, exact or a lower bound (``STATS_STATES``)."""
+    return reference_count(board, Notion.PAIRINGS, max_states=STATS_STATES)
 
 
 def add_board_file(parser: argparse.ArgumentParser) -> None:
@@ -196,6 +208,20 @@ def read_board_files(paths: list[str]) -> list[Board]:
     return [replace(b, name=f"{path}:{b.name}") if counts[b.name] > 1 else b for path, found in per_file for b in found]
 
 
+def add_board_choice(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--board", metavar="NAME", help="only the board named NAME (default: every board)")
+
+
+def chosen_boards(boards: list[Board], name: str | None, files: list[str]) -> list[Board]:
+    """The boards ``--board NAME`` picks (all when it is not given); none named so is a usage error (exit 2)."""
+    if name is None:
+        return boards
+    chosen = [board for board in boards if board.name == name]
+    if not chosen:
+        raise UsageError(f"no board named '{name}' in {', '.join(files)}")
+    return chosen
+
+
 def add_race_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of the commands that race backends over board files (``solve``, ``crosscheck``)."""
     add_board_files(parser)
@@ -258,3 +284,30 @@ def dask_client(address: str) -> Any:
     except Exception as exc:  # OSError (unreachable), ValueError or TypeError (malformed), Dask's own errors
         why = " ".join(str(exc).split()) or type(exc).__name__
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {why}") from None
+
+
+def counting_backends(spec: str, notion: str) -> list[str]:
+    """The backends of ``--backend`` that count ``notion``; one named that cannot is a usage error (exit 2)."""
+    every = registry.names_all(spec)
+    names = chosen_backends(spec)
+    able = [name for name in names if can_count(name, notion)]
+    if not every:
+        unable = [name for name in names if name not in able]
+        if unable:
+            raise UsageError(
+                f"backend '{unable[0]}' cannot count {notion} (see 'sigmar backends'; count with "
+                f"{', '.join(_all_counting(notion)) or 'none here'})"
+            )
+    if not able:
+        raise UsageError(f"no backend here can count {notion}")
+    return able
+
+
+def can_count(name: str, notion: str) -> bool:
+    """Whether backend ``name`` is available here and counts ``notion`` (one without ``count`` is not asked)."""
+    found = registry.info(registry.split_name(name)[0], with_version=False)
+    return found.cls is not None and found.available and counts(found.cls, notion)
+
+
+def _all_counting(notion: str) -> list[str]:
+    return [name for name in registry.expand("all") if can_count(name, notion)]

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from sigmar.encoders.registry import names_all
 from sigmar.models.board import Board
+from sigmar.models.counting import Count
 from sigmar.models.result import Result, Status
 
 from ..checking.certify import ProofStore
 from ..race import Race, RaceOutcome
-from ..render.answer_json import dumps, exit_code, result_json, summary_line
+from ..render.answer_json import count_json, dumps, exit_code, result_json, summary_line
 from ..render.columns import columns
-from .options import add_race_arguments, race_inputs
+from .options import add_race_arguments, race_inputs, stats_pairings
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -26,13 +28,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "3 a wrong answer.",
     )
     add_race_arguments(parser)
+    parser.add_argument(
+        "--stats",
+        action="store_true",
+        help="add each board's count of pairings (distinct partitions of its tiles into moves that some order "
+        "clears), the rule engine's: exact, or a lower bound 'at least N' where it needs more than a few "
+        "thousand positions (side 6)",
+    )
     parser.set_defaults(run=run)
 
 
-def outcome_json(board: Board, outcome: RaceOutcome) -> dict[str, object]:
+def outcome_json(board: Board, outcome: RaceOutcome, pairings: Count | None = None) -> dict[str, object]:
     extra: dict[str, object] = {}
     if outcome.wrong:
         extra["wrong"] = outcome.wrong
+    if pairings is not None:
+        extra["pairings"] = count_json(pairings)
     return result_json(board, outcome.result, **extra)
 
 
@@ -47,21 +58,26 @@ def run(args: argparse.Namespace) -> int:
             result = outcome.result
             # a wrong answer seen during the race is a bug worth exit 3, even if another backend won
             results.append(result.with_(wrong=True) if outcome.wrong else result)
+            pairings = stats_pairings(board) if args.stats else None
+            if pairings is not None and not pairings.exact and result.verified:
+                pairings = replace(pairings, value=max(pairings.value, 1))  # the verified solution is one
             if args.json:
-                print(dumps(outcome_json(board, outcome)), flush=True)
+                print(dumps(outcome_json(board, outcome, pairings)), flush=True)
             else:
                 detail = summary_line(result)
                 if outcome.wrong:
                     detail += "; WRONG: " + "; ".join(outcome.wrong.values())
-                rows.append((board.name, str(result.status), result.backend, f"{result.seconds:.3f}", detail))
+                counted = (str(pairings),) if pairings is not None else ()
+                rows.append((board.name, str(result.status), result.backend, f"{result.seconds:.3f}", *counted, detail))
     if not args.json:
-        print_table(rows)
+        print_table(rows, args.stats)
     return exit_code(results)
 
 
-def print_table(rows: list[tuple[str, ...]]) -> None:
+def print_table(rows: list[tuple[str, ...]], stats: bool = False) -> None:
     """The answers as plain columns (see render.columns: no rich on this path)."""
-    print(columns(("board", "status", "backend", "seconds", "detail"), rows))
+    counted = ("pairings",) if stats else ()
+    print(columns(("board", "status", "backend", "seconds", *counted, "detail"), rows))
 
 
 __all__ = ["run", "add_parser", "Status"]

@@ -6,8 +6,11 @@ import json
 from typing import Any
 
 from sigmar.models.board import Board
+from sigmar.models.counting import Count, count_in, json_number
 from sigmar.models.result import Result, Status
 from sigmar.models.solution import move_to_json
+
+from ..checking.count_grade import CountVerdict
 
 
 def result_json(board: Board, result: Result, **extra: Any) -> dict[str, Any]:
@@ -53,6 +56,14 @@ def claim_json(claim: Result) -> dict[str, Any]:
     return record
 
 
+def count_json(count: Count | None) -> dict[str, Any]:
+    """``{"count": N, "exact": bool}`` (docs/formats.md#the-json-of-a-count): N exact, as a string of digits
+    above 2^53 (where a JSON reader's doubles lose digits); null when there is no count."""
+    if count is None:
+        return {"count": None, "exact": False}
+    return {"count": json_number(count.value), "exact": count.exact}
+
+
 def dumps(record: dict[str, Any]) -> str:
     return json.dumps(record, separators=(", ", ": "))
 
@@ -79,3 +90,26 @@ def exit_code(results: list[Result]) -> int:
     if any(r.status in (Status.UNKNOWN, Status.ERROR) for r in results):
         return 1
     return 0
+
+
+def verdict_json(verdict: CountVerdict) -> dict[str, Any]:
+    """One board's counts as one JSON object (docs/formats.md#the-json-of-a-count)."""
+    record: dict[str, Any] = {
+        "board": verdict.board.name,
+        "notion": str(verdict.notion),
+        "reference": {**count_json(verdict.reference), "seconds": round(verdict.reference_seconds, 6)},
+        "counts": {},
+    }
+    for name, answer in verdict.answers.items():
+        entry = {
+            **count_json(count_in(answer)),
+            "seconds": round(answer.seconds, 6),
+            "grade": str(verdict.grades[name]),
+        }
+        if answer.message:
+            entry["message"] = answer.message
+        record["counts"][name] = entry
+    record["agree"] = not verdict.any_wrong
+    if verdict.notes:
+        record["notes"] = list(verdict.notes)
+    return record

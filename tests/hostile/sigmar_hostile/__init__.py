@@ -2,6 +2,8 @@
 
 Nothing it says may be trusted, and nothing it does may take a run down (tests/test_hostile_backend.py,
 scripts/bench_hostile_backends.py).  :data:`BEHAVIOURS` names every behaviour and what it does.
+Its ``count`` behaves the same way (crashes, hangs, forks and floods, then counts truly), and
+:data:`COUNT_LIES` names the behaviours whose solve is true but whose count lies or is malformed.
 Processes it leaves running carry :data:`ORPHAN` in their command line, so a test can look for them.
 """
 
@@ -203,6 +205,50 @@ BEHAVIOURS: dict[str, tuple[str, Callable[[str, Board, float | None], Any]]] = {
 }
 
 
+def honest_count(board: Board, of: str, time_limit: float | None) -> tuple[int, bool]:
+    """The search backend's count (a true one)."""
+    from sigmar.encoders.search import SearchBackend
+
+    return SearchBackend().count(board, of, time_limit)
+
+
+class EqualsAll(int):
+    """An int equal to every number: a runner that compares it with the reference finds them equal."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return 0
+
+
+class Unprintable:
+    """A value whose repr raises: a runner that names it in a message must not fall over."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+def _more(board: Board, of: str, time_limit: float | None, exact: bool) -> tuple[int, bool]:
+    return honest_count(board, of, time_limit)[0] + 1, exact
+
+
+# name -> (what its count does, count(board, of, time_limit) -> anything); its solve answers truly
+COUNT_LIES: dict[str, tuple[str, Callable[[Board, str, float | None], Any]]] = {
+    "count-more": ("counts one more than there are, exact", lambda b, o, t: _more(b, o, t, True)),
+    "count-bound-above": ("a lower bound one above the true count", lambda b, o, t: _more(b, o, t, False)),
+    "count-equals-all": ("an int subclass equal to every number", lambda b, o, t: (EqualsAll(7), True)),
+    "count-bool": ("(True, True)", lambda b, o, t: (True, True)),
+    "count-float": ("the true count as a float", lambda b, o, t: (float(honest_count(b, o, t)[0]), True)),
+    "count-negative": ("(-1, True)", lambda b, o, t: (-1, True)),
+    "count-exact-string": ("exact as the string 'yes'", lambda b, o, t: (honest_count(b, o, t)[0], "yes")),
+    "count-list": ("a list [value, exact]", lambda b, o, t: list(honest_count(b, o, t))),
+    "count-none": ("None", lambda b, o, t: None),
+    "count-huge": ("a count of 5,000 digits", lambda b, o, t: (10**4999, True)),
+    "count-unprintable": ("a value whose repr raises", lambda b, o, t: (Unprintable(), True)),
+}
+
+
 def _raise(exc: BaseException) -> None:
     raise exc
 
@@ -246,12 +292,21 @@ class HostileBackend(Backend):
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:
-        return tuple(BEHAVIOURS)
+        return (*BEHAVIOURS, *COUNT_LIES)
 
     @classmethod
     def version(cls) -> str:
         return "hostile-1"
 
     def solve(self, board: Board, time_limit: float | None = None) -> Any:
+        if self.sub in COUNT_LIES:
+            return honest(board, time_limit).with_(backend=self.name)
         _, behave = BEHAVIOURS[self.sub]
         return behave(self.name, board, time_limit)
+
+    def count(self, board: Board, of: str, time_limit: float | None = None) -> Any:
+        if self.sub in COUNT_LIES:
+            return COUNT_LIES[self.sub][1](board, of, time_limit)
+        _, behave = BEHAVIOURS[self.sub]
+        behave(self.name, board, time_limit)  # crashes, hangs, forks and floods as when it solves
+        return honest_count(board, of, time_limit)
