@@ -285,14 +285,18 @@ def test_agrees_with_search_on_instance_samples() -> None:
 
 
 def test_two_threads_each_keep_their_own_time_limit() -> None:
-    """Solves in two threads run side by side (the minizinc package locks a shared instance during a solve)."""
+    """Solves in two threads run side by side (the minizinc package locks a shared instance during a solve).
+
+    The limit is long enough that the two solves overlap even when each one's start-up look-ups are slow
+    on a loaded machine; the bound on the time is loose: it catches a limit not kept, not a slow start."""
+    limit = 3.0
     board = _hard_board()
     seconds: dict[int, float] = {}
     statuses: dict[int, Status] = {}
 
     def run(k: int) -> None:
         start = time.perf_counter()
-        statuses[k] = MinizincBackend("gecode:steps").solve(board, 1.0).status
+        statuses[k] = MinizincBackend("gecode:steps").solve(board, limit).status
         seconds[k] = time.perf_counter() - start
 
     # A minizinc process an earlier test of this worker is still stopping is not one of these solves.
@@ -312,7 +316,7 @@ def test_two_threads_each_keep_their_own_time_limit() -> None:
         thread.join()
     assert statuses == {0: Status.UNKNOWN, 1: Status.UNKNOWN}
     assert most >= 2, "the two solves never ran at the same time"
-    assert max(seconds.values()) < 1.0 + 5.0, seconds
+    assert max(seconds.values()) < limit + 30.0, seconds
     assert _children() == []
 
 

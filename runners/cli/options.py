@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import math
 import os
@@ -283,7 +284,10 @@ def dask_client(address: str) -> Any:
         return Client(address, timeout="10s")
     except Exception as exc:  # OSError (unreachable), ValueError or TypeError (malformed), Dask's own errors
         why = " ".join(str(exc).split()) or type(exc).__name__
-        raise UsageError(f"cannot reach the Dask scheduler at {address}: {why}") from None
+    # The half-built client is collected here, where no lock is held; left to a later collection it can
+    # run its close() inside Dask's own thread start-up and wait for ever on a lock that thread holds.
+    gc.collect()
+    raise UsageError(f"cannot reach the Dask scheduler at {address}: {why}")
 
 
 def counting_backends(spec: str, notion: str) -> list[str]:
