@@ -17,11 +17,10 @@ from sigmar.models.boardfile import format_board, read_boards
 from sigmar.models.hexgrid import cells
 from sigmar.models.result import Status
 from sigmar.models.rules import Position
-from sigmar.runners.checking.board_masks import Masks
 from sigmar.runners.checking.certificates import check_certificate, check_counts
 from sigmar.runners.checking.certify import with_formula
 from sigmar.runners.checking.dead_states_check import check_dead_states
-from sigmar.runners.checking.stuck_check import check_stuck, holding, stuck_verdict
+from sigmar.runners.checking.stuck_check import Masks, check_stuck, holding, stuck_verdict
 from sigmar.runners.checking.verdict import CertificateError
 from sigmar.runners.cli import main
 from tests.bruteforce import dead_states_text, is_solvable

@@ -30,7 +30,6 @@ ROOMS = ("cli", "engines", "render", "statistics", "checking")
 CLI_HELPERS = ("runners.cli", "runners.cli.options", "runners.cli.show_files")
 # The certificate checks that read the rules themselves (docs/layout.md), and what they may import.
 INDEPENDENT_CHECKS = (
-    "runners.checking.board_masks",
     "runners.checking.stuck_check",
     "runners.checking.closure",
     "runners.checking.dead_states_check",

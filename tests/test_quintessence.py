@@ -12,11 +12,10 @@ from sigmar.models.boardfile import parse_boards
 from sigmar.models.hexgrid import cells
 from sigmar.models.result import Move, Status
 from sigmar.models.rules import Position, count_problem, verify
-from sigmar.runners.checking.board_masks import Masks
 from sigmar.runners.checking.certificates import check_certificate
 from sigmar.runners.checking.certify import ProofStore, certify
 from sigmar.runners.checking.replay import replayed
-from sigmar.runners.checking.stuck_check import stuck_verdict
+from sigmar.runners.checking.stuck_check import Masks, stuck_verdict
 from tests.bruteforce import solve_by_brute_force
 from tests.script_loader import load_script
 from tests.test_certificate_checker import first_escape

@@ -3,7 +3,7 @@
 States are held as rows of 64-bit words and moved with numpy, in batches of
 bounded size, so a file of 300,000 states takes about a second and memory
 stays near 16 bytes a state (README "Limits").  The moves and the count test
-are read over the board's bit masks (:mod:`.board_masks`), never the search's.
+are read over the board's bit masks (:class:`.stuck_check.Masks`), never the search's.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from sigmar.models.bits import mask_of_ids, tile_ids
 from sigmar.models.rules import counts_problem
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUINTESSENCE, SALT, VITAE
 
-from .board_masks import Masks
+from .stuck_check import Masks
 
 if TYPE_CHECKING:  # numpy is imported where a dead-states check needs it, not at start-up
     import numpy as np

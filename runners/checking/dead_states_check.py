@@ -21,9 +21,8 @@ from sigmar.models.board import Board
 from sigmar.models.hexgrid import Hex, from_rowcol
 from sigmar.models.input_limits import DEAD_STATES, MAX_STATES, InputError
 
-from .board_masks import Masks
 from .closure import WORD, Closure
-from .stuck_check import stuck_verdict
+from .stuck_check import Masks, stuck_verdict
 from .verdict import CertificateError, Verdict
 
 if TYPE_CHECKING:  # numpy is imported where a dead-states check needs it, not at start-up
