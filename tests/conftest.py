@@ -127,6 +127,15 @@ def random_board(
 # -- waiting for an event, not for a fixed time
 
 
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
+
+
 def wait_for(condition: Callable[[], object], seconds: float = 10.0) -> bool:
     """True as soon as ``condition()`` holds; False if it still fails after ``seconds`` (a loaded machine is slow)."""
     end = time.monotonic() + seconds

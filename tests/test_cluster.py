@@ -25,7 +25,7 @@ from sigmar.models.boardfile import read_boards
 from sigmar.runners import cli
 from sigmar.runners.bench import read_csv
 from sigmar.runners.survey import verdict
-from tests.conftest import wait_for
+from tests.conftest import alive, wait_for
 from tests.script_loader import load_script
 
 pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
@@ -40,15 +40,6 @@ def _loopback() -> Any:
 
 loopback = _loopback()
 LoopbackCluster, loopback_cluster = loopback.LoopbackCluster, loopback.loopback_cluster
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie is not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from sigmar.models.boardfile import format_board
 from sigmar.models.result import Move
 
 from ..checking.cubes_check import premises
-from ..checking.rup_check import CheckReport, check_proof
+from ..checking.rup_check import CheckReport, check_proof, unflatten
 
 # The longest clause a node passes on.  Passing on every clause still alive measured best: with only
 # those of at most 10 literals the children redid more work (92k conflicts against 67k on side-8 deal
@@ -110,7 +110,7 @@ def work(job: NodeJob) -> NodeDone:
     start = time.perf_counter()
     with Solver(name=job.prover, bootstrap_with=formula.clauses, with_proof=True) as solver:
         for clauses in job.passed_on:
-            solver.append_formula(_clauses(clauses))
+            solver.append_formula(unflatten(clauses))
         for literal in job.cube:
             solver.add_clause([literal])
         if job.budget is None:
@@ -168,16 +168,6 @@ def work(job: NodeJob) -> NodeDone:
         cpu_seconds=time.process_time() - cpu,
         **common,
     )
-
-
-def _clauses(flat: array) -> list[list[int]]:
-    out: list[list[int]] = []
-    start = 0
-    for index, literal in enumerate(flat):
-        if literal == 0:
-            out.append(flat[start:index].tolist())
-            start = index + 1
-    return out
 
 
 def _alive_lemmas(lines: list[str]) -> tuple[list[list[int]], Counter[int]]:
