@@ -117,7 +117,7 @@ def random_board(
     symbols = [*chosen, *["q"] * max(len(chosen) - 1, 0)]
     while len(symbols) + 2 <= tiles:
         symbols += rng.choice(PAIRS)
-    if symbols and rng.random() < miscount:
+    if len(symbols) > 1 and rng.random() < miscount:  # never the empty board
         symbols.pop(rng.randrange(len(symbols)))
     places = sorted(rng.sample(range(len(spots)), len(symbols)))
     rng.shuffle(symbols)
