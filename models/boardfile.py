@@ -7,6 +7,7 @@ exits with status 2.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -192,6 +193,22 @@ def stream_boards(path: str | Path) -> Iterator[Board]:
             yield from iter_boards(_board_lines(stream), filename)
     except InputError as exc:
         raise BoardFileError(filename, exc.message, line=exc.line) from None
+
+
+def parse_posted(data: bytes, name: str) -> list[Board]:
+    """The boards of text that came over the network (``sigmar serve``), read as a file would be.
+
+    The same limits and refusals as :func:`stream_boards`: the board file ceiling, the longest
+    line, UTF-8, no NUL byte; every problem is a BoardFileError naming ``name``, the board, the row
+    and the column.
+    """
+    stream = input_limits.Capped(io.BytesIO(data), name, BOARD_FILE)
+    try:
+        if len(data) > BOARD_FILE.bytes:
+            raise InputError(name, BOARD_FILE.too_large(f"{len(data):,}"))
+        return list(iter_boards(_board_lines(stream), name))
+    except InputError as exc:
+        raise BoardFileError(name, exc.message, line=exc.line) from None
 
 
 def read_text(path: str | Path) -> str:

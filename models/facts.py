@@ -58,7 +58,7 @@ class Facts:
     @cached_property
     def neighbours(self) -> tuple[tuple[int | None, ...], ...]:
         """Per tile, its six ring-order neighbours as tile ids (None: no tile there)."""
-        return ring_ids(tuple(t.cell for t in self.board.tiles))
+        return _ring_ids_of(tuple(t.cell for t in self.board.tiles))
 
     @cached_property
     def windows(self) -> tuple[tuple[Window, ...], ...]:
@@ -78,16 +78,7 @@ class Facts:
 
         A tile is free exactly when one of them is empty; a tile free from the start has just ``(0,)``.
         """
-        out: list[tuple[int, ...]] = []
-        for ring in self.neighbours:
-            bits = [0 if n is None else 1 << n for n in ring]
-            masks = {bits[k] | bits[(k + 1) % 6] | bits[(k + 2) % 6] for k in range(6)}
-            if 0 in masks:
-                out.append((0,))
-                continue
-            minimal = [m for m in masks if not any(o != m and o & m == o for o in masks)]
-            out.append(tuple(sorted(minimal, key=lambda m: (m.bit_count(), m))))
-        return tuple(out)
+        return _window_masks_of(self.neighbours)
 
     @cached_property
     def minimal_windows(self) -> tuple[tuple[Window, ...], ...]:
@@ -204,6 +195,27 @@ def ring_ids(cells: Sequence[Hex]) -> tuple[tuple[int | None, ...], ...]:
     """
     index = {cell: i for i, cell in enumerate(cells)}
     return tuple(tuple(index.get(n) for n in ring_neighbours(cell)) for cell in cells)
+
+
+# The geometry depends on where the tiles are, not on what they are: boards that differ by a swap
+# (the thousands of candidates of ``explain``'s repair) share it, so it is made once per layout.
+@lru_cache(maxsize=256)
+def _ring_ids_of(cells: tuple[Hex, ...]) -> tuple[tuple[int | None, ...], ...]:
+    return ring_ids(cells)
+
+
+@lru_cache(maxsize=256)
+def _window_masks_of(rings: tuple[tuple[int | None, ...], ...]) -> tuple[tuple[int, ...], ...]:
+    out: list[tuple[int, ...]] = []
+    for ring in rings:
+        bits = [0 if n is None else 1 << n for n in ring]
+        masks = {bits[k] | bits[(k + 1) % 6] | bits[(k + 2) % 6] for k in range(6)}
+        if 0 in masks:
+            out.append((0,))
+            continue
+        minimal = [m for m in masks if not any(o != m and o & m == o for o in masks)]
+        out.append(tuple(sorted(minimal, key=lambda m: (m.bit_count(), m))))
+    return tuple(out)
 
 
 @lru_cache(maxsize=64)

@@ -218,7 +218,8 @@ def counts_problem(
     if salt < len(odd):
         names = ", ".join(name_of(e) for e in odd)
         have = "element has" if len(odd) == 1 else "elements have"
-        return f"{len(odd)} {have} an odd count ({names}) but there are only {salt} salt"
+        salts = "there is no salt" if salt == 0 else f"there {'is' if salt == 1 else 'are'} only {salt} salt"
+        return f"{len(odd)} {have} an odd count ({names}) but {salts}"
     if (salt - len(odd)) % 2:
         return f"{salt} salt cannot pair up: after matching the {len(odd)} odd elements, an odd number is left"
     if vitae != mors:

@@ -181,3 +181,23 @@ def unsolvable_reason(board: Board) -> tuple[Reason, str] | None:
     if static is not None:
         return Reason.STATIC, static
     return None
+
+
+def explain_dead_end(board: Board, state: int) -> tuple[int, str]:
+    """A state where no move is left: its largest stuck set (a mask, 0 when none) and one sentence why nothing moves.
+
+    For the position a deepest play leaves (``sigmar explain``): the stuck set says why those tiles
+    never leave; any other tile left is free but has no free partner.
+    """
+    f = facts_of(board)
+    stuck = largest_stuck_set(f, state)
+    free = [t for t in range(f.size) if state >> t & 1 and any(not w & state for w in f.window_masks[t])]
+    loose = [t for t in free if not stuck >> t & 1]
+    if stuck:
+        sentence = explain_stuck(board, frozenset(t for t in range(f.size) if stuck >> t & 1))
+        if loose:
+            sentence += f"; the free {_list(board, loose)} {'has' if len(loose) == 1 else 'have'} no free partner"
+        return stuck, sentence
+    if not free:
+        return 0, "no tile left is free"
+    return 0, f"no move is left: the free tiles ({_list(board, free, limit=6)}) pair with none of each other"

@@ -74,7 +74,7 @@ class Done:
     output: str = ""  # what the backend printed during the run (bounded, see encoders/processes/capture.py)
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     if not sys.platform.startswith("linux"):
         return
     try:
@@ -228,7 +228,7 @@ def _become_worker(parent_pid: int) -> None:
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # now only a SIGINT sent to the worker itself arrives
-    _die_with_parent()
+    die_with_parent()
     if os.getppid() != parent_pid:  # the parent died before we could ask to die with it
         os._exit(1)
 

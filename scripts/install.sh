@@ -7,7 +7,9 @@
 # From Debian: the MiniZinc tool chain (`minizinc`, which brings Gecode), gcc
 # and the Python headers for the DRUP checker's C core (runners/checking/_drup.c),
 # python3-venv where the interpreter has no ensurepip, and CaDiCaL (the
-# external SAT solver the docs' `--sat-cmd` example uses).  From npm: Chuffed,
+# external SAT solver the docs' `--sat-cmd` example uses), and Chromium, the browser the workbench's
+# tests drive through Playwright (pip's `playwright` is only the driver: it is pointed at Debian's
+# /usr/bin/chromium and never downloads a browser of its own).  From npm: Chuffed,
 # inside the WebAssembly MiniZinc of npm's "minizinc" package, since Debian
 # packages no Chuffed (encoders/minizinc/minizinc_wasm.cjs runs it).  Safe to run again:
 # it skips what is already there.
@@ -49,9 +51,10 @@ command -v cc >/dev/null 2>&1 || want+=(gcc)
 "$PYTHON" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
     || want+=(python3-dev)
 command -v cadical >/dev/null 2>&1 || want+=(cadical)
+[ -x /usr/bin/chromium ] || want+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; fi
 if [ ${#want[@]} -gt 0 ]; then
-    apt_install "${want[@]}" || echo "note: ${want[*]} not installed; sigmar works without them"
+    apt_install "${want[@]}" || echo "note: ${want[*]} not installed; sigmar works without them (without chromium the browser tests skip, saying why)"
 fi
 
 # npm's "minizinc" 4.5.1 bundles MiniZinc 2.10.0 with Chuffed 0.14.0; minizinc_wasm.cjs looks for it here.

@@ -312,6 +312,20 @@ def test_a_prepared_encoding_serves_only_its_own_board(tmp_path: Path) -> None:
     assert not check_certificate(board, record).valid, "a formula with an empty clause, the encoding prepared"
 
 
+def test_an_encoding_made_at_check_time_is_kept_for_the_check_until_released() -> None:
+    """Writing a DRUP certificate's formula and checking it share one encoding of the board, not one each."""
+    from sigmar.runners.checking import fresh_formula
+
+    board = next(iter(read_boards(UNSOLVABLE)))
+    fresh_formula.release(board)
+    assert not fresh_formula.prepared(board)
+    made = fresh_formula.fresh(board)
+    assert fresh_formula.prepared(board) and fresh_formula.fresh(board) is made
+    fresh_formula.release(board)
+    assert not fresh_formula.prepared(board) and fresh_formula.fresh(board) is not made
+    fresh_formula.release(board)
+
+
 # ---------------------------------------------------------------- sigmar check
 
 

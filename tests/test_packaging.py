@@ -68,6 +68,16 @@ def test_a_wheel_install_generates_boards_from_its_packaged_templates(tmp_path: 
     )
     (board,) = parse_boards(made.stdout, "generated")
     assert len(board.tiles) == 55
+    # The workbench's page (sigmar serve) is package data too: served from the wheel, not the checkout.
+    page = subprocess.run(
+        [str(python), "-c", "from sigmar.runners.design.workbench import page_files; print(sorted(page_files()))"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    ).stdout
+    assert page.strip() == "['/', '/static/workbench.css', '/static/workbench.js']", page
 
 
 def test_every_package_folder_is_listed_for_the_wheel() -> None:

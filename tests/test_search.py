@@ -96,6 +96,15 @@ def test_hard_tail_boards() -> None:
     assert found == wanted
 
 
+@pytest.mark.parametrize("sub", ["dfs", "sleep"])
+def test_a_board_without_tiles_is_solved_in_no_move(sub: str) -> None:
+    """An empty board is cleared already (the workbench's blank board); the search once called it exhausted."""
+    (board,) = parse_boards("  . .\n . . .\n  . .\n")
+    result = SearchBackend(sub).solve(board, time_limit=10)
+    assert result.status is Status.SOLVED and result.moves == ()
+    assert verify(board, result.moves).valid
+
+
 def test_metal_ringed_by_quicksilver_and_later_metals() -> None:
     (board,) = parse_boards(RINGED)
     assert count_problem(board) is None

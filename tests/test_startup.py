@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # Solver and plotting packages: each costs 15-300 ms to import (ortools pulls in pandas); rich's tables
 # cost about 35 ms, a third of a one-board solve, so solve prints plain columns (render/columns.py).
 HEAVY = ("numpy", "ortools", "pandas", "pysat", "minizinc", "dask", "distributed", "matplotlib", "rich")
+# The workbench's server library (`sigmar serve`) and the browser driver of its tests: never at start-up.
+SERVER = ("starlette", "uvicorn", "anyio", "h11", "playwright")
 
 REPORT = (
     "import json, sys\n"
@@ -56,7 +58,7 @@ def test_a_command_imports_no_solver_it_does_not_use(argv: tuple[str, ...], one_
     args = [*argv[:1], str(one_board), *argv[1:]] if argv[0] == "solve" and "--help" not in argv else list(argv)
     code, imported = modules_after(*args)
     assert code == 0
-    assert imported.isdisjoint(HEAVY), f"imported {sorted(imported & set(HEAVY))}"
+    assert imported.isdisjoint(HEAVY + SERVER), f"imported {sorted(imported & set(HEAVY + SERVER))}"
     assert "sigmar" in imported
 
 

@@ -8,7 +8,9 @@ A certificate comes as an answer's JSON prints it: ``{"kind": ..., "file": ..., 
 - ``stuck``: :mod:`.stuck_check`;
 - ``dead-states``: :mod:`.dead_states_check`;
 - ``drup``: :mod:`.drup_check`;
-- ``cubes``: :mod:`.cubes_check`.
+- ``cubes``: :mod:`.cubes_check`;
+- ``play-bound`` (``explain``'s bound on the deepest play, not a "no" for the whole board):
+  :mod:`.play_bound_check`.
 
 "Checked" means a certificate was accepted here; "verified" means a solution was
 replayed by the rule engine (:mod:`.replay`).
@@ -26,10 +28,13 @@ from sigmar.models.rules import count_problem
 
 from .dead_states_check import check_dead_states
 from .drup_check import check_drup
+from .play_bound_check import check_play_bound
 from .stuck_check import check_stuck
 from .verdict import CertificateError, Verdict
 
 KINDS = tuple(str(kind) for kind in CertificateKind)
+# The play-bound file of ``explain`` (docs/formats.md#play-bound-files): no play clears more than its tiles.
+PLAY_BOUND = "play-bound"
 
 
 def check_certificate(board: Board, certificate: dict[str, Any], base: Path | None = None) -> Verdict:
@@ -38,8 +43,11 @@ def check_certificate(board: Board, certificate: dict[str, Any], base: Path | No
     A relative ``file`` is read from the working folder, else from ``base``.
     """
     named = certificate.get("kind")
+    if named == PLAY_BOUND:  # not a "no" for the whole board but for clearing more than its tiles
+        return check_play_bound(board, _file(certificate, base))
     if not isinstance(named, str) or named not in KINDS:
-        raise CertificateError(f"unknown certificate kind {named!r} (expected one of {', '.join(KINDS)})")
+        expected = ", ".join((*KINDS, PLAY_BOUND))
+        raise CertificateError(f"unknown certificate kind {named!r} (expected one of {expected})")
     kind = CertificateKind(named)
     if kind is CertificateKind.COUNTS:
         return check_counts(board)

@@ -101,17 +101,23 @@ class ProofStore:
         if not certificate.texts:
             return certificate
         suffixes = CERTIFICATE_SUFFIXES.get(certificate.kind, tuple(certificate.texts))
-        claimed = tuple(dict.fromkeys((*suffixes, *certificate.texts)))
+        main = self.write_texts(board, certificate.texts, suffixes)
+        return Certificate(certificate.kind, certificate.cells, str(main), temporary=not self.kept)
+
+    def write_texts(self, board: Board, texts: dict[str, str], suffixes: tuple[str, ...] = ()) -> Path:
+        """Files ``STEM + suffix`` for each of ``texts`` (each written atomically); the path of the first of
+        ``suffixes`` (default: of ``texts``), which names them all."""
+        suffixes = suffixes or tuple(texts)
+        claimed = tuple(dict.fromkeys((*suffixes, *texts)))
         stem = self._claim(board, claimed)
         try:
-            for suffix, text in certificate.texts.items():
+            for suffix, text in texts.items():
                 write_file(self.path / f"{stem}{suffix}", text)  # each whole or not at all
         except BaseException:  # no empty placeholders left behind
             for suffix in claimed:
                 (self.path / f"{stem}{suffix}").unlink(missing_ok=True)
             raise
-        main = self.path / f"{stem}{suffixes[0]}"
-        return Certificate(certificate.kind, certificate.cells, str(main), temporary=not self.kept)
+        return self.path / f"{stem}{suffixes[0]}"
 
 
 def with_formula(board: Board, certificate: Certificate) -> Certificate:

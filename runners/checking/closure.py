@@ -37,9 +37,14 @@ class Closure:
     BATCH_ROWS = 1 << 16
     CHILDREN = 1 << 18
 
-    def __init__(self, m: Masks, listed: np.ndarray) -> None:
-        """``listed``: every listed state, an (N, words) uint64 array."""
+    def __init__(self, m: Masks, listed: np.ndarray, *, counts_end_play: bool = True) -> None:
+        """``listed``: every listed state, an (N, words) uint64 array.
+
+        ``counts_end_play``: a child whose counts cannot pair up need not be listed (a
+        dead-states file: such a state is never cleared).  A play-bound file sets it False:
+        play goes on from such a state, and may clear more tiles."""
         self.m = m
+        self.counts_end_play = counts_end_play
         self.words = max(1, (m.size + 63) // 64)
         self.listed = self._keys(listed)
 
@@ -173,7 +178,8 @@ class Closure:
             parent = self._state(states, int(row))
             for move in product(*groups):
                 child = parent & ~mask_of_ids(move)
-                if not self._is_listed(self._array([child]))[0] and not counts_dead(m, child):
+                ends = self.counts_end_play and counts_dead(m, child)
+                if not self._is_listed(self._array([child]))[0] and not ends:
                     return int(row), tuple(move), child
         return None
 
@@ -201,7 +207,7 @@ class Closure:
             candidates = np.nonzero(~self._is_listed(all_children))[0]
             if not len(candidates):
                 return
-            bad = candidates[~self._counts_dead(all_children[candidates])]
+            bad = candidates[~self._counts_dead(all_children[candidates])] if self.counts_end_play else candidates
             if not len(bad):
                 return
             first = bad[np.argmin(all_rows[bad])]

@@ -37,12 +37,14 @@ BLOCK = 1 << 18
 @dataclass(frozen=True)
 class DeadStatesFile:
     """A parsed dead-states file: tile order, the listed states as rows of 64-bit words (row i is
-    line i + 2, tiles 0-63 in word 0), and the stuck sets some of them carry, by row."""
+    line i + 2, tiles 0-63 in word 0), the stuck sets some of them carry, by row (a state that
+    names an empty list is there with 0), and the header line as read."""
 
     board_name: str
     order: tuple[Hex, ...]
     words: np.ndarray
     stuck: dict[int, int]
+    header: dict
 
     def state(self, row: int) -> int:
         return sum(int(word) << (64 * w) for w, word in enumerate(self.words[row]))
@@ -53,15 +55,19 @@ def line_of(row: int) -> int:
     return row + 2
 
 
-def read_dead_states(board: Board, path: str | Path) -> DeadStatesFile:
+def read_dead_states(
+    board: Board, path: str | Path, form: str = DEAD_STATES_FORMAT, key: str = "stuck"
+) -> DeadStatesFile:
     """Parse and validate the file's form against ``board``; CertificateError names the line at fault.
 
     The file is read a line at a time and refused at its first bad line (or when it is not a
-    regular file, or above the dead-states limit)."""
+    regular file, or above the dead-states limit).  ``form`` is the header's ``format`` and
+    ``key`` the optional tile list a state line may carry (a play-bound file,
+    :mod:`.play_bound_check`, is read the same way with its own two)."""
     where = str(path)
     try:
         with input_limits.open_input(path, DEAD_STATES) as stream:
-            return _read_dead_states(board, stream, where)
+            return _read_dead_states(board, stream, where, form, key)
     except InputError as exc:
         raise CertificateError(str(exc)) from None
 
@@ -109,7 +115,7 @@ def _records(lines: list[str], first: int, where: str) -> list:
     raise CertificateError(f"{where}: line {first}-{first + len(lines) - 1}: a line holds more than one JSON value")
 
 
-def _read_dead_states(board: Board, stream: input_limits.Capped, where: str) -> DeadStatesFile:
+def _read_dead_states(board: Board, stream: input_limits.Capped, where: str, form: str, key: str) -> DeadStatesFile:
     from array import array
 
     import numpy as np
@@ -119,7 +125,7 @@ def _read_dead_states(board: Board, stream: input_limits.Capped, where: str) -> 
     if first is None:
         raise CertificateError(f"{where}: the file is empty")
     header = _json_line(first[1][0], where, 1)
-    order = _read_header(board, header, where)
+    order = _read_header(board, header, where, form)
     n = len(order)
     words = max(1, (n + 63) // 64)
     columns = [array("Q") for _ in range(words)]
@@ -137,8 +143,8 @@ def _read_dead_states(board: Board, stream: input_limits.Capped, where: str) -> 
                 raise CertificateError(f"{where}: line {number}: state {shown!r} is not hexadecimal") from None
             if state < 0 or state >> n:
                 raise CertificateError(f"{where}: line {number}: the state names a tile beyond the {n} of the header")
-            if "stuck" in record:
-                stuck[number - 2] = _stuck_indices(record["stuck"], n, where, number)
+            if key in record:
+                stuck[number - 2] = _stuck_indices(record[key], n, where, number, key)
             if words == 1:
                 columns[0].append(state)
             else:
@@ -151,7 +157,7 @@ def _read_dead_states(board: Board, stream: input_limits.Capped, where: str) -> 
     for w, column in enumerate(columns):
         table[:, w] = np.frombuffer(column, dtype=np.uint64)
         del column[:]  # the array's copy is the one kept
-    return DeadStatesFile(str(header.get("board", "")), order, table, stuck)
+    return DeadStatesFile(str(header.get("board", "")), order, table, stuck, header)
 
 
 def _chain_blocks(
@@ -172,11 +178,10 @@ def _json_line(line: str, where: str, number: int) -> dict:
     return record
 
 
-def _read_header(board: Board, header: dict, where: str) -> tuple[Hex, ...]:
-    if header.get("format") != DEAD_STATES_FORMAT or header.get("version") != DEAD_STATES_VERSION:
-        raise CertificateError(
-            f"{where}: line 1: expected a header with format {DEAD_STATES_FORMAT!r}, version {DEAD_STATES_VERSION}"
-        )
+def _read_header(board: Board, header: dict, where: str, form: str) -> tuple[Hex, ...]:
+    if header.get("format") != form or header.get("version") != DEAD_STATES_VERSION:
+        expected = f"format {form!r}, version {DEAD_STATES_VERSION}"
+        raise CertificateError(f"{where}: line 1: expected a header with {expected}")
     tiles = header.get("tiles")
     if not isinstance(tiles, list):
         raise CertificateError(f"{where}: line 1: the header has no list of tiles")
@@ -204,11 +209,11 @@ def _read_header(board: Board, header: dict, where: str) -> tuple[Hex, ...]:
     return tuple(order)
 
 
-def _stuck_indices(value: object, n: int, where: str, number: int) -> int:
+def _stuck_indices(value: object, n: int, where: str, number: int, key: str = "stuck") -> int:
     if not isinstance(value, list) or not all(type(x) is int and 0 <= x < n for x in value):
-        raise CertificateError(f'{where}: line {number}: "stuck" must list tile indices from 0 to {n - 1}')
+        raise CertificateError(f'{where}: line {number}: "{key}" must list tile indices from 0 to {n - 1}')
     if len(set(value)) != len(value):
-        raise CertificateError(f'{where}: line {number}: "stuck" lists a tile twice')
+        raise CertificateError(f'{where}: line {number}: "{key}" lists a tile twice')
     return mask_of_ids(value)
 
 

@@ -80,11 +80,20 @@ def prepare(board: Board) -> None:
 
 
 def fresh(board: Board) -> Fresh:
-    """The encoding of ``board``: the prepared one (waiting for it if it is being made), else made now."""
+    """The encoding of ``board``: the prepared one (waiting for it if it is being made), else made now.
+
+    One made now is kept like a prepared one (until :func:`release`), so a certificate's files
+    and its check share one encoding rather than each making it.
+    """
+    global _slot
     with _lock:
         slot = _slot if _slot is not None and _slot.board is board else None
     if slot is None:
-        return encode(board)
+        made = _Slot(board)
+        made.make()
+        with _lock:
+            _slot = made
+        slot = made
     slot.done.wait()
     if slot.error is not None:
         raise slot.error

@@ -28,6 +28,7 @@ SUBCOMMANDS = {
     "crosscheck": "run every backend to the end on each board and report disagreements",
     "count": "count the ways each board can be cleared (sequences or pairings), checked against the rule engine",
     "prove": "prove boards unsolvable with a checked certificate (or solve them)",
+    "explain": "say why a board cannot be cleared: its deepest play and its smallest repair",
     "check": "check a certificate, or a whole answers file, against the boards",
     "bench": "every backend on every board: summary (PAR-2, VBS), CSV, plots, HTML report, BenchExec XML",
     "generate": "new boards: solvable by construction (with a witness), or refuted unsolvable",
@@ -35,6 +36,7 @@ SUBCOMMANDS = {
     "encode": "write an encoding (DIMACS, CP-SAT model, MiniZinc model/data)",
     "decode": "turn an external SAT solver's assignment of 'encode --to dimacs' back into moves",
     "show": "draw boards (and a solution, move by move)",
+    "serve": "a local web page to edit, solve, explain, repair and play boards",
     "fuzz": "deal random small boards and find every wrong answer of the chosen backends",
     "backends": "list the backends, whether each is available, and versions",
 }

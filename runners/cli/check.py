@@ -2,7 +2,8 @@
 
 The certificate formats are docs/formats.md#certificates.
 
-CERT is a dead-states file (``NAME.dead.jsonl``), a DRUP proof (``NAME.drup``
+CERT is a dead-states file (``NAME.dead.jsonl``), a play-bound file (``NAME.bound.jsonl``,
+from ``explain``: no play clears more than its tiles), a DRUP proof (``NAME.drup``
 with ``NAME.cnf`` and ``NAME.vars.json`` beside it), a split into cubes
 (``NAME.cubes``, with its formula and its nodes' proofs beside it), bare
 certificate objects, or an answers file: the JSON that
@@ -31,8 +32,13 @@ from sigmar.models.input_limits import ANSWERS, DEAD_STATES, VARS_JSON, InputErr
 from ..checking.answers import Finding, check_answer, is_answer, missing_boards
 from ..checking.certificates import check_certificate
 from ..checking.cubes_check import read_split
+from ..checking.dead_states_check import DEAD_STATES_FORMAT
+from ..checking.play_bound_check import PLAY_BOUND_FORMAT
 from ..checking.verdict import CertificateError, Verdict
 from .options import add_json, read_board_files
+
+# The header format of a certificate file that is one JSON header line and states -> its kind.
+FILE_KINDS = {DEAD_STATES_FORMAT: "dead-states", PLAY_BOUND_FORMAT: "play-bound"}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -40,8 +46,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "check",
         help="check a certificate, or a whole answers file, against the boards",
         description="Check with code independent of the backends (docs/formats.md): a certificate (a dead-states "
-        "file NAME.dead.jsonl, a DRUP proof NAME.drup with NAME.cnf and NAME.vars.json beside it, a split into "
-        "cubes NAME.cubes with the formula and each node's proof beside it), or a whole "
+        "file NAME.dead.jsonl, a play-bound file of 'explain' NAME.bound.jsonl, a DRUP proof NAME.drup with "
+        "NAME.cnf and NAME.vars.json beside it, a split into cubes NAME.cubes with the formula and each node's "
+        "proof beside it), or a whole "
         "answers file, the JSON Lines that 'solve', 'prove' or 'crosscheck' printed with --json: every solved "
         "answer is replayed by the rule engine, every unsolvable answer's certificate is checked (one with "
         "no certificate, or whose files were in a temporary folder now gone, cannot be), unknown and error "
@@ -186,11 +193,14 @@ def _read(cert: Path) -> Contents:
             try:
                 head = input_limits.json_value(first, cert, 1)
             except InputError:
-                raise CertificateError("line 1: neither a dead-states file, a .drup proof nor sigmar's JSON") from None
-            if isinstance(head, dict) and head.get("format") == "sigmar-dead-states":
+                raise CertificateError(
+                    "line 1: neither a dead-states or play-bound file, a .drup proof nor sigmar's JSON"
+                ) from None
+            kind = FILE_KINDS.get(str(head.get("format"))) if isinstance(head, dict) else None
+            if kind is not None:  # a play-bound file is read as a dead-states file is, with its ceiling
                 input_limits.regular_size(cert, DEAD_STATES)
                 name = head.get("board")
-                return Contents([(name if isinstance(name, str) else None, {"kind": "dead-states", "file": str(cert)})])
+                return Contents([(name if isinstance(name, str) else None, {"kind": kind, "file": str(cert)})])
             input_limits.regular_size(cert, ANSWERS)
             return _json_lines(cert, [(1, head)], numbered)
     except InputError as exc:

@@ -93,6 +93,7 @@ def board_svg(
     dim_others: bool = False,
     coords: bool = False,
     keep_gone: bool = False,
+    cell_names: bool = False,
 ) -> str:
     """The board as one SVG document.
 
@@ -100,7 +101,9 @@ def board_svg(
     ``highlight`` the cells of the next move, ``held`` a stuck set, ``free``
     the free tiles; ``dim_others`` fades every tile not marked, so the marked
     ones stand out in grey as well as in colour.  ``keep_gone`` draws removed tiles too, hidden by class
-    ``gone``, so a page can bring them back while it replays.
+    ``gone``, so a page can bring them back while it replays.  ``cell_names`` gives every cell's
+    background hexagon ``data-at="r,c"``, so a page can tell which empty cell was clicked (the
+    workbench's editor).
     """
     present = set(occupied) if occupied is not None else set(board.symbol_at)
     marks: dict[Hex, list[str]] = {}
@@ -117,7 +120,8 @@ def board_svg(
     ]
     for cell in cells(board.dim):
         x, y = centre(cell)
-        parts.append(f'<use href="#h" class="c" x="{x:.1f}" y="{y:.1f}"/>')
+        at = ' data-at="{},{}"'.format(*board.rowcol(cell)) if cell_names else ""
+        parts.append(f'<use href="#h" class="c" x="{x:.1f}" y="{y:.1f}"{at}/>')
         if coords and cell not in board.symbol_at:
             parts.append('<text class="e" x="{:.1f}" y="{:.1f}">{},{}</text>'.format(x, y + 2, *board.rowcol(cell)))
     for tile in board.tiles:

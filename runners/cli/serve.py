@@ -1,0 +1,102 @@
+"""``sigmar serve [FILE...]``: the workbench, a local web page to edit, solve, explain, repair and play boards."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+
+from .options import UsageError, add_time_limit, positive_int
+
+DEFAULT_PORT = 8640
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "serve",
+        help="a local web page to edit, solve, explain, repair and play boards",
+        description="Serve the workbench: one page to edit a board (click cells, paste text, or open a board of "
+        "the FILEs), with a live verdict on every edit (a solution replayed, or the reason it is unsolvable, its "
+        "deepest play and a repair to apply), play with undo and hints, and export as text, SVG or a link. "
+        "It binds to 127.0.0.1 unless --host says otherwise, reads no file but the FILEs, applies the board "
+        "file limits to what is posted, and computes every answer in a worker process that is killed at the "
+        "time limit. Stop it with Ctrl-C.",
+    )
+    parser.add_argument("files", metavar="FILE", nargs="*", help="board files whose boards the page can open")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    parser.add_argument(
+        "--port", type=port_number, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free port)"
+    )
+    add_time_limit(parser, default=10.0)
+    parser.add_argument(
+        "--workers", type=positive_int, default=2, help="worker processes that compute answers (default 2)"
+    )
+    parser.add_argument(
+        "--memory-mb",
+        type=positive_int,
+        default=1024,
+        help="memory of one worker and its children before its answer is stopped, in MB (default 1024)",
+    )
+    parser.set_defaults(run=run)
+
+
+def port_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"'{text}' must be from 0 to 65535")
+    return value
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket, bound before the server starts (so the URL printed is the one in use)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(128)
+    return sock
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn  # the server library is imported only here: `sigmar --help` and `solve` never load it
+
+    from ..design.workbench import Settings, create_app, read_named
+
+    settings = Settings(read_named(args.files), args.time_limit, args.workers, args.memory_mb)
+    sock = bind(args.host, args.port)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    if args.host not in LOOPBACK:
+        print(
+            f"sigmar serve: listening on {args.host}, not only this machine: anyone who reaches it can use it",
+            file=sys.stderr,
+        )
+    print(f"sigmar workbench: http://{shown}:{port}/  (Ctrl-C stops it)", flush=True)
+    config = uvicorn.Config(
+        create_app(settings),
+        http="h11",
+        loop="asyncio",
+        lifespan="on",
+        log_level="warning",
+        access_log=False,
+        limit_concurrency=2048,  # beyond this many connections uvicorn answers 503; below, the pool decides
+        timeout_keep_alive=5,
+        timeout_graceful_shutdown=3,
+    )
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM, which uvicorn hands on once it has shut down: the way to stop
+        pass
+    finally:
+        sock.close()
+    print("sigmar workbench: stopped", flush=True)
+    return 0
