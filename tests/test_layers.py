@@ -33,6 +33,7 @@ INDEPENDENT_CHECKS = (
     "runners.checking.stuck_check",
     "runners.checking.closure",
     "runners.checking.dead_states_check",
+    "runners.checking.play_bound_check",
 )
 SHARED_READING = ("encoders", "models.facts", "models.stuck_sets")
 
