@@ -8,7 +8,7 @@ exits with status 2.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +54,7 @@ def _one_line(text: str) -> str:
 
 
 @dataclass
-class _Block:
+class RowBlock:
     name: str | None
     rows: list[tuple[int, str]]  # (line number, cell symbols without whitespace)
 
@@ -69,15 +69,36 @@ def lines_of(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in text.removeprefix("\ufeff").split("\n")]
 
 
-def _blocks(numbered: Iterable[tuple[int, str]]) -> Iterator[_Block]:
-    """Each board's rows as they are read; a block is complete at the blank line (or end) after it."""
-    current: _Block | None = None
+def side_of(lengths: list[int]) -> int:
+    """The side of a board (or template) whose rows have these cell counts.
+
+    Read from the row count, ``2*dim-1``, so that a wrong first row is blamed on the first row;
+    an even row count has no side of its own, and the longest row (the middle one, ``2*dim-1``
+    cells) stands in.
+    """
+    if len(lengths) % 2:
+        return (len(lengths) + 1) // 2
+    return (max(lengths) + 1) // 2
+
+
+def is_complete(lengths: list[int]) -> bool:
+    """Whether rows of these cell counts already make a whole board (so a name line after them starts the next)."""
+    return len(lengths) % 2 == 1 and side_of(lengths) <= MAX_DIM and tuple(lengths) == row_lengths(side_of(lengths))
+
+
+def row_blocks(numbered: Iterable[tuple[int, str]]) -> Iterator[RowBlock]:
+    """Each board's rows as they are read; a block ends at a blank line, at the end, or at a
+    comment line that follows a complete board (the next board's name, as many files write it)."""
+    current: RowBlock | None = None
     last_comment: str | None = None
     for number, raw in numbered:
         body, hash_, comment = raw.partition("#")
         cells = "".join(body.split())
         if not cells:
             if hash_:
+                if current is not None and is_complete([len(row) for _, row in current.rows]):
+                    yield current
+                    current = None
                 last_comment = comment.strip()
             elif raw.strip() == "":
                 if current is not None:
@@ -85,7 +106,7 @@ def _blocks(numbered: Iterable[tuple[int, str]]) -> Iterator[_Block]:
                 current, last_comment = None, None
             continue
         if current is None:
-            current = _Block(last_comment, [])
+            current = RowBlock(last_comment, [])
         current.rows.append((number, cells))
         last_comment = None
     if current is not None:
@@ -95,7 +116,7 @@ def _blocks(numbered: Iterable[tuple[int, str]]) -> Iterator[_Block]:
 def iter_boards(numbered: Iterable[tuple[int, str]], filename: str) -> Iterator[Board]:
     """The boards of numbered lines, one at a time; BoardFileError at the first malformed one."""
     index = -1
-    for index, block in enumerate(_blocks(numbered)):
+    for index, block in enumerate(row_blocks(numbered)):
         yield _parse_block(block, index, filename)
     if index < 0:
         raise BoardFileError(filename, "no board in this file")
@@ -117,35 +138,24 @@ def _tile(cell: tuple[int, int], symbol: str) -> Tile:
     return tile
 
 
-def _parse_block(block: _Block, index: int, filename: str) -> Board:
+def _parse_block(block: RowBlock, index: int, filename: str) -> Board:
     name = block.name or f"{filename}:{index}"
-    first_line, first_row = block.rows[0]
-    dim = len(first_row)
+    first_line = block.rows[0][0]
 
     def error(message: str, row: int | None = None, col: int | None = None, line: int | None = None) -> BoardFileError:
         return BoardFileError(filename, message, name, row, col, line)
 
-    if dim > MAX_DIM:
-        raise error(
-            f"the first row has {dim} cells: boards of side above {MAX_DIM} are not supported", 0, None, first_line
-        )
+    found = [len(cells) for _, cells in block.rows]
+    widest = max(range(len(found)), key=found.__getitem__)
+    if len(found) > 2 * MAX_DIM - 1 or found[widest] > 2 * MAX_DIM - 1:
+        too_big = f"{len(found)} rows" if len(found) > 2 * MAX_DIM - 1 else f"a row of {found[widest]} cells"
+        row = None if len(found) > 2 * MAX_DIM - 1 else widest
+        line = first_line if row is None else block.rows[widest][0]
+        raise error(f"{too_big}: boards of side above {MAX_DIM} are not supported", row, None, line)
+    dim = side_of(found)
     lengths = row_lengths(dim)
-    if len(block.rows) != len(lengths):
-        if len(block.rows) > len(lengths):
-            line = block.rows[len(lengths)][0]
-            raise error(
-                f"a board of side {dim} has {len(lengths)} rows; this one has {len(block.rows)} "
-                "(separate boards with a blank line)",
-                len(lengths),
-                None,
-                line,
-            )
-        raise error(
-            f"a board of side {dim} has {len(lengths)} rows; this one has only {len(block.rows)}",
-            len(block.rows),
-            None,
-            block.rows[-1][0],
-        )
+    if len(found) != len(lengths):
+        raise _row_count_error(error, block, dim)
     tiles: list[Tile] = []
     seen_metal: dict[str, tuple[int, int]] = {}
     grid = hex_cells(dim)  # reading order: the cell at [row, col] is grid[first[row] + col]
@@ -154,7 +164,11 @@ def _parse_block(block: _Block, index: int, filename: str) -> Board:
         if len(cells) != expected:
             col = min(len(cells), expected)
             raise error(
-                f"row {row} of a side-{dim} board has {expected} cells; this one has {len(cells)}", row, col, line
+                f"row {row} of a side-{dim} board ({len(lengths)} rows) has {expected} cells; "
+                f"this one has {len(cells)}",
+                row,
+                col,
+                line,
             )
         for col, raw in enumerate(cells):
             symbol = raw.lower()
@@ -170,6 +184,25 @@ def _parse_block(block: _Block, index: int, filename: str) -> Board:
                 seen_metal[symbol] = (row, col)
             tiles.append(_tile(grid[first[row] + col], symbol))
     return Board(dim, tuple(tiles), name)
+
+
+def _row_count_error(error: Callable[..., BoardFileError], block: RowBlock, dim: int) -> BoardFileError:
+    """An even number of rows: where it parts from a side-``dim`` board (its longest row's) is where a row
+    is missing or one too many."""
+    found = [len(cells) for _, cells in block.rows]
+    lengths = row_lengths(dim)
+    pairs = zip(found, lengths, strict=False)
+    row = next((r for r, (have, want) in enumerate(pairs) if have != want), min(len(found), len(lengths)))
+    line = block.rows[min(row, len(found) - 1)][0]
+    only = "only " if len(found) < len(lengths) else ""
+    more = " (separate boards with a blank line)" if len(found) > len(lengths) else ""
+    return error(
+        f"a board of side {dim} (its longest row has {max(found)} cells) has {len(lengths)} rows; "
+        f"this one has {only}{len(found)}{more}",
+        row,
+        None,
+        line,
+    )
 
 
 def _board_lines(stream: input_limits.Capped) -> Iterator[tuple[int, str]]:

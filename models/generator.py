@@ -47,10 +47,11 @@ ELEMENT_ORDER = ("a", "e", "f", "w")
 METAL = "M"  # placeholder in the pair stack; numbered when placed
 
 STANDARD_DIM = 6
-# Tiles other than gold, per board side: 54 on the standard board, then the
-# same multiples of 54 (1.56x, 2x, 3x, 4x); all divisible by 6 so random
-# shapes with 2-, 3- or 6-fold symmetry exist for every one.
-PAIRED_TILES = {6: 54, 7: 84, 8: 108, 9: 162, 10: 216}
+# Tiles other than gold, per board side: 54 on the standard board (55 of 91 cells), then the
+# same multiples of 54 (1.56x, 2x, 3x, 4x); below it about the standard share of the cells
+# (7 of 7, 13 of 19, 25 of 37, 37 of 61). All divisible by 6, so random shapes with 2-, 3- or
+# 6-fold symmetry exist for every one. docs/generate.md tabulates the mix of each side.
+PAIRED_TILES = {2: 6, 3: 12, 4: 24, 5: 36, 6: 54, 7: 84, 8: 108, 9: 162, 10: 216}
 MAX_ATTEMPTS = 500
 
 
@@ -82,9 +83,10 @@ def quintessence_mix(mix: Mix) -> Mix:
 
 
 def metal_count(tiles: int) -> int:
-    """Metals (gold included) for a board of ``tiles`` tiles: 6 on 55, one more per ~27 tiles, at most 9."""
+    """Metals (gold included) for a board of ``tiles`` tiles: 6 on 55, one more per ~27 tiles, at most 9;
+    on a small board at most one metal per six tiles, so that elements are left (2 on 7 tiles, 3 on 13)."""
     wanted = 6 + round((tiles - 55) / 27)
-    return max(1, min(9, wanted, (tiles - 1) // 2 + 1))
+    return max(1, min(9, wanted, (tiles - 1) // 2 + 1, (tiles + 5) // 6))
 
 
 def mix_for(tiles: int, metals: int | None = None) -> Mix:

@@ -54,6 +54,7 @@ def replacing(path: str | Path, mode: str = "w", **options: Any) -> Iterator[IO[
     if target.is_dir():
         raise OutputError(f"cannot write {path}: it is a folder")
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)  # an output's folder is made when it is written into
         handle, partial = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
     except OSError as exc:
         raise cannot_write(path, exc) from None
@@ -70,6 +71,17 @@ def replacing(path: str | Path, mode: str = "w", **options: Any) -> Iterator[IO[
     except BaseException:
         Path(partial).unlink(missing_ok=True)
         raise
+
+
+def make_folder(path: str | Path) -> Path:
+    """An output folder (``--output-dir``), made when the first thing is written into it, not when the
+    command starts: a command that refuses its input leaves no empty folder behind."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise cannot_write(folder, exc) from None
+    return folder
 
 
 def write_file(path: str | Path, data: str | bytes) -> None:

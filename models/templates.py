@@ -19,7 +19,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from .boardfile import BoardFileError, read_text
+from .boardfile import BoardFileError, lines_of, read_text, row_blocks, side_of
 from .hexgrid import Hex, cell_count, cells, from_rowcol, row_lengths
 
 TILE = "o"
@@ -45,31 +45,21 @@ class Template:
 
 
 def parse_templates(text: str, filename: str = "<string>") -> list[Template]:
-    """Every template in ``text``; malformed ones raise BoardFileError with their location."""
-    blocks: list[tuple[str | None, list[tuple[int, str]]]] = []
-    current: list[tuple[int, str]] | None = None
-    last_comment: str | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
-        body, hash_, comment = raw.partition("#")
-        row = "".join(body.split())
-        if not row:
-            if hash_:
-                last_comment = comment.strip()
-            elif not raw.strip():
-                current, last_comment = None, None
-            continue
-        if current is None:
-            current = []
-            blocks.append((last_comment, current))
-        current.append((number, row))
-        last_comment = None
+    """Every template in ``text``; malformed ones raise BoardFileError with their location.
+
+    Blocks and names are read as in a board file (:func:`sigmar.models.boardfile.row_blocks`).
+    """
+    blocks = list(row_blocks(enumerate(lines_of(text), start=1)))
     if not blocks:
         raise BoardFileError(filename, "no template in this file")
-    return [_parse_block(name or f"{filename}:{index}", rows, filename) for index, (name, rows) in enumerate(blocks)]
+    return [
+        _parse_block(block.name or f"{filename}:{index}", block.rows, filename) for index, block in enumerate(blocks)
+    ]
 
 
 def _parse_block(name: str, rows: list[tuple[int, str]], filename: str) -> Template:
-    dim = len(rows[0][1])
+    found_lengths = [len(symbols) for _, symbols in rows]
+    dim = side_of(found_lengths)
     lengths = row_lengths(dim)
     if len(rows) != len(lengths):
         raise BoardFileError(

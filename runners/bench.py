@@ -213,12 +213,14 @@ def bench(
     executor: Iterable[Outcome],
     on_done: Callable[[Run, Result], None] | None = None,
     on_board: Callable[[list[Row]], None] | None = None,
+    on_verdict: Callable[[Board, BoardVerdict, dict[str, Result]], None] | None = None,
 ) -> BenchResult:
     """Collect every run's answer from ``executor``, check it and its certificate, and grade each board.
 
     A board is graded as soon as every backend answered it (every repetition),
     against the answers of all of them, and its rows go to ``on_board`` then
-    (the CSV is written row by row, so a killed bench keeps what it measured).
+    (the CSV is written row by row, so a killed bench keeps what it measured),
+    and the board, its verdict and the answers to ``on_verdict``.
     """
     by_board: dict[int, list[Run]] = {}
     for run in runs:
@@ -231,7 +233,8 @@ def bench(
         board = board_runs[0].board
         got = answers.pop(index, {})
         ordered = [(run, got[label]) for run in board_runs if (label := run_label(run.backend, run.repeat)) in got]
-        verdict = grade_board(board, {run_label(run.backend, run.repeat): answer for run, (answer, _, _) in ordered})
+        by_label = {run_label(run.backend, run.repeat): answer for run, (answer, _, _) in ordered}
+        verdict = grade_board(board, by_label)
         rows = [
             Row(
                 run.file,
@@ -250,6 +253,8 @@ def bench(
         graded[index] = (rows, (board, verdict))
         if on_board is not None:
             on_board(rows)
+        if on_verdict is not None:
+            on_verdict(board, verdict, by_label)
 
     try:
         with ProofStore() as proofs:
@@ -370,12 +375,25 @@ def busy_warning(rows: list[Row], cpus: int | None = None) -> str | None:
     )
 
 
-def machine_lines(names: list[str], time_limit: float | None, executor: str) -> list[str]:
-    """The CSV's comment header: where and with what these numbers were measured."""
+def this_machine() -> str:
+    """Where this process runs: platform, processor, CPU count and Python (a bench header's machine line)."""
+    return (
+        f"{platform.platform()}; {platform.processor() or platform.machine()}; "
+        f"cpus {os.cpu_count()}; python {sys.version.split()[0]}"
+    )
+
+
+def machine_lines(
+    names: list[str], time_limit: float | None, executor: str, workers: list[str] | None = None
+) -> list[str]:
+    """The CSV's comment header: where and with what these numbers were measured.  On a cluster
+    (``workers``: a line per kind of worker machine) the numbers come from the workers, so they
+    are named, and this machine is the client."""
+    where = "machine" if workers is None else "client machine"
     lines = [
         f"sigmar bench {datetime.now(UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}",
-        f"machine: {platform.platform()}; {platform.processor() or platform.machine()}; "
-        f"cpus {os.cpu_count()}; python {sys.version.split()[0]}",
+        f"{where}: {this_machine()}",
+        *(f"workers: {line}" for line in workers or ()),
         f"executor: {executor}; time limit {time_limit:g} s" if time_limit else f"executor: {executor}",
         f"load average at the start: {load_average():.2f} (1 minute)",
     ]

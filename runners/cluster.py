@@ -115,3 +115,25 @@ def describe(address: Any) -> str:
         return f"dask cluster {info.get('address', '?')}: {len(workers)} workers, {threads} threads"
     except Exception:
         return f"dask cluster {address}"
+
+
+def worker_machines(client: Any) -> list[str]:
+    """What the workers run on, one line per kind of machine: ``2 on HOST (PLATFORM; cpus N; python V)``;
+    ``[]`` when the workers cannot say (the header then names the client alone)."""
+    try:
+        found: dict[str, str] = client.run(_host_and_machine)
+    except Exception:
+        return []
+    kinds: dict[str, int] = {}
+    for described in found.values():
+        kinds[described] = kinds.get(described, 0) + 1
+    return [f"{count} on {described}" for described, count in sorted(kinds.items())]
+
+
+def _host_and_machine() -> str:
+    """Run in each worker: its host name and :func:`~sigmar.runners.bench.this_machine`."""
+    import socket
+
+    from .bench import this_machine
+
+    return f"{socket.gethostname()} ({this_machine()})"

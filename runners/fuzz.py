@@ -10,6 +10,7 @@ answer is checked (solutions replayed, certificates checked) before grading.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
@@ -28,6 +29,7 @@ from sigmar.models.boardfile import format_board
 from sigmar.models.counting import Notion
 from sigmar.models.output_files import write_file
 from sigmar.models.result import Result
+from sigmar.models.solution import move_to_json
 from sigmar.models.truth import settle
 
 from .checking.certify import ProofStore
@@ -94,12 +96,6 @@ class Races:
         self.close()
 
 
-def fails_as(races: Races, name: str, failure: Failure, board: Board) -> bool:
-    """Whether backend ``name`` still fails on ``board`` with the same kind of failure."""
-    answer = races.answers(board, [name]).get(name)
-    return answer is not None and failure_of(answer, settle(board)) is failure
-
-
 def counts_fail_as(races: Races, name: str, notion: Notion, failure: Failure, board: Board) -> bool:
     """Whether backend ``name``'s count of ``notion`` on ``board`` still fails with the same kind of failure."""
     verdict = races.counts(board, [name], notion)
@@ -107,7 +103,12 @@ def counts_fail_as(races: Races, name: str, notion: Notion, failure: Failure, bo
 
 
 def fuzz_one(races: Races, board: Board, shrink_budget: int = 2000) -> dict[str, Any]:
-    """One board graded and every failure shrunk, as a JSON-ready record."""
+    """One board graded and every failure shrunk, as a JSON-ready record.
+
+    A failure's ``message`` is what the checks said on the shrunk board (so the cells it names are
+    that board's); ``original_message`` on the board dealt.  Where the shrunk board is solvable
+    (a wrong "unsolvable", a rejected solution, ...), ``witness`` is the truth's solution of it.
+    """
     truth = settle(board)
     answers = races.answers(board, races.names)
     record: dict[str, Any] = {
@@ -122,18 +123,31 @@ def fuzz_one(races: Races, board: Board, shrink_budget: int = 2000) -> dict[str,
         failure = failure_of(answer, truth)
         if failure is None:
             continue
-        small, tried = shrink(board, partial(fails_as, races, name, failure), shrink_budget)
-        record["failures"].append(
-            {
-                "backend": name,
-                "failure": str(failure),
-                "message": answer.message or answer.explanation,
-                "original": format_board(board),
-                "shrunk": format_board(small),
-                "shrunk_tiles": len(small),
-                "candidates_tried": tried,
-            }
-        )
+        last = {"answer": answer}  # the answer on the last board that still failed: the shrunk one
+
+        def still_fails(candidate: Board, name: str = name, failure: Failure = failure, last: dict = last) -> bool:
+            got = races.answers(candidate, [name]).get(name)
+            if got is None or failure_of(got, settle(candidate)) is not failure:
+                return False
+            last["answer"] = got
+            return True
+
+        small, tried = shrink(board, still_fails, shrink_budget)
+        small_truth = truth if small is board else settle(small)
+        shrunk_answer = last["answer"] if small is not board else answer
+        entry = {
+            "backend": name,
+            "failure": str(failure),
+            "message": shrunk_answer.message or shrunk_answer.explanation,
+            "original_message": answer.message or answer.explanation,
+            "original": format_board(board),
+            "shrunk": format_board(small),
+            "shrunk_tiles": len(small),
+            "candidates_tried": tried,
+        }
+        if small_truth.solvable:
+            entry["witness"] = [move_to_json(small, move) for move in small_truth.solution]
+        record["failures"].append(entry)
     if races.compare_counts:
         record["failures"] += count_failures(races, board, shrink_budget)
     return record
@@ -249,7 +263,8 @@ def failure_stem(board_name: str, backend: str, failure: str) -> str:
 
 
 def write_failure(out: Path, seed: int, record: dict[str, Any], failure: dict[str, Any]) -> Written:
-    """``out/NAME.txt`` (the shrunk board, named NAME) and ``out/NAME.json`` (what failed and how to see it again)."""
+    """``out/NAME.txt`` (the shrunk board, named NAME), ``out/NAME.json`` (what failed and how to see it again)
+    and, where the shrunk board is solvable, ``out/NAME.witness.json`` (the truth's solution, for ``verify``)."""
     kind = f"{failure['failure']}-{failure['notion']}" if "notion" in failure else failure["failure"]
     stem = failure_stem(record["board"], failure["backend"], kind)
     board_file = out / f"{stem}.txt"
@@ -259,21 +274,51 @@ def write_failure(out: Path, seed: int, record: dict[str, Any], failure: dict[st
         "backend": failure["backend"],
         "failure": failure["failure"],
         "message": failure["message"],
+        "original_message": failure.get("original_message", failure["message"]),
         "seed": seed,
         "board": record["board"],
+        "boards": [record["board"]],
         "original": failure["original"],
         "shrunk_tiles": failure["shrunk_tiles"],
         "command": f"sigmar fuzz --replay {board_file} --backend {failure['backend']}"
         + (" --compare-counts" if "notion" in failure else ""),
     }
+    if "witness" in failure:
+        witness_file = out / f"{stem}.witness.json"
+        write_file(witness_file, json.dumps({"board": stem, "moves": failure["witness"]}) + "\n")
+        report["witness"] = failure["witness"]
+        report["verify"] = f"sigmar verify {board_file} {witness_file}"
     if "notion" in failure:
         report["notion"] = failure["notion"]
     report_file = out / f"{stem}.json"
-    write_file(report_file, _json(report) + "\n")
+    write_file(report_file, json.dumps(report, indent=2) + "\n")
     return Written(board_file, report_file, report)
 
 
-def _json(value: Any) -> str:
-    import json
+class FailureGroups:
+    """Failures grouped by backend, kind and shrunk board (its tiles: the same few tiles shrunk into
+    different places are one bug): one set of files per group, whose report lists every board the
+    failure showed on (``boards``), not one set per board."""
 
-    return json.dumps(value, indent=2)
+    def __init__(self, out: Path, seed: int) -> None:
+        self.out, self.seed = out, seed
+        self.groups: dict[tuple[str, str, str], Written] = {}
+
+    @staticmethod
+    def key(failure: dict[str, Any]) -> tuple[str, str, str]:
+        """(backend, kind and for a count its notion, the shrunk board's tiles sorted)."""
+        body = failure["shrunk"].split("\n", 1)[1] if failure["shrunk"].startswith("# ") else failure["shrunk"]
+        tiles = sorted(c for c in body.lower() if not c.isspace() and c != ".")
+        kind = f"{failure['failure']}-{failure['notion']}" if "notion" in failure else failure["failure"]
+        return failure["backend"], kind, "".join(tiles)
+
+    def add(self, record: dict[str, Any], failure: dict[str, Any]) -> Written:
+        """The files of this failure's group, written for the group's first failure and updated after."""
+        key = self.key(failure)
+        found = self.groups.get(key)
+        if found is None:
+            found = self.groups[key] = write_failure(self.out, self.seed, record, failure)
+        else:
+            found.report["boards"].append(record["board"])
+            write_file(found.report_file, json.dumps(found.report, indent=2) + "\n")
+        return found

@@ -1,7 +1,9 @@
 """A Dask cluster on this machine as users have one: a scheduler and stock ``dask worker`` processes.
 
 Each worker is started by the ``dask`` command with its defaults (a nanny,
-daemonic worker processes), on the loopback interface.  For
+daemonic worker processes), on the loopback interface, with the commands
+docs/runners.md gives for a cluster on one machine (``--host 127.0.0.1
+--dashboard-address 127.0.0.1:0``: nothing listens beyond this machine).  For
 ``scripts/bench_cluster.py`` and ``tests/test_cluster.py`` (which loads this
 file by path): ``--cluster`` must work on such workers.
 """
@@ -21,6 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# The flags that keep a scheduler or worker on this machine: its port and its dashboard on loopback only.
+LOOPBACK = ("--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0")
 START_TIMEOUT = 180.0  # seconds for the scheduler and the workers to come up on a loaded machine
 
 
@@ -61,8 +65,7 @@ def loopback_cluster(workers: int = 2, nthreads: int = 1) -> Iterator[LoopbackCl
     log = (folder / "log.txt").open("wb")
     quiet = {"stdin": subprocess.DEVNULL, "stdout": log, "stderr": log, "start_new_session": True}
     scheduler = subprocess.Popen(
-        [*dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
-        + ["--scheduler-file", str(scheduler_file)],
+        [*dask, "scheduler", *LOOPBACK, "--port", "0"] + ["--scheduler-file", str(scheduler_file)],
         **quiet,  # type: ignore[call-overload]
     )
     cluster = LoopbackCluster("", scheduler)
@@ -71,8 +74,8 @@ def loopback_cluster(workers: int = 2, nthreads: int = 1) -> Iterator[LoopbackCl
         for number in range(workers):
             cluster.workers.append(
                 subprocess.Popen(
-                    [*dask, "worker", cluster.address, "--nthreads", str(nthreads), "--host", "127.0.0.1"]
-                    + ["--no-dashboard", "--name", f"loopback-{number}"],
+                    [*dask, "worker", cluster.address, *LOOPBACK, "--nthreads", str(nthreads)]
+                    + ["--name", f"loopback-{number}"],
                     **quiet,  # type: ignore[call-overload]
                 )
             )

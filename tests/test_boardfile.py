@@ -108,3 +108,61 @@ def test_oversized_board_is_refused() -> None:
 def test_format_draws_the_hexagon() -> None:
     board = parse_boards(GOOD, "f.txt")[0]
     assert format_board(board) == "# first\n a a\n. 1 q\n . 2\n"
+
+
+# -- board files as people write them: a name line right after a board starts the next one
+
+NAMED_BACK_TO_BACK = """\
+# one
+  a A
+ . 1 Q
+  . 2
+# two
+  . .
+ s s .
+  . .
+# three
+  6 .
+ . . .
+  . .
+"""
+
+
+def test_a_name_line_right_after_a_complete_board_starts_the_next() -> None:
+    boards = parse_boards(NAMED_BACK_TO_BACK, "public.txt")
+    assert [b.name for b in boards] == ["one", "two", "three"]
+    assert [len(b) for b in boards] == [5, 2, 1]
+    # with blank lines between them, the same boards
+    spaced = NAMED_BACK_TO_BACK.replace("# two", "\n# two").replace("# three", "\n\n# three")
+    assert parse_boards(spaced, "public.txt") == boards
+
+
+def test_a_comment_inside_an_unfinished_board_does_not_end_it() -> None:
+    (board,) = parse_boards("# only\n  a a\n# a note between rows\n . . .\n  . .\n# trailing note\n", "f.txt")
+    assert board.name == "only" and len(board) == 2
+
+
+def test_the_side_comes_from_the_row_count_so_a_wrong_first_row_is_blamed() -> None:
+    real = (Path(__file__).resolve().parents[1] / "instances" / "real-game.txt").read_text().splitlines()
+    rows = [line for line in real if line.strip() and not line.startswith("#")]
+    bad = "\n".join(["# wide top", rows[0] + " .", *rows[1:11]]) + "\n"  # row 0 has 7 cells, not 6
+    with pytest.raises(BoardFileError) as info:
+        parse_boards(bad, "b.txt")
+    error = info.value
+    assert (error.row, error.col, error.line) == (0, 6, 2), str(error)
+    assert "row 0 of a side-6 board (11 rows) has 6 cells; this one has 7" in str(error)
+
+
+def test_a_missing_middle_row_is_found_where_it_is_missing() -> None:
+    real = (Path(__file__).resolve().parents[1] / "instances" / "real-game.txt").read_text().splitlines()
+    rows = [line for line in real if line.strip() and not line.startswith("#")][:11]
+    with pytest.raises(BoardFileError) as info:
+        parse_boards("\n".join(rows[:4] + rows[5:]) + "\n", "b.txt")
+    assert info.value.row == 4 and "has 11 rows; this one has only 10" in str(info.value)
+
+
+def test_templates_read_their_blocks_as_board_files_do() -> None:
+    from sigmar.models.templates import parse_templates
+
+    text = "# left\n  o o\n o o o\n  o o\n# right\n  . o\n o o o\n  o .\n"
+    assert [t.name for t in parse_templates(text, "t.txt")] == ["left", "right"]

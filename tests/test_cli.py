@@ -130,3 +130,13 @@ def test_help_everywhere() -> None:
         assert command in done.stdout
         sub = sigmar(command, "--help")
         assert sub.returncode == 0 and "usage: sigmar" in sub.stdout
+
+
+def test_an_unsolvable_answer_carries_checked_not_a_verified_false(capsys: pytest.CaptureFixture[str]) -> None:
+    """Nothing was replayed for it: `verified: false` beside `checked: true` read as a failure."""
+    small = Path(__file__).resolve().parents[1] / "instances" / "small.txt"
+    assert main(["solve", str(small), "-b", "search", "--json"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    refuted = [r for r in records if r["status"] == "unsolvable"]
+    assert refuted and all("verified" not in r and r["checked"] is True for r in refuted), refuted
+    assert all(r["verified"] is True for r in records if r["status"] == "solved")

@@ -9,8 +9,11 @@ would stop it (SIGTERM), and nothing the tasks started may outlive it.
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -23,7 +26,7 @@ import pytest
 from sigmar.encoders.processes.guard import descendants
 from sigmar.models.boardfile import read_boards
 from sigmar.runners import cli
-from sigmar.runners.bench import read_csv
+from sigmar.runners.bench import read_csv, this_machine
 from sigmar.runners.survey import verdict
 from tests.conftest import alive, wait_for
 from tests.script_loader import load_script
@@ -96,6 +99,10 @@ def test_bench_on_stock_nanny_workers_runs_backends_that_start_processes(
     for worker in cluster.workers:
         started.update(descendants(worker.pid))
     assert code == 0
+    header = [line for line in out.read_text().splitlines() if line.startswith("# ")]
+    workers = [line for line in header if line.startswith("# workers: ")]
+    assert workers == [f"# workers: 2 on {socket.gethostname()} ({this_machine()})"], header  # where it ran
+    assert any(line.startswith("# client machine: ") for line in header), header
     rows = read_csv(out)
     assert {r["backend"] for r in rows} == {"search", "cnf:cadical195"}
     # every answer right: a solution or a certified "no" is correct; cnf:cadical195 logs no proof: its "no" is a claim
@@ -121,6 +128,48 @@ def test_a_host_that_misses_its_timeout_is_stopped_with_its_tree() -> None:
         assert not alive(pid)
     finally:
         host.close(kill=True)
+
+
+def listening_addresses(pids: set[int]) -> list[str]:
+    """The local addresses of the TCP sockets these processes listen on (from /proc: no psutil here)."""
+    inodes = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    target = os.readlink(fd)
+                    if target.startswith("socket:["):
+                        inodes.add(target[8:-1])
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                    found.append(_address(fields[1].split(":")[0]))
+    return found
+
+
+def _address(hex_ip: str) -> str:
+    raw = bytes.fromhex(hex_ip)
+    if len(raw) == 4:
+        return ".".join(str(b) for b in reversed(raw))
+    words = [raw[i : i + 4][::-1] for i in range(0, 16, 4)]
+    return ipaddress.IPv6Address(b"".join(words)).compressed
+
+
+def test_the_documented_one_machine_cluster_listens_on_loopback_only(stock: tuple[Any, set[int]]) -> None:
+    """docs/runners.md's commands (scripts/loopback.py runs them): the scheduler, the workers, their nannies and
+    dashboards listen on 127.0.0.1 and nowhere else."""
+    cluster, _ = stock
+    pids = {cluster.scheduler.pid} | {p for w in cluster.workers for p in {w.pid, *descendants(w.pid)}}
+    addresses = listening_addresses(pids)
+    assert addresses and set(addresses) <= {"127.0.0.1", "::1"}, addresses
+    page = (ROOT / "docs" / "runners.md").read_text()
+    commands = [
+        line for line in page.splitlines() if line.startswith(("dask scheduler --host", "dask worker tcp://127"))
+    ]
+    assert len(commands) == 2 and all(" ".join(loopback.LOOPBACK) in line for line in commands), commands
 
 
 def test_two_benches_at_once_on_one_cluster_each_get_their_own_answers(

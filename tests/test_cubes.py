@@ -380,7 +380,8 @@ def test_prove_cubes_prints_the_board_with_its_corroboration_timed_apart(
     board_file = tmp_path / "board.txt"
     board_file.write_text(format_board(BOARD))
     assert cli.main(["prove", str(board_file), "--cubes", "4", "--corroborate", "1"]) == 0
-    header, line = capsys.readouterr().out.splitlines()
+    header, line, summary = capsys.readouterr().out.splitlines()
+    assert summary.startswith("1 board: 0 solved, 1 unsolvable (checked)"), summary
     assert "proof s" in header and "corrob. s" in header
     name, status, reason, checked, proof_s, corrob_s = line.split()[:6]
     assert (status, reason, checked) == ("unsolvable", "proof", "yes"), line

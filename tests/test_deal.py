@@ -86,7 +86,7 @@ def test_bad_deals_are_refused() -> None:
     with pytest.raises(DealError, match="unknown deal"):
         deal("sparse", 6, 0, 0)
     with pytest.raises(DealError, match="side"):
-        deal("dense", 5, 0, 0)
+        deal("dense", 11, 0, 0)
     with pytest.raises(DealError, match="side 6, not 7"):
         deal("uniform", 7, 0, 0, ondrovo_templates()[0])
 

@@ -247,3 +247,99 @@ def test_fuzz_on_a_real_dask_cluster_finds_what_it_finds_here(
         ]
     written = {where: sorted(p.name for p in (tmp_path / where).iterdir()) for where in ("there", "here")}
     assert written["there"] == written["here"]
+
+
+# -- failures grouped, capped, with the truth's witness, in the shrunk board's cells
+
+
+def test_one_bug_on_many_boards_is_one_group_and_the_cap_stops_the_deal(
+    mutant_env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    done = run_sigmar(
+        "fuzz", "-b", "mutant-vitae", "--count", "60", "--seed", "1", "--output-dir", str(out), "--json", env=mutant_env
+    )
+    assert done.returncode == 3, done.stderr
+    failures = [f for line in done.stdout.splitlines() for f in json.loads(line)["failures"]]
+    reports = [json.loads(p.read_text()) for p in out.glob("*.json") if not p.name.endswith(".witness.json")]
+    assert len(failures) > 3 and len(reports) < len(failures), (len(failures), len(reports))
+    assert sorted(b for r in reports for b in r["boards"]) == sorted(
+        json.loads(line)["board"] for line in done.stdout.splitlines() if json.loads(line)["failures"]
+    )
+    capped = run_sigmar(
+        "fuzz",
+        "-b",
+        "mutant-vitae",
+        "--count",
+        "60",
+        "--seed",
+        "1",
+        "--max-failures",
+        "2",
+        "--output-dir",
+        str(tmp_path / "capped"),
+        "--json",
+        env=mutant_env,
+    )
+    assert capped.returncode == 3, capped.stderr
+    records = [json.loads(line) for line in capped.stdout.splitlines()]
+    assert sum(len(r["failures"]) for r in records) == 2 and len(records) < 60
+
+
+def test_a_wrong_unsolvable_carries_the_truths_witness_which_verify_accepts(
+    mutant_env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    done = run_sigmar(
+        "fuzz",
+        "-b",
+        "mutant-vitae",
+        "--count",
+        "6",
+        "--seed",
+        "1",
+        "--output-dir",
+        str(out),
+        "--max-failures",
+        "1",
+        env=mutant_env,
+    )
+    assert done.returncode == 3, done.stderr
+    (report_file,) = [p for p in out.glob("*.json") if not p.name.endswith(".witness.json")]
+    report = json.loads(report_file.read_text())
+    assert report["failure"] == "wrong-unsolvable" and report["witness"], report
+    command = report["verify"].split()
+    assert command[:2] == ["sigmar", "verify"]
+    assert run_sigmar(*command[1:]).returncode == 0  # the witness clears the shrunk board
+
+
+def test_a_failure_message_names_cells_of_the_shrunk_board(mutant_env: dict[str, str], tmp_path: Path) -> None:
+    """mutant-cnf plays a tile that is not free; the message names it by a cell of the board in the files."""
+    import re
+
+    from sigmar.models.hexgrid import from_rowcol
+    from sigmar.models.tiles import name_of
+
+    done = run_sigmar(
+        "fuzz",
+        "-b",
+        "mutant-cnf",
+        "--count",
+        "20",
+        "--seed",
+        "1",
+        "--output-dir",
+        str(tmp_path),
+        "--json",
+        env=mutant_env,
+    )
+    assert done.returncode == 3, done.stderr
+    failures = [f for line in done.stdout.splitlines() for f in json.loads(line)["failures"]]
+    named = 0
+    for failure in failures:
+        shrunk = parse_boards(failure["shrunk"])[0]
+        for kind, row, col in re.findall(r"((?:metal )?\w+) at \[(\d+), (\d+)\]", failure["message"]):
+            named += 1
+            cell = from_rowcol(int(row), int(col), shrunk.dim)
+            assert name_of(shrunk.symbol_at[cell]) == kind, (failure["message"], failure["shrunk"])
+    assert named, [f["message"] for f in failures]

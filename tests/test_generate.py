@@ -241,8 +241,9 @@ def test_cli_dim_stats_and_user_template(tmp_path) -> None:  # type: ignore[no-u
     shape = tmp_path / "shape.txt"
     shape.write_text("# tiny\n  o o\n o o o\n  o o\n\n# other\n  o .\n o o o\n  . o\n")
     out2 = tmp_path / "tiny.txt"
-    assert main(["generate", "--template", f"{shape}:1", "--count", "3", "-o", str(out2)]) == 0
+    assert main(["generate", "--template", f"{shape}:1", "--count", "3", "--scale-tiles", "-o", str(out2)]) == 0
     assert all(len(b) == 5 for b in read_boards(out2))
+    assert "template of 5 cells, not the standard 7: tile mix scaled" in out2.read_text()
 
 
 def test_cli_unsolvable_boards_name_their_reason(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -335,9 +336,59 @@ def test_cli_unsolvable_small_boards_are_unsolvable_by_brute_force(tmp_path) -> 
     shape = tmp_path / "side3.txt"
     shape.write_text(format_template(full_template(3)))
     out = tmp_path / "small-unsolvable.txt"
-    argv = ["generate", "--template", str(shape), "--unsolvable", "--count", "6", "--seed", "3", "-o", str(out)]
+    argv = ["generate", "--template", str(shape), "--unsolvable", "--count", "6", "--seed", "3", "--scale-tiles"]
+    argv += ["-o", str(out)]
     assert main([*argv, "--time-limit", "5"]) == 0
     boards = read_boards(out)
     assert len(boards) == 6
     for board in boards:
         assert solve_by_brute_force(board) is None, f"{board.name} has a solution"
+
+
+# -- templates whose size does not fit, and small sides
+
+
+def test_a_template_that_does_not_fit_the_standard_tiles_is_refused_or_scaled_when_asked(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """57 cells on side 6 used to get a scaled mix silently (10 air, a 29-move witness); now exit 2 in one line,
+    or with --scale-tiles the board is made and its comment says so."""
+    full = full_template(6)
+    ring = sorted(full.cells, key=lambda c: max(abs(c[0]), abs(c[1]), abs(c[0] + c[1])))[:57]
+    shape = tmp_path / "57.txt"
+    shape.write_text(format_template(Template("fifty-seven", 6, frozenset(ring), (0, 0))))
+    out = tmp_path / "b.txt"
+    assert main(["generate", "--template", str(shape), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "has 57 cells, but a side-6 board takes 55 tiles" in err[0] and "--scale-tiles" in err[0]
+    assert not out.exists() or out.read_text() == ""
+    assert main(["generate", "--template", str(shape), "--scale-tiles", "-o", str(out)]) == 0
+    assert "tile mix scaled" in capsys.readouterr().err
+    (board,) = read_boards(out)
+    assert len(board) == 57 and "template of 57 cells, not the standard 55: tile mix scaled" in out.read_text()
+
+
+@pytest.mark.parametrize("dim", [2, 3, 4, 5])
+def test_generate_makes_small_boards_with_the_documented_mix(dim: int, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out, witness = tmp_path / "small.txt", tmp_path / "w.jsonl"
+    assert (
+        main(["generate", "--dim", str(dim), "--count", "3", "--seed", "1", "-o", str(out), "--witness", str(witness)])
+        == 0
+    )
+    boards = read_boards(out)
+    mix = mix_for(tiles_for_dim(dim))
+    page = (Path(__file__).resolve().parents[1] / "docs" / "generate.md").read_text()
+    table = {
+        row[0]: row for line in page.splitlines() if line.startswith("| ") for row in [line.strip("| ").split(" | ")]
+    }
+    _, _, tiles, _, metals, elements, salt, life = table[str(dim)]  # the documented mix of this side
+    assert (int(tiles), metals, elements, int(salt), int(life)) == (
+        tiles_for_dim(dim),
+        f"{mix.metals} ({mix.metals})",
+        "/".join(map(str, mix.elements)),
+        mix.salt,
+        mix.vitae,
+    )
+    for board in boards:
+        assert board.dim == dim and len(board) == tiles_for_dim(dim) and count_problem(board) is None
+        counts = board.counts
+        assert [counts[e] for e in "aefw"] == list(mix.elements) and len(board.metals) == mix.metals
+    assert main(["verify", str(out), str(witness)]) == 0

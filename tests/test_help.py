@@ -92,7 +92,7 @@ def test_show_draws_the_board_before_every_move_as_help_and_readme_say(
     solution = tmp_path / "pair.solution"
     solution.write_text("0,0 1,2\n")
     assert main(["show", str(board), "--solution", str(solution), "--no-color"]) == 0
-    drawn = capsys.readouterr().out.split("move 1: aa\n", 1)[1]
+    drawn = capsys.readouterr().out.split("move 1: a [0, 0] + a [1, 2]\n", 1)[1]
     with_the_move, at_the_end = drawn.split("\n\n")[:2]
     assert with_the_move.count("a") == 2  # drawn before the move: both salts still there
     assert "a" not in at_the_end and drawn.rstrip().endswith("cleared")

@@ -27,7 +27,13 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("models", "encoders", "runners")
 # The rooms of runners, highest first: a room imports only its own and the rooms after it.
 ROOMS = ("cli", "engines", "render", "statistics", "checking")
-CLI_HELPERS = ("runners.cli", "runners.cli.options", "runners.cli.show_files")
+CLI_HELPERS = (
+    "runners.cli",
+    "runners.cli.options",
+    "runners.cli.conventions",
+    "runners.cli.board_args",
+    "runners.cli.show_files",
+)
 # The certificate checks that read the rules themselves (docs/layout.md), and what they may import.
 INDEPENDENT_CHECKS = (
     "runners.checking.stuck_check",

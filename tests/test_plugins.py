@@ -87,7 +87,7 @@ def test_backends_lists_each_plugin_with_its_version_or_why_not(plugin_site: Pat
     by_name = {(row["backend"], row["refused"]): row for row in rows}
     toy = by_name["toy", False]
     assert toy["available"] and toy["version"] == "toy 0.3" and toy["source"] == "plugin sigmar-toy-plugin 0.3"
-    assert toy["subs"] == ["search", "wrong", "crash", "hang", "claim", "uncertified"]
+    assert toy["subs"] == ["search", "wrong", "crash", "hang", "claim", "uncertified", "rules"]
     broken = by_name["toybroken", False]
     assert not broken["available"] and "sigmar_toy_missing_dependency" in str(broken["why_not"])
     raises = by_name["toyraises", False]
@@ -123,7 +123,18 @@ def test_solve_races_a_plugin_and_replays_its_answers(plugin_site: Path) -> None
     for answer in raced(answers):
         expected = "solved" if str(answer["board"]).endswith("[solvable]") else "unsolvable"
         assert answer["status"] == expected and answer["backend"] == "toy:search", answer
-        assert answer["verified"] or answer["status"] == "unsolvable"
+        assert answer.get("verified") or answer["status"] == "unsolvable"
+
+
+def test_a_plugin_written_over_sigmars_position_solves_by_the_rules(plugin_site: Path) -> None:
+    """toy:rules imports nothing but `sigmar` (Position: legal moves, play, clear): its solutions replay."""
+    run = sigmar(plugin_site, "solve", str(SMALL), "-b", "toy:rules", "--json")
+    assert run.returncode == 1, run.stderr  # its "unsolvable" is a claim: those boards stay unknown
+    for answer in json_lines(run.stdout):
+        if str(answer["board"]).endswith("[solvable]"):
+            assert answer["status"] == "solved" and answer["verified"] and answer["backend"] == "toy:rules", answer
+        elif answer["backend"] != "counts":  # the counts answer before any backend is asked
+            assert answer["status"] == "unknown" and answer["claims"][0]["reason"] == "exhausted", answer
 
 
 def test_a_plugin_move_sequence_the_rule_engine_rejects_is_exit_3(plugin_site: Path) -> None:
@@ -218,9 +229,11 @@ def test_the_plugin_api_is_importable_from_sigmar_itself() -> None:
     import sigmar
     from sigmar.encoders.backend import Backend
     from sigmar.models.result import Result
+    from sigmar.models.rules import Position
 
-    assert sigmar.Backend is Backend and sigmar.Result is Result
+    assert sigmar.Backend is Backend and sigmar.Result is Result and sigmar.Position is Position
     assert set(sigmar.__all__) == {
+        "Position",
         "Backend",
         "Board",
         "Move",
@@ -294,3 +307,17 @@ def test_an_available_answer_that_is_not_a_pair_is_named() -> None:
     assert registry._pair((1, "")) == (True, "")
     with pytest.raises(TypeError, match="returned True, not"):
         registry._pair(True)
+
+
+def test_the_guide_documents_the_constructor_every_reason_and_the_coordinates() -> None:
+    import inspect
+
+    from sigmar import Backend, Reason
+
+    guide = " ".join((ROOT / "docs" / "plugins.md").read_text().split())
+    parameters = list(inspect.signature(Backend.__init__).parameters)
+    assert parameters == ["self", "sub", "options"], parameters  # the guide's signature, below
+    assert "`Backend.__init__(self, sub: str | None = None, **options)`" in guide
+    for reason in Reason:
+        assert f"| `{reason.name}` |" in guide, reason
+    assert "axial coordinates `(q, r)`" in guide and "`board.rowcol(cell)`" in guide

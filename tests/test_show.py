@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from sigmar.models.board import Board
-from sigmar.models.boardfile import format_board, read_boards
-from sigmar.models.hexgrid import cells
+from sigmar.models.boardfile import format_board, parse_boards, read_boards
+from sigmar.models.hexgrid import cells, from_rowcol
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
 from sigmar.models.rules import Position
 from sigmar.models.solution import parse_solutions, to_moves
 from sigmar.models.tiles import METALS, SYMBOLS
 from sigmar.runners.render.proof_page import page_for
-from sigmar.runners.render.svg import board_svg, fill_of, letter_of
+from sigmar.runners.render.svg import GOLD_FILL, board_svg, fill_of, letter_of
 from tests.conftest import random_board
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,15 +222,15 @@ def test_solution_off_the_board_exit_2(tmp_path: Path) -> None:
     one_line_exit_2(done, "row 40")
 
 
-@pytest.mark.parametrize("where", ["missing/o.svg", "folder"])
+@pytest.mark.parametrize("where", ["missing/o.svg", "a-file/o.svg", "a-file/"])
 def test_unwritable_out_exit_2(tmp_path: Path, where: str) -> None:
-    (tmp_path / "folder").mkdir()
+    (tmp_path / "a-file").write_text("")
     path = tmp_path / "one.txt"
     path.write_text(format_board(read_boards(REAL)[0]))
-    out = tmp_path / where
+    out = f"{tmp_path}/{where}"
     for option in ("--svg", "--html"):
-        one_line_exit_2(sigmar("show", str(path), option, str(out)), "cannot write", str(out))
-    assert not (tmp_path / "missing").exists() and not list((tmp_path / "folder").iterdir())
+        one_line_exit_2(sigmar("show", str(path), option, out), "cannot write", out.rstrip("/"))
+    assert not (tmp_path / "missing").exists() and (tmp_path / "a-file").read_text() == ""
 
 
 def test_no_answer_in_time_says_so() -> None:
@@ -250,3 +250,54 @@ def test_side_1_board_replays_gold_alone(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert blocks(out.read_text(), "li", "data-cells") == ["0,0"]
     assert drawn_tiles((tmp_path / "g.svg").read_text()) == {((0, 0), "6")}
+
+
+# -- each metal its own colour, gold distinct; names and titles
+
+
+def test_each_metal_has_its_own_colour_and_gold_is_distinct_whatever_its_digit() -> None:
+    board = read_boards(REAL)[0]  # metals 1-6, gold 6
+    root = ET.fromstring(board_svg(board))
+    fills = {
+        g.attrib["data-tile"]: next(u for u in g.iter(f"{SVG}use")).attrib["style"]
+        for g in root.iter(f"{SVG}g")
+        if g.attrib.get("data-tile", "") in METALS
+    }
+    assert len(set(fills.values())) == len(fills) == 6, fills
+    assert fills[board.gold] == f"fill:{GOLD_FILL}"
+    assert {fill_of(d) for d in METALS} & {GOLD_FILL} == set()  # no metal but gold is drawn gold
+    mid_game = parse_boards("# mid-game\n  3 q\n . 5 .\n  . .\n", "m.txt")[0]  # gold is 5 here
+    assert fill_of("5", mid_game.gold) == GOLD_FILL and fill_of("5") != GOLD_FILL
+
+
+def test_the_terminal_draws_each_metal_in_its_own_style_and_gold_apart() -> None:
+    from sigmar.runners.cli.show import GOLD_STYLE, STYLES, render
+
+    board = read_boards(REAL)[0]
+    styles = {span.style for span in render(board).spans if str(span.style) not in ("grey42",)}
+    metal_styles = {STYLES[d] for d in board.metals if d != board.gold}
+    assert len(metal_styles) == len(board.metals) - 1 and GOLD_STYLE not in metal_styles
+    assert metal_styles | {GOLD_STYLE} <= {str(s) for s in styles}
+
+
+def test_svg_folder_gets_one_named_file_per_board_each_with_its_title(tmp_path: Path) -> None:
+    folder = tmp_path / "pics"
+    done = sigmar("show", str(REAL), "--svg", f"{folder}/")
+    assert done.returncode == 0, done.stderr
+    boards = read_boards(REAL)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(["real_game_screenshot.svg", "real_game_screenshot2.svg"])
+    for board in boards:
+        root = ET.fromstring((folder / f"{board.name.replace(' ', '_')}.svg").read_text())
+        assert root.find(f"{SVG}title") is not None and root.find(f"{SVG}title").text == board.name
+        assert drawn_tiles(ET.tostring(root, encoding="unicode")) == board_pairs(board)
+
+
+def test_a_plain_replay_names_the_cells_of_every_move(tmp_path: Path) -> None:
+    done = sigmar("show", str(REAL), "--solution", str(SOLUTION), "--no-color")
+    assert done.returncode == 0, done.stderr
+    board = read_boards(REAL)[0]
+    first = next(line for line in done.stdout.splitlines() if line.startswith("move 1: "))
+    (solution,) = parse_solutions(SOLUTION.read_text(), str(SOLUTION))
+    (a, b) = solution.moves[0]
+    symbols = [board.symbol_at[from_rowcol(r, c, board.dim)] for r, c in (a, b)]
+    assert first == f"move 1: {symbols[0]} [{a[0]}, {a[1]}] + {symbols[1]} [{b[0]}, {b[1]}]"

@@ -57,6 +57,23 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
 
+class VersionAction(argparse.Action):
+    """``sigmar --version``: the installed distribution's version, looked up only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("sigmar")
+        except PackageNotFoundError:  # run from a checkout that is not installed
+            found = "(not installed)"
+        print(f"sigmar {found}")
+        parser.exit(0)
+
+
 def build_parser(chosen: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser with the full parsers of the ``chosen`` subcommands (default: all); the others
     are listed by name and summary only."""
@@ -64,6 +81,7 @@ def build_parser(chosen: Sequence[str] | None = None) -> argparse.ArgumentParser
         prog="sigmar",
         description="Solve, verify, prove and benchmark Sigmar's Garden boards with four backends.",
     )
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, summary in SUBCOMMANDS.items():
@@ -76,7 +94,7 @@ def build_parser(chosen: Sequence[str] | None = None) -> argparse.ArgumentParser
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv[:1])  # the subcommand comes first: `sigmar` takes no option but --help
+    parser = build_parser(argv[:1])  # the subcommand comes first: `sigmar` takes no option but --help, --version
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0) or bad arguments (2, already said in one line)

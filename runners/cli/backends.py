@@ -18,6 +18,8 @@ import textwrap
 
 from sigmar.encoders.registry import FamilyInfo, listing
 
+from .conventions import follow
+
 # The width of the labels in a family's block, and the indent before them.
 LABEL = 9
 INDENT = "  "
@@ -30,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="List the backends, built-in and plugins: availability, the name each family "
         "alone means here (its measured default), version and the names selectable as FAMILY:SUB.",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object per backend family (JSON Lines)")
+    follow(parser, boards=False, json_help="print one JSON object per backend family (JSON Lines)")
     parser.set_defaults(run=run)
 
 
@@ -39,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         for row in rows:
             print(json.dumps(as_json(row)))
+        return 0
+    if args.quiet:
         return 0
     width = shutil.get_terminal_size((80, 24)).columns
     print("\n\n".join(block(row, width) for row in rows))

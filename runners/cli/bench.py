@@ -14,7 +14,6 @@ from rich.text import Text
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board
-from sigmar.models.boardfile import read_boards
 from sigmar.models.output_files import OutputLock, write_file
 from sigmar.models.result import Result
 
@@ -29,18 +28,21 @@ from ..bench import (
     run_local,
     summarise,
 )
-from ..render.answer_json import exit_code
+from ..checking.grading import BoardVerdict
+from ..render.answer_json import dumps, exit_code, graded_json
 from ..render.bench_html import Report
 from ..render.bench_tables import answers_table, family_table, fmt, paired_lines, pairwise_table, times_table
 from ..render.terminal import progress_bar, table_console
 from ..statistics.paired import compare, paired_comparisons, speedup_sentence
 from ..statistics.scores import pairwise_scores, vbs
 from ..survey import ClusterError
+from .board_args import read_per_file
+from .conventions import Summary, add_output, add_time_limit, follow
 from .options import (
     UsageError,
     add_backend,
+    add_board_files,
     add_sat_cmd,
-    add_time_limit,
     add_verbose,
     apply_sat_cmd,
     chosen_backends,
@@ -64,9 +66,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "Challenge's pairwise score, and a table per family of boards. Exit 3 if a backend answered wrongly or "
         "two disagreed, 1 if some board got no answer from any backend, 2 on bad input.",
     )
-    parser.add_argument("files", metavar="FILE", nargs="+", help="board files")
+    add_board_files(parser)
     add_backend(parser)
-    add_time_limit(parser, default=10.0)
+    add_time_limit(parser)
     parser.add_argument(
         "--jobs", "-j", type=job_count, default=1, metavar="N", help="runs at once (default 1: the cleanest timings)"
     )
@@ -84,7 +86,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="the family of each FILE, once per FILE in order (default: the file itself); a table per family",
     )
-    parser.add_argument("--out", type=writable_file, metavar="CSV", help="write one row per board and backend here")
+    add_output(parser, "write the CSV here: one row per board and backend (docs/formats.md)", metavar="CSV")
     parser.add_argument("--plot", type=writable_file, metavar="PNG", help="draw the cactus plot here")
     parser.add_argument("--scatter", metavar="PNG", help="draw a log-log scatter of two backends here")
     parser.add_argument("--pair", metavar="X,Y", help="the two backends of --scatter (default: the first two chosen)")
@@ -104,6 +106,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--cluster", metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://host:8786) instead of locally"
     )
     add_sat_cmd(parser)
+    follow(parser, boards=True, json_help="print one JSON object per board as it is graded (JSON Lines), no tables")
     parser.set_defaults(run=run)
 
 
@@ -152,7 +155,7 @@ def scatter_pair(args: argparse.Namespace, names: list[str]) -> tuple[str, str] 
 def check_outputs(args: argparse.Namespace) -> list[OutputLock]:
     """Fail before any run, with one line, when an output cannot be written or another run writes it.
 
-    Each output is locked for the whole run (as ``--out`` is, by its CsvSink): the caller releases them.
+    Each output is locked for the whole run (as ``-o/--output`` is, by its CsvSink): the caller releases them.
     """
     locks: list[OutputLock] = []
     try:
@@ -177,26 +180,31 @@ def check_outputs(args: argparse.Namespace) -> list[OutputLock]:
 
 
 def run(args: argparse.Namespace) -> int:
+    summary = Summary(args)
     joining = apply_sat_cmd(args)  # cnf:external, with --sat-cmd
     _check_limits(args)
     baseline = read_baseline(args.baseline) if args.baseline else None
-    boards_by_file: list[tuple[str, list[Board]]] = [(f, read_boards(f)) for f in args.files]
+    boards_by_file = read_per_file(args.files, args.board, prefix=False)
     locks = check_outputs(args)  # after the boards: a malformed board file leaves no empty output behind
     try:
-        return _run(args, boards_by_file, baseline, joining)
+        return _run(args, boards_by_file, baseline, joining, summary)
     finally:
         for lock in locks:
             lock.release()
 
 
 def _run(
-    args: argparse.Namespace, boards_by_file: list[tuple[str, list[Board]]], baseline: Any, joining: list[str]
+    args: argparse.Namespace,
+    boards_by_file: list[tuple[str, list[Board]]],
+    baseline: Any,
+    joining: list[str],
+    summary: Summary,
 ) -> int:
     names = [*chosen_backends(args.backend), *joining]
     pair = scatter_pair(args, names)
     runs = plan(boards_by_file, names, args.repeat, args.family)
     executor, where, client = _executor(args, runs)
-    header = machine_lines(names, args.time_limit, where)
+    header = machine_lines(names, args.time_limit, where, _workers(client))
     if args.repeat > 1:
         header.append(f"repeat {args.repeat}: each board and backend run {args.repeat} times")
     if args.mem_limit:
@@ -222,8 +230,10 @@ def _run(
         from ..render.bench_plots import save_png, scatter_figure
 
         write_file(args.scatter, save_png(scatter_figure(result.rows, *pair, args.time_limit)))
-    _print_summary(args, report, common, baseline is not None, pair)
+    if not args.json and not args.quiet:
+        _print_summary(args, report, common, baseline is not None, pair)
     board_results = [v.result.with_(wrong=True) if v.any_wrong or not v.agree else v.result for _, v in result.verdicts]
+    summary.print(board_results)
     return exit_code(board_results)
 
 
@@ -281,27 +291,42 @@ def _executor(args: argparse.Namespace, runs: list[Any]) -> tuple[Any, str, Any]
     return run_cluster(runs, args.time_limit, client), describe(client), client
 
 
+def _workers(client: Any) -> list[str] | None:
+    """The worker machines' lines of the header under ``--cluster`` (None when local)."""
+    if client is None:
+        return None
+    from ..cluster import worker_machines
+
+    return worker_machines(client)
+
+
 def _measure(
     args: argparse.Namespace, runs: list[Any], names: list[str], executor: Any, client: Any, header: list[str]
 ) -> Any:
     """Every run with a progress bar; the CSV written board by board as they are graded."""
     sink = None
-    if args.out:
+    if args.output:
         try:
-            sink = CsvSink(args.out, header)
+            sink = CsvSink(args.output, header)
         except OSError as exc:
             if client is not None:
                 client.close()
-            raise UsageError(f"--out {args.out}: cannot write it ({exc.strerror or exc})") from None
+            raise UsageError(f"--output {args.output}: cannot write it ({exc.strerror or exc})") from None
+
+    def print_json(board: Board, verdict: BoardVerdict, answers: dict[str, Result]) -> None:
+        print(dumps(graded_json(board, verdict, answers)), flush=True)
+
     try:
-        with progress_bar() as progress:
+        with progress_bar(quiet=args.quiet) as progress:
             task = progress.add_task(f"{len(runs)} runs", total=len(runs))
 
             def on_done(run_: Any, answer: Result) -> None:
                 progress.update(task, advance=1, description=f"{run_.backend} {answer.status}")
                 progress.refresh()
 
-            return bench(runs, names, executor, on_done, sink.write if sink else None)
+            return bench(
+                runs, names, executor, on_done, sink.write if sink else None, print_json if args.json else None
+            )
     except ClusterError as exc:  # the scheduler was lost: the CSV keeps what was measured
         raise UsageError(str(exc)) from None
     finally:
@@ -349,7 +374,7 @@ def _print_summary(
     if report.warning:
         say(Text(report.warning, style="bold yellow"))
     written = [
-        (args.out, f"wrote {args.out}"),
+        (args.output, f"wrote {args.output}"),
         (args.plot, f"drew {args.plot}"),
         (pair, f"drew {args.scatter} ({pair[0]} against {pair[1]})" if pair else ""),
         (args.html, f"wrote {args.html}"),

@@ -35,7 +35,9 @@ from ..checking.cubes_check import read_split
 from ..checking.dead_states_check import DEAD_STATES_FORMAT
 from ..checking.play_bound_check import PLAY_BOUND_FORMAT
 from ..checking.verdict import CertificateError, Verdict
-from .options import add_json, read_board_files
+from .board_args import selected_names
+from .conventions import follow
+from .options import BOARD_ARGUMENT_HELP
 
 # The header format of a certificate file that is one JSON header line and states -> its kind.
 FILE_KINDS = {DEAD_STATES_FORMAT: "dead-states", PLAY_BOUND_FORMAT: "play-bound"}
@@ -56,23 +58,39 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "but some unknown or error, 3 something invalid (naming the first state, tile, lemma or move that "
         "fails), uncheckable or missing, 2 malformed.",
     )
-    parser.add_argument("files", metavar="FILE", nargs="+", help="board files (as the command that answered read them)")
+    parser.add_argument(
+        "files",
+        metavar="FILE",
+        nargs="+",
+        help=f"board files, as the command that answered read them ({BOARD_ARGUMENT_HELP}; a certificate or "
+        "answer for a board of FILE that was not picked is skipped)",
+    )
     parser.add_argument("certificate", metavar="CERT", help="the certificate or answers file")
-    parser.add_argument("--board", metavar="NAME", help="which board (default: the one CERT names; all of them)")
-    add_json(parser)
+    follow(
+        parser,
+        boards=True,
+        board_help="only the board of this name: every certificate of CERT is checked against it "
+        "(default: the board each certificate names; every answer of an answers file)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = read_board_files(args.files)
+    boards, every = selected_names(args.files, args.board)
+    picked = {b.name for b in boards}
     cert = Path(args.certificate)
     try:
         contents = _read(cert)
         if contents.answers:
-            return _check_answers(boards, contents.answers, args)
-        work = [
-            (_choose(boards, args.board, named, args.files, cert), record) for named, record in contents.certificates
+            return _check_answers(boards, every, contents.answers, args)
+        jobs = [
+            (named, record)
+            for named, record in contents.certificates
+            if named is None or named in picked or named not in every
         ]
+        if not jobs:
+            raise CertificateError("holds no certificate for the boards picked")
+        work = [(_choose(boards, args.board, named, args.files, cert), record) for named, record in jobs]
     except CertificateError as exc:
         said = str(exc)  # named once: a message may name the file already (a short name is in many words)
         raise CertificateError(said if said.startswith(f"{cert}:") else f"{cert}: {said}") from None
@@ -85,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
             raise CertificateError(f"{cert}: board {board.name!r}: {exc}") from None
         seconds = time.perf_counter() - start
         all_valid &= verdict.valid
-        _print(board, record, verdict, seconds, args.json)
+        if args.json or not args.quiet:
+            _print(board, record, verdict, seconds, args.json)
     return 0 if all_valid else 3
 
 
@@ -98,29 +117,29 @@ class Contents:
     answers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
 
-def _check_answers(boards: list[Board], answers: list[tuple[int, dict[str, Any]]], args: argparse.Namespace) -> int:
-    """Every answer checked, every board required; one line per answer, then the boards left out."""
+def _check_answers(
+    boards: list[Board], every: set[str], answers: list[tuple[int, dict[str, Any]]], args: argparse.Namespace
+) -> int:
+    """Every answer for a board picked checked, every board picked required; one line per answer, then the
+    boards left out.  An answer for a board of the FILEs that was not picked is skipped."""
     by_name = {b.name: b for b in boards}
     cert = Path(args.certificate)
-    if args.board is not None and args.board not in by_name:
-        raise CertificateError(f"{', '.join(args.files)} has no board named {args.board!r}")
     findings: list[Finding] = []
     for line, record in answers:
         name = record.get("board")
-        if not isinstance(name, str) or name not in by_name:
+        if not isinstance(name, str) or name not in every:
             raise CertificateError(
                 f"{cert}: line {line}: an answer for board {name!r}, which is not in {', '.join(args.files)}"
             )
-        if args.board is not None and name != args.board:
+        if name not in by_name:
             continue
         finding = check_answer(by_name[name], record, line, cert.parent, str(cert))
         findings.append(finding)
-        _say(finding, args.json)
-    wanted = [by_name[args.board]] if args.board is not None else boards
-    left_out = missing_boards(wanted, {f.board for f in findings})
+        _say(finding, args)
+    left_out = missing_boards(boards, {f.board for f in findings})
     for finding in left_out:
-        _say(finding, args.json)
-    if left_out and not args.json:
+        _say(finding, args)
+    if left_out and not args.json and not args.quiet:
         names = ", ".join(repr(f.board) for f in left_out)
         print(f"{len(left_out)} board{'s' if len(left_out) != 1 else ''} without an answer: {names}")
     findings += left_out
@@ -144,8 +163,10 @@ WORDS = {
 }
 
 
-def _say(finding: Finding, as_json: bool) -> None:
-    if as_json:
+def _say(finding: Finding, args: argparse.Namespace) -> None:
+    if args.quiet and not args.json:
+        return
+    if args.json:
         line: dict[str, Any] = {"board": finding.board, "status": finding.status, "check": finding.outcome}
         line["valid"] = finding.outcome == "valid"
         if finding.kind:

@@ -10,17 +10,8 @@ from ..checking.count_grade import CountGrade, CountVerdict
 from ..race import Race, count_board
 from ..render.answer_json import dumps, verdict_json
 from ..render.columns import columns
-from .options import (
-    add_backend,
-    add_board_choice,
-    add_board_files,
-    add_json,
-    add_time_limit,
-    add_verbose,
-    chosen_boards,
-    counting_backends,
-    read_board_files,
-)
+from .conventions import add_time_limit, follow
+from .options import add_backend, add_board_files, add_verbose, counting_backends, read_board_files
 
 # The backend that counts by default: the search, whose count is exact within a second on the boards that
 # the rule engine counts in one (a second, independent reading); the encodings count by enumeration or model
@@ -41,7 +32,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "bound or missing, 2 bad input, 3 a wrong count.",
     )
     add_board_files(parser)
-    add_board_choice(parser)
     add_backend(parser, default=DEFAULT_BACKEND)
     parser.add_argument(
         "--of",
@@ -51,13 +41,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "into moves that some order clears); default sequences",
     )
     add_time_limit(parser)
-    add_json(parser)
     add_verbose(parser)
+    follow(parser, boards=True, json_help="print one JSON object per board with every count (JSON Lines)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = chosen_boards(read_board_files(args.files), args.board, args.files)
+    boards = read_board_files(args)
     notion = Notion(args.of)
     names = counting_backends(args.backend, notion)
     verdicts: list[CountVerdict] = []
@@ -68,9 +58,9 @@ def run(args: argparse.Namespace) -> int:
             verdicts.append(verdict)
             if args.json:
                 print(dumps(verdict_json(verdict)), flush=True)
-            else:
+            elif not args.quiet:
                 rows.append((board.name, shown(verdict.reference), *(cell(verdict, name) for name in verdict.answers)))
-    if not args.json and verdicts:
+    if not args.json and not args.quiet and verdicts:
         header = ("board", f"{notion} (rule engine)", *verdicts[0].answers)
         print(columns(header, rows))
         for verdict in verdicts:

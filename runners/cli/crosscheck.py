@@ -16,10 +16,11 @@ from sigmar.models.result import Result, Status
 
 from ..checking.certify import ProofStore
 from ..checking.count_grade import CountGrade, CountVerdict
-from ..checking.grading import BoardVerdict, Grade, certified, grade_board
+from ..checking.grading import BoardVerdict, Grade, grade_board
 from ..race import Race, count_board
-from ..render.answer_json import dumps, exit_code, result_json, verdict_json
+from ..render.answer_json import dumps, exit_code, graded_json, verdict_json
 from ..render.terminal import progress_bar, table_console
+from .conventions import Summary, add_time_limit, follow
 from .options import add_race_arguments, can_count, race_inputs
 
 
@@ -39,10 +40,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="also count both notions (sequences, pairings) with every chosen backend that counts, each against "
         "the rule engine's count; a different exact count is a wrong answer (exit 3)",
     )
+    add_time_limit(parser)
+    follow(parser, boards=True)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    summary = Summary(args)
     boards, names = race_inputs(args)
     console = table_console()
     results: list[Result] = []
@@ -66,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         ProofStore(args.proof_dir) as proofs,
         Race(names, proofs=proofs) as race,
         ExitStack() as stack,
-        progress_bar() as progress,
+        progress_bar(quiet=args.quiet) as progress,
     ):
         count_races = {
             notion: stack.enter_context(Race(chosen, proofs=proofs)) for notion, chosen in counters.items() if chosen
@@ -88,17 +92,7 @@ def run(args: argparse.Namespace) -> int:
             progress.update(task, advance=1, description="agree" if not trouble else "TROUBLE")
             progress.refresh()
             if args.json:
-                record = result_json(
-                    board,
-                    verdict.result,
-                    answers={name: str(a.status) for name, a in answers.items()},
-                    agree=verdict.agree,
-                    grades={name: str(g) for name, g in verdict.grades.items()},
-                    times={name: round(a.seconds, 6) for name, a in answers.items()},
-                    certified={name: certified(a) for name, a in answers.items() if certified(a)},
-                )
-                if verdict.notes:
-                    record["notes"] = list(verdict.notes)
+                record = graded_json(board, verdict, answers)
                 if counted:
                     record["counts"] = {str(n): counts_json(c) for n, c in counted.items()}
                 print(dumps(record), flush=True)
@@ -110,13 +104,14 @@ def run(args: argparse.Namespace) -> int:
             notes += [
                 Text.assemble(("wrong count", "bold red"), f": {note}") for c in counted.values() for note in c.notes
             ]
-    if not args.json:
+    if not args.json and not args.quiet:
         console.print(table)
         for note in notes:
             console.print(note, soft_wrap=True)
         console.print(summary_table(tally, len(boards), disagreements))
         if count_tally:
             console.print(count_table(count_tally))
+    summary.print(results)
     return exit_code(results)
 
 

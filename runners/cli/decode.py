@@ -13,11 +13,12 @@ import argparse
 import json
 
 from sigmar.models import input_limits
-from sigmar.models.boardfile import read_boards
 from sigmar.models.rules import verify
 from sigmar.models.solution import format_moves, move_to_json
 
-from .options import ENCODINGS, UsageError, add_board_file, add_json
+from .board_args import read_selected
+from .conventions import follow
+from .options import ENCODINGS, UsageError, add_board_file
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -40,8 +41,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="V",
         help=f"encoding variant when there is no sidecar: {', '.join(ENCODINGS['dimacs'])} (default: default)",
     )
-    parser.add_argument("--index", type=int, default=None, help="which board of FILE (default: the sidecar's, else 0)")
-    add_json(parser)
+    follow(parser, boards=True, board_help="which board of FILE (default: the one the sidecar names, else the first)")
+    # The older spelling, by position (FILE:INDEX says the same now).
+    parser.add_argument("--index", type=int, default=None, help=argparse.SUPPRESS)
     parser.set_defaults(run=run)
 
 
@@ -49,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from sigmar.encoders.cnf import VARIANTS, build_formula
     from sigmar.encoders.cnf.formula import parse_assignment
 
-    boards = read_boards(args.file)
+    boards = read_selected([args.file], args.board)
     sidecar = _sidecar(args.sidecar) if args.sidecar else {}
     variant = args.variant or sidecar.get("variant", "default")
     if variant not in VARIANTS:
@@ -99,14 +101,15 @@ def run(args: argparse.Namespace) -> int:
             record["message"] = str(verdict)
         code = 0 if verdict.valid else 1
         if not args.json:
-            print(f"{board.name}: {verdict}")
-            print(format_moves(board, moves), end="")
+            if not args.quiet:
+                print(f"{board.name}: {verdict}")
+                print(format_moves(board, moves), end="")
             return code
     else:
         record["status"] = "unknown"
     if args.json:
         print(json.dumps(record))
-    else:
+    elif not args.quiet:
         said = "claimed unsolvable" if record.get("claims") else record["status"]
         print(f"{board.name}: {said}" + (f": {record['message']}" if "message" in record else ""))
     return code

@@ -13,7 +13,8 @@ from ..design.explain import VERDICT_BACKENDS, Deepest, Explanation, explain, ex
 from ..design.repair import Repair
 from ..race import Race
 from ..render.answer_json import dumps, exit_code, summary_line
-from .options import UsageError, add_board_files, add_json, add_proof_dir, add_time_limit, read_board_files
+from .conventions import Summary, add_time_limit, follow
+from .options import add_board_files, add_proof_dir, read_board_files
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -30,24 +31,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "answered, 1 some board not, 2 bad input, 3 a wrong answer or a rejected certificate.",
     )
     add_board_files(parser)
-    parser.add_argument("--board", metavar="NAME", help="explain only the board of this name")
-    add_time_limit(parser)
+    add_time_limit(parser, "seconds for each of the three parts of a board (verdict, deepest play, repair)")
     add_proof_dir(parser)
-    add_json(parser)
+    follow(parser, boards=True)
     parser.set_defaults(run=run)
 
 
-def chosen(boards: list[Board], name: str | None) -> list[Board]:
-    if name is None:
-        return boards
-    picked = [b for b in boards if b.name == name]
-    if not picked:
-        raise UsageError(f"no board is named {name!r}")
-    return picked
-
-
 def run(args: argparse.Namespace) -> int:
-    boards = chosen(read_board_files(args.files), args.board)
+    summary = Summary(args)
+    boards = read_board_files(args)
     verdicts: list[Result] = []
     with ProofStore(args.proof_dir) as proofs, Race(list(VERDICT_BACKENDS), proofs=proofs) as race:
         for board in boards:
@@ -57,8 +49,9 @@ def run(args: argparse.Namespace) -> int:
             verdicts.append(verdict.with_(wrong=True) if explanation.wrong else verdict)
             if args.json:
                 print(dumps(explanation_json(explanation)), flush=True)
-            else:
+            elif not args.quiet:
                 print(text(explanation), flush=True)
+    summary.print(verdicts)
     return exit_code(verdicts)
 
 

@@ -11,23 +11,14 @@ from typing import Any
 from rich.table import Table
 
 from sigmar.models.fuzz_deal import MAX_TILES, VARIANTS, fuzz_board
-from sigmar.models.output_files import OutputLock
+from sigmar.models.output_files import OutputLock, make_folder
 
-from ..fuzz import Races, fuzz_locally, fuzz_on_cluster, fuzz_one, write_failure
+from ..fuzz import FailureGroups, Races, fuzz_locally, fuzz_on_cluster, fuzz_one
 from ..render.terminal import progress_bar, table_console
 from ..survey import ClusterError
-from .options import (
-    UsageError,
-    add_backend,
-    add_json,
-    add_time_limit,
-    add_verbose,
-    chosen_backends,
-    dask_client,
-    read_board_files,
-    whole_number,
-    writable_folder,
-)
+from .board_args import read_selected
+from .conventions import add_output_dir, add_time_limit, follow
+from .options import UsageError, add_backend, add_verbose, chosen_backends, dask_client, whole_number
 
 DEFAULT_OUT = Path("fuzz-failures")
 
@@ -59,9 +50,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--variant", choices=VARIANTS, default="both", help="boards with quintessence or not (default both)"
     )
-    add_time_limit(parser, default=10.0)
+    add_time_limit(parser)
+    add_output_dir(
+        parser,
+        f"where failures are written, one set of files per backend, kind and shrunk board (default ./{DEFAULT_OUT})",
+        older=("--out",),
+    )
     parser.add_argument(
-        "--out", type=writable_folder, metavar="DIR", help=f"where failures are written (default ./{DEFAULT_OUT})"
+        "--max-failures",
+        type=lambda t: whole_number(t, 0),
+        default=100,
+        metavar="N",
+        help="stop dealing once N failures are found (default 100; 0: never), so a broken backend costs "
+        "N shrinks, not one per board",
     )
     parser.add_argument("--cluster", metavar="ADDR", help="spread the boards over this Dask scheduler's workers")
     parser.add_argument(
@@ -77,7 +78,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         f"boards of at most {MAX_TILES} tiles",
     )
     add_verbose(parser)
-    add_json(parser)
+    follow(
+        parser,
+        boards=True,
+        json_help="print one JSON object per board as it is graded (JSON Lines), no table",
+        board_help="with --replay, only the boards of this name",
+    )
     parser.set_defaults(run=run)
 
 
@@ -88,27 +94,28 @@ def run(args: argparse.Namespace) -> int:
     if args.replay:
         return replay(args, names)
     boards = [fuzz_board(args.seed, i, args.max_tiles, args.variant) for i in range(args.count)]
-    out: Path = args.out or DEFAULT_OUT
+    groups = FailureGroups(args.output_dir or DEFAULT_OUT, args.seed)
     console = table_console()
     failures: list[dict[str, Any]] = []
     start = time.perf_counter()
     # One run writes a failures folder at a time (the names repeat across runs of one seed).
-    lock = OutputLock(out, "failures folder") if out.is_dir() else None
+    lock = OutputLock(groups.out, "failures folder") if groups.out.is_dir() else None
     client = dask_client(args.cluster) if args.cluster else None
     records = (
         fuzz_on_cluster(boards, names, args.time_limit, client, args.compare_counts)
         if client is not None
         else fuzz_locally(boards, names, args.time_limit, args.compare_counts)
     )
+    done = 0
     try:
-        with progress_bar() as progress:
+        with progress_bar(quiet=args.quiet) as progress:
             task = progress.add_task("fuzz: 0 failures", total=len(boards))
             for record in records:
+                done += 1
                 for failure in record["failures"]:
-                    if lock is None:  # made only when there is a failure to write
-                        writable_folder(str(out))
-                        lock = OutputLock(out, "failures folder")
-                    written = write_failure(out, args.seed, record, failure)
+                    if lock is None:  # the folder is made only when there is a failure to write
+                        lock = OutputLock(make_folder(groups.out), "failures folder")
+                    written = groups.add(record, failure)
                     failure["files"] = [str(written.board_file), str(written.report_file)]
                     failure["command"] = written.report["command"]
                     failures.append(failure)
@@ -116,10 +123,12 @@ def run(args: argparse.Namespace) -> int:
                     print(json.dumps(record), flush=True)
                 progress.update(task, advance=1, description=f"fuzz: {len(failures)} failures")
                 progress.refresh()
+                if args.max_failures and len(failures) >= args.max_failures:
+                    break
     except ClusterError as exc:
         raise UsageError(str(exc)) from None
-    except argparse.ArgumentTypeError as exc:
-        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot write failures in {groups.out}: {exc.strerror or exc}") from None
     finally:
         close = getattr(records, "close", None)
         if close is not None:
@@ -129,14 +138,24 @@ def run(args: argparse.Namespace) -> int:
         if lock is not None:
             lock.release()
     wall = time.perf_counter() - start
-    if not args.json:
-        console.print(failure_table(failures, len(boards), names, wall))
+    if not args.json and not args.quiet:
+        console.print(failure_table(grouped(failures), done, names, wall))
+        if done < len(boards):
+            console.print(f"stopped after {done} of {len(boards)} boards: {len(failures)} failures (--max-failures)")
     return 3 if failures else 0
+
+
+def grouped(failures: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int]]:
+    """Each group's first failure and how many boards showed it (the groups are FailureGroups')."""
+    counts: dict[tuple[str, str, str], list[Any]] = {}
+    for failure in failures:
+        counts.setdefault(FailureGroups.key(failure), [failure, 0])[1] += 1
+    return [(first, count) for first, count in counts.values()]
 
 
 def replay(args: argparse.Namespace, names: list[str]) -> int:
     """Grade the boards of a file against the truth: the reproduce line of a written failure."""
-    boards = read_board_files([args.replay])
+    boards = read_selected([args.replay], args.board)
     for board in boards:  # the truth is an exhaustive search: only boards of the size fuzz deals (R7)
         if len(board) > MAX_TILES:
             raise UsageError(
@@ -151,18 +170,22 @@ def replay(args: argparse.Namespace, names: list[str]) -> int:
             failures += record["failures"]
             if args.json:
                 print(json.dumps(record), flush=True)
-    if not args.json:
-        table_console().print(failure_table(failures, len(boards), names, time.perf_counter() - start))
+    if not args.json and not args.quiet:
+        table_console().print(failure_table(grouped(failures), len(boards), names, time.perf_counter() - start))
     return 3 if failures else 0
 
 
-def failure_table(failures: list[dict[str, Any]], boards: int, names: list[str], wall: float) -> Table:
-    table = Table(title=f"sigmar fuzz: {boards} boards, {', '.join(names)}, {len(failures)} failures, {wall:.1f} s")
+def failure_table(groups: list[tuple[dict[str, Any], int]], boards: int, names: list[str], wall: float) -> Table:
+    """One row per backend, kind and shrunk board, with how many boards showed it."""
+    total = sum(count for _, count in groups)
+    title = f"sigmar fuzz: {boards} boards, {', '.join(names)}, {total} failures in {len(groups)} groups, {wall:.1f} s"
+    table = Table(title=title)
     table.add_column("backend")
     table.add_column("failure")
     table.add_column("tiles", justify="right")
+    table.add_column("boards", justify="right")
     table.add_column("reproduce (or what the checks said)")
-    for failure in failures:
+    for failure, count in groups:
         how = failure.get("command") or failure["message"]
-        table.add_row(failure["backend"], failure["failure"], str(failure["shrunk_tiles"]), how)
+        table.add_row(failure["backend"], failure["failure"], str(failure["shrunk_tiles"]), str(count), how)
     return table

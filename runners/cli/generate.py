@@ -22,6 +22,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from sigmar.encoders.registry import UnknownBackend, make
@@ -34,6 +35,7 @@ from sigmar.models.generator import (
     PAIRED_TILES,
     STANDARD_DIM,
     GenerationError,
+    Mix,
     deadlocked,
     generate,
     mix_for,
@@ -50,7 +52,8 @@ from sigmar.models.templates import FOLDS, Template, ondrovo_templates, random_t
 
 from ..checking.replay import run_replayed
 from ..render.answer_json import dumps, result_json
-from .options import UsageError, positive_int, seconds, stats_pairings, writable_file
+from .conventions import add_output, add_time_limit, follow, say
+from .options import UsageError, positive_int, stats_pairings, writable_file
 
 SOUND = (Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED)
 KINDS = ("shuffle", "swap", "deadlock")
@@ -73,7 +76,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="shape source (default: ondrovo on side 6, random shapes above)",
     )
-    parser.add_argument("--dim", type=int, default=None, choices=sorted(PAIRED_TILES), help="board side (default 6)")
+    parser.add_argument(
+        "--dim",
+        type=int,
+        default=None,
+        choices=sorted(PAIRED_TILES),
+        metavar="D",
+        help=f"board side, {min(PAIRED_TILES)} to {max(PAIRED_TILES)} (default 6); below 6 a small board, above 6 a "
+        "larger one, each with its own tile mix (docs/generate.md)",
+    )
     parser.add_argument("--count", "-n", type=int, default=1, metavar="K", help="boards to write (default 1)")
     parser.add_argument("--seed", "-s", type=int, default=0, metavar="S", help="random seed (default 0)")
     parser.add_argument("--unsolvable", action="store_true", help="write refuted unsolvable boards instead")
@@ -92,6 +103,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "centre (ties at random), 'uniform' on random cells of a template (--template, default as above)",
     )
     parser.add_argument(
+        "--scale-tiles",
+        action="store_true",
+        help="fill a template file whose cell count is not its side's standard tile count with the tile mix "
+        "scaled to its cells (said in each board's comment); without it such a template is refused",
+    )
+    parser.add_argument(
         "--stats",
         action="store_true",
         help="add the random-play clear rate, the count of pairings (exact, or 'at least N' past a few thousand "
@@ -100,23 +117,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--runs", type=positive_int, default=100, metavar="R", help="random plays per board for --stats (default 100)"
     )
-    parser.add_argument(
-        "--time-limit", type=seconds, default=10.0, metavar="S", help="seconds for search per board (default 10)"
-    )
+    add_time_limit(parser, "seconds for the search that refutes (--unsolvable) or measures (--stats) each board")
     parser.add_argument(
         "--witness",
         type=writable_file,
         metavar="FILE",
         help="also write each solvable board's witness as JSON Lines, as 'solve --json' does",
     )
-    parser.add_argument(
-        "-o", "--out", type=writable_file, metavar="FILE", help="output file (default: standard output)"
+    add_output(parser, "write the boards here (default: standard output)")
+    follow(
+        parser,
+        boards=False,
+        json_help="print one JSON object per board (name, side, tiles, notes, the board as text, the witness) "
+        "instead of the board file on standard output",
     )
     parser.set_defaults(run=run)
 
 
-def template_source(spec: str | None, dim: int | None) -> Callable[[random.Random], Template]:
-    """A function drawing the template of each board, from the ``--template`` argument."""
+def template_source(spec: str | None, dim: int | None, scale: bool = False) -> Callable[[random.Random], Template]:
+    """A function drawing the template of each board, from the ``--template`` argument; a template file
+    whose cell count is not its side's standard tile count is refused unless ``scale`` (``--scale-tiles``)."""
     if spec is None:
         spec = "ondrovo" if dim in (None, STANDARD_DIM) else "random"
     family, _, arg = spec.partition(":")
@@ -137,7 +157,43 @@ def template_source(spec: str | None, dim: int | None) -> Callable[[random.Rando
     found = read_templates(path)
     if dim is not None and any(t.dim != dim for t in found):
         raise UsageError(f"{path} holds templates of side {found[0].dim}, not {dim}")
-    return _pick_from(found, index, path)
+    picked = _pick_from(found, index, path)
+    if not scale:
+        for template in [found[int(index)]] if index.isdigit() else found:
+            _check_size(template, path)
+    return picked
+
+
+def standard_tiles(template: Template) -> int | None:
+    """The tiles a board of the template's side takes (None: a side with no standard count)."""
+    return tiles_for_dim(template.dim) if template.dim in PAIRED_TILES else None
+
+
+def _check_size(template: Template, path: str) -> None:
+    standard = standard_tiles(template)
+    if len(template) == standard:
+        return
+    takes = (
+        f"a side-{template.dim} board takes {standard} tiles"
+        if standard
+        else f"side {template.dim} has no standard tile count"
+    )
+    raise UsageError(
+        f"{path}: template {template.name!r} has {len(template)} cells, but {takes} (docs/generate.md): "
+        f"give it {standard or 'another side and'} cells, or --scale-tiles to fill its {len(template)} cells "
+        "with a scaled tile mix"
+    )
+
+
+def scaled_note(template: Template, mix: Mix) -> str:
+    """``--scale-tiles``: what a board of an off-size template got instead of the standard mix, or ""."""
+    if len(template) == standard_tiles(template):
+        return ""
+    counts = ", ".join(f"{e} {n}" for e, n in zip("aefw", mix.elements, strict=True))
+    return (
+        f"; template of {len(template)} cells, not the standard {standard_tiles(template) or '-'}: tile mix scaled "
+        f"to it ({counts}, s {mix.salt}, v {mix.vitae}, m {mix.mors}, metals {mix.metals}, q {mix.metals - 1})"
+    )
 
 
 def _pick_from(shapes: list[Template], index: str, where: str) -> Callable[[random.Random], Template]:
@@ -207,7 +263,7 @@ def _solvable(
         raise RuntimeError(f"board {name}: the witness does not replay: {verdict}")
     note = f"solvable by construction; witness of {len(made.witness)} moves replayed by the rule engine"
     witness = Result(Status.SOLVED, "generate", seconds, moves=made.witness, verified=True)
-    return made.board, note, witness
+    return made.board, note + scaled_note(template, mix), witness
 
 
 def _unsolvable(
@@ -218,7 +274,8 @@ def _unsolvable(
     for kind in kinds:
         for _ in range(CANDIDATES):
             template = pick(rng)
-            base = generate(template, rng, mix_for(len(template))).board
+            mix = mix_for(len(template))
+            base = generate(template, rng, mix).board
             if kind == "shuffle":
                 candidate: Board | None = shuffled(base, rng)
             elif kind == "swap":
@@ -232,8 +289,19 @@ def _unsolvable(
                 continue
             reason, sentence = found
             name = f"unsolvable {seed}:{k} {kind} {_label(template)} [unsolvable: {reason}]"
-            return Board(candidate.dim, candidate.tiles, name), f"{reason}: {sentence}", None
+            note = f"{reason}: {sentence}{scaled_note(template, mix)}"
+            return Board(candidate.dim, candidate.tiles, name), note, None
     return None
+
+
+@dataclass(frozen=True)
+class Made:
+    """Board ``index`` as written: its comment lines and, for a solvable board, its witness."""
+
+    index: int
+    board: Board
+    notes: list[str]
+    witness: Result | None = None
 
 
 def _dealt(args: argparse.Namespace) -> int:
@@ -243,33 +311,49 @@ def _dealt(args: argparse.Namespace) -> int:
     if args.deal == "dense" and args.template is not None:
         raise UsageError("--deal dense fills the cells nearest the centre: it takes no --template")
     dim = args.dim or STANDARD_DIM
-    pick = template_source(args.template, dim) if args.template is not None else None
-    chunks = []
+    # a deal places the side's own tiles, so the template must fit them (deal's own message says so)
+    pick = template_source(args.template, dim, scale=True) if args.template is not None else None
+    made = []
     for k in range(args.count):
         try:
             board = deal(args.deal, dim, args.seed, k, pick)
         except DealError as exc:
             raise UsageError(str(exc)) from None
         note = f"random {args.deal} deal of side {dim}, seed {args.seed}, board {k}: solvable or not"
-        chunks.append(_board_text(args, k, board, note))
-    _write(args.out, "\n".join(chunks))
+        made.append(Made(k, board, _notes(args, k, board, note)))
+    _emit(args, made)
     return 0
 
 
-def _board_text(args: argparse.Namespace, k: int, board: Board, note: str) -> str:
-    """Board ``k`` in the board file format, after its note (and with --stats, its statistics line)."""
-    lines = [f"# {note}"]
+def _notes(args: argparse.Namespace, k: int, board: Board, note: str) -> list[str]:
+    """The comment lines above board ``k``: its note and, with --stats, its statistics."""
+    notes = [note]
     if args.stats:
         stats_rng = random.Random(f"sigmar-stats:{args.seed}:{k}")
-        lines.append(f"# {stats_line(board, args.runs, args.time_limit, stats_rng)}")
-    return "\n".join(lines) + "\n" + format_board(board)
+        notes.append(stats_line(board, args.runs, args.time_limit, stats_rng))
+    return notes
 
 
-def _write(out: str | None, text: str) -> None:
-    if out:
-        write_file(out, text)
-    else:
+def _emit(args: argparse.Namespace, made: list[Made]) -> None:
+    """The boards as a board file (``-o``, else standard output) and, with ``--json``, one object per board."""
+    text = "\n".join("".join(f"# {n}\n" for n in m.notes) + format_board(m.board) for m in made)
+    if args.output is not None:
+        write_file(args.output, text)
+    elif not args.json:
         sys.stdout.write(text)
+    if args.json:
+        for m in made:
+            record: dict[str, object] = {
+                "board": m.board.name,
+                "index": m.index,
+                "dim": m.board.dim,
+                "tiles": len(m.board),
+                "notes": m.notes,
+                "text": format_board(m.board, with_name=False),
+            }
+            if m.witness is not None:
+                record["witness"] = result_json(m.board, m.witness)["moves"]
+            print(dumps(record))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -279,28 +363,28 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--variant quintessence makes solvable boards only (not with --deal or --unsolvable)")
     if args.deal is not None:
         return _dealt(args)
-    pick = template_source(args.template, args.dim)
-    chunks: list[str] = []
-    witnesses: list[str] = []
+    pick = template_source(args.template, args.dim, scale=args.scale_tiles)
+    made: list[Made] = []
     missing = 0
     for k in range(args.count):
-        made: tuple[Board, str, Result | None] | None
+        found: tuple[Board, str, Result | None] | None
         try:
             if args.unsolvable:
-                made = _unsolvable(k, args.seed, pick, args.time_limit)
+                found = _unsolvable(k, args.seed, pick, args.time_limit)
             else:
-                made = _solvable(k, args.seed, pick, args.variant)
+                found = _solvable(k, args.seed, pick, args.variant)
         except (GenerationError, ValueError) as exc:
             raise UsageError(str(exc)) from None
-        if made is None:
-            print(f"sigmar generate: board {k}: no candidate refuted; skipped", file=sys.stderr)
+        if found is None:
+            say(args, f"sigmar generate: board {k}: no candidate refuted; skipped", file=sys.stderr)
             missing += 1
             continue
-        board, note, witness = made
-        if witness is not None:
-            witnesses.append(dumps(result_json(board, witness)))
-        chunks.append(_board_text(args, k, board, note))
+        board, note, witness = found
+        if "tile mix scaled" in note and not made:
+            say(args, f"sigmar generate: {note.rpartition('; ')[2]}", file=sys.stderr)
+        made.append(Made(k, board, _notes(args, k, board, note), witness))
     if args.witness:
-        write_file(args.witness, "".join(line + "\n" for line in witnesses))
-    _write(args.out, "\n".join(chunks))
+        lines = [dumps(result_json(m.board, m.witness)) + "\n" for m in made if m.witness is not None]
+        write_file(args.witness, "".join(lines))
+    _emit(args, made)
     return 1 if missing else 0

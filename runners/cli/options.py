@@ -9,9 +9,6 @@ import math
 import os
 import shlex
 import shutil
-import tempfile
-from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +16,10 @@ from sigmar.encoders import registry
 from sigmar.encoders.backend import counts
 from sigmar.encoders.registry import expand, names_all
 from sigmar.models.board import Board
-from sigmar.models.boardfile import read_boards
 from sigmar.models.counting import Count, Notion, reference_count
 from sigmar.models.errors import SigmarError
+
+from .board_args import read_selected
 
 WEEK = 7 * 24 * 3600.0
 # ``solve --stats`` and ``generate --stats``: the positions the rule engine's count of pairings may visit.  A
@@ -89,7 +87,7 @@ def sat_command(text: str) -> str:
 
 
 def writable_file(text: str) -> Path:
-    """An output file whose folder exists (made if missing) and takes a new file; checked before any work."""
+    """An output file whose folder takes a new file (made when the file is written); checked before any work."""
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"'{text}' is a folder, not a file")
@@ -102,13 +100,18 @@ def writable_file(text: str) -> Path:
     return path
 
 
+BOARD_ARGUMENT_HELP = (
+    "'-' reads standard input; FILE:NAME, FILE:INDEX (from 0) or FILE:START-END (both included) picks boards of it"
+)
+
+
 def stats_pairings(board: Board) -> Count:
     """The pairings count ``--stats`` shows: the rule engine's, exact or a lower bound (``STATS_STATES``)."""
     return reference_count(board, Notion.PAIRINGS, max_states=STATS_STATES)
 
 
 def add_board_file(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="board file (one or many boards; '-' reads standard input)")
+    parser.add_argument("file", metavar="FILE", help=f"board file (one or many boards; {BOARD_ARGUMENT_HELP})")
 
 
 def add_verbose(parser: argparse.ArgumentParser) -> None:
@@ -117,20 +120,6 @@ def add_verbose(parser: argparse.ArgumentParser) -> None:
         "-v",
         action="store_true",
         help="show on standard error what each backend printed (else it is shown only with an error)",
-    )
-
-
-def add_json(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print one JSON object per board (JSON Lines)")
-
-
-def add_time_limit(parser: argparse.ArgumentParser, default: float = 60.0) -> None:
-    parser.add_argument(
-        "--time-limit",
-        type=seconds,
-        default=default,
-        metavar="S",
-        help=f"seconds per board (default {default:g})",
     )
 
 
@@ -172,14 +161,20 @@ def apply_sat_cmd(args: argparse.Namespace) -> list[str]:
 
 
 def writable_folder(text: str) -> Path:
-    """A folder that exists (made if missing) and takes a new file; checked before any work is done."""
+    """A folder the command can write in, checked before any work, and made only when something is written
+    into it (so a command that then refuses leaves no empty folder behind): one that exists takes a new file,
+    or the nearest folder above one that does not yet exist does."""
+    import tempfile  # here: a plain `sigmar solve FILE` writes no file
+
     path = Path(text)
+    probe = path
+    while not probe.exists() and not probe.is_symlink() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise argparse.ArgumentTypeError(f"'{text}' is a file, or under one, not a folder")
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):
+        with tempfile.TemporaryFile(dir=probe):
             pass
-    except (FileExistsError, NotADirectoryError):
-        raise argparse.ArgumentTypeError(f"'{text}' is a file, or under one, not a folder") from None
     except OSError as exc:
         raise argparse.ArgumentTypeError(f"cannot write in '{text}': {exc.strerror or exc}") from None
     return path
@@ -196,41 +191,26 @@ def add_proof_dir(parser: argparse.ArgumentParser) -> None:
 
 
 def add_board_files(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", metavar="FILE", nargs="+", help="board files (each one or many boards)")
+    parser.add_argument(
+        "files", metavar="FILE", nargs="+", help=f"board files (each one or many boards; {BOARD_ARGUMENT_HELP})"
+    )
 
 
-def read_board_files(paths: list[str]) -> list[Board]:
-    """The boards of several files, in order; a name shared by two files gets its file as a prefix."""
-    per_file = [(path, read_boards(path)) for path in paths]
-    boards = [board for _, found in per_file for board in found]
-    counts = Counter(board.name for board in boards)
-    if all(n == 1 for n in counts.values()):
-        return boards
-    return [replace(b, name=f"{path}:{b.name}") if counts[b.name] > 1 else b for path, found in per_file for b in found]
-
-
-def add_board_choice(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--board", metavar="NAME", help="only the board named NAME (default: every board)")
-
-
-def chosen_boards(boards: list[Board], name: str | None, files: list[str]) -> list[Board]:
-    """The boards ``--board NAME`` picks (all when it is not given); none named so is a usage error (exit 2)."""
-    if name is None:
-        return boards
-    chosen = [board for board in boards if board.name == name]
-    if not chosen:
-        raise UsageError(f"no board named '{name}' in {', '.join(files)}")
-    return chosen
+def read_board_files(args: argparse.Namespace | list[str]) -> list[Board]:
+    """The boards of the FILE arguments (``args.files``, narrowed by ``args.board``), in order; a name
+    shared by two files gets its file as a prefix (see :mod:`.board_args`)."""
+    if isinstance(args, list):
+        return read_selected(args)
+    return read_selected(args.files, getattr(args, "board", None))
 
 
 def add_race_arguments(parser: argparse.ArgumentParser) -> None:
-    """The arguments of the commands that race backends over board files (``solve``, ``crosscheck``)."""
+    """The arguments of the commands that race backends over board files (``solve``, ``crosscheck``),
+    beside the conventions (:mod:`.conventions`)."""
     add_board_files(parser)
     add_backend(parser)
-    add_time_limit(parser)
     add_sat_cmd(parser)
     add_proof_dir(parser)
-    add_json(parser)
     add_verbose(parser)
 
 
@@ -240,7 +220,7 @@ def race_inputs(args: argparse.Namespace, *, check: bool = True) -> tuple[list[B
     ``check=False``: ``all`` names every family unchecked (the race drops the unavailable ones when a
     board needs them, see :class:`sigmar.runners.race.Race`'s ``optional``)."""
     joining = apply_sat_cmd(args)
-    return read_board_files(args.files), [*chosen_backends(args.backend, check=check), *joining]
+    return read_board_files(args), [*chosen_backends(args.backend, check=check), *joining]
 
 
 # The built-in encoding variants per ``encode`` target, the default first, for the help of encode and

@@ -11,12 +11,11 @@ from ..checking.certify import ProofStore
 from ..prove import DEFAULT_PROVER, PROVERS, Proved, Prover
 from ..render.answer_json import dumps, exit_code, result_json, summary_line
 from ..render.columns import fixed_row
+from .conventions import Summary, add_time_limit, follow
 from .options import (
     UsageError,
     add_board_files,
-    add_json,
     add_proof_dir,
-    add_time_limit,
     cube_count,
     dask_client,
     read_board_files,
@@ -41,7 +40,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_board_files(parser)
     add_proof_dir(parser)
     add_time_limit(parser)
-    add_json(parser)
     parser.add_argument(
         "--prover",
         default=DEFAULT_PROVER,
@@ -71,6 +69,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="ADDR",
         help="with --cubes: refute the cubes on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786)",
     )
+    follow(parser, boards=True)
     parser.set_defaults(run=run)
 
 
@@ -79,11 +78,13 @@ WIDTHS = (40, 10, 11, 7, 8, 9)  # every column but the last, which is never cut
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = read_board_files(args.files)
+    summary = Summary(args)
+    boards = read_board_files(args)
     results = []
     if args.cluster and not args.cubes:
         raise UsageError("--cluster sends the cubes of --cubes N to the cluster: give --cubes too")
-    if not args.json:
+    table = not args.json and not args.quiet
+    if table:
         print(fixed_row(HEADER, WIDTHS), flush=True)
     with ProofStore(args.proof_dir) as proofs, _engine(args, proofs) as engine:
         for board in boards:
@@ -92,8 +93,9 @@ def run(args: argparse.Namespace) -> int:
             results.append(result)
             if args.json:
                 print(dumps(result_json(board, result, **proved.json_extra())), flush=True)
-            else:  # each board as it is done: a long run shows its progress
+            elif table:  # each board as it is done: a long run shows its progress
                 print(fixed_row(row(board.name, proved), WIDTHS), flush=True)
+    summary.print(results)
     return exit_code(results)
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import socket
 import sys
 
-from .options import UsageError, add_time_limit, positive_int
+from .board_args import read_per_file
+from .conventions import add_time_limit, follow
+from .options import BOARD_ARGUMENT_HELP, UsageError, positive_int
 
 DEFAULT_PORT = 8640
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
@@ -23,12 +26,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "file limits to what is posted, and computes every answer in a worker process that is killed at the "
         "time limit. Stop it with Ctrl-C.",
     )
-    parser.add_argument("files", metavar="FILE", nargs="*", help="board files whose boards the page can open")
+    parser.add_argument(
+        "files",
+        metavar="FILE",
+        nargs="*",
+        help=f"board files whose boards the page can open ({BOARD_ARGUMENT_HELP})",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument(
         "--port", type=port_number, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free port)"
     )
-    add_time_limit(parser, default=10.0)
+    add_time_limit(parser, "seconds for each answer on the page", interactive=True)
     parser.add_argument(
         "--workers", type=positive_int, default=2, help="worker processes that compute answers (default 2)"
     )
@@ -37,6 +45,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=positive_int,
         default=1024,
         help="memory of one worker and its children before its answer is stopped, in MB (default 1024)",
+    )
+    follow(
+        parser,
+        boards=True,
+        json_help="print where the page is served as one JSON object (url, host, port, boards) and nothing else",
+        board_help="offer only the boards of this name among those of the FILEs",
     )
     parser.set_defaults(run=run)
 
@@ -68,9 +82,12 @@ def bind(host: str, port: int) -> socket.socket:
 def run(args: argparse.Namespace) -> int:
     import uvicorn  # the server library is imported only here: `sigmar --help` and `solve` never load it
 
-    from ..design.workbench import Settings, create_app, read_named
+    from ..design.workbench import Settings, create_app
 
-    settings = Settings(read_named(args.files), args.time_limit, args.workers, args.memory_mb)
+    if args.board is not None and not args.files:
+        raise UsageError("--board picks among the boards of the FILEs: give a FILE")
+    named = [(path, b) for path, found in read_per_file(args.files, args.board, prefix=False) for b in found]
+    settings = Settings(named, args.time_limit, args.workers, args.memory_mb)
     sock = bind(args.host, args.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
@@ -79,7 +96,11 @@ def run(args: argparse.Namespace) -> int:
             f"sigmar serve: listening on {args.host}, not only this machine: anyone who reaches it can use it",
             file=sys.stderr,
         )
-    print(f"sigmar workbench: http://{shown}:{port}/  (Ctrl-C stops it)", flush=True)
+    url = f"http://{shown}:{port}/"
+    if args.json:  # for a script that started it on --port 0
+        print(json.dumps({"url": url, "host": host, "port": port, "boards": len(named)}), flush=True)
+    elif not args.quiet:
+        print(f"sigmar workbench: {url}  (Ctrl-C stops it)", flush=True)
     config = uvicorn.Config(
         create_app(settings),
         http="h11",
@@ -98,5 +119,6 @@ def run(args: argparse.Namespace) -> int:
         pass
     finally:
         sock.close()
-    print("sigmar workbench: stopped", flush=True)
+    if not args.json and not args.quiet:
+        print("sigmar workbench: stopped", flush=True)
     return 0

@@ -14,6 +14,7 @@ from ..checking.certify import ProofStore
 from ..race import Race, RaceOutcome
 from ..render.answer_json import count_json, dumps, exit_code, result_json, summary_line
 from ..render.columns import columns
+from .conventions import Summary, add_time_limit, follow
 from .options import add_race_arguments, race_inputs, stats_pairings
 
 
@@ -35,6 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "clears), the rule engine's: exact, or a lower bound 'at least N' where it needs more than a few "
         "thousand positions (side 6)",
     )
+    add_time_limit(parser)
+    follow(parser, boards=True)
     parser.set_defaults(run=run)
 
 
@@ -48,6 +51,7 @@ def outcome_json(board: Board, outcome: RaceOutcome, pairings: Count | None = No
 
 
 def run(args: argparse.Namespace) -> int:
+    summary = Summary(args)
     boards, names = race_inputs(args, check=False)
     optional = names if names_all(args.backend) else []  # looked at only when a board needs them
     results: list[Result] = []
@@ -69,8 +73,9 @@ def run(args: argparse.Namespace) -> int:
                     detail += "; WRONG: " + "; ".join(outcome.wrong.values())
                 counted = (str(pairings),) if pairings is not None else ()
                 rows.append((board.name, str(result.status), result.backend, f"{result.seconds:.3f}", *counted, detail))
-    if not args.json:
+    if not args.json and not args.quiet:
         print_table(rows, args.stats)
+    summary.print(results)
     return exit_code(results)
 
 

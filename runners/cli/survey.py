@@ -14,13 +14,14 @@ from rich.table import Table
 from sigmar.models.deal import KINDS, DealError
 from sigmar.models.generator import PAIRED_TILES
 
+from ..render.answer_json import counts_line
 from ..render.terminal import progress_bar, table_console
 from ..survey import ClusterError, Deals, ResultsError, ResultsFile, Tally, answer_locally, answer_on_cluster
+from .conventions import Summary, add_time_limit, follow
 from .options import (
     UsageError,
     add_backend,
     add_proof_dir,
-    add_time_limit,
     add_verbose,
     chosen_backends,
     cube_count,
@@ -47,7 +48,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="'dense': the tiles on the cells nearest the centre, ties at random (default); "
         "'uniform': on random cells of a template (the 43 public shapes on side 6, random symmetric shapes above)",
     )
-    parser.add_argument("--dim", type=int, default=6, choices=sorted(PAIRED_TILES), help="board side (default 6)")
+    parser.add_argument(
+        "--dim",
+        type=int,
+        default=6,
+        choices=sorted(PAIRED_TILES),
+        metavar="D",
+        help=f"board side, {min(PAIRED_TILES)} to {max(PAIRED_TILES)} (default 6), with generate --dim's tiles",
+    )
     parser.add_argument("--count", "-n", type=int, default=100, metavar="N", help="boards to deal (default 100)")
     parser.add_argument("--seed", "-s", type=int, default=0, metavar="S", help="random seed (default 0)")
     parser.add_argument(
@@ -73,7 +81,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_time_limit(parser)
     add_proof_dir(parser)
     add_verbose(parser)
-    parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    follow(
+        parser,
+        boards=False,
+        json_help="print the summary as one JSON object (the answers, one JSON object per board, go to --results)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -125,6 +137,7 @@ def summary_table(deals: Deals, tally: Tally, wall: float) -> Table:
 
 
 def run(args: argparse.Namespace) -> int:
+    summary = Summary(args)
     if args.count < 0:
         raise UsageError("--count must not be negative")
     if args.cluster and args.proof_dir:
@@ -149,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
             )
             if args.cubes:
                 answers = _with_cubes(stack, answers, deals, client, args)
-            _consume(answers, tally, out, args.count)
+            _consume(answers, tally, out, args.count, quiet=args.quiet)
     except ClusterError as exc:
         raise UsageError(str(exc)) from None
     finally:
@@ -160,13 +173,15 @@ def run(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - start
     if args.json:
         print(json.dumps(_summary_json(deals, tally, wall)))
-    else:
+    elif not args.quiet:
         table_console().print(summary_table(deals, tally, wall))
         if tally.unknown:
             table_console().print(
                 f"{tally.unknown} unknown board(s): the solvable fraction lies between the two bounds",
                 highlight=False,
             )
+    counts = {"solved": tally.solved, "checked": tally.unsolvable, "unknown": tally.unknown, "error": 0}
+    summary.print_line(counts_line(tally.total, **counts, wall=summary.wall(), wrong=tally.wrong))
     if tally.wrong:
         return 3
     return 1 if tally.unknown else 0
@@ -201,9 +216,9 @@ def _open_results(args: argparse.Namespace, deals: Deals) -> tuple[ResultsFile |
         raise UsageError(why) from None
 
 
-def _consume(answers: Any, tally: Tally, out: Any, count: int) -> None:
+def _consume(answers: Any, tally: Tally, out: Any, count: int, *, quiet: bool = False) -> None:
     """Write each answer as it comes, and keep the bar's running fraction up to date."""
-    with progress_bar() as progress:
+    with progress_bar(quiet=quiet) as progress:
         task = progress.add_task(fraction_text(tally), total=count, completed=tally.total)
         try:
             for record in answers:

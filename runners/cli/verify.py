@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from sigmar.models.boardfile import read_boards
 from sigmar.models.rules import verify
 from sigmar.models.solution import match_solutions, read_solutions, to_moves
 
-from .options import add_board_file, add_json
+from .board_args import selected_names, solutions_for
+from .conventions import follow
+from .options import add_board_file
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -22,16 +23,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_board_file(parser)
     parser.add_argument("solution", metavar="SOLUTION", help="solution file")
-    parser.add_argument(
-        "--board", metavar="NAME", help="which board of FILE a plain solution is for (default: the first)"
+    follow(
+        parser,
+        boards=True,
+        board_help="only the board of this name; a plain solution is for it (default: the first board picked)",
     )
-    add_json(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    boards = read_boards(args.file)
-    solutions = read_solutions(args.solution)
+    boards, every = selected_names(args.file, args.board)
+    solutions = solutions_for(read_solutions(args.solution), boards, every, args.solution)
     pairs = match_solutions(boards, solutions, args.board, args.solution)
     all_valid = True
     for board, solution in pairs:
@@ -46,6 +48,6 @@ def run(args: argparse.Namespace) -> int:
                     detail=verdict.detail,
                 )
             print(json.dumps(record))
-        else:
+        elif not args.quiet:
             print(f"{board.name}: {verdict}")
     return 0 if all_valid else 1

@@ -268,10 +268,3 @@ async def _disconnected(request: Request) -> None:
         message = await request.receive()
         if message["type"] == "http.disconnect":
             return
-
-
-def read_named(paths: list[str]) -> list[tuple[str, Board]]:
-    """The boards of the files named on the command line (the only files the server reads)."""
-    from sigmar.models.boardfile import read_boards
-
-    return [(path, board) for path in paths for board in read_boards(path)]

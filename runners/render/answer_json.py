@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from sigmar.models.board import Board
 from sigmar.models.counting import Count, count_in, json_number
@@ -11,6 +12,9 @@ from sigmar.models.result import Result, Status
 from sigmar.models.solution import move_to_json
 
 from ..checking.count_grade import CountVerdict
+
+if TYPE_CHECKING:
+    from ..checking.grading import BoardVerdict
 
 
 def result_json(board: Board, result: Result, **extra: Any) -> dict[str, Any]:
@@ -22,9 +26,8 @@ def result_json(board: Board, result: Result, **extra: Any) -> dict[str, Any]:
     }
     if result.status is Status.SOLVED:
         record["moves"] = [move_to_json(board, m) for m in result.moves]
+    if result.status is Status.SOLVED or result.moves:  # only where there were moves to replay
         record["verified"] = result.verified
-    else:
-        record["verified"] = False
     if result.status is Status.UNSOLVABLE:
         record["reason"] = result.reason.value if result.reason else None
         record["explanation"] = result.explanation
@@ -38,6 +41,25 @@ def result_json(board: Board, result: Result, **extra: Any) -> dict[str, Any]:
     if result.statistics:
         record["statistics"] = result.statistics
     record.update(extra)
+    return record
+
+
+def graded_json(board: Board, verdict: BoardVerdict, answers: Mapping[str, Result]) -> dict[str, Any]:
+    """A board every backend answered (``crosscheck``, ``bench``): the board's answer, with each backend's
+    status, grade and time, whether they agree, and which "no" had its own checked certificate."""
+    from ..checking.grading import certified
+
+    record = result_json(
+        board,
+        verdict.result,
+        answers={name: str(a.status) for name, a in answers.items()},
+        agree=verdict.agree,
+        grades={name: str(g) for name, g in verdict.grades.items()},
+        times={name: round(a.seconds, 6) for name, a in answers.items()},
+        certified={name: certified(a) for name, a in answers.items() if certified(a)},
+    )
+    if verdict.notes:
+        record["notes"] = list(verdict.notes)
     return record
 
 
@@ -113,3 +135,42 @@ def verdict_json(verdict: CountVerdict) -> dict[str, Any]:
     if verdict.notes:
         record["notes"] = list(verdict.notes)
     return record
+
+
+def tally_line(results: Sequence[Result], wall: float) -> str:
+    """One line of counts over the answers and the wall time: the end of every verb that answers boards.
+
+    ``unsolvable (checked)`` counts checked certificates; an unsolvable answer on corroboration alone,
+    and answers found wrong, are named only when there are some.
+    """
+    return counts_line(
+        len(results),
+        solved=sum(r.status is Status.SOLVED for r in results),
+        checked=sum(r.status is Status.UNSOLVABLE and r.checked for r in results),
+        unknown=sum(r.status is Status.UNKNOWN for r in results),
+        error=sum(r.status is Status.ERROR for r in results),
+        wall=wall,
+        corroborated=sum(r.status is Status.UNSOLVABLE and not r.checked for r in results),
+        wrong=sum(r.wrong for r in results),
+    )
+
+
+def counts_line(
+    boards: int,
+    *,
+    solved: int,
+    checked: int,
+    unknown: int,
+    error: int,
+    wall: float,
+    corroborated: int = 0,
+    wrong: int = 0,
+) -> str:
+    """``N boards: S solved, U unsolvable (checked), K unknown, E error; W s wall``."""
+    parts = [f"{solved} solved", f"{checked} unsolvable (checked)"]
+    if corroborated:
+        parts.append(f"{corroborated} unsolvable (corroborated, not checked)")
+    parts += [f"{unknown} unknown", f"{error} error"]
+    if wrong:
+        parts.append(f"{wrong} WRONG")
+    return f"{boards} board{'' if boards == 1 else 's'}: {', '.join(parts)}; {wall:.2f} s wall"

@@ -15,7 +15,7 @@ from sigmar.models.result import Move
 from sigmar.models.rules import Position
 from sigmar.models.tiles import METALS, STANDARD_METAL_NAMES, name_of
 
-from .svg import board_svg, fill_of, letter_of
+from .svg import board_svg, fill_of, has_light_letter, letter_of
 
 PAGE_STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:1100px;color:#111;padding:0 1em}
@@ -115,9 +115,9 @@ def legend(board: Board) -> str:
     seen = sorted(set(board.symbol_at.values()), key=lambda s: (s in METALS, s))
     spans = []
     for symbol in seen:
-        colour = "#fff" if symbol in "wm" else "#111"
+        colour = "#fff" if has_light_letter(symbol, board.gold) else "#111"
         spans.append(
-            f'<span><b style="background:{fill_of(symbol)};color:{colour}">{letter_of(symbol)}</b>'
+            f'<span><b style="background:{fill_of(symbol, board.gold)};color:{colour}">{letter_of(symbol)}</b>'
             f"{escape(tile_name(board, symbol))}</span>"
         )
     return f'<p class="legend">{"".join(spans)}</p>'

@@ -37,8 +37,21 @@ FILLS = {
     "q": "#b8bdc4",
     "x": "#f4f0e0",  # quintessence (the variant): pale gold, its letter says the kind
 }
-METAL_FILL = "#e0bf4f"
-LIGHT_LETTERS = frozenset("wm")
+# Each metal its own colour, after the game's lead, tin, iron, copper and silver (digits above 5 appear
+# on larger boards); gold, the highest digit of the board whatever it is, is always GOLD_FILL.
+METAL_FILLS = {
+    "1": "#8e96a6",  # lead
+    "2": "#c9cfa8",  # tin
+    "3": "#9c4f2c",  # iron
+    "4": "#dd8452",  # copper
+    "5": "#dfe6ef",  # silver
+    "6": "#a3c9c2",
+    "7": "#b7a4d6",
+    "8": "#d6a4b8",
+    "9": "#a8bfe0",
+}
+GOLD_FILL = "#f5c518"
+LIGHT_LETTERS = frozenset("wm3")  # the kinds on a dark fill
 
 STYLE = (
     ".c{fill:#efebe2;stroke:#cdc5b3;stroke-width:1}"
@@ -69,8 +82,15 @@ def centre(cell: Hex) -> tuple[float, float]:
     return STEP_X * (q + r / 2), STEP_Y * r
 
 
-def fill_of(symbol: str) -> str:
-    return METAL_FILL if symbol in METALS else FILLS[symbol]
+def fill_of(symbol: str, gold: str | None = None) -> str:
+    """The fill of a kind; ``gold`` is the board's gold digit (drawn gold whatever the digit)."""
+    if symbol == gold:
+        return GOLD_FILL
+    return METAL_FILLS[symbol] if symbol in METALS else FILLS[symbol]
+
+
+def has_light_letter(symbol: str, gold: str | None = None) -> bool:
+    return symbol in LIGHT_LETTERS and symbol != gold
 
 
 def letter_of(symbol: str) -> str:
@@ -140,12 +160,12 @@ def board_svg(
 def _tile(board: Board, cell: Hex, symbol: str, classes: str, coords: bool) -> str:
     x, y = centre(cell)
     row, col = board.rowcol(cell)
-    light = " l" if symbol in LIGHT_LETTERS else ""
+    light = " l" if has_light_letter(symbol, board.gold) else ""
     lift = ' y="-4"' if coords else ""
     where = f'<text class="rc{light}" y="13">{row},{col}</text>' if coords else ""
     return (
         f'<g class="{classes}" data-cell="{row},{col}" data-tile="{symbol}" transform="translate({x:.1f},{y:.1f})">'
         f"<title>{name_of(symbol)} [{row}, {col}]</title>"
-        f'<use href="#h" style="fill:{fill_of(symbol)}"/>'
+        f'<use href="#h" style="fill:{fill_of(symbol, board.gold)}"/>'
         f'<text class="k{light}"{lift}>{letter_of(symbol)}</text>{where}</g>'
     )

@@ -32,12 +32,12 @@ def table_console() -> Console:
     return console if console.is_terminal else PipeConsole(width=160)
 
 
-def progress_bar() -> Progress:
+def progress_bar(*, quiet: bool = False) -> Progress:
     """The long runs' progress bar, on standard error (standard output keeps the tables and JSON).
 
     No refresh thread (``auto_refresh=False``): worker processes are forked
     while the bar is up, and a thread holding a lock across a fork can hang
-    the child; the caller refreshes after each answer.
+    the child; the caller refreshes after each answer.  ``quiet`` (``--quiet``): never drawn.
     """
     # Here, not at import: only the long runs show a bar.
     from rich.progress import (
@@ -57,4 +57,5 @@ def progress_bar() -> Progress:
         TimeRemainingColumn(),
         console=Console(stderr=True),
         auto_refresh=False,
+        disable=quiet,
     )

@@ -52,6 +52,11 @@ def row_lengths(dim: int) -> list[int]:
     return [dim + min(i, 2 * dim - 2 - i) for i in range(2 * dim - 1)]
 
 
+def _whole(rows: list[str]) -> bool:
+    """Rows that already make a board of side (rows + 1) / 2."""
+    return len(rows) % 2 == 1 and [len(r) for r in rows] == row_lengths((len(rows) + 1) // 2)
+
+
 def read_boards(path: str | Path) -> list[Board]:
     data = Path(path).read_bytes()
     if str(path).endswith(".xz"):
@@ -66,6 +71,8 @@ def read_boards(path: str | Path) -> list[Board]:
         cells = "".join(body.split())
         if not cells:
             if hash_:
+                if current is not None and _whole(current[1]):  # a name line after a whole board: the next one
+                    current = None
                 comment = rest.strip()
             elif not raw.strip():
                 current, comment = None, None
@@ -81,7 +88,7 @@ def read_boards(path: str | Path) -> list[Board]:
     boards = []
     for index, (name, rows, lines) in enumerate(blocks):
         name = name if name is not None else f"{path}:{index}"
-        dim = len(rows[0])
+        dim = (len(rows) + 1) // 2  # the page: 2*dim-1 rows
         if [len(r) for r in rows] != row_lengths(dim) or dim > 16:
             raise Malformed(f"{path}: board {name!r}: wrong shape")
         digits = [ch for row in rows for ch in row if ch.isdigit()]

@@ -1,7 +1,9 @@
 """Toy backends that plug into sigmar through the entry-point group ``sigmar.backends``.
 
 ``toy`` answers like the built-in search (it asks sigmar's registry for it: a
-test fixture's shortcut; a real plugin brings its own solver), or misbehaves
+test fixture's shortcut; a real plugin brings its own solver); ``toy:rules`` is a
+plain depth-first search written over ``sigmar.Position``, the rule engine a
+plugin may reuse (docs/plugins.md), its "unsolvable" a claim; or it misbehaves
 as its sub says: ``wrong`` (a move sequence the rule engine rejects),
 ``crash`` (raises), ``hang`` (never returns, ignores stop), ``claim``
 (unsolvable, as its own word, no certificate), ``uncertified`` (the search's
@@ -18,7 +20,7 @@ import os
 import time
 from dataclasses import replace
 
-from sigmar import Backend, Board, Move, Reason, Result, Status
+from sigmar import Backend, Board, Move, Position, Reason, Result, Status
 
 
 class ToyBackend(Backend):
@@ -32,9 +34,11 @@ class ToyBackend(Backend):
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:
-        return ("search", "wrong", "crash", "hang", "claim", "uncertified")
+        return ("search", "wrong", "crash", "hang", "claim", "uncertified", "rules")
 
     def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        if self.sub == "rules":
+            return self.solve_by_the_rules(board, time_limit)
         if self.sub == "crash":
             raise RuntimeError("the toy crashed on purpose")
         if self.sub == "hang":
@@ -53,6 +57,37 @@ class ToyBackend(Backend):
                 answer, moves=(Move(first.cells[:1]), *answer.moves[1:]) if len(first.cells) > 1 else answer.moves[1:]
             )
         return answer
+
+    def solve_by_the_rules(self, board: Board, time_limit: float | None) -> Result:
+        """Depth first over the rule engine's positions, remembering the dead ones."""
+        start = time.perf_counter()
+        deadline = None if time_limit is None else start + time_limit
+        dead: set[frozenset] = set()
+        path: list[Move] = []
+
+        def clears(position: Position) -> bool | None:
+            if position.is_clear:
+                return True
+            if position.occupied in dead:
+                return False
+            if deadline is not None and time.perf_counter() > deadline:
+                return None
+            for move in position.legal_moves():
+                path.append(move)
+                found = clears(position.play(move))
+                if found is not False:
+                    return found
+                path.pop()
+            dead.add(position.occupied)
+            return False
+
+        found = clears(Position.start(board))
+        seconds = time.perf_counter() - start
+        if found:
+            return Result(Status.SOLVED, self.name, seconds, moves=tuple(path))
+        if found is None:
+            return Result(Status.UNKNOWN, self.name, seconds)
+        return Result(Status.UNSOLVABLE, self.name, seconds, reason=Reason.EXHAUSTED, explanation="no play clears it")
 
 
 class RaisingBackend(ToyBackend):
