@@ -84,6 +84,11 @@ class Backend(ABC):
         """The sub-names selectable as ``family:sub`` on this machine."""
         return (cls.default_sub,) if cls.default_sub else ()
 
+    @classmethod
+    def missing_subs(cls) -> dict[str, str]:
+        """Sub-names the family has but cannot run here, each with why (``sigmar backends`` lists them)."""
+        return {}
+
     @abstractmethod
     def solve(self, board: Board, time_limit: float | None = None) -> Result:
         """Answer one board: solved with moves, unsolvable with a reason, or unknown.

@@ -27,7 +27,14 @@ FAMILIES: tuple[tuple[str, str, str], ...] = (
     ("cnf", "sigmar.encoders.cnf", "CnfBackend"),
     ("minizinc", "sigmar.encoders.minizinc", "MinizincBackend"),
     ("search", "sigmar.encoders.search", "SearchBackend"),
+    ("pumpkin", "sigmar.encoders.pumpkin", "PumpkinBackend"),
+    ("cpmpy", "sigmar.encoders.cpmpy", "CpmpyBackend"),
 )
+
+# Families that ``all`` leaves out: they are there to be compared, named with ``-b``.  ``cpmpy`` runs the
+# order model that ``pumpkin`` already races (with a checked "no") on solvers whose "no" stays a claim,
+# two of them (OR-Tools, python-sat) raced natively by ``cpsat`` and ``cnf`` already.
+NOT_IN_ALL = frozenset({"cpmpy"})
 
 
 class UnknownBackend(SigmarError, ValueError):
@@ -46,6 +53,7 @@ class FamilyInfo:
     refused: bool = False  # a plugin entry that cannot be a backend here (why_not says why)
     default: str = ""  # the name the family alone means here, e.g. "cnf:glucose42" ("" when unavailable)
     default_note: str = ""  # why that is not the family's best configuration (a solver missing), or ""
+    missing: tuple[tuple[str, str], ...] = ()  # sub-names not available here, each with why (a package missing)
 
 
 def builtin_names() -> tuple[str, ...]:
@@ -135,6 +143,7 @@ def info(family: str, *, with_version: bool = True) -> FamilyInfo:
         cls.subs(),
         default=full_name(family, cls.default()),
         default_note=cls.default_note(),
+        missing=tuple(cls.missing_subs().items()),
     )
 
 
@@ -157,10 +166,23 @@ def _plugin_info(family: str) -> FamilyInfo:
         default, note = plugins.bounded(
             lambda: (_optional(cls.default()), str(cls.default_note())), f"plugin '{family}': default()"
         )
+        missing = plugins.bounded(
+            lambda: tuple((str(k), str(v)) for k, v in dict(cls.missing_subs()).items()),
+            f"plugin '{family}': missing_subs()",
+        )
     except plugins.PluginFailure as exc:
         return FamilyInfo(family, None, False, str(exc), "-", (), source)
     return FamilyInfo(
-        family, cls, ok, why, version, subs, source, default=full_name(family, default), default_note=note
+        family,
+        cls,
+        ok,
+        why,
+        version,
+        subs,
+        source,
+        default=full_name(family, default),
+        default_note=note,
+        missing=missing,
     )
 
 
@@ -217,10 +239,11 @@ def names_all(spec: str) -> bool:
 
 
 def expand(spec: str, *, check: bool = True) -> list[str]:
-    """Backend names from ``all`` or a comma list; ``all`` means every available family
-    (with ``check=False`` every family, for a caller that drops the unavailable ones when it needs them)."""
+    """Backend names from ``all`` or a comma list; ``all`` means every available family but those of NOT_IN_ALL
+    (with ``check=False`` every such family, for a caller that drops the unavailable ones when it needs them)."""
     if names_all(spec):
-        return [f for f in family_names() if not check or info(f, with_version=False).available]
+        families = [f for f in family_names() if f not in NOT_IN_ALL]
+        return [f for f in families if not check or info(f, with_version=False).available]
     names = [part.strip() for part in spec.split(",") if part.strip()]
     if not names:
         raise UnknownBackend(f"no backend named in '{spec}'; give a name, a comma list, or 'all'")

@@ -74,6 +74,8 @@ BOARD_FILE = Limit("board file", "SIGMAR_MAX_BOARD_FILE", 64 * MiB, line_bytes=6
 SOLUTION = Limit("solution file", "SIGMAR_MAX_SOLUTION", 16 * MiB)
 DEAD_STATES = Limit("dead-states file", "SIGMAR_MAX_DEAD_STATES", 512 * MiB)
 DRUP = Limit("DRUP proof", "SIGMAR_MAX_DRUP", 1024 * MiB, line_bytes=10_000_000)
+DRCP = Limit("DRCP proof", "SIGMAR_MAX_DRCP", 256 * MiB, line_bytes=10_000_000)
+DRCP_MODEL = Limit("DRCP model (.drcp-model)", "SIGMAR_MAX_DRCP_MODEL", 64 * MiB, line_bytes=MiB)
 CNF = Limit("formula (.cnf)", "SIGMAR_MAX_CNF", 256 * MiB, line_bytes=256 * MiB)
 VARS_JSON = Limit("variable map (.vars.json)", "SIGMAR_MAX_VARS_JSON", 32 * MiB, line_bytes=32 * MiB)
 ANSWERS = Limit("certificate JSON file", "SIGMAR_MAX_ANSWERS", 256 * MiB)
@@ -84,10 +86,31 @@ CUBES = Limit("cubes file", "SIGMAR_MAX_CUBES", 64 * MiB)
 # The .cnf beside a proof must be its board's formula: larger than that formula's text by
 # more than this (comments) cannot be it, and is refused before it is read.
 CNF_SLACK_BYTES = MiB
+# Likewise the .drcp-model beside a DRCP proof: at most this much beyond the board's own model.
+DRCP_MODEL_SLACK_BYTES = MiB
 # A dead-states file lists at most this many states (its memory is about 16 bytes a state).
 MAX_STATES = 5_000_000
+# A DRCP proof derives at most this many nogoods (the checker keeps each: about 150 bytes and 8 a literal),
+# and has at most this many inferences between two nogoods (the checker keeps one such stage).  The proofs
+# of dense side-6 deals have a few thousand nogoods and stages of a few hundred inferences.
+MAX_DRCP_NOGOODS = 2_000_000
+MAX_DRCP_STAGE = 200_000
 
-LIMITS = (BOARD_FILE, SOLUTION, DEAD_STATES, DRUP, CNF, VARS_JSON, ANSWERS, RESULTS, SAT_MODEL, BENCH_CSV, CUBES)
+LIMITS = (
+    BOARD_FILE,
+    SOLUTION,
+    DEAD_STATES,
+    DRUP,
+    DRCP,
+    DRCP_MODEL,
+    CNF,
+    VARS_JSON,
+    ANSWERS,
+    RESULTS,
+    SAT_MODEL,
+    BENCH_CSV,
+    CUBES,
+)
 
 
 # The largest ceiling a variable may set (8 EiB: more than any file a disk holds).

@@ -49,6 +49,7 @@ class CertificateKind(StrEnum):
     STUCK = "stuck"
     DEAD_STATES = "dead-states"
     DRUP = "drup"
+    DRCP = "drcp"
     CUBES = "cubes"
 
 
@@ -57,6 +58,7 @@ class CertificateKind(StrEnum):
 CERTIFICATE_SUFFIXES = {
     CertificateKind.DEAD_STATES: (".dead.jsonl",),
     CertificateKind.DRUP: (".drup", ".cnf", ".vars.json"),
+    CertificateKind.DRCP: (".drcp", ".drcp-model"),
     CertificateKind.CUBES: (".cubes", ".cnf", ".vars.json"),
 }
 

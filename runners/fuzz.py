@@ -28,7 +28,7 @@ from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.counting import Notion
 from sigmar.models.output_files import write_file
-from sigmar.models.result import Result
+from sigmar.models.result import Result, Status
 from sigmar.models.solution import move_to_json
 from sigmar.models.truth import settle
 
@@ -117,6 +117,8 @@ def fuzz_one(races: Races, board: Board, shrink_budget: int = 2000) -> dict[str,
         "tiles": len(board),
         "truth": "solvable" if truth.solvable else "unsolvable",
         "answers": {name: str(answer.status) for name, answer in answers.items()},
+        # Per backend that said unsolvable: whether a certificate came with it and was checked (else a claim).
+        "certified": {name: answer.checked for name, answer in answers.items() if answer.status is Status.UNSOLVABLE},
         "failures": [],
     }
     for name, answer in answers.items():

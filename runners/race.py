@@ -49,10 +49,11 @@ from .statistics.scores import percentile
 if TYPE_CHECKING:
     from .workers import Heard, Worker
 
-# Certificates whose check can take seconds (a DRUP proof of a side-8 board: up to a minute).  The
+# Certificates whose check can take seconds (a DRUP proof of a side-8 board: up to a minute; a DRCP
+# proof of a side-6 one: up to a second or two).  The
 # other workers are paused meanwhile: the check is the likely answer, and on a loaded machine it
 # ran about twice as slowly next to three solvers as alone.
-SLOW_CHECKS = frozenset({CertificateKind.DRUP, CertificateKind.DEAD_STATES})
+SLOW_CHECKS = frozenset({CertificateKind.DRUP, CertificateKind.DRCP, CertificateKind.DEAD_STATES})
 
 # The backend that runs in the runner's own process before any worker is started.
 INLINE = "search"

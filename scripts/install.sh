@@ -80,7 +80,8 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(base_of "$VENV/bin/python")" != "$(base_o
     rm -rf "$VENV"
     "$PYTHON" -m venv "$VENV"
 fi
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[dev]"
+# The cpmpy extra: CPMpy and the solvers it reaches (Choco, Exact, Z3) for the cpmpy:SOLVER backends.
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[dev,cpmpy]"
 "$VENV/bin/python" -c "import sigmar.runners.checking._drup" 2>/dev/null \
     || echo "note: the C DRUP checker was not built (no compiler or Python headers); proofs are checked the slower way"
 echo "sigmar installed: $PWD/$VENV/bin/sigmar (activate with: . $VENV/bin/activate)"

@@ -115,10 +115,10 @@ def test_show_plays_a_solution(capsys: pytest.CaptureFixture[str]) -> None:
     assert "real game screenshot2" in out  # the other board is drawn too, without moves
 
 
-def test_backends_lists_the_four_families(capsys: pytest.CaptureFixture[str]) -> None:
+def test_backends_lists_the_six_families(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["backends", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [r["backend"] for r in rows] == ["cpsat", "cnf", "minizinc", "search"]
+    assert [r["backend"] for r in rows] == ["cpsat", "cnf", "minizinc", "search", "pumpkin", "cpmpy"]
     for row in rows:
         assert row["available"] or row["why_not"], row
 

@@ -20,6 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -331,3 +332,27 @@ def test_malformed_drup_triples_are_malformed_for_both(tmp_path: Path) -> None:
                 (folder / f"p{suffix}").write_text(text)
         record = {"kind": "drup", "file": str(folder / "p.drup")}
         assert _both_on(tmp_path, board, folder / "p.drup", record) == (2, 2), what
+
+
+def test_drcp_certificates_and_tampered_copies_get_the_same_verdict_from_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pumpkin's refutations of a dense deal and of a small board, then copies tampered as
+    scripts/bench_drcp.py tampers them (steps dropped, hints cut or swapped, literals flipped, tags and
+    labels changed, the model weakened): sigmar check and the second checker agree on each."""
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))  # the scripts' shared helper, benchlib
+    bench = load_script("bench_drcp")
+    boards = [*bench.dense_deals(4, 1)[2:4], read_boards(ROOT / "instances" / "small.txt")[11]]
+    folder = tmp_path / "proofs"
+    rows = bench.run_dense(boards, 60, folder)["rows"]
+    sources = [r for r in rows if r["certificate"] == "drcp"]
+    assert len(sources) == 3 and all(r["checked"] for r in sources), rows
+    for row in sources:
+        board_file = tmp_path / "board.txt"
+        board_file.write_text(format_board(next(b for b in boards if b.name == row["board"])))
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert second_check(board_file, row["file"]) == 0
+    found = bench.run_mutants(rows, boards, 2 * len(bench.KINDS), tmp_path / "mutants")
+    assert found["mutants"] == 2 * len(bench.KINDS)
+    assert found["checkers_differ"] == 0 and found["accepted_not_genuine"] == 0, found
+    assert found["accepted"] < found["mutants"] // 2, found

@@ -60,7 +60,7 @@ def test_counts_give_each_quintessence_one_of_each_element_first() -> None:
     assert count_problem(fine) is None
 
 
-@pytest.mark.parametrize("name", ["search", "cnf", "cnf:steps", "cpsat", "cpsat:steps"])
+@pytest.mark.parametrize("name", ["search", "cnf", "cnf:steps", "cpsat", "cpsat:steps", "pumpkin"])
 def test_agrees_with_brute_force_and_certifies_its_refutations(name: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     rng = random.Random(17)
     search = make(name)

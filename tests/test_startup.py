@@ -16,9 +16,25 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Solver and plotting packages: each costs 15-300 ms to import (ortools pulls in pandas); rich's tables
-# cost about 35 ms, a third of a one-board solve, so solve prints plain columns (render/columns.py).
-HEAVY = ("numpy", "ortools", "pandas", "pysat", "minizinc", "dask", "distributed", "matplotlib", "rich")
+# Solver and plotting packages: each costs 15-300 ms to import (ortools pulls in pandas; cpmpy 0.4-0.9 s);
+# rich's tables cost about 35 ms, a third of a one-board solve, so solve prints plain columns
+# (render/columns.py).  pumpkin_solver costs about 1 ms, but a command that does not use it has no reason to.
+HEAVY = (
+    "numpy",
+    "ortools",
+    "pandas",
+    "pysat",
+    "minizinc",
+    "dask",
+    "distributed",
+    "matplotlib",
+    "rich",
+    "cpmpy",
+    "pumpkin_solver",
+    "pychoco",
+    "z3",
+    "exact",
+)
 # The workbench's server library (`sigmar serve`) and the browser driver of its tests: never at start-up.
 SERVER = ("starlette", "uvicorn", "anyio", "h11", "playwright")
 

@@ -8,6 +8,7 @@ A certificate comes as an answer's JSON prints it: ``{"kind": ..., "file": ..., 
 - ``stuck``: :mod:`.stuck_check`;
 - ``dead-states``: :mod:`.dead_states_check`;
 - ``drup``: :mod:`.drup_check`;
+- ``drcp``: :mod:`.drcp_check` (the board's order model built afresh; the proof checked against it);
 - ``cubes``: :mod:`.cubes_check`;
 - ``play-bound`` (``explain``'s bound on the deepest play, not a "no" for the whole board):
   :mod:`.play_bound_check`.
@@ -27,6 +28,7 @@ from sigmar.models.result import CertificateKind
 from sigmar.models.rules import count_problem
 
 from .dead_states_check import check_dead_states
+from .drcp_check import check_drcp
 from .drup_check import check_drup
 from .play_bound_check import check_play_bound
 from .stuck_check import check_stuck
@@ -56,6 +58,8 @@ def check_certificate(board: Board, certificate: dict[str, Any], base: Path | No
     path = _file(certificate, base)
     if kind is CertificateKind.DEAD_STATES:
         return check_dead_states(board, path)
+    if kind is CertificateKind.DRCP:
+        return check_drcp(board, path)
     if kind is CertificateKind.CUBES:
         from .cubes_check import check_cubes
 

@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
+from sigmar.encoders import order_model
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.output_files import cannot_write, write_file
@@ -121,13 +122,17 @@ class ProofStore:
 
 
 def with_formula(board: Board, certificate: Certificate) -> Certificate:
-    """A ``drup`` certificate with the runner's own encoding of the board as its formula and variable map.
+    """A proof certificate with the runner's own encoding of the board beside the proof.
 
-    The prover sends only what only it knows, the proof: the formula is the board's
-    default encoding, which the check builds afresh anyway (and requires the file to
-    equal), so the runner writes it rather than have the prover print and send it
-    (0.04-0.06 s on a side-6 board, on the way to every DRUP answer).
+    The prover sends only what only it knows, the proof: what it refutes is the board's
+    own encoding, which the check builds afresh anyway (and requires the file to equal),
+    so the runner writes it rather than have the prover print and send it.  ``drup``: the
+    default CNF as ``NAME.cnf`` and ``NAME.vars.json`` (printing them took the prover
+    0.04-0.06 s on a side-6 board, on the way to every DRUP answer); ``drcp``: the order
+    model as ``NAME.drcp-model``, always the runner's, whatever the prover sent.
     """
+    if certificate.kind is CertificateKind.DRCP:
+        return replace(certificate, texts={**certificate.texts, ".drcp-model": order_model.build(board).text()})
     if certificate.kind is not CertificateKind.DRUP or ".cnf" in certificate.texts:
         return certificate
     own = fresh(board)

@@ -26,9 +26,9 @@ def formula_verdict(own: Fresh, cnf_path: Path, vars_path: Path) -> Verdict | No
     """
     formula = own.formula
     try:
-        text = _read_bounded(cnf_path, CNF, len(own.text) + input_limits.CNF_SLACK_BYTES)
+        text = read_bounded(cnf_path, CNF, len(own.text) + input_limits.CNF_SLACK_BYTES)
         most = 256 * formula.nv + input_limits.MiB  # a name per variable, each far shorter than 256 bytes
-        names = input_limits.json_value(_read_bounded(vars_path, VARS_JSON, most), vars_path)
+        names = input_limits.json_value(read_bounded(vars_path, VARS_JSON, most), vars_path)
     except InputError as exc:
         raise CertificateError(str(exc)) from None
     if _body(text) != own.body:  # the fast path compares text
@@ -46,7 +46,7 @@ def formula_verdict(own: Fresh, cnf_path: Path, vars_path: Path) -> Verdict | No
     return None
 
 
-def _read_bounded(path: Path, limit: Limit, most: int) -> str:
+def read_bounded(path: Path, limit: Limit, most: int) -> str:
     """A certificate's side file as text, refused unread when above ``most`` bytes (it cannot be this board's)."""
     size = input_limits.regular_size(path, limit)
     if size > most:

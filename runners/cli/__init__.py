@@ -33,7 +33,7 @@ SUBCOMMANDS = {
     "bench": "every backend on every board: summary (PAR-2, VBS), CSV, plots, HTML report, BenchExec XML",
     "generate": "new boards: solvable by construction (with a witness), or refuted unsolvable",
     "survey": "deal N random boards, answer each (race, checked certificates), estimate the solvable fraction",
-    "encode": "write an encoding (DIMACS, CP-SAT model, MiniZinc model/data)",
+    "encode": "write an encoding (DIMACS, CP-SAT model, MiniZinc model/data, DRCP model)",
     "decode": "turn an external SAT solver's assignment of 'encode --to dimacs' back into moves",
     "show": "draw boards (and a solution, move by move)",
     "serve": "a local web page to edit, solve, explain, repair and play boards",

@@ -59,6 +59,7 @@ def as_json(row: FamilyInfo) -> dict[str, object]:
         "default": row.default,
         "default_note": row.default_note,
         "subs": list(row.subs),
+        "missing": dict(row.missing),
         "description": _description(row.cls),
         "source": row.source,
         "refused": row.refused,
@@ -73,6 +74,8 @@ def block(row: FamilyInfo, width: int) -> str:
     if row.available:
         default = row.default + (f" ({row.default_note})" if row.default_note else "")
         fields += [("default", default), ("names", ", ".join(f"{row.family}:{s}" for s in row.subs) or "-")]
+        if row.missing:
+            fields.append(("missing", "; ".join(f"{row.family}:{sub} {why}" for sub, why in row.missing)))
     fields += [("version", row.version), ("about", _description(row.cls))]
     for label, value in fields:
         if value:

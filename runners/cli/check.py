@@ -4,7 +4,8 @@ The certificate formats are docs/formats.md#certificates.
 
 CERT is a dead-states file (``NAME.dead.jsonl``), a play-bound file (``NAME.bound.jsonl``,
 from ``explain``: no play clears more than its tiles), a DRUP proof (``NAME.drup``
-with ``NAME.cnf`` and ``NAME.vars.json`` beside it), a split into cubes
+with ``NAME.cnf`` and ``NAME.vars.json`` beside it), a DRCP proof (``NAME.drcp``
+with ``NAME.drcp-model`` beside it), a split into cubes
 (``NAME.cubes``, with its formula and its nodes' proofs beside it), bare
 certificate objects, or an answers file: the JSON that
 ``solve``/``prove``/``crosscheck --json`` printed.  An answers file is checked
@@ -27,12 +28,13 @@ from typing import Any
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board
-from sigmar.models.input_limits import ANSWERS, DEAD_STATES, VARS_JSON, InputError
+from sigmar.models.input_limits import ANSWERS, DEAD_STATES, DRCP_MODEL, VARS_JSON, InputError
 
 from ..checking.answers import Finding, check_answer, is_answer, missing_boards
 from ..checking.certificates import check_certificate
 from ..checking.cubes_check import read_split
 from ..checking.dead_states_check import DEAD_STATES_FORMAT
+from ..checking.drcp_check import drcp_model_file
 from ..checking.play_bound_check import PLAY_BOUND_FORMAT
 from ..checking.verdict import CertificateError, Verdict
 from .board_args import selected_names
@@ -49,8 +51,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="check a certificate, or a whole answers file, against the boards",
         description="Check with code independent of the backends (docs/formats.md): a certificate (a dead-states "
         "file NAME.dead.jsonl, a play-bound file of 'explain' NAME.bound.jsonl, a DRUP proof NAME.drup with "
-        "NAME.cnf and NAME.vars.json beside it, a split into cubes NAME.cubes with the formula and each node's "
-        "proof beside it), or a whole "
+        "NAME.cnf and NAME.vars.json beside it, a DRCP proof NAME.drcp with NAME.drcp-model beside it, a split "
+        "into cubes NAME.cubes with the formula and each node's proof beside it), or a whole "
         "answers file, the JSON Lines that 'solve', 'prove' or 'crosscheck' printed with --json: every solved "
         "answer is replayed by the rule engine, every unsolvable answer's certificate is checked (one with "
         "no certificate, or whose files were in a temporary folder now gone, cannot be), unknown and error "
@@ -203,6 +205,9 @@ def _read(cert: Path) -> Contents:
         if cert.name.endswith(".drup"):
             input_limits.regular_size(cert, input_limits.DRUP)
             return Contents([(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})])
+        if cert.name.endswith(".drcp"):
+            input_limits.regular_size(cert, input_limits.DRCP)
+            return Contents([(_model_board(cert), {"kind": "drcp", "file": str(cert)})])
         if cert.name.endswith(".cubes"):
             board, _ = read_split(cert)  # read under the cubes file's own limit
             return Contents([(board, {"kind": "cubes", "file": str(cert)})])
@@ -240,6 +245,22 @@ def _sidecar_board(drup: Path) -> str | None:
         return None
     name = found.get("board") if isinstance(found, dict) else None
     return name if isinstance(name, str) else None
+
+
+def _model_board(drcp: Path) -> str | None:
+    """The board named on the ``board`` line of the model beside ``NAME.drcp`` (its second line), if any."""
+    model = drcp_model_file(drcp)
+    try:
+        with input_limits.open_input(model, DRCP_MODEL) as stream:
+            for number, line in input_limits.lines(stream, DRCP_MODEL):
+                if line.startswith("board "):
+                    found = input_limits.json_value(line[len("board ") :], model, number)
+                    return found if isinstance(found, str) else None
+                if number >= 2:
+                    return None
+    except InputError:
+        return None
+    return None
 
 
 def _json_lines(cert: Path, head: list[tuple[int, Any]], rest: Any) -> Contents:

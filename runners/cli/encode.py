@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from sigmar.encoders.backend import Backend
-from sigmar.encoders.registry import family_names, info
+from sigmar.encoders.registry import family_names, info, load
 from sigmar.models.board import Board
 from sigmar.models.output_files import write_file
 
@@ -21,7 +21,7 @@ from .conventions import add_output, add_output_dir, file_stems, follow
 from .options import ENCODINGS as VARIANTS
 from .options import UsageError, add_board_file
 
-TARGETS = ("dimacs", "cpsat", "mzn", "dzn")
+TARGETS = ("dimacs", "cpsat", "mzn", "dzn", "drcp-model")
 
 
 def _variants_help() -> str:
@@ -32,7 +32,7 @@ def _variants_help() -> str:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "encode",
-        help="write an encoding (DIMACS, CP-SAT model, MiniZinc model/data)",
+        help="write an encoding (DIMACS, CP-SAT model, MiniZinc model/data, DRCP model)",
         description="Write the encoding of each board for other tools. With several boards, "
         "OUT gets the board's index before its suffix (out.0.cnf, out.1.cnf, ...); --output-dir DIR names "
         "each board's files after the board (DIR/NAME.cnf). "
@@ -54,7 +54,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _writer(target: str, variant: str | None) -> Backend:
     for family in family_names():
-        found = info(family)
+        if not _writes(family, target):
+            continue  # not asked whether it is available: that can import its solver or run it
+        found = info(family, with_version=False)
         if found.cls is not None and target in found.cls.encode_targets:
             valid = found.cls.encode_variants
             if variant is not None and variant not in valid:
@@ -64,6 +66,17 @@ def _writer(target: str, variant: str | None) -> Backend:
                 raise UsageError(f"'{target}' needs backend {family}, not available here: {found.why_not}")
             return found.cls(variant) if variant else found.cls()
     raise UsageError(f"no backend here writes '{target}' yet; see 'sigmar backends'")
+
+
+def _writes(family: str, target: str) -> bool:
+    """Whether ``family``'s backend class may write ``target`` (its module loaded, its solver not).
+
+    A family whose module cannot load may: ``info`` then says why it is not available.
+    """
+    try:
+        return target in load(family).encode_targets
+    except Exception:
+        return True
 
 
 def run(args: argparse.Namespace) -> int:

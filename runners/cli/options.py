@@ -230,6 +230,7 @@ ENCODINGS = {
     "cpsat": ("order", "steps"),
     "mzn": ("order", "steps"),
     "dzn": ("order", "steps"),
+    "drcp-model": ("order",),
 }
 
 

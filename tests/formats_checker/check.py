@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import cubes, dead_states, drup
+from . import cubes, dead_states, drcp, drup
 from .board import Board, Malformed, read_boards
 from .rules import Tiles
 
@@ -32,7 +32,7 @@ def check_one(board: Board, certificate: dict, base: Path) -> tuple[bool, str]:
         return tiles.cannot_pair_up((1 << tiles.n) - 1), "counts"
     if kind == "stuck":
         return check_stuck(board, certificate.get("cells"))
-    if kind not in ("dead-states", "drup", "cubes"):
+    if kind not in ("dead-states", "drup", "drcp", "cubes"):
         raise Malformed(f"unknown kind {kind!r}")
     name = certificate.get("file")
     if not isinstance(name, str) or not name:
@@ -42,6 +42,8 @@ def check_one(board: Board, certificate: dict, base: Path) -> tuple[bool, str]:
         path = base / path
     if not path.is_file():
         raise Malformed(f"{path}: no such file")
+    if kind == "drcp":
+        return drcp.check(board, path)
     if kind == "cubes":
         return cubes.check(board, path)
     return dead_states.check(board, path) if kind == "dead-states" else drup.check(board, path)
@@ -49,6 +51,13 @@ def check_one(board: Board, certificate: dict, base: Path) -> tuple[bool, str]:
 
 def certificates(cert: Path) -> list[tuple[str | None, dict]]:
     """(the board name the certificate names, the certificate) for each certificate in CERT."""
+    if cert.name.endswith(".drcp"):
+        model = cert.with_name(cert.name.removesuffix(".drcp") + ".drcp-model")
+        lines = model.read_text(encoding="utf-8").splitlines()[:2] if model.is_file() else []
+        named = (
+            json.loads(lines[1].removeprefix("board ")) if len(lines) == 2 and lines[1].startswith("board ") else None
+        )
+        return [(named if isinstance(named, str) else None, {"kind": "drcp", "file": str(cert)})]
     if cert.name.endswith(".drup"):
         try:
             named = json.loads(cert.with_name(cert.name.removesuffix(".drup") + ".vars.json").read_text())["board"]
