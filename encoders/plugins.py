@@ -31,6 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from sigmar.models.errors import SigmarError
+
 GROUP = "sigmar.backends"
 
 # How long a plugin's import, available(), version(), subs() or constructor may take in the parent.
@@ -43,7 +45,7 @@ RESERVED = frozenset({"all"})
 T = TypeVar("T")
 
 
-class PluginFailure(Exception):
+class PluginFailure(SigmarError):
     """A plugin's code raised, or did not answer in time; the message says which and where."""
 
 
@@ -143,7 +145,7 @@ def bounded(call: Callable[[], T], what: str, seconds: float | None = None) -> T
     def run() -> None:
         try:
             box.append((True, call()))
-        except BaseException as exc:  # noqa: BLE001 - a plugin's SystemExit must not end the suite
+        except BaseException as exc:  # a plugin's SystemExit must not end the suite
             box.append((False, exc))
 
     from .processes.capture import captured, one_line  # here: only a plugin's code needs it
@@ -193,7 +195,7 @@ def _import_survives(module_name: str) -> None:
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
             importlib.import_module(module_name)
-        except BaseException:  # noqa: BLE001 - anything it raised, the parent's import reports
+        except BaseException:  # anything it raised, the parent's import reports
             os._exit(1)
         os._exit(0)
     deadline = time.monotonic() + ANSWER_SECONDS

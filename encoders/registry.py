@@ -16,6 +16,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
+from sigmar.models.errors import SigmarError
+
 from . import plugins
 from .backend import Backend
 
@@ -35,7 +37,7 @@ FAMILIES: tuple[tuple[str, str, str], ...] = (
 NOT_IN_ALL = frozenset({"cpmpy"})
 
 
-class UnknownBackend(ValueError):
+class UnknownBackend(SigmarError, ValueError):
     pass
 
 

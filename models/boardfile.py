@@ -14,6 +14,7 @@ from pathlib import Path
 
 from . import input_limits
 from .board import Board, Tile
+from .errors import SigmarError
 from .hexgrid import cells as hex_cells
 from .hexgrid import row_lengths, to_rowcol
 from .input_limits import BOARD_FILE, InputError
@@ -23,7 +24,7 @@ MAX_DIM = 16  # 721 cells: far beyond any generated or published board
 
 
 @dataclass
-class BoardFileError(Exception):
+class BoardFileError(SigmarError):
     """A malformed board file, with its location (row and column from 0, line from 1)."""
 
     file: str

@@ -23,6 +23,7 @@ import random
 from collections.abc import Callable, Sequence
 
 from .board import Board, Tile
+from .errors import SigmarError
 from .generator import ELEMENT_ORDER, STANDARD_DIM, Mix, mix_for, standard_template_for, tiles_for_dim
 from .hexgrid import Hex, cells, distance
 from .templates import CENTRE, Template, ondrovo_templates
@@ -34,7 +35,7 @@ KINDS = ("dense", "uniform")
 TemplateChoice = Template | Sequence[Template] | Callable[[random.Random], Template] | None
 
 
-class DealError(ValueError):
+class DealError(SigmarError, ValueError):
     """A deal that cannot be made: an unknown kind or side, or a template too small."""
 
 

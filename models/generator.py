@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from .board import Board, Tile
+from .errors import SigmarError
 from .facts import facts_of, ring_ids
 from .hexgrid import Hex, ring_neighbours
 from .result import Move
@@ -54,7 +55,7 @@ PAIRED_TILES = {2: 6, 3: 12, 4: 24, 5: 36, 6: 54, 7: 84, 8: 108, 9: 162, 10: 216
 MAX_ATTEMPTS = 500
 
 
-class GenerationError(RuntimeError):
+class GenerationError(SigmarError, RuntimeError):
     """The template kept leading the frontier into a dead end."""
 
 

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from .errors import SigmarError
+
 BOM = b"\xef\xbb\xbf"
 MiB = 2**20
 
@@ -115,7 +117,7 @@ LIMITS = (
 MAX_SETTING = 2**63 - 1
 
 
-class LimitError(ValueError):
+class LimitError(SigmarError, ValueError):
     """A ``SIGMAR_MAX_*`` variable that is not a whole number of bytes: one line, exit status 2."""
 
 
@@ -125,7 +127,7 @@ def check_settings() -> None:
         _ = limit.bytes
 
 
-class InputError(ValueError):
+class InputError(SigmarError, ValueError):
     """A file that cannot be read as its kind: one line naming the file (and the line), for exit 2."""
 
     def __init__(self, file: str | Path, message: str, line: int | None = None) -> None:

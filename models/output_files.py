@@ -25,8 +25,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from .errors import SigmarError
 
-class OutputError(Exception):
+
+class OutputError(SigmarError):
     """An output that cannot be written (or is another run's): one line naming it, exit status 2."""
 
 

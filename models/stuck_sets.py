@@ -3,7 +3,7 @@
 This is the one home of the suite's deadlock argument.  The search backend
 uses it for its ``static`` answers and its certificates, the generator and
 ``prove`` for their reasons; the certificate checker
-(``sigmar.models.certificate_checker``) reads the same rules again on its own.
+(``sigmar.runners.checking.stuck_check``) reads the same rules again on its own.
 
 In a state S, a nonempty set K of tiles is *stuck* when every tile t of K is
 held by one of (docs/formats.md#stuck-sets, with the glossary of ``sigmar.models.facts``):

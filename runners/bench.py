@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
@@ -38,12 +38,14 @@ from sigmar.models.output_files import OutputLock, cannot_write, write_file
 from sigmar.models.result import Result, Status
 
 from .checking.certify import ProofStore, certify
-from .checking.grading import BoardVerdict, Grade, certified, grade_board
+from .checking.grading import BoardVerdict, Grade, grade_board
 from .checking.intake import taken_in
-from .checking.replay import checked
-from .render.scores import cpu_par2, par2, percentile, representatives, spread
-from .usage import Usage, load_average
-from .workers import Worker, with_output
+from .checking.replay import replayed
+from .statistics.cost import NO_USAGE, Usage
+from .statistics.runs import Row, Summary
+from .statistics.scores import cpu_par2, par2, percentile, representatives, spread
+from .usage import load_average
+from .workers import Worker, WorkerSet, with_output
 
 COLUMNS = (
     "file",
@@ -66,7 +68,6 @@ COLUMNS = (
     "load1",
     "truth",
 )
-NO_USAGE = Usage()
 # What an executor yields: a run, its raw answer, and what it cost (None where nothing was measured).
 Outcome = tuple["Run", Result, Usage | None]
 
@@ -82,74 +83,6 @@ class Run:
     board_index: int = 0  # the board's place in the bench, from 0
     repeat: int = 1
     family: str = ""  # the board's family (its file, or the name --family gave it)
-
-
-@dataclass(frozen=True)
-class Row:
-    """One line of the CSV: a run's checked answer and its grade."""
-
-    file: str
-    board: str
-    backend: str
-    result: Result
-    grade: Grade
-    usage: Usage = NO_USAGE
-    repeat: int = 1
-    family: str = ""
-    load: float = math.nan  # the 1-minute load average when the answer came in
-    truth: str = ""  # the board's class: solvable, unsolvable or open (grading.BoardVerdict.truth)
-
-    @property
-    def out_of_memory(self) -> bool:
-        """An error because the run went over the memory limit."""
-        return self.usage.over_memory and self.result.status is Status.ERROR
-
-    @property
-    def reason(self) -> str:
-        """The CSV's reason: why unsolvable, or ``memory`` for a run over the memory limit."""
-        if self.out_of_memory:
-            return "memory"
-        return str(self.result.reason) if self.result.reason else ""
-
-    @property
-    def answered(self) -> bool:
-        """A definite answer that is not wrong (a claimed "no" included): its time is a time to answer."""
-        return self.result.status in (Status.SOLVED, Status.UNSOLVABLE) and self.grade is not Grade.WRONG
-
-    @property
-    def certified(self) -> str:
-        """``yes`` for an ``unsolvable`` with a checked certificate, ``no`` for a claimed one, else empty."""
-        return certified(self.result)
-
-    @property
-    def cpu_wall(self) -> float:
-        """CPU seconds over wall seconds of this run (nan when either is missing)."""
-        cpu, wall = self.usage.cpu_seconds, self.result.seconds
-        return cpu / wall if cpu is not None and wall > 0 else math.nan
-
-    def values(self) -> list[object]:
-        r, u = self.result, self.usage
-        return [
-            self.file,
-            self.board,
-            self.backend,
-            str(r.status),
-            self.reason,
-            f"{r.seconds:.6f}",
-            "" if u.cpu_seconds is None else f"{u.cpu_seconds:.6f}",
-            "" if u.memory_mb is None else f"{u.memory_mb:.1f}",
-            str(self.grade),
-            len(r.moves) if r.status is Status.SOLVED else "",
-            int(r.verified),
-            r.message.replace("\n", " "),
-            self.certified,
-            str(r.certificate.kind) if r.status is Status.UNSOLVABLE and r.certificate else "",
-            self.family,
-            self.repeat,
-            "" if math.isnan(self.cpu_wall) else f"{self.cpu_wall:.3f}",
-            "" if math.isnan(self.load) else f"{self.load:.2f}",
-            self.truth,
-        ]
 
 
 def plan(
@@ -234,51 +167,33 @@ def run_local(
     Workers are replaced as needed and all killed at the end, even when the
     caller stops early.
     """
-    from multiprocessing.connection import wait
-
     todo = list(reversed(runs))
     pool = WorkerPool(mem_limit_mb)
-    busy: dict[Worker, tuple[Run, float]] = {}  # worker -> (run, started)
+    busy: WorkerSet[Worker] = WorkerSet()
+    running: dict[Worker, tuple[Run, float]] = {}  # worker -> (run, started)
     try:
         while todo or busy:
             while todo and len(busy) < max(1, jobs):
                 run = todo.pop()
                 worker = pool.take(run.backend)
                 worker.submit(run.index, run.backend, run.board, time_limit)
-                busy[worker] = (run, time.perf_counter())
-            now = time.perf_counter()
-            timeout = None
-            if time_limit is not None:
-                timeout = max(0.0, min(started + time_limit + slack for _, started in busy.values()) - now)
-            handles: dict[Any, Worker] = {}
-            for worker in busy:
-                handles[worker.conn] = worker
-                handles[worker.sentinel] = worker
-            ready = wait(list(handles), timeout)
-            for worker in dict.fromkeys(handles[h] for h in ready):
-                done = worker.receive() if worker.conn.poll() else None
-                if done is None and worker.alive():
-                    continue
-                run, started = busy.pop(worker)
-                if done is None:
-                    message = worker.crash_message(run.backend)
-                    pool.retire(worker)
-                    yield run, Result(Status.ERROR, run.backend, time.perf_counter() - started, message=message), None
+                started = time.perf_counter()
+                deadline = None if time_limit is None else started + time_limit + slack
+                busy.add(worker, worker, run.backend, deadline, time_limit)
+                running[worker] = (run, started)
+            for heard in busy.wait():
+                run, started = running.pop(heard.worker)
+                done = heard.done
+                if done is None:  # it died, or outlived the time limit
+                    pool.retire(heard.worker)
+                    yield run, heard.answer(time.perf_counter() - started), None
                     continue
                 if done.usage is not None and done.usage.over_memory:
-                    pool.retire(worker)  # its watchdog may be taking it down; start clean
+                    pool.retire(heard.worker)  # its watchdog may be taking it down; start clean
                 else:
-                    pool.give_back(run.backend, worker)
+                    pool.give_back(run.backend, heard.worker)
                 answer = taken_in(done.result, run.backend).with_(seconds=done.seconds)
                 yield run, with_output(answer, done.output), done.usage
-            if time_limit is not None:
-                now = time.perf_counter()
-                for worker, (run, started) in list(busy.items()):
-                    if now - started > time_limit + slack:
-                        busy.pop(worker)
-                        pool.retire(worker)
-                        message = f"no answer in {time_limit:g} s; killed"
-                        yield run, Result(Status.UNKNOWN, run.backend, now - started, message=message), None
     finally:
         pool.kill_all()
 
@@ -344,7 +259,7 @@ def bench(
     try:
         with ProofStore() as proofs:
             for run, raw, usage in executor:
-                answer = certify(run.board, checked(run.board, raw, run.backend), proofs)
+                answer = certify(run.board, replayed(run.board, raw, run.backend), proofs)
                 index = run.board_index
                 answers.setdefault(index, {})[run_label(run.backend, run.repeat)] = (answer, usage, load_average())
                 if on_done is not None:
@@ -365,43 +280,6 @@ def bench(
 
 
 # -- summary, CSV, plot ----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Summary:
-    """One backend's line of the summary, over its median run per board (``--repeat``).
-
-    ``certified`` and ``claimed`` count its ``unsolvable`` answers apart: a claim is
-    never scored as an answer (PAR-2 charges it twice the limit, as an unknown).
-    """
-
-    backend: str
-    runs: int  # boards (the median run of each)
-    solved: int
-    unsolvable: int  # certified + claimed
-    unknown: int
-    error: int
-    wrong: int
-    median: float
-    p90: float
-    p99: float
-    max: float
-    par2: float = math.nan  # mean per board; inf when a wrong answer disqualifies the backend
-    cpu_ratio: float = math.nan  # CPU seconds / wall seconds over the runs with both measured
-    memory_median: float = math.nan  # MB, over every run with a measure
-    memory_max: float = math.nan
-    out_of_memory: int = 0  # errors that were runs over --mem-limit
-    certified: int = 0  # unsolvable with a checked certificate
-    claimed: int = 0  # unsolvable without one (BenchExec's correct-unconfirmed, or unsettled)
-    par2_cpu: float = math.nan  # PAR-2 by CPU seconds
-    par2_solvable: float = math.nan  # PAR-2 over the boards a verified solution settled
-    par2_unsolvable: float = math.nan  # ... and over those a checked certificate (or the counts) settled
-    spread: float = math.nan  # median over boards of (max - min) / median seconds of the repetitions
-    rank: int = 0  # 1 = best: most correct answers, then the lowest PAR-2; a disqualified backend last
-
-    @property
-    def correct(self) -> int:
-        return self.solved + self.certified
 
 
 def cpu_ratio(rows: list[Row]) -> float:

@@ -23,10 +23,10 @@ from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
 from .bench import Run
-from .checking.intake import taken_in
+from .checking.intake import crashed, overrun_message, taken_in
 from .host import HostError, HostTimeout, hosted
+from .statistics.cost import Usage
 from .survey import ClusterError, lost_cluster, task_failure
-from .usage import Usage
 
 _backends: dict[str, Any] = {}  # backend instances of this host, kept across its runs
 
@@ -43,8 +43,8 @@ def solve_in_host(
         if name not in _backends:
             _backends[name] = registry.make(name)
         result = _backends[name].solve(board, time_limit)
-    except Exception as exc:
-        result = Result(Status.ERROR, name, message=f"{name} raised {type(exc).__name__}: {exc}")
+    except Exception as exc:  # a crashing backend is an answer
+        result = crashed(name, exc)
     return result, time.perf_counter() - start
 
 
@@ -57,8 +57,7 @@ def run_task(
         timeout = None if time_limit is None else time_limit + slack
         return hosted(solve_in_host, families, name, board, time_limit, timeout=timeout)
     except HostTimeout:
-        message = f"no answer in {time_limit:g} s; killed"
-        return Result(Status.UNKNOWN, name, message=message), time.perf_counter() - start
+        return Result(Status.UNKNOWN, name, message=overrun_message(time_limit)), time.perf_counter() - start
     except HostError as exc:  # the host died under the backend: a crash, as a local worker's would be
         return Result(Status.ERROR, name, message=f"{name}: {exc}"), time.perf_counter() - start
 

@@ -31,13 +31,14 @@ from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from sigmar.encoders.processes.guard import guarded, stop
+from sigmar.models.errors import SigmarError
 
 T = TypeVar("T")
 
 START_TIMEOUT = 120.0  # seconds for a fresh host to say it is ready (a loaded machine, a slow disk)
 
 
-class HostError(RuntimeError):
+class HostError(SigmarError, RuntimeError):
     """The host died, or did not answer within the call's timeout (it has been stopped)."""
 
 

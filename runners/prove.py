@@ -42,7 +42,7 @@ from sigmar.models.result import CertificateKind, Result, Status
 
 from .checking import rup_check
 from .checking.certify import ProofStore, certify
-from .checking.replay import run_checked
+from .checking.replay import run_replayed
 from .race import Race
 
 # python-sat solvers that log a DRUP proof in process (the cnf backend's ``cnf:NAME``).
@@ -147,7 +147,7 @@ class Prover:
         from sigmar.encoders.registry import make
 
         started = time.perf_counter()
-        found = certify(board, run_checked(make("search"), board, budget), self.proofs)
+        found = certify(board, run_replayed(make("search"), board, budget), self.proofs)
         spent = time.perf_counter() - started
         better = found.certificate
         if not (found.status is Status.UNSOLVABLE and found.checked and better is not None):
@@ -205,7 +205,7 @@ def ask_corroborators(board: Board, time_limit: float) -> tuple[dict[str, str], 
         except Exception as exc:  # a corroborator that cannot start is reported, never fatal
             answers[family] = f"error: {exc}"
             continue
-        result = run_checked(backend, board, time_limit)
+        result = run_replayed(backend, board, time_limit)
         answers[result.backend or family] = result.status.value
         if result.status is Status.SOLVED and result.verified and solution is None:
             solution = result

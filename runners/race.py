@@ -10,7 +10,7 @@ Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.check
   other backends imported.
 - Every backend runs in its own worker process (:mod:`sigmar.runners.workers`);
   the workers live across the boards of a file, so solver imports are paid once.
-- ``solved`` wins when the rule engine replays the moves (``check.checked``).
+- ``solved`` wins when the rule engine replays the moves (``replay.replayed`` sets ``verified``).
 - ``unsolvable`` wins only with a certificate that code independent of the
   backend has checked (``certify.certify``).  A refutation without one (CP-SAT,
   MiniZinc, a rejected certificate) is a claim: the race waits for a checked
@@ -41,49 +41,13 @@ from sigmar.models.result import CertificateKind, Result, Status
 
 from .checking.certify import ProofStore, certify
 from .checking.count_grade import CountVerdict, ReferenceBeside, grade_counts
-from .checking.intake import count_taken_in
-from .checking.replay import checked, counts_answer
+from .checking.intake import count_taken_in, crashed
+from .checking.replay import counts_answer, replayed
 from .checking.trust import accepted, claims_message, corroborated
-from .render.scores import percentile
+from .statistics.scores import percentile
 
 if TYPE_CHECKING:
-    from .workers import Worker
-
-# Niceness of the workers whose "unsolvable" cannot be checked, when some raced backend's can: on
-# 2 cores they still take idle CPU (and win solvable boards they are fastest on), but no longer
-# halve the time of the backends that bring certificates.
-CLAIMS_ONLY_NICENESS = 10
-
-# The leader's head start follows its own recent wins: HEAD_START_FACTOR times the 95th percentile of
-# its last RECENT_WINS winning times, at least ``stagger`` and at most HEAD_START_CAP.  A fixed 20 ms
-# was shorter than the leader's slower easy boards once the machine was loaded: the others joined,
-# took the CPU, and those boards took three times as long (hexmatch-easy 400-599: p99 61-66 ms with
-# 20 ms, 15-17 ms with 60 ms, search alone 12-13 ms, in one run on the shared machine).
-HEAD_START_FACTOR = 2.0
-HEAD_START_PERCENTILE = 95
-HEAD_START_CAP = 0.25
-RECENT_WINS = 100
-
-# Past the leader's head start the board is a hard one.  If another backend has won more such boards
-# (cnf on dense side-8 deals: 42 of the 53 that took over 1 s), the leader runs LATE_NICENESS
-# lower for the rest of the board, so that on 2 cores it does not take half the CPU from that backend.
-LATE_NICENESS = 5
-LATE_WINS_NEEDED = 3
-
-# The leader's partner (``Race.partner``: the backend that wins the hard boards, cnf on dense deals
-# where the search leads; else the certifying backend with the most wins) joins the leader after
-# PARTNER_DELAY instead of after the whole head start: on 2 cores each has one, and a board the leader
-# cannot settle quickly no longer waits out the head start (up to HEAD_START_CAP) before its likely
-# winner begins, while the leader's easy boards (most within a few ms) are over before the partner
-# starts.  While the partner proves, the backends whose "no" is only a claim wait: they would take the
-# core that the partner's certificate check is prepared on.  They join once the partner has answered
-# without winning, or CLAIMS_WAIT seconds past the head start.
-PARTNER_DELAY = 0.03
-CLAIMS_WAIT = 2.0
-
-# The DRUP check's own encoding of the board (0.08-0.12 s on side 6) is made in a thread of the
-# runner while the partner still proves, once the board has outlived most of the leader's wins.
-PREPARE_AFTER = 0.05
+    from .workers import Heard, Worker
 
 # Certificates whose check can take seconds (a DRUP proof of a side-8 board: up to a minute; a DRCP
 # proof of a side-6 one: up to a second or two).  The
@@ -91,11 +55,148 @@ PREPARE_AFTER = 0.05
 # ran about twice as slowly next to three solvers as alone.
 SLOW_CHECKS = frozenset({CertificateKind.DRUP, CertificateKind.DRCP, CertificateKind.DEAD_STATES})
 
-# The backend that runs in the runner's own process before any worker is started, and how long it
-# runs there on the first board, before it has won any (afterwards: its head start).  Side-6 boards
-# take it 5-15 ms; a refutation by a stuck set about as long.
+# The backend that runs in the runner's own process before any worker is started.
 INLINE = "search"
-FIRST_HEAD_START = 0.1
+
+
+class RacePolicy:
+    """Who leads, who joins and when, and how long the leader runs alone: the race's decisions.
+
+    Pure bookkeeping over the backends' names and their record of wins, with the tuned
+    constants it decides by; :class:`Race` holds one and asks it at every board, and a test
+    can ask it without starting a process.
+    """
+
+    # Niceness of the workers whose "unsolvable" cannot be checked, when some raced backend's can: on
+    # 2 cores they still take idle CPU (and win solvable boards they are fastest on), but no longer
+    # halve the time of the backends that bring certificates.
+    CLAIMS_ONLY_NICENESS = 10
+
+    # The leader's head start follows its own recent wins: HEAD_START_FACTOR times the 95th percentile of
+    # its last RECENT_WINS winning times, at least ``stagger`` and at most HEAD_START_CAP.  A fixed 20 ms
+    # was shorter than the leader's slower easy boards once the machine was loaded: the others joined,
+    # took the CPU, and those boards took three times as long (hexmatch-easy 400-599: p99 61-66 ms with
+    # 20 ms, 15-17 ms with 60 ms, search alone 12-13 ms, in one run on the shared machine).
+    HEAD_START_FACTOR = 2.0
+    HEAD_START_PERCENTILE = 95
+    HEAD_START_CAP = 0.25
+    RECENT_WINS = 100
+
+    # Past the leader's head start the board is a hard one.  If another backend has won more such boards
+    # (cnf on dense side-8 deals: 42 of the 53 that took over 1 s), the leader runs LATE_NICENESS
+    # lower for the rest of the board, so that on 2 cores it does not take half the CPU from that backend.
+    LATE_NICENESS = 5
+    LATE_WINS_NEEDED = 3
+
+    # The leader's partner (``Race.partner``: the backend that wins the hard boards, cnf on dense deals
+    # where the search leads; else the certifying backend with the most wins) joins the leader after
+    # PARTNER_DELAY instead of after the whole head start: on 2 cores each has one, and a board the leader
+    # cannot settle quickly no longer waits out the head start (up to HEAD_START_CAP) before its likely
+    # winner begins, while the leader's easy boards (most within a few ms) are over before the partner
+    # starts.  While the partner proves, the backends whose "no" is only a claim wait: they would take the
+    # core that the partner's certificate check is prepared on.  They join once the partner has answered
+    # without winning, or CLAIMS_WAIT seconds past the head start.
+    PARTNER_DELAY = 0.03
+    CLAIMS_WAIT = 2.0
+
+    # The DRUP check's own encoding of the board (0.08-0.12 s on side 6) is made in a thread of the
+    # runner while the partner still proves, once the board has outlived most of the leader's wins.
+    PREPARE_AFTER = 0.05
+
+    # How long ``search`` runs in the runner's own process on the first board, before it has won
+    # any (afterwards: its head start).  Side-6 boards take it 5-15 ms; a refutation by a stuck set
+    # about as long.
+    FIRST_HEAD_START = 0.1
+
+    def __init__(self, names: list[str], stagger: float) -> None:
+        self.names = names
+        # The backend with the most wins so far starts alone and the others join after its head
+        # start (``head_start()``: at least ``stagger`` seconds; 0: all start at once).  On 2 cores
+        # this keeps a fast leader from sharing the CPU with slow losers on the boards it wins, and
+        # costs at most the head start on a board the leader cannot answer quickly.
+        self.stagger = stagger
+        self.certifying: frozenset[str] = frozenset()  # the backends whose "no" brings a certificate
+        self.wins: Counter[str] = Counter()
+        self.win_times: dict[str, deque[float]] = {}  # each backend's last RECENT_WINS winning times
+        self.late_wins: Counter[str] = Counter()  # wins on boards where the leader's head start ran out
+
+    def order(self) -> list[str]:
+        """Backends by wins so far (most first); the leader may get a head start."""
+        return sorted(self.names, key=lambda n: -self.wins[n])
+
+    def won(self, name: str, seconds: float, late: bool = False) -> None:
+        self.wins[name] += 1
+        self.late_wins[name] += late
+        self.win_times.setdefault(name, deque(maxlen=self.RECENT_WINS)).append(seconds)
+
+    def late_leader(self, leader: str) -> str | None:
+        """The backend that wins the boards ``leader`` does not answer in its head start, if not the leader."""
+        best = max(self.names, key=lambda n: self.late_wins[n])
+        wins = self.late_wins[best]
+        if best == leader or wins < self.LATE_WINS_NEEDED or wins <= self.late_wins[leader]:
+            return None
+        return best
+
+    def partner(self, leader: str) -> str | None:
+        """The backend that starts soon after ``leader``: the winner of the hard boards, else the
+        certifying backend with the most wins (so that one leader's early wins do not keep the other
+        from ever showing it is faster)."""
+        late = self.late_leader(leader)
+        if late is not None:
+            return late
+        return next((n for n in self.order() if n != leader and n in self.certifying), None)
+
+    def head_start(self, leader: str) -> float:
+        """Seconds ``leader`` runs alone: long enough for nearly all of its recent wins."""
+        if self.stagger <= 0:
+            return 0.0
+        times = sorted(self.win_times.get(leader, ()))
+        if not times:
+            return self.stagger
+        typical = percentile(times, self.HEAD_START_PERCENTILE)
+        return min(max(self.stagger, self.HEAD_START_FACTOR * typical), max(self.stagger, self.HEAD_START_CAP))
+
+    def inline_budget(self) -> float:
+        """How long ``search`` runs in the runner's process before the workers are started."""
+        return self.head_start(INLINE) if self.wins[INLINE] else self.FIRST_HEAD_START
+
+    def plan(self, start: float, head_start: bool = True) -> Plan:
+        """When each backend starts on a board begun at ``start`` (perf_counter seconds).
+
+        The leader starts at once; with a head start (it has won before, and others race), its
+        partner joins after ``PARTNER_DELAY`` and the others when the head start ends.
+        """
+        order = self.order()
+        leader = order[0]
+        staggered = head_start and self.stagger > 0 and len(order) > 1 and self.wins[leader] > 0
+        partner = self.partner(leader) if staggered else None
+        release_at = start + self.head_start(leader)
+        return Plan(
+            leader=leader,
+            partner=partner,
+            later=[n for n in order if n not in (leader, partner)] if staggered else [],
+            first=[n for n in order if not staggered or n == leader],
+            staggered=staggered,
+            partner_at=start + min(self.PARTNER_DELAY, self.head_start(leader)) if partner else None,
+            release_at=release_at,
+            hold_until=release_at + self.CLAIMS_WAIT,
+            prepare_at=start + self.PREPARE_AFTER if partner else None,
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One board's start-up, as :meth:`RacePolicy.plan` decides it."""
+
+    leader: str
+    partner: str | None  # joins at ``partner_at``
+    later: list[str]  # join when the head start ends (``release_at``), or when the leader is done
+    first: list[str]  # start at once
+    staggered: bool  # the leader runs alone for its head start
+    partner_at: float | None
+    release_at: float
+    hold_until: float  # claim-only backends held back while the partner proves join by then at the latest
+    prepare_at: float | None  # when the DRUP check's own encoding is made, while the partner proves
 
 
 @dataclass
@@ -134,25 +235,17 @@ class Race:
         for name in names:
             if name not in self.optional:
                 registry.make(name)  # unknown or unavailable names fail here, in the parent (exit 2)
-        self.names = list(dict.fromkeys(names))
+        self.policy = RacePolicy(list(dict.fromkeys(names)), stagger)
         self.slack = slack  # seconds past the time limit allowed for a backend's own "unknown"
         self.grace = grace  # seconds a loser gets to stop before it is killed
-        # The backend with the most wins so far starts alone and the others join
-        # after its head start (``head_start()``: at least ``stagger`` seconds; 0: all
-        # start at once).  On 2 cores this keeps a fast leader from sharing the CPU with
-        # slow losers on the boards it wins, and costs at most the head start on a board
-        # the leader cannot answer quickly.
-        self.stagger = stagger
-        self.wins: Counter[str] = Counter()
-        self.win_times: dict[str, deque[float]] = {}  # each backend's last RECENT_WINS winning times
-        self.late_wins: Counter[str] = Counter()  # wins on boards where the leader's head start ran out
+        # Each backend's wins so far, the policy's record (tests and benchmarks read them here).
+        self.wins, self.win_times, self.late_wins = self.policy.wins, self.policy.win_times, self.policy.late_wins
         # Certificate files: the caller's folder, or a temporary one that close() removes.
         self._own_proofs = proofs is None
         self.proofs = proofs if proofs is not None else ProofStore()
         self._job = 0
         self.workers: dict[str, Worker] = {}
         self.claims_only: frozenset[str] = frozenset()  # set with the workers
-        self.certifying: frozenset[str] = frozenset()
         # What happened when, for tests and benchmarks: set to a list to record (seconds, event, names).
         self.events: list[tuple[float, str, tuple[str, ...]]] | None = None
         # ``search`` in this process until a board needs more (see the module's docstring); with
@@ -173,15 +266,31 @@ class Race:
 
         # A backend whose "no" is only a claim yields the CPU to those that certify theirs.
         certifying = {name for name in self.names if registry.make(name).certifies}
-        self.certifying = frozenset(certifying)
+        self.policy.certifying = frozenset(certifying)
         self.claims_only = frozenset(self.names) - certifying if certifying else frozenset()
         try:
             for name in self.names:
                 low = bool(certifying) and name not in certifying
-                self.workers[name] = Worker(name, niceness=CLAIMS_ONLY_NICENESS if low else 0)
+                self.workers[name] = Worker(name, niceness=RacePolicy.CLAIMS_ONLY_NICENESS if low else 0)
         except BaseException:
             self.close()
             raise
+
+    @property
+    def names(self) -> list[str]:
+        return self.policy.names
+
+    @names.setter
+    def names(self, names: list[str]) -> None:
+        self.policy.names = names
+
+    @property
+    def stagger(self) -> float:
+        return self.policy.stagger
+
+    @property
+    def certifying(self) -> frozenset[str]:
+        return self.policy.certifying
 
     def __enter__(self) -> Race:
         return self
@@ -209,7 +318,7 @@ class Race:
         """The answer of backend ``name`` taken in, replayed and its certificate checked; ``seconds``
         (measured by the runner) replaces the backend's own; ``others`` are paused while a slow
         certificate is checked."""
-        result = checked(board, raw, name)
+        result = replayed(board, raw, name)
         if seconds is not None:
             result = result.with_(seconds=seconds)
         certificate = result.certificate
@@ -240,41 +349,21 @@ class Race:
             return True
         return False
 
+    # The policy's decisions (tests and benchmarks ask them here).
     def order(self) -> list[str]:
-        """Backends by wins so far (most first); the leader may get a head start."""
-        return sorted(self.names, key=lambda n: -self.wins[n])
+        return self.policy.order()
 
     def won(self, name: str, seconds: float, late: bool = False) -> None:
-        self.wins[name] += 1
-        self.late_wins[name] += late
-        self.win_times.setdefault(name, deque(maxlen=RECENT_WINS)).append(seconds)
+        self.policy.won(name, seconds, late)
 
     def late_leader(self, leader: str) -> str | None:
-        """The backend that wins the boards ``leader`` does not answer in its head start, if not the leader."""
-        best = max(self.names, key=lambda n: self.late_wins[n])
-        wins = self.late_wins[best]
-        if best == leader or wins < LATE_WINS_NEEDED or wins <= self.late_wins[leader]:
-            return None
-        return best
+        return self.policy.late_leader(leader)
 
     def partner(self, leader: str) -> str | None:
-        """The backend that starts soon after ``leader``: the winner of the hard boards, else the
-        certifying backend with the most wins (so that one leader's early wins do not keep the other
-        from ever showing it is faster)."""
-        late = self.late_leader(leader)
-        if late is not None:
-            return late
-        return next((n for n in self.order() if n != leader and n in self.certifying), None)
+        return self.policy.partner(leader)
 
     def head_start(self, leader: str) -> float:
-        """Seconds ``leader`` runs alone: long enough for nearly all of its recent wins."""
-        if self.stagger <= 0:
-            return 0.0
-        times = sorted(self.win_times.get(leader, ()))
-        if not times:
-            return self.stagger
-        typical = percentile(times, HEAD_START_PERCENTILE)
-        return min(max(self.stagger, HEAD_START_FACTOR * typical), max(self.stagger, HEAD_START_CAP))
+        return self.policy.head_start(leader)
 
     def solve(self, board: Board, time_limit: float | None) -> RaceOutcome:
         start = time.perf_counter()
@@ -316,7 +405,7 @@ class Race:
         that overruns its budget is interrupted (:func:`_run_bounded`) and not used here again.
         """
         alone = len(self.names) == 1
-        budget = time_limit if alone else (self.head_start(INLINE) if self.wins[INLINE] else FIRST_HEAD_START)
+        budget = time_limit if alone else self.policy.inline_budget()
         if time_limit is not None and budget is not None:
             budget = min(budget, time_limit)
         outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
@@ -383,45 +472,25 @@ class Race:
         job = self._job
         deadline = None if time_limit is None else start + time_limit + self.slack
         answers: dict[str, Result] = {}
-        from multiprocessing.connection import wait  # here, like the workers: not on a board search settles
+        from .workers import WorkerSet, with_output  # here, like the workers: not on a board search settles
 
-        from .workers import with_output
-
+        busy: WorkerSet[str] = WorkerSet()
         for name, worker in self.workers.items():
             if worker.job_id is not None or not worker.alive():
                 worker.restart()
             worker.submit(job, name, board, time_limit, notion)
-        running = set(self.workers)
-        while running:
-            now = time.perf_counter()
-            if deadline is not None and now >= deadline:
-                break
-            handles: dict[Any, str] = {}
-            for name in running:
-                handles[self.workers[name].conn] = name
-                handles[self.workers[name].sentinel] = name
-            ready = wait(list(handles), None if deadline is None else max(deadline - now, 0.0))
-            for name in dict.fromkeys(handles[h] for h in ready):
-                worker = self.workers[name]
-                done = worker.receive() if worker.conn.poll() else None
-                if done is None and worker.alive():
-                    continue
-                running.discard(name)
-                if done is None:
-                    doing = "solving" if notion is None else "counting"
-                    message = worker.crash_message(name, doing)
-                    answers[name] = Result(Status.ERROR, name, time.perf_counter() - start, message=message)
-                    worker.restart()
+            busy.add(name, worker, name, deadline, time_limit, doing="solving" if notion is None else "counting")
+        while busy:
+            for heard in busy.wait():
+                if heard.done is None:  # it died, or outlived the time limit: a fresh worker for the next board
+                    heard.worker.restart()
+                    answers[heard.key] = heard.answer(time.perf_counter() - start)
                 elif notion is not None:
-                    answer = count_taken_in(done.result, name, notion).with_(seconds=done.seconds)
-                    answers[name] = with_output(answer, done.output)
+                    answer = count_taken_in(heard.done.result, heard.key, notion).with_(seconds=heard.done.seconds)
+                    answers[heard.key] = with_output(answer, heard.done.output)
                 else:
-                    answer = self._certified(board, done.result, name, done.seconds)
-                    answers[name] = with_output(answer, done.output)
-        for name in running:
-            self.workers[name].restart()
-            message = f"no answer in {time_limit:g} s; killed" if time_limit is not None else "no answer"
-            answers[name] = Result(Status.UNKNOWN, name, time.perf_counter() - start, message=message)
+                    answer = self._certified(board, heard.done.result, heard.key, heard.done.seconds)
+                    answers[heard.key] = with_output(answer, heard.done.output)
         return {name: answers[name] for name in self.workers}
 
 
@@ -464,7 +533,7 @@ def _run_bounded(backend: Any, board: Board, budget: float | None, slack: float)
     except _Overrun:
         return None
     except Exception as exc:  # a crashing backend is an answer
-        result = Result(Status.ERROR, INLINE, message=f"{INLINE} raised {type(exc).__name__}: {exc}")
+        result = crashed(INLINE, exc)
     return result, INLINE, time.perf_counter() - began
 
 
@@ -511,21 +580,24 @@ class _Heat:
         self.outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
         self.running: set[str] = set()  # working on this board
         self.waiting: set[str] = set()  # still finishing an earlier board
+        from .workers import WorkerSet  # here, like the workers: not on a board search settles
+
+        # Both, waited on: a waiting one until its grace ends, a running one until the heat's deadline.
+        self.busy: WorkerSet[str] = WorkerSet()
         self.claims: list[Result] = []  # unsolvable answers without a checked certificate
-        order = race.order()
-        head_start = head_start and race.stagger > 0 and len(order) > 1 and race.wins[order[0]] > 0
-        self.leader = order[0]
-        # The partner joins soon (see PARTNER_DELAY), the others after the head start.
-        self.partner = race.partner(self.leader) if head_start else None
-        self.partner_at = start + min(PARTNER_DELAY, race.head_start(order[0])) if self.partner else None
-        self.later = [n for n in order if n not in (self.leader, self.partner)] if head_start else []
-        self.timing = head_start  # the head start is running (its end may hold the leader back)
+        plan = race.policy.plan(start, head_start)
+        self.leader = plan.leader
+        # The partner joins soon (RacePolicy.PARTNER_DELAY), the others after the head start.
+        self.partner = plan.partner
+        self.partner_at = plan.partner_at
+        self.later = plan.later
+        self.timing = plan.staggered  # the head start is running (its end may hold the leader back)
         self.held: list[str] = []  # claim-only backends waiting while the partner proves
         self.late = False  # the head start ran out: a hard board
-        self.release_at = start + race.head_start(order[0])
-        self.hold_until = self.release_at + CLAIMS_WAIT
-        self.prepare_at = start + PREPARE_AFTER if self.partner else None
-        self.dispatch([n for n in order if n not in self.later and n != self.partner], start)
+        self.release_at = plan.release_at
+        self.hold_until = plan.hold_until
+        self.prepare_at = plan.prepare_at
+        self.dispatch(plan.first, start)
 
     def dispatch(self, names: list[str], now: float) -> None:
         for name in names:
@@ -534,16 +606,17 @@ class _Heat:
                 self._submit(name)
             else:
                 self.waiting.add(name)
+                self.busy.add(name, worker, name, deadline=worker.stop_sent + self.race.grace)
 
     def _submit(self, name: str) -> None:
-        self.race.workers[name].submit(self.job, name, self.board, self.time_limit)
+        worker = self.race.workers[name]
+        worker.submit(self.job, name, self.board, self.time_limit)
         self.race.trace("start", name)
         self.running.add(name)
+        self.busy.add(name, worker, name)  # the heat's own deadline ends it
 
     def run(self) -> Result | None:
         """The first accepted answer, or None when every backend answered without one or time ran out."""
-        from multiprocessing.connection import wait  # here, like the workers: not on a board search settles
-
         while self.running or self.waiting or self.later or self.held or self.partner_at is not None:
             now = time.perf_counter()
             leader_done = self.leader not in self.running and self.leader not in self.waiting
@@ -559,18 +632,10 @@ class _Heat:
                 self._prepare()
             if self.deadline is not None and now >= self.deadline:
                 return None
-            busy = {name: self.race.workers[name] for name in self.running | self.waiting}
-            handles: dict[Any, str] = {}
-            for name, worker in busy.items():
-                handles[worker.conn] = name
-                handles[worker.sentinel] = name
-            ready = wait(list(handles), self._timeout(now))
-            now = time.perf_counter()
-            for name in dict.fromkeys(handles[h] for h in ready):
-                winner = self._receive(name, busy[name])
+            for heard in self.busy.wait(self._until(now)):
+                winner = self._hear(heard)
                 if winner is not None:
                     return winner
-            self._restart_stragglers(now)
         return None
 
     def _join_partner(self, now: float) -> None:
@@ -600,7 +665,7 @@ class _Heat:
         if self.late:
             favourite = self.race.late_leader(self.leader)
             if favourite is not None:
-                self.race.workers[self.leader].demote(LATE_NICENESS)
+                self.race.workers[self.leader].demote(RacePolicy.LATE_NICENESS)
         if self._partner_busy():
             self.held = [n for n in self.later if n in self.race.claims_only]
         joining = [n for n in self.later if n not in self.held]
@@ -608,9 +673,10 @@ class _Heat:
         self.dispatch(joining, now)
         self.later = []
 
-    def _timeout(self, now: float) -> float | None:
-        """How long to wait for the next event: the deadline, the head start, a straggler's grace."""
-        timeout = None if self.deadline is None else self.deadline - now
+    def _until(self, now: float) -> float | None:
+        """When to look again at the latest: the deadline, the head start's end, the partner's start, ...
+        (a straggler's grace is its own deadline in the worker set)."""
+        until = self.deadline
         for due, pending in (
             (self.release_at, self.timing),
             (self.partner_at, self.partner_at is not None),
@@ -618,31 +684,27 @@ class _Heat:
             (self.prepare_at, self.prepare_at is not None and self.partner_at is None),
         ):
             if pending and due is not None:
-                timeout = due - now if timeout is None else min(timeout, due - now)
-        for name in self.waiting:
-            expiry = self.race.workers[name].stop_sent + self.race.grace - now
-            timeout = expiry if timeout is None else min(timeout, expiry)
-        return None if timeout is None else max(timeout, 0.0)
+                until = due if until is None else min(until, due)
+        return until
 
-    def _receive(self, name: str, worker: Worker) -> Result | None:
-        """Handle what one ready worker sent (or its death); the answer when it wins."""
-        done = worker.receive() if worker.conn.poll() else None
+    def _hear(self, heard: Heard[str]) -> Result | None:
+        """What one busy worker did (answered, died, or outlived its grace); the answer when it wins."""
+        name, worker, done = heard.key, heard.worker, heard.done
         if done is None:
-            if worker.alive():
-                return None  # woken by nothing readable; look again
-            if name in self.running:
-                self.running.discard(name)
-                message = worker.crash_message(name)
-                self.outcome.answers[name] = Result(Status.ERROR, name, message=message)
-            elif name in self.waiting:
+            if name in self.waiting:  # a loser of the last board, dead or past its grace: a fresh one for this
                 self.waiting.discard(name)
                 worker.restart()
                 self._submit(name)
+            elif name in self.running:  # it died on this board: its answer is the crash
+                self.running.discard(name)
+                self.outcome.answers[name] = heard.answer()
             return None
         if done.job_id != self.job:  # a stale answer from an earlier board
             if name in self.waiting:
                 self.waiting.discard(name)
                 self._submit(name)
+            elif name in self.running:
+                self.busy.add(name, worker, name)  # still at this board
             return None
         from .workers import with_output  # here, like the workers (imported by then)
 
@@ -664,12 +726,3 @@ class _Heat:
         elif answer.status is Status.UNSOLVABLE:
             self.claims.append(answer)
         return None
-
-    def _restart_stragglers(self, now: float) -> None:
-        """Losers from the last board that did not stop within their grace are restarted and given this one."""
-        for name in list(self.waiting):
-            worker = self.race.workers[name]
-            if now - worker.stop_sent >= self.race.grace:
-                self.waiting.discard(name)
-                worker.restart()
-                self._submit(name)

@@ -38,6 +38,7 @@ from sigmar.encoders import registry
 from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.deal import deal
+from sigmar.models.errors import SigmarError
 from sigmar.models.input_limits import RESULTS, InputError
 from sigmar.models.output_files import cannot_write
 
@@ -45,16 +46,16 @@ from .checking.certify import ProofStore
 from .host import HostError, hosted
 from .race import Race, RaceOutcome
 from .render.answer_json import result_json
-from .render.scores import percentile
+from .statistics.scores import percentile
 
 Z95 = 1.959963984540054  # the standard normal quantile for a two-sided 95% interval
 
 
-class ResultsError(ValueError):
+class ResultsError(SigmarError, ValueError):
     """A results file that cannot be continued (wrong survey, a damaged line before the end)."""
 
 
-class ClusterError(RuntimeError):
+class ClusterError(SigmarError, RuntimeError):
     """A cluster task failed: the survey stops, keeping the answers written so far."""
 
 

@@ -19,8 +19,8 @@ Why these sources:
   with OR-Tools loaded already maps ~3x its RSS, and it holds each process
   alone, not the worker and its solver together.
 
-Elsewhere than Linux the memory is psutil's RSS of the worker (sampled) and
-the reset is skipped.
+The suite runs on Linux (its process guard reads ``/proc`` too); where ``/proc``
+cannot be read, a process's memory counts as 0 and the reset is skipped.
 """
 
 from __future__ import annotations
@@ -32,25 +32,17 @@ import resource
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sigmar.encoders.processes.guard import descendants
 
+from .statistics.cost import Usage
+
 INTERVAL = 0.02  # seconds between memory samples while a run is going
 MB = 1024 * 1024
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _PROC = Path("/proc")
-
-
-@dataclass(frozen=True)
-class Usage:
-    """What one run cost: CPU seconds (worker and children) and peak memory in MB (RSS, summed)."""
-
-    cpu_seconds: float | None = None
-    memory_mb: float | None = None
-    over_memory: bool = False  # the run went over ``--mem-limit``
 
 
 def load_average() -> float:
@@ -73,13 +65,8 @@ def rss_bytes(pid: int) -> int:
     """Resident set size of ``pid`` now (0 when it is gone)."""
     try:
         return int((_PROC / str(pid) / "statm").read_text().split()[1]) * _PAGE
-    except (OSError, IndexError, ValueError):
-        try:
-            import psutil
-
-            return int(psutil.Process(pid).memory_info().rss)
-        except Exception:
-            return 0
+    except (OSError, IndexError, ValueError):  # gone, or no /proc
+        return 0
 
 
 def own_peak_bytes() -> int:

@@ -41,11 +41,11 @@ import signal
 import sys
 import threading
 import time
-import traceback
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sigmar.encoders import registry
 from sigmar.encoders.processes import capture
@@ -53,8 +53,10 @@ from sigmar.encoders.processes.guard import PR_SET_CHILD_SUBREAPER, PR_SET_PDEAT
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 
-from .checking.intake import counted
+from .checking.intake import counted, crashed, overrun_message
 from .usage import Meter, Usage, kill_descendants, release_free_memory
+
+K = TypeVar("K")  # what an engine calls its busy workers by: a backend's name, the worker itself
 
 # On ``conn``, parent -> worker: ("job", job_id, name, board, time_limit, notion) or ("quit",);
 # worker -> parent: Done.  On the stop pipe, parent -> worker: job_id.  ``notion`` is None for a
@@ -293,9 +295,7 @@ class _Jobs:
             over_memory = True
             result = Result(Status.ERROR, name, message=f"memory: {name} ran out of memory")
         except Exception as exc:  # a crashing backend is an answer, not a crash of the worker
-            detail = traceback.extract_tb(exc.__traceback__)[-1]
-            where = f" at {os.path.basename(detail.filename)}:{detail.lineno}" if detail else ""
-            result = Result(Status.ERROR, name, message=f"{name} raised {type(exc).__name__}: {exc}{where}")
+            result = crashed(name, exc)
         seconds = time.perf_counter() - start
         usage = meter.end() if meter is not None else Usage()
         if over_memory:  # MemoryError: the answer already says so
@@ -549,6 +549,111 @@ class Worker:
                 self.conn.send(("quit",))
             self.process.join(0.5)
         self.kill()
+
+
+# -- the one wait loop on busy workers
+
+
+@dataclass(frozen=True)
+class Heard(Generic[K]):
+    """What one busy worker did: sent ``done``; or died, or outlived its deadline (``overran``), said in ``message``."""
+
+    key: K
+    worker: Worker
+    name: str  # the backend it was running
+    done: Done | None = None
+    overran: bool = False
+    message: str = ""
+
+    def answer(self, seconds: float = 0.0) -> Result:
+        """A death or an overrun as the answer of its backend: ``error`` or ``unknown`` with the one message."""
+        status = Status.UNKNOWN if self.overran else Status.ERROR
+        return Result(status, self.name, seconds, message=self.message)
+
+
+@dataclass
+class _Busy:
+    worker: Worker
+    name: str
+    deadline: float | None
+    time_limit: float | None
+    doing: str  # "solving" or "counting", for the message of a death
+
+
+class WorkerSet(Generic[K]):
+    """The busy workers of an engine, by key, each with a deadline; the one place that waits on them.
+
+    :meth:`wait` blocks until a worker answers or dies, a deadline passes, or ``until``, and
+    returns what happened, each worker at most once, with one message for each kind: a death
+    says how the worker ended (:meth:`Worker.crash_message`), an overrun
+    :func:`overrun_message`.  A worker with news leaves the set; the caller decides what
+    becomes of it (given back, restarted, retired).  The race, crosscheck and bench all wait here.
+    """
+
+    def __init__(self) -> None:
+        self._busy: dict[K, _Busy] = {}
+
+    def add(
+        self,
+        key: K,
+        worker: Worker,
+        name: str,
+        deadline: float | None = None,
+        time_limit: float | None = None,
+        doing: str = "solving",
+    ) -> None:
+        """Wait on ``worker`` (``doing`` a job of backend ``name``) under ``key`` until ``deadline`` (perf_counter)."""
+        self._busy[key] = _Busy(worker, name, deadline, time_limit, doing)
+
+    def discard(self, key: K) -> None:
+        self._busy.pop(key, None)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._busy
+
+    def __len__(self) -> int:
+        return len(self._busy)
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(list(self._busy))
+
+    def workers(self) -> list[Worker]:
+        return [busy.worker for busy in self._busy.values()]
+
+    def wait(self, until: float | None = None) -> list[Heard[K]]:
+        """What the busy workers did, waiting for the first news until ``until`` or the next deadline."""
+        from multiprocessing.connection import wait  # here: a race that search settles in-process never waits
+
+        ends = [b.deadline for b in self._busy.values() if b.deadline is not None]
+        if until is not None:
+            ends.append(until)
+        end = min(ends) if ends else None
+        handles: dict[Any, K] = {}
+        for key, busy in self._busy.items():
+            handles[busy.worker.conn] = key
+            handles[busy.worker.sentinel] = key
+        timeout = None if end is None else max(end - time.perf_counter(), 0.0)
+        if handles:
+            ready = wait(list(handles), timeout)
+        else:  # nobody busy: only the time passes
+            ready = []
+            if timeout:
+                time.sleep(timeout)
+        heard: list[Heard[K]] = []
+        for key in dict.fromkeys(handles[h] for h in ready):
+            busy = self._busy[key]
+            done = busy.worker.receive() if busy.worker.conn.poll() else None
+            if done is None and busy.worker.alive():
+                continue  # woken by nothing readable; look again
+            del self._busy[key]
+            message = "" if done is not None else busy.worker.crash_message(busy.name, busy.doing)
+            heard.append(Heard(key, busy.worker, busy.name, done, message=message))
+        now = time.perf_counter()
+        for key, busy in list(self._busy.items()):
+            if busy.deadline is not None and now >= busy.deadline:
+                del self._busy[key]
+                heard.append(Heard(key, busy.worker, busy.name, overran=True, message=overrun_message(busy.time_limit)))
+        return heard
 
 
 def sweep(keeper: int, rounds: int = 50) -> None:

@@ -21,9 +21,9 @@ from pkgutil import extend_path
 # root) must not hide the installed subpackages, which a regular install puts in another ``sigmar/``.
 __path__ = extend_path(__path__, __name__)
 
-from sigmar.encoders.backend import Backend  # noqa: E402
-from sigmar.models.board import Board  # noqa: E402
-from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status  # noqa: E402
-from sigmar.models.rules import Position  # noqa: E402
+from sigmar.encoders.backend import Backend
+from sigmar.models.board import Board
+from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
+from sigmar.models.rules import Position
 
 __all__ = ["Backend", "Board", "Certificate", "CertificateKind", "Move", "Position", "Reason", "Result", "Status"]

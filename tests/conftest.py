@@ -91,7 +91,49 @@ def small_boards(draw: st.DrawFn) -> Board:
     return Board(dim, tuple(tiles), "hypothesis")
 
 
+# -- the one real-game board and the one random board of the tests
+
+REAL_GAME = INSTANCES / "real-game.txt"  # boards read off screenshots of the game
+# The first of them as text, for a test that writes its own board file.
+REAL_GAME_TEXT = REAL_GAME.read_text(encoding="utf-8").split("\n\n")[0].partition("\n")[2].rstrip("\n") + "\n"
+# The pairs a random board is made of: two of an element, salt with an element or with salt, vitae with mors.
+PAIRS = ("aa", "ee", "ff", "ww", "sa", "se", "sf", "sw", "ss", "vm")
+
+
+def real_game_board() -> Board:
+    """The first board of instances/real-game.txt (55 tiles, side 6, solvable)."""
+    return read_boards(REAL_GAME)[0]
+
+
+def random_board(
+    rng: random.Random, dim: int, tiles: int, *, metals: int = 3, miscount: float = 0.0, name: str = "random"
+) -> Board:
+    """The one random board of the tests: about ``tiles`` tiles (at most the side-``dim`` board's cells) whose
+    counts pair up, of up to ``metals`` metals with one quicksilver fewer and random :data:`PAIRS`, at random
+    cells; with probability ``miscount`` one tile is taken away, so the counts do not pair up."""
+    spots = list(cells(dim))
+    tiles = min(tiles, len(spots))
+    chosen = sorted(rng.sample("123456789", rng.randint(0, min(metals, (tiles + 1) // 2))))
+    symbols = [*chosen, *["q"] * max(len(chosen) - 1, 0)]
+    while len(symbols) + 2 <= tiles:
+        symbols += rng.choice(PAIRS)
+    if len(symbols) > 1 and rng.random() < miscount:  # never the empty board
+        symbols.pop(rng.randrange(len(symbols)))
+    places = sorted(rng.sample(range(len(spots)), len(symbols)))
+    rng.shuffle(symbols)
+    return Board(dim, tuple(Tile(spots[i], s) for i, s in zip(places, symbols, strict=True)), name)
+
+
 # -- waiting for an event, not for a fixed time
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
 
 
 def wait_for(condition: Callable[[], object], seconds: float = 10.0) -> bool:

@@ -12,11 +12,11 @@ import pytest
 from sigmar.encoders.registry import family_names, info, make
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
-from sigmar.runners.checking.replay import run_checked
-from tests.conftest import INSTANCES
+from sigmar.runners.checking.replay import run_replayed
+from tests.conftest import INSTANCES, REAL_GAME
 
 SMALL = read_boards(INSTANCES / "small.txt")
-REAL = read_boards(INSTANCES / "real-game.txt")
+REAL = read_boards(REAL_GAME)
 
 
 def backend_names() -> list[str]:
@@ -44,7 +44,7 @@ def test_small_boards(name: str, index: int) -> None:
     backend = make(name)
     board = SMALL[index]
     expected = Status.SOLVED if board.name.endswith("[solvable]") else Status.UNSOLVABLE
-    result = run_checked(backend, board, 30.0)
+    result = run_replayed(backend, board, 30.0)
     assert result.status is expected, f"{name} on {board.name!r}: {result.status} {result.message}"
     if expected is Status.SOLVED:
         assert result.verified, f"{name} on {board.name!r}: solution not verified"
@@ -57,7 +57,7 @@ def test_real_game_boards(name: str) -> None:
     require(name)
     backend = make(name)
     for board in REAL:
-        result = run_checked(backend, board, 60.0)  # generous: every backend answers these in seconds
+        result = run_replayed(backend, board, 60.0)  # generous: every backend answers these in seconds
         assert result.status is Status.SOLVED and result.verified, f"{name} on {board.name!r}: {result}"
 
 
@@ -85,7 +85,7 @@ def test_stop_ends_one_solve_and_the_backend_answers_the_next_board(name: str) -
     assert first.status in (Status.UNKNOWN, Status.SOLVED), f"{name}: {first}"
     assert ended - stopped_at[0] < 5.0, f"{name} took {ended - stopped_at[0]:.2f} s to stop"
     for board in REAL[:2]:  # then the same instance answers as if never stopped
-        result = run_checked(backend, board, 60.0)
+        result = run_replayed(backend, board, 60.0)
         assert result.status is Status.SOLVED and result.verified, f"{name} after a stop, on {board.name!r}: {result}"
 
 

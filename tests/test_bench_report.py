@@ -16,8 +16,8 @@ from sigmar.models.result import Result, Status
 from sigmar.runners import cli
 from sigmar.runners.bench import CsvSink, Row, bench, plan, read_csv, summarise
 from sigmar.runners.checking.grading import Grade
-from sigmar.runners.render.paired import compare
-from sigmar.runners.render.scores import vbs
+from sigmar.runners.statistics.paired import compare
+from sigmar.runners.statistics.scores import vbs
 from tests.broken_backend import BOARDS_TEXT
 
 
@@ -221,7 +221,7 @@ def test_benchexec_run_of_a_memory_error_says_out_of_memory() -> None:
     from datetime import UTC, datetime
 
     from sigmar.runners.render.benchexec_xml import run_set
-    from sigmar.runners.usage import Usage
+    from sigmar.runners.statistics.cost import Usage
 
     over = Row("f", "b1", "x", Result(Status.ERROR, "x", 0.5), Grade.ERROR, Usage(0.4, 900.0, over_memory=True))
     element = run_set([over], "x", "1", 10, 512, datetime.now(UTC))

@@ -18,9 +18,9 @@ from sigmar.runners import cli
 from sigmar.runners.bench import Row, busy_warning, read_csv, summarise
 from sigmar.runners.checking.grading import Grade
 from sigmar.runners.render.bench_plots import kaplan_meier, observations
-from sigmar.runners.render.paired import Ratio, bootstrap_interval, compare_pair, ratio_of, wilcoxon_p
-from sigmar.runners.render.scores import pairwise_scores, percentile, representatives, spread
-from sigmar.runners.usage import Usage
+from sigmar.runners.statistics.cost import Usage
+from sigmar.runners.statistics.paired import Ratio, bootstrap_interval, compare_pair, ratio_of, wilcoxon_p
+from sigmar.runners.statistics.scores import pairwise_scores, percentile, representatives, spread
 
 SAMPLE = [0.3, -0.1, 1.2, 0.8, 0.05, 2.4, -0.6, 0.9]  # per-board log ratios, made up
 

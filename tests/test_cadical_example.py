@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from sigmar.runners.cli import main
+from tests.conftest import REAL_GAME
 
 ROOT = Path(__file__).resolve().parents[1]
-BOARD = ROOT / "instances" / "real-game.txt"
+BOARD = REAL_GAME
 
 needs_cadical = pytest.mark.skipif(
     shutil.which("cadical") is None, reason="no 'cadical' on PATH: install.sh installs Debian's package"

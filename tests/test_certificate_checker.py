@@ -14,20 +14,14 @@ from hypothesis import strategies as st
 from sigmar.encoders.registry import make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import format_board, read_boards
-from sigmar.models.certificate_checker import (
-    CertificateError,
-    Masks,
-    check_counts,
-    check_dead_states,
-    check_stuck,
-    holding,
-    stuck_verdict,
-)
 from sigmar.models.hexgrid import cells
 from sigmar.models.result import Status
 from sigmar.models.rules import Position
-from sigmar.runners.checking.certificate_files import check_certificate
+from sigmar.runners.checking.certificates import check_certificate, check_counts
 from sigmar.runners.checking.certify import with_formula
+from sigmar.runners.checking.dead_states_check import check_dead_states
+from sigmar.runners.checking.stuck_check import Masks, check_stuck, holding, stuck_verdict
+from sigmar.runners.checking.verdict import CertificateError
 from sigmar.runners.cli import main
 from tests.bruteforce import dead_states_text, is_solvable
 from tests.conftest import small_boards

@@ -9,10 +9,11 @@ import pytest
 
 from sigmar.models.boardfile import read_boards
 from sigmar.runners.cli import main
+from tests.conftest import REAL_GAME
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "instances" / "small.txt"
-REAL = ROOT / "instances" / "real-game.txt"
+REAL = REAL_GAME
 
 
 @pytest.fixture(scope="module")

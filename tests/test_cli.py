@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from sigmar.runners.cli import main
-from tests.conftest import INSTANCES, ROOT
+from tests.conftest import REAL_GAME, ROOT
 
-REAL = INSTANCES / "real-game.txt"
+REAL = REAL_GAME
 SOLUTION_TXT = ROOT / "tests" / "data" / "real-game-0.solution.txt"
 SOLUTION_JSON = ROOT / "tests" / "data" / "real-game-0.solution.json"
 

@@ -29,7 +29,7 @@ from sigmar.runners import cli
 from sigmar.runners.bench import read_csv, this_machine
 from sigmar.runners.survey import verdict
 from tests import loopback
-from tests.conftest import wait_for
+from tests.conftest import alive, wait_for
 from tests.loopback import loopback_cluster
 
 pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
@@ -37,15 +37,6 @@ pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie is not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
 
 
 @pytest.fixture(scope="module")

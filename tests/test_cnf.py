@@ -1,4 +1,4 @@
-"""The cnf backend: both encodings against the rule engine, model by model on tiny boards."""
+"""The cnf backend: both encodings against the rule engine, assignment by assignment on tiny boards."""
 
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ from pysat.formula import CNF
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import DEFAULT_SOLVER, PROOF_SOLVERS, CnfBackend, build_formula, split_sub
-from sigmar.encoders.cnf.formula import Formula, parse_model
+from sigmar.encoders.cnf.formula import Formula, parse_assignment
 from sigmar.encoders.registry import make
-from sigmar.models.board import Board, Tile
+from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board, parse_boards, read_boards
-from sigmar.models.hexgrid import cells
 from sigmar.models.result import Status
 from sigmar.models.rules import Position, verify
 from sigmar.runners.cli import main
+from tests.conftest import REAL_GAME, random_board, real_game_board
 
 from .bruteforce import count_move_sequences, solve_by_brute_force
 
@@ -31,34 +31,13 @@ INSTANCES = Path(__file__).resolve().parents[1] / "instances"
 # -- boards
 
 
-def random_board(rng: random.Random, dim: int, pairs: int, spoil: bool = False) -> Board:
-    """A random tiny board whose counts pair up (unless ``spoil``); solvable or not by chance."""
-    symbols: list[str] = []
-    metals = sorted(rng.sample("123456789", rng.randint(0, 3)))
-    symbols += metals
-    symbols += ["q"] * max(len(metals) - 1, 0)
-    while len(symbols) < 2 * pairs + (1 if metals else 0):
-        kind = rng.choice(["el", "el", "salt", "vm"])
-        if kind == "el":
-            symbols += [rng.choice("aefw")] * 2
-        elif kind == "salt":
-            symbols += ["s", rng.choice("aefws")]
-        else:
-            symbols += ["v", "m"]
-    if spoil:
-        symbols[rng.randrange(len(symbols))] = rng.choice("aefwsvmq")
-        if len(set(s for s in symbols if s.isdigit())) != sum(s.isdigit() for s in symbols):
-            symbols = [s for s in symbols if not s.isdigit()] + metals
-    where = rng.sample(list(cells(dim)), min(len(symbols), len(cells(dim))))
-    return Board(dim, tuple(Tile(c, s) for c, s in zip(where, symbols, strict=False)), "random")
-
-
 def tiny_boards(seed: int, count: int, max_pairs: int = 3) -> list[Board]:
     rng = random.Random(seed)
     out = []
     for _ in range(count):
         dim = rng.choice([2, 3])
-        out.append(random_board(rng, dim, rng.randint(1, max_pairs), spoil=rng.random() < 0.2))
+        pairs = rng.randint(1, max_pairs)
+        out.append(random_board(rng, dim, 2 * pairs + 1, miscount=0.2))
     return out
 
 
@@ -96,14 +75,14 @@ def count_parallel_plans(board: Board, steps: int) -> int:
 
 
 def projected_models(formula: Formula, limit: int = 20000) -> int:
-    """Every model of the formula projected on its move variables (pysat's exhaustive style)."""
+    """Every assignment of the formula projected on its move variables (pysat's exhaustive style)."""
     found = 0
     with Solver(name="minisat22", bootstrap_with=formula.clauses) as sat:
         while sat.solve():
             true = {lit for lit in sat.get_model() if lit > 0}
             sat.add_clause([-v if v in true else v for v in formula.projection])
             found += 1
-            assert found <= limit, "too many models for a tiny board"
+            assert found <= limit, "too many assignments for a tiny board"
     return found
 
 
@@ -286,9 +265,9 @@ from pysat.solvers import Solver
 with Solver(name="minisat22", bootstrap_with=CNF(from_file=sys.argv[-1]).clauses) as s:
     if s.solve():
         print("c a test solver"); print("s SATISFIABLE")
-        model = s.get_model()
-        for k in range(0, len(model), 10):
-            print("v " + " ".join(map(str, model[k:k + 10])))
+        assignment = s.get_model()
+        for k in range(0, len(assignment), 10):
+            print("v " + " ".join(map(str, assignment[k:k + 10])))
         print("v 0")
     else:
         print("s UNSATISFIABLE")
@@ -313,10 +292,10 @@ def test_decode_an_external_model(tmp_path: Path, capsys: pytest.CaptureFixture[
         capsys.readouterr()
         assert main(["decode", str(board_file), str(model_file), "--sidecar", str(sidecar)]) == 0
         assert "valid" in capsys.readouterr().out
-        # A model with its move variables negated no longer decodes to a solution.
-        status, model = parse_model(answer.stdout)
+        # An assignment with its move variables negated no longer decodes to a solution.
+        status, assignment = parse_assignment(answer.stdout)
         broken = tmp_path / f"{variant}.broken"
-        broken.write_text("s SATISFIABLE\nv " + " ".join(str(-lit) for lit in model) + " 0\n")
+        broken.write_text("s SATISFIABLE\nv " + " ".join(str(-lit) for lit in assignment) + " 0\n")
         assert main(["decode", str(board_file), str(broken), "--sidecar", str(sidecar)]) == 1
     unsat = tmp_path / "unsat.out"
     unsat.write_text("s UNSATISFIABLE\n")
@@ -352,7 +331,7 @@ def test_solve_sat_cmd_option_runs_the_external_solver(
 
     script = tmp_path / "solver.py"
     script.write_text(SOLVER_SCRIPT)
-    board_file = Path(__file__).resolve().parents[1] / "instances" / "real-game.txt"
+    board_file = REAL_GAME
     code = main(["solve", str(board_file), "-b", "cnf:external", "--sat-cmd", f"{sys.executable} {script}", "--json"])
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 0
@@ -379,4 +358,4 @@ def test_a_stop_asked_during_the_build_ends_it_and_an_unasked_build_is_unchanged
         assert never.clauses == build_formula(board, variant).clauses, variant
     backend = CnfBackend()
     backend.stop()  # a stop before solve() is forgotten: solve() starts afresh
-    assert backend.solve(read_boards(INSTANCES / "real-game.txt")[0], 60).status is Status.SOLVED
+    assert backend.solve(real_game_board(), 60).status is Status.SOLVED

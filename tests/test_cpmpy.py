@@ -23,7 +23,7 @@ from sigmar.models.boardfile import format_board, read_boards
 from sigmar.models.counting import reference_count
 from sigmar.models.fuzz_deal import fuzz_board
 from sigmar.models.result import Status
-from sigmar.runners.checking.replay import checked
+from sigmar.runners.checking.replay import replayed
 from sigmar.runners.cli import main
 from tests.conftest import INSTANCES
 
@@ -74,7 +74,7 @@ def test_every_installed_solver_refutes_and_solves(solver: str) -> None:
     backend = registry.make(f"cpmpy:{solver}")
     refuted = backend.solve(SMALL[11], 60)
     assert refuted.status is Status.UNSOLVABLE and refuted.certificate is None, refuted  # a claim
-    solved = checked(SMALL[4], backend.solve(SMALL[4], 60))
+    solved = replayed(SMALL[4], backend.solve(SMALL[4], 60))
     assert solved.status is Status.SOLVED and solved.verified, solved
 
 

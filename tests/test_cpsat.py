@@ -13,39 +13,21 @@ from tests.bruteforce import is_solvable
 
 pytest.importorskip("ortools", reason="the cpsat backend needs the Python package 'ortools'")
 
-from sigmar.encoders.cpsat import FORMULATIONS, CpsatBackend  # noqa: E402
-from sigmar.encoders.registry import info, make  # noqa: E402
-from sigmar.models.board import Board, Tile  # noqa: E402
-from sigmar.models.boardfile import parse_boards, read_boards  # noqa: E402
-from sigmar.models.hexgrid import cells, from_rowcol  # noqa: E402
-from sigmar.models.result import Move, Reason, Status  # noqa: E402
-from sigmar.models.rules import count_problem, verify  # noqa: E402
-from sigmar.runners.cli import main as sigmar_main  # noqa: E402
+from sigmar.encoders.cpsat import FORMULATIONS, CpsatBackend
+from sigmar.encoders.registry import info, make
+from sigmar.models.board import Board
+from sigmar.models.boardfile import parse_boards, read_boards
+from sigmar.models.hexgrid import cells, from_rowcol
+from sigmar.models.result import Move, Reason, Status
+from sigmar.models.rules import count_problem, verify
+from sigmar.runners.cli import main as sigmar_main
+from tests.conftest import REAL_GAME, random_board
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = ROOT / "instances"
 
 
 solvable_by_dfs = is_solvable  # the shared brute force over the rule engine
-
-
-def random_board(rng: random.Random, index: int) -> Board:
-    """A random small board of side 2-4 whose counts usually pair up (sometimes deliberately not)."""
-    dim = rng.randint(2, 4)
-    spots = list(cells(dim))
-    metals = sorted(rng.sample("123456", rng.randint(0, min(5, len(spots) // 3))))
-    symbols = list(metals) + ["q"] * max(len(metals) - 1, 0)
-    target = min(rng.randint(len(spots) * 2 // 3, len(spots)), 14)  # dense enough to block
-    while len(symbols) < target - 1:
-        symbols += rng.choice([["a", "a"], ["e", "e"], ["f", "f"], ["w", "w"], ["s", "s"], ["s", "f"], ["v", "m"]])
-    if rng.random() < 0.05:  # a broken count now and then: the model must refute it as well
-        symbols.append(rng.choice("aefwsvmq"))
-    symbols = symbols[: len(spots)]
-    chosen = set(rng.sample(range(len(spots)), len(symbols)))
-    rng.shuffle(symbols)
-    placed = iter(symbols)
-    tiles = tuple(Tile(cell, next(placed)) for k, cell in enumerate(spots) if k in chosen)
-    return Board(dim, tiles, f"random {index}")
 
 
 def board_of(text: str, name: str = "test") -> Board:
@@ -57,7 +39,17 @@ def backend(sub: str) -> CpsatBackend:
 
 
 _RNG = random.Random(7)
-RANDOM_BOARDS = [random_board(_RNG, k) for k in range(150)]
+
+
+def _dense(rng: random.Random, index: int) -> Board:
+    """A small board of side 2-4, dense enough to block, its counts broken now and then."""
+    dim = rng.randint(2, 4)
+    spots = len(cells(dim))
+    tiles = min(rng.randint(spots * 3 // 4, spots), 14)
+    return random_board(rng, dim, tiles, metals=5, miscount=0.05, name=f"random {index}")
+
+
+RANDOM_BOARDS = [_dense(_RNG, k) for k in range(150)]
 
 
 @pytest.mark.parametrize("sub", FORMULATIONS)
@@ -135,7 +127,7 @@ def test_metal_that_can_never_be_freed_is_reported_by_the_solver(sub: str) -> No
 
 
 def real_game() -> list[Board]:
-    path = INSTANCES / "real-game.txt"
+    path = REAL_GAME
     return read_boards(path)
 
 

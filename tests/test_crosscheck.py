@@ -14,7 +14,7 @@ from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Res
 from sigmar.runners import cli
 from sigmar.runners.checking.grading import Grade, grade_board
 from sigmar.runners.checking.grading import certified as certified_
-from sigmar.runners.checking.replay import checked
+from sigmar.runners.checking.replay import replayed
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +24,7 @@ def solution(board) -> Result:
 
     moves = dfs(board)
     assert moves is not None
-    return checked(board, Result(Status.SOLVED, "search", 0.1, moves=moves))
+    return replayed(board, Result(Status.SOLVED, "search", 0.1, moves=moves))
 
 
 def test_a_verified_solution_beats_an_unsolvable_claim(boards) -> None:
@@ -58,7 +58,7 @@ def test_refutations_are_correct_only_with_a_checked_certificate(boards) -> None
 
 def test_rejected_solution_and_crash_grades(boards) -> None:
     board = boards["pair"]
-    bad = checked(board, Result(Status.SOLVED, "broken", moves=(Move((board.tiles[0].cell,)),)))
+    bad = replayed(board, Result(Status.SOLVED, "broken", moves=(Move((board.tiles[0].cell,)),)))
     crash = Result(Status.ERROR, "crashy", message="boom")
     verdict = grade_board(board, {"broken": bad, "crashy": crash, "search": solution(board)})
     assert verdict.grades == {"broken": Grade.WRONG, "crashy": Grade.ERROR, "search": Grade.CORRECT}

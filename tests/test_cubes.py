@@ -24,19 +24,11 @@ from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.cubes_check import node_paths, read_split, shape
 from sigmar.runners.cubes import CubeProver
 from sigmar.runners.cubes.pools import LocalPool
+from tests.conftest import alive
 
 BOARD = deal("dense", 6, 1, 17)
-SOLVABLE = deal("dense", 6, 1, 1)  # about 2,200 conflicts to a model
+SOLVABLE = deal("dense", 6, 1, 1)  # about 2,200 conflicts to an assignment
 SMALL = {"cubes": 4, "probe": 150, "budget": 300}
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie is not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
 
 
 def split(pool: Any, folder: Path, board: Any = BOARD) -> Result:

@@ -18,15 +18,15 @@ from hypothesis import strategies as st
 from sigmar.encoders.search.deepest import DeepestPlay, deepest_play, play_bound_text
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board, parse_boards
-from sigmar.models.certificate_checker import CertificateError
 from sigmar.models.deal import deal
 from sigmar.models.fuzz_deal import fuzz_board
-from sigmar.models.play_bound_checker import check_play_bound
 from sigmar.models.rules import Position, verify
 from sigmar.models.solution import Solution, to_moves
 from sigmar.models.stuck_sets import explain_dead_end
 from sigmar.models.truth import settle
 from sigmar.runners.checking.certify import ProofStore
+from sigmar.runners.checking.play_bound_check import check_play_bound
+from sigmar.runners.checking.verdict import CertificateError
 from sigmar.runners.cli import main
 from sigmar.runners.design.explain import deepest, replayed
 from sigmar.runners.design.repair import Change, candidates, smallest_repair

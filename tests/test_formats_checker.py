@@ -26,12 +26,13 @@ from hypothesis import strategies as st
 
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import format_board, read_boards
-from sigmar.models.certificate_checker import CertificateError, holding_rules
 from sigmar.models.facts import facts_of
 from sigmar.models.hexgrid import cells, from_rowcol
 from sigmar.models.stuck_sets import largest_stuck_set, stuck_set
-from sigmar.runners.checking.certificate_files import check_certificate
+from sigmar.runners.checking.certificates import check_certificate
 from sigmar.runners.checking.rup_check import check_rup
+from sigmar.runners.checking.stuck_check import holding_rules
+from sigmar.runners.checking.verdict import CertificateError
 from tests.bruteforce import dead_states_text
 from tests.formats_checker import check as second_check
 from tests.formats_checker import crosscheck

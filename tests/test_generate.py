@@ -40,7 +40,7 @@ from sigmar.models.templates import (
     rotate60,
 )
 from sigmar.models.tiles import ELEMENTS, SALT
-from sigmar.runners.checking.replay import run_checked
+from sigmar.runners.checking.replay import run_replayed
 from sigmar.runners.cli import main
 from sigmar.runners.cli.generate import refute
 from tests.bruteforce import solve_by_brute_force
@@ -305,7 +305,7 @@ def test_bundled_solvable_sets_are_solved_by_search() -> None:
         pytest.skip(f"the search backend is not available: {exc}")
     for name in ("generated-standard.txt", "generated-dim8.txt"):
         for board in read_boards(INSTANCES / name)[:10]:
-            result = run_checked(backend, board, 10.0)
+            result = run_replayed(backend, board, 10.0)
             assert result.status is Status.SOLVED and result.verified, f"search on {board.name}: {result}"
 
 

@@ -19,6 +19,7 @@ from sigmar.models.solution import parse_solutions
 from sigmar.runners.bench import CsvSink, bench, plan, read_csv
 from sigmar.runners.checking.certify import ProofStore, proof_stem
 from tests.broken_backend import BOARDS_TEXT
+from tests.conftest import REAL_GAME_TEXT
 
 BOARD = parse_boards(BOARDS_TEXT, "tiny")[0]
 
@@ -218,20 +219,7 @@ def test_rup_check_on_a_missing_file_is_exit_2_with_one_line(tmp_path: Path) -> 
 
 # -- 7: verify's JSON
 
-REAL_BOARD = """\
-# one
-     . . . . . .
-    f m v . . . .
-   s a s e q w v e
-  m q . a 2 w . f e
- . w . f a a v . e 4
-. . e a m 6 a v f 1 .
- . . a w q w m f w .
-  . . e f q e w . .
-   . w a . . 3 . .
-    . s q f f . .
-     . e 5 s . .
-"""
+REAL_BOARD = "# one\n" + REAL_GAME_TEXT
 
 
 @pytest.mark.parametrize(

@@ -23,11 +23,13 @@ from hypothesis import strategies as st
 from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.boardfile import BoardFileError, format_board, parse_boards, read_boards, stream_boards
-from sigmar.models.certificate_checker import CertificateError, Closure, check_dead_states
 from sigmar.models.rules import Position
 from sigmar.models.solution import MAX_MOVES, read_solutions
 from sigmar.runners import cli
 from sigmar.runners.checking import rup_check
+from sigmar.runners.checking.closure import Closure
+from sigmar.runners.checking.dead_states_check import check_dead_states
+from sigmar.runners.checking.verdict import CertificateError
 from sigmar.runners.survey import Deals, ResultsFile, read_results
 from tests.broken_backend import BOARDS_TEXT
 from tests.bruteforce import dead_states_text
@@ -151,7 +153,7 @@ def test_a_lemma_written_twice_needs_two_deletions_to_go() -> None:
 
 def test_sigmar_check_maps_the_proof_and_refuses_a_proof_above_the_limit(tmp_path: Path) -> None:
     from sigmar.encoders.cnf import build_formula
-    from sigmar.runners.checking.certificate_files import check_drup
+    from sigmar.runners.checking.drup_check import check_drup
 
     formula = build_formula(PAIR)
     (tmp_path / "p.cnf").write_text(formula.to_dimacs())
@@ -280,11 +282,11 @@ def test_random_states_get_the_same_verdict_whatever_the_batch(stuck_files, tmp_
 
 
 def test_more_states_than_the_limit_are_refused_at_the_first_one_over(stuck_files, tmp_path: Path, monkeypatch) -> None:
-    from sigmar.models import certificate_checker
+    from sigmar.runners.checking import dead_states_check
 
     _, _, lines = stuck_files
     path = _random_states_file(tmp_path, lines, 50)
-    monkeypatch.setattr(certificate_checker, "MAX_STATES", 10)
+    monkeypatch.setattr(dead_states_check, "MAX_STATES", 10)
     with pytest.raises(CertificateError, match="more than 10 states"):
         check_dead_states(STUCK, path)
 

@@ -27,6 +27,7 @@ from sigmar.models.rules import verify
 from sigmar.models.solution import parse_solutions, to_moves
 from sigmar.runners import cli
 from tests.broken_backend import BOARDS_TEXT
+from tests.conftest import alive
 from tests.hostile.sigmar_hostile import FLOOD_LINE as FLOOD
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -299,15 +300,6 @@ def test_r3_an_error_in_the_bench_loop_kills_the_workers_at_once(hostile: dict[s
     except OSError as exc:
         caught.append(exc)  # its traceback holds bench's frame, and so the executor, as an uncaught error would
     assert caught and seen and not [pid for pid in seen if alive(pid)]
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie is not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :][:1] != b"Z"
 
 
 # -- R5: a backend's descendants die with it, even in a session of their own ---------------------------

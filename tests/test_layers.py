@@ -7,9 +7,11 @@
   import checking and render, render may read checking; never the other way.
 - No verb module of ``runners/cli/`` imports another verb, and ``runners`` has no import cycle.
 - Grading does not import the race.
-- The certificate checker (``models/certificate_checker.py``) reads no backend and not the
-  solvers' shared facts; the DRUP checker (``runners/checking/rup_check.py``) imports nothing of
-  the suite but its own C core (``runners/checking/_drup.c``).
+- The checks of the rules' certificates (``runners/checking/``: the board's masks, the stuck-set
+  and dead-states checks, the closure) read no backend, not the solvers' shared facts and not the
+  stuck-set finder, not even through another module; the DRUP checker
+  (``runners/checking/rup_check.py``) imports nothing of the suite but its own C core
+  (``runners/checking/_drup.c``).
 
 Imports inside functions count (they run too); imports under ``if TYPE_CHECKING:`` do not.
 The last tests run the same checks on a small made-up package, so a checker that
@@ -24,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("models", "encoders", "runners")
 # The rooms of runners, highest first: a room imports only its own and the rooms after it.
-ROOMS = ("cli", "engines", "render", "checking")
+ROOMS = ("cli", "engines", "render", "statistics", "checking")
 CLI_HELPERS = (
     "runners.cli",
     "runners.cli.options",
@@ -32,6 +34,21 @@ CLI_HELPERS = (
     "runners.cli.board_args",
     "runners.cli.show_files",
 )
+# The certificate checks that read the rules themselves (docs/layout.md), and what they may import.
+INDEPENDENT_CHECKS = (
+    "runners.checking.stuck_check",
+    "runners.checking.closure",
+    "runners.checking.dead_states_check",
+    "runners.checking.play_bound_check",
+)
+SHARED_READING = ("encoders", "models.facts", "models.stuck_sets")
+
+
+def _independent(target: str) -> bool:
+    """Whether a certificate check may import ``target``: the puzzle's plain modules and its fellow checks."""
+    if target.startswith(SHARED_READING):
+        return False
+    return not target.startswith("runners") or target in (*INDEPENDENT_CHECKS, "runners.checking.verdict")
 
 
 def _type_only(tree: ast.Module) -> set[int]:
@@ -44,10 +61,11 @@ def _type_only(tree: ast.Module) -> set[int]:
     return out
 
 
-def imports_of(path: Path, module: str, known: set[str]) -> set[str]:
-    """The suite's modules ``path`` (module ``module``, as ``runners.cli.solve``) imports."""
+def imports_of(path: Path, module: str, known: set[str], type_only: bool = False) -> set[str]:
+    """The suite's modules ``path`` (module ``module``, as ``runners.cli.solve``) imports
+    (with ``type_only``, those under ``if TYPE_CHECKING:`` too)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _type_only(tree)
+    skip = set() if type_only else _type_only(tree)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out: set[str] = set()
     for node in ast.walk(tree):
@@ -90,7 +108,7 @@ def _known(dotted: str, known: set[str]) -> str:
     return dotted
 
 
-def import_graph(root: Path) -> dict[str, set[str]]:
+def import_graph(root: Path, type_only: bool = False) -> dict[str, set[str]]:
     """Every module of the three packages under ``root`` -> the suite's modules it imports."""
     modules: dict[str, Path] = {}
     for package in PACKAGES:
@@ -98,15 +116,15 @@ def import_graph(root: Path) -> dict[str, set[str]]:
             parts = path.relative_to(root).with_suffix("").parts
             modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     known = set(modules) | {f"{m}._drup" for m in modules}  # the C core beside rup_check
-    return {module: imports_of(path, module, known) - {module} for module, path in modules.items()}
+    return {module: imports_of(path, module, known, type_only) - {module} for module, path in modules.items()}
 
 
 def room_of(module: str) -> str | None:
-    """``cli``, ``engines``, ``render`` or ``checking`` for a module of runners, else None."""
+    """The room (``cli``, ``engines``, ``render``, ``statistics`` or ``checking``) of a module of runners, else None."""
     parts = module.split(".")
     if parts[0] != "runners" or len(parts) < 2:
         return None
-    return parts[1] if parts[1] in ("cli", "render", "checking") else "engines"
+    return parts[1] if parts[1] in ROOMS else "engines"
 
 
 def cycle_in(graph: dict[str, set[str]], within: str) -> list[str] | None:
@@ -137,9 +155,25 @@ def cycle_in(graph: dict[str, set[str]], within: str) -> list[str] | None:
     return None
 
 
+def reachable(graph: dict[str, set[str]], module: str) -> set[str]:
+    """Every module ``module`` imports, directly or through others."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        for target in graph.get(todo.pop(), set()):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen - {module}
+
+
 def layer_faults(graph: dict[str, set[str]]) -> list[str]:
     """Every broken rule of the module docstring, one line each."""
     faults = []
+    for module in INDEPENDENT_CHECKS:  # one line for a module whose own imports are allowed but lead astray
+        shared = sorted(t for t in reachable(graph, module) if not _independent(t))
+        if shared and all(_independent(t) for t in graph.get(module, set())):
+            faults.append(f"{module} imports {shared[0]} through another module: the checker must not share it")
     for module, targets in sorted(graph.items()):
         package = module.split(".")[0]
         for target in sorted(targets):
@@ -154,8 +188,7 @@ def layer_faults(graph: dict[str, set[str]]) -> list[str]:
                 faults.append(f"{module} imports {target}: a verb imports another")
             if module == "runners.checking.grading" and target == "runners.race":
                 faults.append(f"{module} imports runners.race: grading must not depend on how answers are raced")
-            checker = module in ("models.certificate_checker", "models.play_bound_checker")
-            if checker and (target.startswith("encoders") or target == "models.facts"):
+            if module in INDEPENDENT_CHECKS and not _independent(target):
                 faults.append(f"{module} imports {target}: the checker must not share the solvers' reading")
             if module == "runners.checking.rup_check" and target != "runners.checking._drup":  # its own C core
                 faults.append(f"{module} imports {target}: the DRUP checker stands alone")
@@ -164,12 +197,20 @@ def layer_faults(graph: dict[str, set[str]]) -> list[str]:
 
 def test_the_packages_keep_their_layers() -> None:
     graph = import_graph(ROOT)
-    assert "runners.cli.solve" in graph and "models.certificate_checker" in graph, sorted(graph)
+    assert "runners.cli.solve" in graph and "runners.checking.stuck_check" in graph, sorted(graph)
     assert layer_faults(graph) == []
 
 
 def test_runners_has_no_import_cycle() -> None:
     assert cycle_in(import_graph(ROOT), "runners") is None
+
+
+def test_the_layers_hold_for_type_only_imports_too() -> None:
+    """A type named across the layers lives below both sides (``statistics.runs.Row``), not above one."""
+    graph = import_graph(ROOT, type_only=True)
+    assert layer_faults(graph) == []
+    for package in PACKAGES:
+        assert cycle_in(graph, package) is None, package
 
 
 def test_runners_keeps_at_most_twelve_modules_of_its_own() -> None:
@@ -182,9 +223,10 @@ def test_the_imports_are_read_as_imports() -> None:
     graph = import_graph(ROOT)
     assert {"runners.cli.options", "runners.race", "models.result"} <= graph["runners.cli.solve"]
     assert "runners.checking.rup_check" in graph["runners.prove"]  # ``from .checking import rup_check``
-    assert "runners.lifetime" in graph["runners.cli"]  # ``from sigmar.runners.lifetime import ...``
+    assert "runners.lifetime" in graph["runners.cli"]  # ``from ..lifetime import ...``, inside a function
+    assert "models.board" in graph["runners.race"]  # ``from sigmar.models.board import Board``
     assert "runners.checking._drup" in graph["runners.checking.rup_check"]  # the C core, imported by name
-    assert "runners.bench" not in graph["runners.render.scores"]  # only under TYPE_CHECKING
+    assert "runners.statistics.runs" not in graph["runners.statistics.scores"]  # only under TYPE_CHECKING
 
 
 def _package(tmp_path: Path, files: dict[str, str]) -> dict[str, set[str]]:
@@ -198,7 +240,9 @@ def test_a_made_up_package_with_every_fault_is_caught(tmp_path: Path) -> None:
     graph = _package(
         tmp_path,
         {
-            "models/certificate_checker.py": "from .facts import facts_of\n",
+            "runners/checking/stuck_check.py": "from sigmar.models.facts import facts_of\n",
+            "runners/checking/closure.py": "from sigmar.models.rules import verify\n",
+            "models/rules.py": "from .stuck_sets import stuck\n",
             "models/facts.py": "from sigmar.runners.race import Race\n",
             "encoders/cnf/__init__.py": "def f():\n    from sigmar.runners import checking\n",
             "runners/cli/a.py": "from .b import run\n",
@@ -214,7 +258,8 @@ def test_a_made_up_package_with_every_fault_is_caught(tmp_path: Path) -> None:
     )
     faults = layer_faults(graph)
     for expected in (
-        "models.certificate_checker imports models.facts",
+        "runners.checking.stuck_check imports models.facts",
+        "runners.checking.closure imports models.stuck_sets through another module",
         "models.facts imports runners.race",
         "encoders.cnf imports runners.checking",
         "runners.cli.a imports runners.cli.b: a verb",
@@ -226,8 +271,9 @@ def test_a_made_up_package_with_every_fault_is_caught(tmp_path: Path) -> None:
         "runners.checking.rup_check imports models.board",
     ):
         assert any(f.startswith(expected) for f in faults), (expected, faults)
-    assert len(faults) == 10, faults
+    assert len(faults) == 11, faults
     assert graph["runners.render.svg"] == set()
+    assert import_graph(tmp_path, type_only=True)["runners.render.svg"] == {"runners.cli.a"}
     cycle = cycle_in(graph, "runners")
     assert cycle is not None and cycle[0] == cycle[-1], cycle
     assert set(cycle) == {"runners.cli.a", "runners.cli.b", "runners.checking.grading", "runners.race"}, cycle

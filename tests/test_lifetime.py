@@ -17,23 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import wait_for
+from tests.conftest import REAL_GAME_TEXT, wait_for
 
 DATA = Path(__file__).parent / "data"
 SIDE10 = DATA / "side10.txt"  # a solvable side-10 board that minizinc's steps model does not answer in 20 s
-ONE_BOARD = """\
-     . . . . . .
-    f m v . . . .
-   s a s e q w v e
-  m q . a 2 w . f e
- . w . f a a v . e 4
-. . e a m 6 a v f 1 .
- . . a w q w m f w .
-  . . e f q e w . .
-   . w a . . 3 . .
-    . s q f f . .
-     . e 5 s . .
-"""
+ONE_BOARD = REAL_GAME_TEXT
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc, which only Linux has")
 

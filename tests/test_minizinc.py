@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from sigmar.models.board import Board, Tile
+from sigmar.models.board import Board
 from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.generator import deadlocked, tin_ringed
-from sigmar.models.hexgrid import cells
 from sigmar.models.result import Reason, Status
 from sigmar.models.rules import count_problem, verify
 from tests.bruteforce import is_solvable
@@ -27,32 +26,14 @@ if shutil.which("minizinc") is None or shutil.which("fzn-gecode") is None:
     pytest.skip("the minizinc executable or fzn-gecode is not on PATH", allow_module_level=True)
 pytest.importorskip("minizinc", reason="the minizinc Python package is not installed")
 
-from sigmar.encoders.minizinc import GECODE_CONFIG, MODELS, MinizincBackend, default_plan  # noqa: E402
+from sigmar.encoders.minizinc import GECODE_CONFIG, MODELS, MinizincBackend, default_plan
+from tests.conftest import random_board
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = ROOT / "instances"
 
 
 solvable_by_dfs = is_solvable  # the shared brute force over the rule engine
-
-
-def random_board(rng: random.Random, dim: int, index: int) -> Board:
-    """A small board of pairs, metals and quicksilver at random cells; sometimes with a broken count."""
-    symbols: list[str] = []
-    metals = rng.randint(0, 3)
-    symbols += [str(d) for d in sorted(rng.sample(range(1, 10), metals))]
-    symbols += ["q"] * max(metals - 1, 0)
-    room = min(len(cells(dim)), 11) - len(symbols)
-    while room >= 2:
-        kind = rng.choice(["aa", "ee", "ff", "ww", "sa", "ss", "vm", "sf"])
-        symbols += list(kind)
-        room -= 2
-    if rng.random() < 0.15 and symbols:
-        symbols.pop(rng.randrange(len(symbols)))  # a count problem now and then
-    spots = rng.sample(range(len(cells(dim))), len(symbols))
-    placed = dict(zip(spots, symbols, strict=True))
-    tiles = tuple(Tile(cell, placed[i]) for i, cell in enumerate(cells(dim)) if i in placed)
-    return Board(dim, tiles, f"random dim {dim} #{index}")
 
 
 def check_answer(board: Board, backend: MinizincBackend, expected: bool) -> None:
@@ -71,7 +52,8 @@ def board_of_kind(seed: int, kind: str) -> tuple[Board, bool]:
     """The first random board from ``seed`` that is ``solvable`` or ``stuck`` (unsolvable, counts fine)."""
     rng = random.Random(seed)
     for attempt in range(500):
-        board = random_board(rng, 2 + (seed + attempt) % 3, seed * 1000 + attempt)
+        dim = 2 + (seed + attempt) % 3
+        board = random_board(rng, dim, 11, miscount=0.15, name=f"random dim {dim} #{seed * 1000 + attempt}")
         if count_problem(board) is not None:
             continue
         solvable = solvable_by_dfs(board)
@@ -99,7 +81,7 @@ def test_steps_model_agrees_with_brute_force_on_random_boards(seed: int, kind: s
 def test_count_problems_are_answered_without_the_solver(seed: int) -> None:
     rng = random.Random(seed)
     while True:
-        board = random_board(rng, 3, seed)
+        board = random_board(rng, 3, 11, miscount=0.15, name=f"random #{seed}")
         if count_problem(board) is not None:
             break
     result = MinizincBackend().solve(board, 20)

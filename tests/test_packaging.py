@@ -78,3 +78,15 @@ def test_a_wheel_install_generates_boards_from_its_packaged_templates(tmp_path: 
         timeout=120,
     ).stdout
     assert page.strip() == "['/', '/static/workbench.css', '/static/workbench.js']", page
+
+
+def test_every_package_folder_is_listed_for_the_wheel() -> None:
+    """A folder of modules missing from ``[tool.setuptools] packages`` would be left out of the wheel."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {"sigmar"}
+    for top in ("models", "encoders", "runners"):
+        for init in (ROOT / top).rglob("__init__.py"):
+            folders.add(".".join(("sigmar", *init.parent.relative_to(ROOT).parts)))
+    assert folders == listed

@@ -273,8 +273,8 @@ def test_cli_table_keeps_square_brackets(tmp_path: Path, capsys: pytest.CaptureF
 
 def test_a_certificate_that_does_not_check_is_a_wrong_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     needs_cnf()
-    from sigmar.models.certificate_checker import Verdict
     from sigmar.runners.checking import certify
+    from sigmar.runners.checking.verdict import Verdict
 
     board = unsolvable_without_static_reason(5)
     monkeypatch.setattr(certify, "check_certificate", lambda board, certificate: Verdict(False, "tampered"))

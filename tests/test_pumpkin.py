@@ -27,7 +27,7 @@ from sigmar.models.counting import reference_count
 from sigmar.models.fuzz_deal import fuzz_board
 from sigmar.models.result import CertificateKind, Reason, Status
 from sigmar.runners.checking.certify import ProofStore, certify
-from sigmar.runners.checking.replay import checked
+from sigmar.runners.checking.replay import replayed
 from sigmar.runners.cli import main
 from tests.conftest import INSTANCES
 
@@ -106,7 +106,7 @@ def test_a_tampered_or_missing_model_is_invalid_or_malformed(
 def test_both_proof_modes_give_a_certificate_that_checks(mode: str, tmp_path: Path) -> None:
     (board,) = parse_boards(DENSE, "dense")
     with ProofStore(tmp_path) as store:
-        answer = certify(board, checked(board, make("pumpkin", proof=mode).solve(board, 60)), store)
+        answer = certify(board, replayed(board, make("pumpkin", proof=mode).solve(board, 60)), store)
     assert answer.status is Status.UNSOLVABLE and answer.reason is Reason.PROOF
     assert answer.certificate is not None and answer.certificate.kind is CertificateKind.DRCP
     assert answer.checked, answer.message
@@ -123,10 +123,10 @@ def test_without_a_proof_its_no_is_a_claim() -> None:
 def test_a_solution_is_replayed_and_quintessence_is_played() -> None:
     backend = make("pumpkin")
     for board in [*SMALL[:6], *read_boards(INSTANCES / "real-game.txt")[:1]]:
-        answer = checked(board, backend.solve(board, 60))
+        answer = replayed(board, backend.solve(board, 60))
         assert answer.status is Status.SOLVED and answer.verified, (board.name, answer.message)
     (variant,) = parse_boards("x a\ne . w\nf .\n", "five")
-    assert checked(variant, backend.solve(variant, 30)).verified
+    assert replayed(variant, backend.solve(variant, 30)).verified
 
 
 def _children() -> set[int]:

@@ -9,13 +9,13 @@ import pytest
 from sigmar.encoders.registry import make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards
-from sigmar.models.certificate_checker import Masks, stuck_verdict
 from sigmar.models.hexgrid import cells
 from sigmar.models.result import Move, Status
 from sigmar.models.rules import Position, count_problem, verify
-from sigmar.runners.checking.certificate_files import check_certificate
+from sigmar.runners.checking.certificates import check_certificate
 from sigmar.runners.checking.certify import ProofStore, certify
-from sigmar.runners.checking.replay import checked
+from sigmar.runners.checking.replay import replayed
+from sigmar.runners.checking.stuck_check import Masks, stuck_verdict
 from tests.bruteforce import solve_by_brute_force
 from tests.script_loader import load_script
 from tests.test_certificate_checker import first_escape
@@ -69,7 +69,7 @@ def test_agrees_with_brute_force_and_certifies_its_refutations(name: str, tmp_pa
         for _ in range(120):
             board = variant_board(rng, rng.choice((8, 10, 12)))
             truth = solve_by_brute_force(board) is not None
-            result = certify(board, checked(board, search.solve(board, 20)), proofs)
+            result = certify(board, replayed(board, search.solve(board, 20)), proofs)
             seen[result.status] = seen.get(result.status, 0) + 1
             if truth:
                 assert result.status is Status.SOLVED and result.verified, f"{board}: {result}"

@@ -17,7 +17,7 @@ from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import verify
 from sigmar.runners import cli
 from sigmar.runners.checking.trust import corroborated_pair
-from sigmar.runners.race import Race
+from sigmar.runners.race import Race, RacePolicy
 from sigmar.runners.workers import Worker
 from tests.conftest import wait_for
 
@@ -227,20 +227,18 @@ def test_the_others_join_as_soon_as_the_leader_is_done(fakes, boards) -> None:
 
 def test_backends_that_only_claim_yield_the_cpu_to_those_that_certify() -> None:
     """cpsat's "no" is a claim: next to search, whose "no" is certified, it runs at a lower priority."""
-    from sigmar.runners.race import CLAIMS_ONLY_NICENESS
 
     base = os.getpriority(os.PRIO_PROCESS, 0)
     with Race(["search", "cpsat"]) as race:
         race.start_workers()  # with search among them, the workers start when a board needs them
         niceness = {name: os.getpriority(os.PRIO_PROCESS, w.pid) for name, w in race.workers.items() if w.pid}
-    assert niceness == {"search": base, "cpsat": min(base + CLAIMS_ONLY_NICENESS, 19)}
+    assert niceness == {"search": base, "cpsat": min(base + RacePolicy.CLAIMS_ONLY_NICENESS, 19)}
     with Race(["cpsat"]) as race:  # nothing certifies: nobody is held back
         assert [os.getpriority(os.PRIO_PROCESS, w.pid) for w in race.workers.values() if w.pid] == [base]
 
 
 def test_the_head_start_follows_the_leaders_recent_wins(fakes) -> None:
     """Twice the 95th percentile of the leader's recent winning times, between ``stagger`` and the cap."""
-    from sigmar.runners.race import HEAD_START_CAP
 
     with Race(["honest"], stagger=0.02) as race:
         assert race.head_start("honest") == 0.02, "no wins yet: the floor"
@@ -254,7 +252,7 @@ def test_the_head_start_follows_the_leaders_recent_wins(fakes) -> None:
         assert race.head_start("honest") == pytest.approx(0.1)
         for _ in range(100):
             race.won("honest", 1.0)  # the window keeps only the last wins, all slow now
-        assert race.head_start("honest") == HEAD_START_CAP
+        assert race.head_start("honest") == RacePolicy.HEAD_START_CAP
     with Race(["honest"], stagger=0.0) as race:
         race.won("honest", 0.05)
         assert race.head_start("honest") == 0.0, "stagger 0: everyone starts at once"
@@ -325,9 +323,7 @@ def test_a_job_stopped_before_it_starts_is_skipped(fakes, boards) -> None:
 
 
 def test_a_leader_that_loses_the_hard_boards_is_held_back_on_them(fakes, boards, monkeypatch) -> None:
-    """Past its head start, the leader runs at LATE_NICENESS more when another backend wins most such boards."""
-    from sigmar.runners.race import LATE_NICENESS
-
+    """Past its head start, the leader runs LATE_NICENESS lower when another backend wins most such boards."""
     monkeypatch.setenv("SIGMAR_FAKE_DELAY", "1.0")  # both answer 1 s late (honest:sticky sooner if stopped)
     base = os.getpriority(os.PRIO_PROCESS, 0)
     with Race(["honest:slow", "honest:sticky"], stagger=0.05) as race:
@@ -341,7 +337,7 @@ def test_a_leader_that_loses_the_hard_boards_is_held_back_on_them(fakes, boards,
         assert race.late_leader("honest:slow") == "honest:sticky"
         time.sleep(1.2)  # the leader finishes the last board before the next one starts
         assert race.solve(boards["pair"], 5.0).result.status is Status.SOLVED
-        assert os.getpriority(os.PRIO_PROCESS, slow.pid) == min(base + LATE_NICENESS, 19)
+        assert os.getpriority(os.PRIO_PROCESS, slow.pid) == min(base + RacePolicy.LATE_NICENESS, 19)
         race.late_wins.clear()
         time.sleep(1.2)
         race.solve(boards["pair"], 5.0)  # the next board: its own niceness again (or a fresh worker)
@@ -386,9 +382,8 @@ def test_a_board_search_does_not_answer_in_its_head_start_gets_the_others(fakes,
 
 def test_a_search_that_ignores_its_budget_is_stopped_in_process(fakes, boards, monkeypatch) -> None:
     """A search past its head start (and the slack) is interrupted; the race goes on with the workers."""
-    from sigmar.runners import race as race_module
 
-    monkeypatch.setattr(race_module, "FIRST_HEAD_START", 0.0)
+    monkeypatch.setattr(RacePolicy, "FIRST_HEAD_START", 0.0)
     _search_gives_up(monkeypatch, hang=True)
     with Race(["search", "honest"], slack=0.1) as race:
         outcome = race.solve(boards["pair"], 30.0)
@@ -451,9 +446,8 @@ def test_the_winner_of_the_hard_boards_starts_with_the_leader(fakes, boards) -> 
 
 def test_claim_only_backends_wait_while_the_partner_proves(fakes, boards, monkeypatch) -> None:
     """Past the head start the others join, but not those that only claim while the partner is at work."""
-    from sigmar.runners import race as race_module
 
-    monkeypatch.setattr(race_module, "CLAIMS_WAIT", 60.0)
+    monkeypatch.setattr(RacePolicy, "CLAIMS_WAIT", 60.0)
     monkeypatch.setenv("SIGMAR_FAKE_DELAY", "1.0")  # the partner answers after the head start
     with Race(["broken:hang", "honest:slow", "broken:unknown", "broken:crash"], stagger=0.05) as race:
         race.wins["broken:hang"] = 10
@@ -468,9 +462,8 @@ def test_claim_only_backends_wait_while_the_partner_proves(fakes, boards, monkey
 
 
 def test_claim_only_backends_join_after_a_while_if_the_partner_proves_on(fakes, boards, monkeypatch) -> None:
-    from sigmar.runners import race as race_module
 
-    monkeypatch.setattr(race_module, "CLAIMS_WAIT", 0.05)
+    monkeypatch.setattr(RacePolicy, "CLAIMS_WAIT", 0.05)
     monkeypatch.setenv("SIGMAR_FAKE_DELAY", "30")
     with Race(["broken:hang", "honest:slow", "honest"], stagger=0.05) as race:
         race.wins["broken:hang"] = 10
@@ -486,10 +479,9 @@ def test_claim_only_backends_join_after_a_while_if_the_partner_proves_on(fakes, 
 
 def test_the_check_is_prepared_while_the_partner_proves(fakes, boards, monkeypatch) -> None:
     """Past PREPARE_AFTER with the partner still at work, the runner encodes the board for the DRUP check."""
-    from sigmar.runners import race as race_module
     from sigmar.runners.checking import fresh_formula
 
-    monkeypatch.setattr(race_module, "PREPARE_AFTER", 0.0)
+    monkeypatch.setattr(RacePolicy, "PREPARE_AFTER", 0.0)
     monkeypatch.setenv("SIGMAR_FAKE_DELAY", "0.3")
     with Race(["broken:hang", "honest:slow"], stagger=30.0) as race:
         race.wins["broken:hang"] = 10
@@ -525,7 +517,7 @@ def test_a_pause_stops_the_process_groups_the_worker_started(fakes, boards, tmp_
 
 def test_the_partner_is_the_certifying_runner_up_until_another_wins_the_hard_boards(fakes) -> None:
     with Race(["honest", "honest:slow", "broken:unknown"]) as race:
-        race.certifying = frozenset({"honest", "honest:slow"})
+        race.policy.certifying = frozenset({"honest", "honest:slow"})
         race.wins.update({"honest": 5, "broken:unknown": 3, "honest:slow": 1})
         assert race.partner("honest") == "honest:slow", "the other certifying backend, though it won less"
         race.late_wins["broken:unknown"] = 3
@@ -533,9 +525,8 @@ def test_the_partner_is_the_certifying_runner_up_until_another_wins_the_hard_boa
 
 
 def test_the_partner_joins_after_the_leader_has_had_a_moment(fakes, boards, monkeypatch) -> None:
-    from sigmar.runners import race as race_module
 
-    monkeypatch.setattr(race_module, "PARTNER_DELAY", 0.2)
+    monkeypatch.setattr(RacePolicy, "PARTNER_DELAY", 0.2)
     with Race(["honest:slow", "honest"], stagger=30.0) as race:
         race.wins["honest:slow"] = 10
         race.late_wins["honest"] = 3
@@ -544,3 +535,42 @@ def test_the_partner_joins_after_the_leader_has_had_a_moment(fakes, boards, monk
         starts = [(at, names[0]) for at, kind, names in race.events if kind == "start"]
         assert [name for _, name in starts] == ["honest:slow", "honest"]
         assert starts[1][0] - starts[0][0] >= 0.15, "the partner waited (the leader's start is traced after its submit)"
+
+
+# -- the policy alone, without a process
+
+
+def test_the_policy_plans_a_board_from_its_record_of_wins() -> None:
+    """Who starts at once, who joins when: no wins, a leader with a certifying partner, a winner of hard boards."""
+    policy = RacePolicy(["search", "cnf", "cpsat"], stagger=0.02)
+    plan = policy.plan(start=100.0)
+    assert plan.first == ["search", "cnf", "cpsat"] and not plan.staggered, "no wins yet: everyone at once"
+    assert plan.partner is None and plan.later == [] and plan.partner_at is None and plan.prepare_at is None
+
+    policy.certifying = frozenset({"search", "cnf"})
+    for _ in range(10):
+        policy.won("search", 0.01)
+    plan = policy.plan(start=100.0)
+    assert plan.leader == "search" and plan.first == ["search"] and plan.staggered
+    assert plan.partner == "cnf", "the certifying backend joins soon after the leader"
+    assert plan.later == ["cpsat"]
+    head = policy.head_start("search")
+    assert head == pytest.approx(0.02)  # twice 10 ms is the floor
+    assert plan.partner_at == pytest.approx(100.0 + min(RacePolicy.PARTNER_DELAY, head))
+    assert plan.release_at == pytest.approx(100.0 + head)
+    assert plan.hold_until == pytest.approx(plan.release_at + RacePolicy.CLAIMS_WAIT)
+    assert plan.prepare_at == pytest.approx(100.0 + RacePolicy.PREPARE_AFTER)
+
+    for _ in range(RacePolicy.LATE_WINS_NEEDED):
+        policy.won("cpsat", 2.0, late=True)  # cpsat wins the boards the leader does not answer quickly
+    assert policy.late_leader("search") == "cpsat"
+    plan = policy.plan(start=0.0)
+    assert plan.leader == "search" and plan.partner == "cpsat" and plan.later == ["cnf"]
+    assert policy.plan(start=0.0, head_start=False).first == ["search", "cpsat", "cnf"]
+
+
+def test_the_inline_budget_is_the_first_head_start_until_search_has_won() -> None:
+    policy = RacePolicy(["search", "cnf"], stagger=0.02)
+    assert policy.inline_budget() == RacePolicy.FIRST_HEAD_START
+    policy.won("search", 0.2)
+    assert policy.inline_budget() == pytest.approx(min(0.4, RacePolicy.HEAD_START_CAP))

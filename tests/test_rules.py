@@ -12,6 +12,7 @@ from sigmar.models.hexgrid import from_rowcol
 from sigmar.models.result import Move
 from sigmar.models.rules import Fault, Position, count_problem, verify
 from sigmar.models.tiles import ELEMENTS, pairs_with
+from tests.conftest import real_game_board
 
 
 def board(text: str) -> Board:
@@ -174,20 +175,7 @@ def test_count_problem_silent_on_good_counts(text: str) -> None:
 
 
 def test_standard_board_counts() -> None:
-    text = """
-         . . . . . .
-        f m v . . . .
-       s a s e q w v e
-      m q . a 2 w . f e
-     . w . f a a v . e 4
-    . . e a m 6 a v f 1 .
-     . . a w q w m f w .
-      . . e f q e w . .
-       . w a . . 3 . .
-        . s q f f . .
-         . e 5 s . .
-    """
-    b = board(text)
+    b = real_game_board()
     assert len(b) == 55 and b.gold == "6" and count_problem(b) is None
     assert all(b.counts[e] == 8 for e in "aefw")
     assert (b.counts["s"], b.counts["v"], b.counts["m"], b.counts["q"]) == (4, 4, 4, 5)

@@ -18,6 +18,7 @@ from sigmar.models.result import Reason, Status
 from sigmar.models.rules import Position, count_problem, verify
 from sigmar.models.stuck_sets import held, largest_stuck_set
 from tests.bruteforce import is_solvable
+from tests.conftest import random_board
 from tests.script_loader import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,34 +36,9 @@ RINGED = """
 brute_solvable = is_solvable  # the shared brute force over the rule engine
 
 
-def random_board(rng: random.Random) -> Board:
-    """A small board of side 2-4: mostly well-counted pairs, sometimes not, placed anywhere."""
-    dim = rng.randint(2, 4)
-    symbols: list[str] = []
-    for _ in range(rng.randint(1, 5)):
-        kind = rng.random()
-        if kind < 0.55:
-            e = rng.choice("aefw")
-            symbols += [e, e]
-        elif kind < 0.75:
-            symbols += ["s", rng.choice("aefws")]
-        else:
-            symbols += ["v", "m"]
-    metals = rng.randint(0, 3)
-    if metals:
-        first = rng.randint(1, 9 - metals + 1)
-        digits = sorted(rng.sample(range(first, 10), metals))
-        symbols += [str(d) for d in digits] + ["q"] * (metals - 1)
-    if rng.random() < 0.15 and len(symbols) > 1:
-        symbols.pop(rng.randrange(len(symbols)))  # a miscount now and then
-    board_cells = list(cells(dim))
-    symbols = symbols[: len(board_cells)]
-    if len([s for s in symbols if s.isdigit()]) != len(set(s for s in symbols if s.isdigit())):
-        symbols = [s for s in symbols if not s.isdigit()]
-    chosen = sorted(rng.sample(range(len(board_cells)), len(symbols)))
-    rng.shuffle(symbols)
-    tiles = tuple(Tile(board_cells[i], s) for i, s in zip(chosen, symbols, strict=True))
-    return Board(dim, tiles, "random")
+def small_random(rng: random.Random) -> Board:
+    """A small board of side 2-4: mostly well-counted pairs, sometimes not."""
+    return random_board(rng, rng.randint(2, 4), rng.randint(2, 12), miscount=0.15)
 
 
 def check(board: Board, result, label: str) -> None:
@@ -76,7 +52,7 @@ def test_agrees_with_brute_force_on_random_small_boards(sub: str) -> None:
     rng = random.Random(20261122)
     seen = {Status.SOLVED: 0, Status.UNSOLVABLE: 0}
     for number in range(600):
-        board = random_board(rng)
+        board = small_random(rng)
         expected = brute_solvable(board)
         order = ORDERS[number % len(ORDERS)]
         backend = SearchBackend(sub, order=order, safe=number % 3 != 1, locks=number % 5 != 2, stuck=number % 7 != 3)
@@ -267,7 +243,7 @@ def fixed_point_stuck_set(engine: Engine, occ: int, free: int) -> int:
 def test_stuck_set_worklist_matches_the_fixed_point() -> None:
     """The fast stuck-set search must find exactly the greatest fixed point, state by state."""
     rng = random.Random(5)
-    boards = [random_board(rng) for _ in range(200)] + [_big_locked_board(random.Random(k)) for k in range(5)]
+    boards = [small_random(rng) for _ in range(200)] + [_big_locked_board(random.Random(k)) for k in range(5)]
     checked_states = stuck_states = 0
     for board in boards:
         engine = Engine(board)
@@ -288,7 +264,7 @@ def test_the_search_finds_only_stuck_sets_that_the_one_argument_holds() -> None:
     """Every set ``stuck_set_fast`` finds is stuck by ``models/stuck_sets`` (each tile held by (a)-(e)),
     and lies inside the largest stuck set that module finds: the search adds no argument of its own."""
     rng = random.Random(7)
-    boards = [random_board(rng) for _ in range(200)] + [_big_locked_board(random.Random(k)) for k in range(5)]
+    boards = [small_random(rng) for _ in range(200)] + [_big_locked_board(random.Random(k)) for k in range(5)]
     found = 0
     for board in boards:
         engine = Engine(board)
@@ -306,7 +282,7 @@ def test_stuck_set_in_search_keeps_answers() -> None:
     """Looking for stuck sets in every state (off by default) must not change any verdict."""
     rng = random.Random(11)
     for number in range(150):
-        board = random_board(rng)
+        board = small_random(rng)
         engine = Engine(board, order="none")
         engine.stuck_min = 0
         outcome = engine.run(10)
@@ -317,7 +293,7 @@ def test_forgetting_the_dead_table_keeps_answers() -> None:
     """A tiny memory cap empties the tables often; the answers must not change."""
     rng = random.Random(13)
     for number in range(80):
-        board = random_board(rng)
+        board = small_random(rng)
         engine = Engine(board, order="none", stuck=False)
         engine.max_dead = 2
         engine.nodes = 255  # the next node is a checkpoint

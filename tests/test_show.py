@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sigmar.models.board import Board, Tile
+from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board, parse_boards, read_boards
 from sigmar.models.hexgrid import cells, from_rowcol
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
@@ -20,6 +20,7 @@ from sigmar.models.solution import parse_solutions, to_moves
 from sigmar.models.tiles import METALS, SYMBOLS
 from sigmar.runners.render.proof_page import page_for
 from sigmar.runners.render.svg import GOLD_FILL, board_svg, fill_of, letter_of
+from tests.conftest import random_board
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "instances" / "real-game.txt"
@@ -48,22 +49,6 @@ def board_pairs(board: Board) -> set[tuple[tuple[int, int], str]]:
     return {(board.rowcol(t.cell), t.symbol) for t in board.tiles}
 
 
-def random_board(dim: int, seed: int) -> Board:
-    rng = random.Random(seed)
-    kinds = sorted(SYMBOLS - METALS)
-    metals = iter("123456789")
-    tiles = []
-    for cell in cells(dim):
-        roll = rng.random()
-        if roll < 0.5:
-            tiles.append(Tile(cell, rng.choice(kinds)))
-        elif roll < 0.55:
-            digit = next(metals, None)
-            if digit is not None:
-                tiles.append(Tile(cell, digit))
-    return Board(dim, tuple(tiles), f"random side {dim}")
-
-
 def blocks(html: str, tag: str, attribute: str) -> list[str]:
     """The values of ``attribute`` on every ``tag`` element of a page."""
     return re.findall(rf"<{tag}\b[^>]*\b{attribute}=\"([^\"]*)\"", html)
@@ -85,7 +70,7 @@ def test_svg_of_the_real_board_holds_exactly_its_tiles(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("dim", [1, 2, 3, 6, 9, 16])
 def test_svg_any_side_holds_exactly_its_tiles(dim: int) -> None:
-    board = random_board(dim, seed=dim)
+    board = random_board(random.Random(dim), dim, len(cells(dim)) * 11 // 20, name=f"random side {dim}")
     text = board_svg(board, coords=True)
     assert drawn_tiles(text) == board_pairs(board)
     root = ET.fromstring(text)
@@ -94,7 +79,7 @@ def test_svg_any_side_holds_exactly_its_tiles(dim: int) -> None:
 
 
 def test_kind_is_read_from_the_letter_not_only_the_colour() -> None:
-    board = random_board(6, seed=7)
+    board = random_board(random.Random(7), 6, 50, name="random side 6")
     root = ET.fromstring(board_svg(board))
     for group in root.iter(f"{SVG}g"):
         if "data-tile" not in group.attrib:

@@ -7,29 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards, read_boards
-from sigmar.models.certificate_checker import check_stuck
-from sigmar.models.hexgrid import cells
 from sigmar.models.rules import count_problem
 from sigmar.models.stuck_sets import static_problem, stuck_set, unsolvable_reason
+from sigmar.runners.checking.stuck_check import check_stuck
 from tests.bruteforce import solve_by_brute_force
-from tests.conftest import PUBLIC_SETS, public_boards
+from tests.conftest import PUBLIC_SETS, public_boards, random_board
 
 ROOT = Path(__file__).resolve().parents[1]
-PAIRS = ("aa", "ee", "ff", "ww", "sa", "sw", "ss", "vm", "vm")
-
-
-def random_board(rng: random.Random, dim: int, size: int) -> Board:
-    """A board whose counts pair up (so only layout can make it unsolvable)."""
-    metals = sorted(rng.sample("123456789", rng.randint(0, 3)))
-    symbols = [*metals, *("q" * max(len(metals) - 1, 0))]
-    while len(symbols) < size:
-        symbols.extend(rng.choice(PAIRS))
-    places = rng.sample(cells(dim), len(symbols))
-    order = {cell: i for i, cell in enumerate(cells(dim))}
-    tiles = sorted((Tile(c, s) for c, s in zip(places, symbols, strict=True)), key=lambda t: order[t.cell])
-    return Board(dim, tuple(tiles), "random")
 
 
 def test_ringed_lead_is_stuck_and_unsolvable() -> None:

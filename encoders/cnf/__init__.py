@@ -45,7 +45,7 @@ from sigmar.models.tiles import QUINTESSENCE
 from ..backend import Backend
 from ..processes import guard
 from ..processes.guard import guarded
-from .formula import Formula, parse_model
+from .formula import Formula, parse_assignment
 
 VARIANTS = ("default", "steps", "thesis", "thesis-literal")
 # Our encodings (:mod:`.default`), which play the quintessence variant; the thesis's do not.
@@ -63,7 +63,7 @@ UNINTERRUPTIBLE = ("cadical", "kissat", "lingeling")
 EXTERNAL = "external"
 SAT_CMD_ENV = "SIGMAR_SAT_CMD"
 CNF_PLACEHOLDER, PROOF_PLACEHOLDER = "{cnf}", "{proof}"
-# The most an external solver may print (a model of a big board is a few MB).
+# The most an external solver may print (an assignment of a big board is a few MB).
 OUTPUT_CAP = 64 * 2**20
 # The python-sat solvers offered as names (any other works through build_formula);
 # the listing stays short enough for `sigmar backends`.
@@ -317,17 +317,17 @@ class CnfBackend(Backend):
         remaining = None if time_limit is None else max(time_limit - encode_seconds, 0.0)
         t0 = time.perf_counter()
         if self.sat_cmd:
-            answer, model, solver_stats = self._solve_external(formula, remaining)
+            answer, assignment, solver_stats = self._solve_external(formula, remaining)
         elif self.solver.startswith(UNINTERRUPTIBLE):
-            answer, model, solver_stats = self._solve_child(formula, remaining)
+            answer, assignment, solver_stats = self._solve_child(formula, remaining)
         else:
-            answer, model, solver_stats = self._solve_pysat(formula, remaining)
+            answer, assignment, solver_stats = self._solve_pysat(formula, remaining)
         stats["solve_seconds"] = round(time.perf_counter() - t0, 4)
         stats.update(solver_stats)
         seconds = time.perf_counter() - start
         if answer is True:
-            assert model is not None
-            return Result(Status.SOLVED, self.name, seconds, moves=tuple(formula.decode(model)), statistics=stats)
+            assert assignment is not None
+            return Result(Status.SOLVED, self.name, seconds, moves=tuple(formula.decode(assignment)), statistics=stats)
         if answer is False:
             if self.variant == "thesis-literal":
                 return Result(
@@ -385,10 +385,10 @@ class CnfBackend(Backend):
                 if timer is not None:
                     timer.cancel()
                 self._live = None
-            model = sat.get_model() if answer else None
+            assignment = sat.get_model() if answer else None
             if answer is False and logging:
                 self._proof = proof_text(list(sat.get_proof() or []))
-            return answer, model, _stats(sat)
+            return answer, assignment, _stats(sat)
 
     def _solve_child(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
         """CaDiCaL and friends ignore interrupt(): solve in a child process and kill it at the limit."""
@@ -402,8 +402,8 @@ class CnfBackend(Backend):
         try:
             if self._stop.is_set() or not parent.poll(limit):
                 return None, None, {}
-            ok, model, stats = parent.recv()
-            return ok, model, dict(stats or {})
+            ok, assignment, stats = parent.recv()
+            return ok, assignment, dict(stats or {})
         except EOFError:  # killed by stop(), or crashed
             return None, None, ({} if self._stop.is_set() else {"error": "solver process died"})
         finally:
@@ -463,10 +463,10 @@ class CnfBackend(Backend):
         if proc.returncode == 127 and not output:
             stats["error"] = f"'{self.sat_cmd}' could not be started"
             return None, None, stats
-        status, model = parse_model(output.decode("utf-8", "replace"))
+        status, assignment = parse_assignment(output.decode("utf-8", "replace"))
         if status == "SATISFIABLE":
             self._proof = None
-            return True, model, stats
+            return True, assignment, stats
         if status == "UNSATISFIABLE":
             if proof_error:
                 stats["proof"] = proof_error

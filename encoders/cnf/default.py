@@ -5,7 +5,7 @@ tiles are all free at the start of a step can be played in that step in any
 order.  Each tile gets a leave step in ``1..K`` where ``K`` is the number of
 moves a sequential solution needs (``(tiles - 1) / 2 + 1`` with gold): a
 sequential solution is a parallel plan with one move per step, so
-**UNSAT at horizon K proves the board unsolvable**, and every model sorts
+**UNSAT at horizon K proves the board unsolvable**, and every assignment sorts
 into a legal move sequence (by step; within a step any order).
 
 Glossary (variables, named by tuples through ``IDPool``):
@@ -424,7 +424,7 @@ class _Builder:
 
     # -- decode
     def decode(self, true: set[int]) -> list[Move]:
-        """Moves in playing order from a model's true variables (by leave step; any order within one)."""
+        """Moves in playing order from an assignment's true variables (by leave step; any order within one)."""
         board = self.board
 
         def leave(i: int) -> int:

@@ -1,7 +1,7 @@
 """The CNF both encodings produce: clauses, named variables, a decoder, DIMACS.
 
 Variables are named by tuples through ``pysat.formula.IDPool`` (``("gone", 12, 7)``),
-so a model dump or a DIMACS sidecar can be read by a person.  Clauses are built
+so an assignment dump or a DIMACS sidecar can be read by a person.  Clauses are built
 through :class:`ClauseSink`, which folds Python ``True``/``False`` constants
 away: reachability pruning then needs no special cases in the encoders.
 """
@@ -60,7 +60,7 @@ def neg(lit: Lit) -> Lit:
 
 @dataclass
 class Formula:
-    """One board's CNF.  ``decode`` turns a model (list of signed ints) into playing-order moves."""
+    """One board's CNF.  ``decode`` turns an assignment (list of signed ints) into playing-order moves."""
 
     board: Board
     variant: str
@@ -86,8 +86,8 @@ class Formula:
             out[var] = self.describe(obj) if isinstance(obj, tuple) else f"auxiliary {var}"
         return out
 
-    def decode(self, model: Iterable[int]) -> list[Move]:
-        return self.decoder({lit for lit in model if lit > 0})
+    def decode(self, assignment: Iterable[int]) -> list[Move]:
+        return self.decoder({lit for lit in assignment if lit > 0})
 
     def header(self) -> list[str]:
         b = self.board
@@ -106,7 +106,7 @@ class Formula:
         return "\n".join(lines) + "\n"
 
     def sidecar(self, *, with_names: bool = True) -> str:
-        """JSON that lets ``sigmar decode`` rebuild and check a model without guessing."""
+        """JSON that lets ``sigmar decode`` rebuild and check an assignment without guessing."""
         record: dict[str, object] = {
             "variant": self.variant,
             "board": self.board.name,
@@ -131,13 +131,13 @@ def by_kind(names: dict[str, Callable[..., str]]) -> Describe:
     return describe
 
 
-def parse_model(text: str) -> tuple[str, list[int]]:
-    """(status, model) from SAT-competition output (``s ...`` and ``v ...`` lines) or a bare list of literals.
+def parse_assignment(text: str) -> tuple[str, list[int]]:
+    """(status, assignment) from SAT-competition output (``s ...`` and ``v ...`` lines) or a bare list of literals.
 
     status is ``SATISFIABLE``, ``UNSATISFIABLE`` or ``UNKNOWN``.
     """
     status = "UNKNOWN"
-    model: list[int] = []
+    assignment: list[int] = []
     saw_v = False
     bare: list[int] = []
     for raw in text.splitlines():
@@ -150,7 +150,7 @@ def parse_model(text: str) -> tuple[str, list[int]]:
             continue
         if line.startswith("v "):
             saw_v = True
-            model.extend(int(tok) for tok in line[2:].split() if tok != "0")
+            assignment.extend(int(tok) for tok in line[2:].split() if tok != "0")
             continue
         if line in ("SAT", "SATISFIABLE"):  # MiniSat's result-file form
             status = "SATISFIABLE"
@@ -163,7 +163,7 @@ def parse_model(text: str) -> tuple[str, list[int]]:
         except ValueError:
             continue
     if not saw_v:
-        model = bare
-    if model and status == "UNKNOWN":
+        assignment = bare
+    if assignment and status == "UNKNOWN":
         status = "SATISFIABLE"
-    return status, model
+    return status, assignment

@@ -20,12 +20,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sigmar.encoders.backend import Backend
-from sigmar.encoders.search.certificates import Solvable, TooLarge, dead_states, dead_states_text, stuck_witness
-from sigmar.encoders.search.engine import Engine, Outcome
 from sigmar.models.board import Board
 from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
+
+from ..backend import Backend
+from .certificates import Solvable, TooLarge, dead_states, dead_states_text, stuck_witness
+from .engine import Engine, Outcome
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ refutation in those terms once the search has said "no":
   followed.  Reaching the empty state means the board was solvable after all,
   and is raised, never written.
 
-The file is then checked by :mod:`sigmar.models.certificate_checker`, which shares no
+The file is then checked by :mod:`sigmar.runners.checking.dead_states_check`, which shares no
 code with this module.
 """
 

@@ -12,7 +12,7 @@ than the best state found is a leaf.
 
 When the walk ends, its states are a certificate that no play clears more
 (docs/formats.md#play-bound-files): every expanded state with all its moves,
-every leaf with the tiles that stay.  :mod:`sigmar.models.play_bound_checker`
+every leaf with the tiles that stay.  :mod:`sigmar.runners.checking.play_bound_check`
 checks it with the certificate checker's own reading of the rules; nothing
 here is trusted.  When the time or the state limit runs out first, the best
 play found stands as "at least".
@@ -65,7 +65,7 @@ class DeepestPlay:
 def leftover(engine: Engine, tiles: int) -> int:
     """How many of ``tiles`` must stay, at least, when moves may take only tiles of ``tiles``.
 
-    (The checker reads the same bound on its own: ``sigmar.models.play_bound_checker.leftover``.)
+    (The checker reads the same bound on its own: ``sigmar.runners.checking.play_bound_check.leftover``.)
     """
     stays = abs((tiles & engine.vitae_mask).bit_count() - (tiles & engine.mors_mask).bit_count())
     stays += abs((tiles & engine.q_mask).bit_count() - (tiles & engine.metal_mask & ~engine.gold_bit).bit_count())

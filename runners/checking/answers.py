@@ -23,12 +23,12 @@ from typing import Any
 
 from sigmar.models.board import Board
 from sigmar.models.boardfile import BoardFileError
-from sigmar.models.certificate_checker import CertificateError
 from sigmar.models.result import CERTIFICATE_SUFFIXES
 from sigmar.models.rules import verify
 from sigmar.models.solution import json_solution, to_moves
 
-from .certificate_files import check_certificate
+from .certificates import check_certificate
+from .verdict import CertificateError
 
 # The prefix of the temporary folder a run writes its certificates to without --proof-dir (certify.ProofStore).
 TEMPORARY_PREFIX = "sigmar-proofs-"

@@ -4,7 +4,7 @@ A backend returns its certificate as texts (docs/formats.md#certificates: a stuc
 dead-states file, a DRUP proof with its formula).  The runner writes them to
 its proof folder, so that a killed backend never leaves a half-written file
 and two backends never write the same name, and then asks
-:func:`sigmar.runners.checking.certificate_files.check_certificate`, which shares no code with
+:func:`sigmar.runners.checking.certificates.check_certificate`, which shares no code with
 any backend.  Only a certificate that passed makes an "unsolvable" an answer.
 """
 
@@ -22,12 +22,12 @@ from types import TracebackType
 from sigmar.encoders import order_model
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
-from sigmar.models.certificate_checker import CertificateError
 from sigmar.models.output_files import cannot_write, write_file
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Reason, Result, Status
 
-from .certificate_files import check_certificate
+from .certificates import check_certificate
 from .fresh_formula import fresh, release
+from .verdict import CertificateError
 
 
 def proof_stem(board: Board) -> str:
@@ -142,7 +142,7 @@ def with_formula(board: Board, certificate: Certificate) -> Certificate:
 def certify(board: Board, result: Result, store: ProofStore) -> Result:
     """An "unsolvable" answer with its certificate written and checked; any other answer unchanged.
 
-    ``result`` has passed :func:`.replay.checked`, so ``checked`` is False whatever the backend said:
+    ``result`` has passed :func:`.replay.replayed`, so ``checked`` is False whatever the backend said:
     every certificate is checked here, never taken on the backend's word.
     """
     if result.status is not Status.UNSOLVABLE:

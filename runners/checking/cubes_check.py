@@ -30,12 +30,12 @@ from typing import Any
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board
-from sigmar.models.certificate_checker import CertificateError, Verdict
 from sigmar.models.input_limits import CUBES, DRUP, InputError
 
 from .fresh_formula import fresh
-from .rup_check import CheckReport, ProofFormatError, check_proof, iter_drup
+from .rup_check import CheckReport, ProofFormatError, check_proof, iter_drup, unflatten
 from .same_formula import formula_verdict
+from .verdict import CertificateError, Verdict
 
 FORMAT = "sigmar-cubes"
 VERSION = 1
@@ -224,7 +224,7 @@ def check_node(
 ) -> CheckReport:
     """One node's proof: a refutation (a leaf), or a derivation of ``goals`` (a node that splits)."""
     base = premises(formula, node.cube, passed_on)
-    goal_clauses = None if goals is None else _clauses(goals)
+    goal_clauses = None if goals is None else unflatten(goals)
     try:
         with input_limits.open_input(proof_path, DRUP) as stream:
             if input_limits.regular_size(proof_path, DRUP) == 0:
@@ -238,16 +238,6 @@ def check_node(
     except MemoryError:
         why = "the proof needs more memory than there is; see docs/formats.md, 'Limits'"
         raise CertificateError(f"{proof_path}: {why}") from None
-
-
-def _clauses(flat: array) -> list[list[int]]:
-    out: list[list[int]] = []
-    start = 0
-    for index, literal in enumerate(flat):
-        if literal == 0:
-            out.append(list(flat[start:index]))
-            start = index + 1
-    return out
 
 
 def check_cubes(board: Board, cubes_path: Path) -> Verdict:

@@ -28,7 +28,7 @@ know; a step id not above the model's tags and the previous step; a reference to
 the step itself or to a later one; a step after the conclusion) is a rejection.
 Memory: the atoms (at most four per domain value of each variable, and the
 bounds), the derived nogoods (each a tuple of shared atoms) and the inferences
-of one stage; models/input_limits.py caps the last two (README "Limits").
+of one stage; models/input_limits.py caps the last two (docs/formats.md, "Limits").
 """
 
 from __future__ import annotations
@@ -36,10 +36,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
+from sigmar.encoders import order_model
 from sigmar.encoders.order_model import Clause, Linear, OrderModel
+from sigmar.models import input_limits
+from sigmar.models.board import Board
+from sigmar.models.errors import SigmarError
+from sigmar.models.input_limits import DRCP, DRCP_MODEL, InputError
 from sigmar.models.input_limits import MAX_DRCP_NOGOODS as MAX_NOGOODS
 from sigmar.models.input_limits import MAX_DRCP_STAGE as MAX_STAGE
+
+from .same_formula import read_bounded
+from .verdict import CertificateError, Verdict
 
 GE, LE, EQ, NE = 0, 1, 2, 3
 _OPERATORS = {">=": GE, "<=": LE, "==": EQ, "!=": NE}
@@ -55,7 +64,7 @@ MAX_PASSES = 8
 Atom = tuple[int, int, int]  # (variable index, operator, value)
 
 
-class DrcpFormatError(ValueError):
+class DrcpFormatError(SigmarError, ValueError):
     """A line that is not DRCP as docs/formats.md defines it: the proof is malformed (exit 2)."""
 
 
@@ -233,7 +242,8 @@ class DrcpChecker:
         self._check_inference(step_id, premises, consequent, label, tag, number)
         if len(self.stage) >= MAX_STAGE:
             raise Rejected(
-                f"line {number}: more than {MAX_STAGE:,} inferences since the last nogood (see README 'Limits')"
+                f"line {number}: more than {MAX_STAGE:,} inferences since the last nogood "
+                "(see docs/formats.md, 'Limits')"
             )
         self.stage[step_id] = _Inference(premises, consequent)
         self.inferences += 1
@@ -249,7 +259,7 @@ class DrcpChecker:
         if not self._conflict_by_hints(domains, atoms, sequence, step_id, number):
             raise Rejected(f"line {number}: nogood {step_id}: its hints do not lead to a conflict")
         if len(self.nogoods) >= MAX_NOGOODS:
-            raise Rejected(f"line {number}: more than {MAX_NOGOODS:,} nogoods (see README 'Limits')")
+            raise Rejected(f"line {number}: more than {MAX_NOGOODS:,} nogoods (see docs/formats.md, 'Limits')")
         self.nogoods[step_id] = atoms
         self.stage.clear()
         if not atoms:
@@ -424,3 +434,63 @@ def check(model: OrderModel, lines: Iterator[tuple[int, str]]) -> Report:
     except Rejected as exc:
         return Report(False, str(exc), checker.inferences, len(checker.nogoods))
     return checker.report()
+
+
+# -- a drcp certificate's files: the model beside the proof must be the board's own
+
+
+def drcp_model_file(drcp: Path) -> Path:
+    """The model beside ``NAME.drcp``."""
+    stem = drcp.name[: -len(".drcp")] if drcp.name.endswith(".drcp") else drcp.stem
+    return drcp.with_name(stem + ".drcp-model")
+
+
+def check_drcp(board: Board, drcp: Path) -> Verdict:
+    """The DRCP proof refutes this board's order model, built here afresh; ``NAME.drcp-model`` must be its text.
+
+    The model file is refused unread when it is larger than this board's could be; the proof is
+    read a line at a time, and checked against the fresh model, never the file's.
+    """
+    model_path = drcp_model_file(drcp)
+    if not model_path.exists():
+        raise CertificateError(f"{model_path}: missing (a drcp certificate is NAME.drcp with NAME.drcp-model)")
+    model = order_model.build(board)
+    own = model.text()
+    try:
+        text = read_bounded(model_path, DRCP_MODEL, len(own.encode()) + input_limits.DRCP_MODEL_SLACK_BYTES)
+    except InputError as exc:
+        raise CertificateError(str(exc)) from None
+    mismatch = _model_mismatch(own, text)
+    if mismatch:
+        return Verdict(False, f"{model_path.name} is not this board's order model: {mismatch}")
+    try:
+        with input_limits.open_input(drcp, DRCP) as stream:
+            report = check(model, input_limits.lines(stream, DRCP))
+    except InputError as exc:
+        raise CertificateError(str(exc)) from None
+    except DrcpFormatError as exc:
+        raise CertificateError(f"{drcp}: {exc}") from None
+    counted = f"{report.inferences:,} inferences, {report.nogoods:,} nogoods"
+    return Verdict(report.valid, f"{drcp.name}: {report.message} ({counted})")
+
+
+def _model_mismatch(own: str, text: str) -> str:
+    """Where ``text`` (a model file) departs from ``own`` (the board's model), else ""; comments and blank lines
+    aside."""
+    expected = own.splitlines()
+    found = [(n, line.rstrip()) for n, line in enumerate(text.splitlines(), 1) if line.strip() and line[:1] != "#"]
+    for (number, line), want in zip(found, expected, strict=False):
+        if line != want:
+            at = next(
+                (k for k, (a, b) in enumerate(zip(line, want, strict=False)) if a != b), min(len(line), len(want))
+            )
+            return f"line {number} has {_around(line, at)!r} where the board's model has {_around(want, at)!r}"
+    if len(found) != len(expected):
+        return f"{len(found)} lines, the board's model has {len(expected)}"
+    return ""
+
+
+def _around(line: str, at: int) -> str:
+    """The part of ``line`` about column ``at``, where two lines first differ."""
+    start = max(at - 30, 0)
+    return ("..." if start else "") + line[start : at + 30] + ("..." if at + 30 < len(line) else "")

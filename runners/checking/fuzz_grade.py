@@ -1,6 +1,6 @@
 """Grading one backend's answer against the fuzzer's ground truth (:mod:`sigmar.models.truth`).
 
-The answer arrives checked as in a race (``check.checked`` replayed any
+The answer arrives as in a race (``replay.replayed`` replayed any
 solution, ``certify.certify`` checked any certificate).  Failure kinds:
 
 - ``rejected-solution``: a solution the rule engine rejects, on a solvable board;

@@ -25,16 +25,31 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import traceback
 from typing import Any
 
+from sigmar.models.errors import SigmarError
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Move, Reason, Result, Status
 
 # Labels only the runner gives: a backend that says "corroborated" speaks for two families.
 RUNNER_REASONS = frozenset({Reason.CORROBORATED})
 
 
-class Malformed(ValueError):
+class Malformed(SigmarError, ValueError):
     """One field of an answer with the wrong type or value; the message names the field."""
+
+
+def crashed(name: str, exc: BaseException, seconds: float = 0.0) -> Result:
+    """The one answer of a backend that raised: ``error``, naming the exception and the line that raised it."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    return Result(Status.ERROR, name, seconds, message=f"{name} raised {type(exc).__name__}: {exc}{where}")
+
+
+def overrun_message(time_limit: float | None) -> str:
+    """The one message of a run killed for outliving its time limit (and the slack past it)."""
+    return f"no answer in {time_limit:g} s; killed" if time_limit is not None else "no answer; killed"
 
 
 def taken_in(raw: object, name: str | None = None) -> Result:

@@ -13,15 +13,19 @@ import time
 
 from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
-from sigmar.models.certificate_checker import check_counts
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
 from sigmar.models.rules import count_problem, verify
 
-from .intake import taken_in
+from .certificates import check_counts
+from .intake import crashed, taken_in
 
 
-def checked(board: Board, raw: object, name: str | None = None) -> Result:
-    """The answer as the suite may report it; ``name`` is the backend that was asked (see :func:`.intake.taken_in`)."""
+def replayed(board: Board, raw: object, name: str | None = None) -> Result:
+    """The answer taken in and, when ``solved``, replayed: ``verified`` says the rule engine cleared the board.
+
+    ``name`` is the backend that was asked (see :func:`.intake.taken_in`).  A certificate is
+    *checked* later, by :func:`.certify.certify`; this gate only *verifies* solutions.
+    """
     result = taken_in(raw, name)
     if result.status is Status.SOLVED:
         verdict = verify(board, result.moves)
@@ -59,11 +63,11 @@ def counts_answer(board: Board) -> Result | None:
     )
 
 
-def run_checked(backend: Backend, board: Board, time_limit: float | None) -> Result:
-    """Run one backend on one board; exceptions become ``error``, answers are checked."""
+def run_replayed(backend: Backend, board: Board, time_limit: float | None) -> Result:
+    """Run one backend on one board; exceptions become ``error``, answers are taken in and replayed."""
     start = time.perf_counter()
     try:
         result = backend.solve(board, time_limit)
     except Exception as exc:  # a crashing backend is an answer, not a crash of the suite
-        return Result(Status.ERROR, backend.name, time.perf_counter() - start, message=f"{type(exc).__name__}: {exc}")
-    return checked(board, result, backend.name)
+        return crashed(backend.name, exc, time.perf_counter() - start)
+    return replayed(board, result, backend.name)

@@ -53,7 +53,7 @@ from types import ModuleType
 
 _drup: ModuleType | None
 try:
-    from sigmar.runners.checking import _drup
+    from . import _drup
 except ImportError as _exc:  # no C compiler at install time: the pysat engine checks alone
     _drup = None
     _DRUP_MISSING = f"the C checker (runners/checking/_drup.c) is not built: {_exc}"
@@ -255,7 +255,7 @@ def check_proof(
                 yield number, step
 
         try:
-            report = check_stream(_unflatten(flat), steps(), derive=goals is not None)
+            report = check_stream(unflatten(flat), steps(), derive=goals is not None)
         except ProofFormatError as exc:
             report = CheckReport(False, counted[0], counted[1], 0, 0.0, str(exc), malformed=True)
         return replace(_about_goals(report, proof_lines, goals), seconds=time.perf_counter() - start)
@@ -292,7 +292,8 @@ def _flatten(clauses: Iterable[Clause]) -> array:
     return flat
 
 
-def _unflatten(flat: array) -> list[Clause]:
+def unflatten(flat: array) -> list[Clause]:
+    """Clauses from one flat array of literals, each clause ended by a 0 (as DIMACS writes them)."""
     out: list[Clause] = []
     start = 0
     for index, literal in enumerate(flat):

@@ -34,7 +34,7 @@ SUBCOMMANDS = {
     "generate": "new boards: solvable by construction (with a witness), or refuted unsolvable",
     "survey": "deal N random boards, answer each (race, checked certificates), estimate the solvable fraction",
     "encode": "write an encoding (DIMACS, CP-SAT model, MiniZinc model/data, DRCP model)",
-    "decode": "turn an external SAT solver's model of 'encode --to dimacs' back into moves",
+    "decode": "turn an external SAT solver's assignment of 'encode --to dimacs' back into moves",
     "show": "draw boards (and a solution, move by move)",
     "serve": "a local web page to edit, solve, explain, repair and play boards",
     "fuzz": "deal random small boards and find every wrong answer of the chosen backends",
@@ -100,14 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help (0) or bad arguments (2, already said in one line)
         return exc.code if isinstance(exc.code, int) else 2
     # Imported only now: `sigmar --help` needs none of them.
-    from sigmar.encoders.registry import UnknownBackend
-    from sigmar.models.boardfile import BoardFileError
-    from sigmar.models.certificate_checker import CertificateError
-    from sigmar.models.input_limits import InputError, LimitError, check_settings
-    from sigmar.models.output_files import OutputError
-    from sigmar.runners.lifetime import Terminated, run_lifetime
+    from sigmar.models.errors import SigmarError
+    from sigmar.models.input_limits import check_settings
 
-    from .options import UsageError
+    from ..lifetime import Terminated, run_lifetime
 
     verbose = getattr(args, "verbose", False) and "SIGMAR_VERBOSE" not in os.environ
     if verbose:  # read where a backend's output is reported (runners/workers.py), in this process only
@@ -118,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             code: int = args.run(args)
         sys.stdout.flush()
         return code
-    except (BoardFileError, CertificateError, InputError, LimitError, OutputError, UnknownBackend, UsageError) as exc:
+    except SigmarError as exc:  # a board file, certificate, input, output, setting, backend name, usage, ...
         print(f"sigmar {args.command}: {exc}", file=sys.stderr)
         return 2
     except (MemoryError, RecursionError) as exc:  # the readers are bounded; this is the last net, not a traceback

@@ -1,7 +1,9 @@
 """``python -m sigmar.runners.cli``: the same as the ``sigmar`` console script."""
 
+from __future__ import annotations
+
 import sys
 
-from sigmar.runners.cli import main
+from . import main
 
 sys.exit(main())

@@ -32,9 +32,9 @@ from ..checking.grading import BoardVerdict
 from ..render.answer_json import dumps, exit_code, graded_json
 from ..render.bench_html import Report
 from ..render.bench_tables import answers_table, family_table, fmt, paired_lines, pairwise_table, times_table
-from ..render.paired import compare, paired_comparisons, speedup_sentence
-from ..render.scores import pairwise_scores, vbs
 from ..render.terminal import progress_bar, table_console
+from ..statistics.paired import compare, paired_comparisons, speedup_sentence
+from ..statistics.scores import pairwise_scores, vbs
 from ..survey import ClusterError
 from .board_args import read_per_file
 from .conventions import Summary, add_output, add_time_limit, follow

@@ -11,7 +11,7 @@ certificate objects, or an answers file: the JSON that
 ``solve``/``prove``/``crosscheck --json`` printed.  An answers file is checked
 whole (:mod:`sigmar.runners.checking.answers`): every solution replayed, every
 certificate checked, every board of the FILEs answered.  The checking code
-shares nothing with the backends (see :mod:`sigmar.models.certificate_checker`).
+shares nothing with the backends (see :mod:`sigmar.runners.checking.certificates`).
 Exit 0 all valid, 1 all valid but some answers unknown or error, 3 something
 invalid, uncheckable or missing, 2 malformed or for another board.
 """
@@ -28,13 +28,15 @@ from typing import Any
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board
-from sigmar.models.certificate_checker import DEAD_STATES_FORMAT, CertificateError, Verdict
 from sigmar.models.input_limits import ANSWERS, DEAD_STATES, DRCP_MODEL, VARS_JSON, InputError
-from sigmar.models.play_bound_checker import PLAY_BOUND_FORMAT
 
 from ..checking.answers import Finding, check_answer, is_answer, missing_boards
-from ..checking.certificate_files import check_certificate, drcp_model_file
+from ..checking.certificates import check_certificate
 from ..checking.cubes_check import read_split
+from ..checking.dead_states_check import DEAD_STATES_FORMAT
+from ..checking.drcp_check import drcp_model_file
+from ..checking.play_bound_check import PLAY_BOUND_FORMAT
+from ..checking.verdict import CertificateError, Verdict
 from .board_args import selected_names
 from .conventions import follow
 from .options import BOARD_ARGUMENT_HELP

@@ -1,4 +1,4 @@
-"""The command-line conventions every verb follows (README "Commands"), each defined once here.
+"""The command-line conventions every verb follows (docs/commands.md), each defined once here.
 
 - ``--json``: one JSON object per board (JSON Lines) on standard output, nothing else there;
 - ``--quiet``: no progress bar, no table, no summary line: only what ``--json`` prints, the
@@ -29,7 +29,7 @@ from .options import seconds, writable_file, writable_folder
 
 DEFAULT_TIME_LIMIT = 60.0
 # Why 60 s, in every verb's --help: one number for every command, so a board's answer does not
-# depend on which command asked; the slowest checked answer measured (README, docs/runners.md) took 38 s.
+# depend on which command asked; the slowest checked answer measured (docs/measured/) took 38 s.
 TIME_LIMIT_REASON = (
     "the same in every command, so an answer does not depend on the command that asked; "
     "the slowest answer measured on the bundled boards and on random deals up to side 9 took 38 s"

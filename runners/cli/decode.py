@@ -1,9 +1,9 @@
 """``sigmar decode FILE MODEL [--sidecar S]``: an external SAT solver's answer, back as checked moves.
 
 The loop this closes: ``sigmar encode FILE --to dimacs -o b.cnf`` writes
-``b.cnf`` and ``b.vars.json``; any solver run on ``b.cnf`` prints a model;
+``b.cnf`` and ``b.vars.json``; any solver run on ``b.cnf`` prints an assignment;
 this command rebuilds the same formula from the board (the sidecar says which
-variant, and its variable and clause counts must match), turns the model into
+variant, and its variable and clause counts must match), turns the assignment into
 moves and replays them with the rule engine.
 """
 
@@ -24,7 +24,7 @@ from .options import ENCODINGS, UsageError, add_board_file
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "decode",
-        help="turn an external SAT solver's model of 'encode --to dimacs' back into moves",
+        help="turn an external SAT solver's assignment of 'encode --to dimacs' back into moves",
         description="Read a SAT solver's output for a DIMACS file written by 'sigmar encode --to dimacs' "
         "(SAT-competition 's'/'v' lines, or a bare list of literals), decode it into moves and check them "
         "with the rule engine. A bare 's UNSATISFIABLE' is the solver's claim, not a result: have the solver "
@@ -33,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "UNSAT; 2: bad input.",
     )
     add_board_file(parser)
-    parser.add_argument("model", metavar="MODEL", help="the solver's output ('-' reads standard input)")
+    parser.add_argument("assignment", metavar="OUTPUT", help="the solver's output ('-' reads standard input)")
     parser.add_argument("--sidecar", metavar="S", help="the .vars.json written beside the .cnf (names the variant)")
     parser.add_argument(
         "--variant",
@@ -49,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from sigmar.encoders.cnf import VARIANTS, build_formula
-    from sigmar.encoders.cnf.formula import parse_model
+    from sigmar.encoders.cnf.formula import parse_assignment
 
     boards = read_selected([args.file], args.board)
     sidecar = _sidecar(args.sidecar) if args.sidecar else {}
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
                 f"the sidecar says {sidecar[key]} {key} but board '{board.name}' encodes to {have}: "
                 "a different board or sigmar version wrote it"
             )
-    status, model = parse_model(input_limits.read_text(args.model, input_limits.SAT_MODEL, stdin=True))
+    status, assignment = parse_assignment(input_limits.read_text(args.assignment, input_limits.SAT_MODEL, stdin=True))
     record: dict = {"board": board.name, "variant": variant, "sat": status.lower()}
     code = 1
     if status == "UNSATISFIABLE":
@@ -89,9 +89,11 @@ def run(args: argparse.Namespace) -> int:
             )
         code = 1
     elif status == "SATISFIABLE":
-        if any(abs(lit) > formula.nv for lit in model):
-            raise UsageError(f"the model names variable {max(map(abs, model))} but the formula has {formula.nv}")
-        moves = formula.decode(model)
+        if any(abs(lit) > formula.nv for lit in assignment):
+            raise UsageError(
+                f"the assignment names variable {max(map(abs, assignment))} but the formula has {formula.nv}"
+            )
+        moves = formula.decode(assignment)
         verdict = verify(board, moves)
         record.update(status="solved" if verdict.valid else "error", verified=verdict.valid)
         record["moves"] = [move_to_json(board, m) for m in moves]

@@ -50,7 +50,7 @@ from sigmar.models.rules import verify
 from sigmar.models.stuck_sets import unsolvable_reason
 from sigmar.models.templates import FOLDS, Template, ondrovo_templates, random_template, read_templates
 
-from ..checking.replay import run_checked
+from ..checking.replay import run_replayed
 from ..render.answer_json import dumps, result_json
 from .conventions import add_output, add_time_limit, follow, say
 from .options import UsageError, positive_int, stats_pairings, writable_file
@@ -214,7 +214,7 @@ def _search_result(board: Board, time_limit: float) -> Result | None:
         backend = make("search")
     except UnknownBackend:
         return None
-    return run_checked(backend, board, time_limit)
+    return run_replayed(backend, board, time_limit)
 
 
 def refute(board: Board, time_limit: float) -> tuple[Reason, str] | None:

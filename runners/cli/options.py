@@ -17,6 +17,7 @@ from sigmar.encoders.backend import counts
 from sigmar.encoders.registry import expand, names_all
 from sigmar.models.board import Board
 from sigmar.models.counting import Count, Notion, reference_count
+from sigmar.models.errors import SigmarError
 
 from .board_args import read_selected
 
@@ -233,7 +234,7 @@ ENCODINGS = {
 }
 
 
-class UsageError(Exception):
+class UsageError(SigmarError):
     """Bad arguments discovered after parsing; exit status 2."""
 
 

@@ -20,7 +20,7 @@ whatever the number of workers.
 The answer is ``unsolvable`` with a ``cubes`` certificate (docs/formats.md#cubes)
 once every leaf is refuted.  Each node's proof was checked where it was made;
 here the runner checks that the leaves cover every assignment, writes the
-files, and the answer is ``checked``.  A cube with a model gives the board's
+files, and the answer is ``checked``.  A cube with an assignment gives the board's
 solution, replayed by the rule engine like any other.
 """
 
@@ -40,7 +40,7 @@ from sigmar.models.result import Certificate, CertificateKind, Reason, Result, S
 from ..checking import fresh_formula
 from ..checking.certify import ProofStore
 from ..checking.cubes_check import SplitNode, node_suffixes, render_split, shape
-from ..checking.replay import checked
+from ..checking.replay import replayed
 from .node import NodeDone, NodeJob, job_digest, work
 
 DEFAULT_CUBES = 8
@@ -149,7 +149,7 @@ class CubeProver:
             return Result(Status.ERROR, self.backend, message=message)
         node.done = done
         if done.outcome == "solved":
-            return checked(board, Result(Status.SOLVED, self.backend, moves=done.moves))
+            return replayed(board, Result(Status.SOLVED, self.backend, moves=done.moves))
         if done.check is None or not done.check.valid:
             why = done.check.message if done.check is not None else "it was not checked"
             message = f"the proof of node {node.node} (cube {list(node.cube)}) was rejected: {why}"

@@ -12,7 +12,7 @@ The solver logs a DRUP proof and runs for at most ``budget`` conflicts:
   the node's, deriving them.  The split variable is chosen among those the
   proof used most, by a lookahead: the one whose two values propagate most
   (the product of the literals each fixes), so that neither child is trivial;
-- it finds a model: the board's solution, decoded here and replayed by the runner.
+- it finds an assignment: the board's solution, decoded here and replayed by the runner.
 
 The proof is checked here, by the suite's own checker, right after the
 solver: on a cluster the checks run on the workers, side by side, as the
@@ -33,7 +33,7 @@ from sigmar.models.boardfile import format_board
 from sigmar.models.result import Move
 
 from ..checking.cubes_check import premises
-from ..checking.rup_check import CheckReport, check_proof
+from ..checking.rup_check import CheckReport, check_proof, unflatten
 
 # The longest clause a node passes on.  Passing on every clause still alive measured best: with only
 # those of at most 10 literals the children redid more work (92k conflicts against 67k on side-8 deal
@@ -110,7 +110,7 @@ def work(job: NodeJob) -> NodeDone:
     start = time.perf_counter()
     with Solver(name=job.prover, bootstrap_with=formula.clauses, with_proof=True) as solver:
         for clauses in job.passed_on:
-            solver.append_formula(_clauses(clauses))
+            solver.append_formula(unflatten(clauses))
         for literal in job.cube:
             solver.add_clause([literal])
         if job.budget is None:
@@ -119,7 +119,7 @@ def work(job: NodeJob) -> NodeDone:
             solver.conf_budget(job.budget)
             answer = solver.solve_limited()
         conflicts = int((solver.accum_stats() or {}).get("conflicts", 0))
-        model = solver.get_model() if answer else None
+        assignment = solver.get_model() if answer else None
         lines = list(solver.get_proof() or []) if not answer else []
         alive: list[list[int]] = []
         split: int | None = None
@@ -133,8 +133,8 @@ def work(job: NodeJob) -> NodeDone:
         "solve_seconds": solve_seconds,
     }
     if answer:
-        assert model is not None
-        moves = tuple(formula.decode(model))
+        assert assignment is not None
+        moves = tuple(formula.decode(assignment))
         return NodeDone(job.node, "solved", moves=moves, cpu_seconds=time.process_time() - cpu, **common)
     start = time.perf_counter()
     if answer is False:
@@ -168,16 +168,6 @@ def work(job: NodeJob) -> NodeDone:
         cpu_seconds=time.process_time() - cpu,
         **common,
     )
-
-
-def _clauses(flat: array) -> list[list[int]]:
-    out: list[list[int]] = []
-    start = 0
-    for index, literal in enumerate(flat):
-        if literal == 0:
-            out.append(flat[start:index].tolist())
-            start = index + 1
-    return out
 
 
 def _alive_lemmas(lines: list[str]) -> tuple[list[list[int]], Counter[int]]:

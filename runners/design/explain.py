@@ -8,7 +8,7 @@ board it adds
   tiles any play clears, one play that clears them (replayed here by the rule
   engine), the position it leaves and why nothing there moves; and, when the
   search could bound every play, a play-bound certificate written to the proof
-  folder and checked by :mod:`sigmar.models.play_bound_checker`.  Only a
+  folder and checked by :mod:`sigmar.runners.checking.play_bound_check`.  Only a
   checked certificate makes the bound ``proved``; otherwise it is "at least";
 - the **smallest repair** (:mod:`sigmar.runners.repair`): one swap or move
   that makes the board solvable, with the changed board's replayed solution,
@@ -28,14 +28,14 @@ from sigmar.encoders.search.deepest import DeepestPlay, deepest_play, play_bound
 from sigmar.models.bits import tile_ids
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
-from sigmar.models.certificate_checker import CertificateError
-from sigmar.models.play_bound_checker import check_play_bound
 from sigmar.models.result import Move, Result, Status
 from sigmar.models.rules import Position
 from sigmar.models.solution import move_to_json
 from sigmar.models.stuck_sets import explain_dead_end, stuck_set
 
 from ..checking.certify import ProofStore
+from ..checking.play_bound_check import check_play_bound
+from ..checking.verdict import CertificateError
 from ..prove import DEFAULT_PROVER
 from ..render.answer_json import result_json
 from .repair import Repair, smallest_repair

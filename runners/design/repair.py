@@ -37,7 +37,7 @@ from sigmar.models.rules import count_problem
 from sigmar.models.tiles import name_of
 
 from ..checking.certify import ProofStore, certify
-from ..checking.replay import run_checked
+from ..checking.replay import run_replayed
 
 # Seconds the search gets per candidate in each pass (the last pass: whatever time is left).
 PASS_LIMITS = (0.05, 1.0)
@@ -148,7 +148,7 @@ def smallest_repair(board: Board, time_limit: float, *, focus: Iterable[Hex] = (
                 continue
             limit = remaining if per_candidate is None else min(per_candidate, remaining)
             changed = change.apply(board)
-            result = run_checked(search, changed, limit)
+            result = run_replayed(search, changed, limit)
             tried += 1
             if result.status is Status.SOLVED and result.verified:
                 return Repair(
@@ -216,5 +216,5 @@ def _refuted_by_proof(board: Board, store: ProofStore, deadline: float) -> bool:
     remaining = deadline - time.perf_counter()
     if remaining <= 0:
         return False
-    result = run_checked(make(f"cnf:{DEFAULT_PROVER}"), board, remaining)
+    result = run_replayed(make(f"cnf:{DEFAULT_PROVER}"), board, remaining)
     return result.status is Status.UNSOLVABLE and certify(board, result, store).checked

@@ -28,12 +28,12 @@ from sigmar.models.output_files import write_file
 from sigmar.models.result import Status
 
 from ..checking.grading import BoardVerdict, Grade
+from ..statistics.paired import Change, PairedComparison, Ratio, speedup_sentence
+from ..statistics.scores import Vbs, representatives
 from .bench_tables import FAMILY_HEADS, family_rows
-from .paired import Change, PairedComparison, Ratio, speedup_sentence
-from .scores import Vbs, representatives
 
 if TYPE_CHECKING:
-    from ..bench import Row, Summary
+    from ..statistics.runs import Row, Summary
 
 MAX_SCATTERS = 15  # pairs drawn; past that the report would be mostly scatter plots
 HARDEST = 6  # boards in "the hardest boards"

@@ -16,11 +16,11 @@ from rich.text import Text
 from sigmar.models.result import Status
 
 from ..checking.grading import Grade
-from .paired import PairedComparison, Ratio
-from .scores import Vbs, par2, representatives
+from ..statistics.paired import PairedComparison, Ratio
+from ..statistics.scores import Vbs, par2, representatives
 
 if TYPE_CHECKING:
-    from ..bench import Row, Summary
+    from ..statistics.runs import Row, Summary
 
 
 def fmt(seconds: float, digits: int = 3) -> str:

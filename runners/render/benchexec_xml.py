@@ -23,10 +23,10 @@ from sigmar.models.output_files import write_file
 from sigmar.models.result import Status
 
 from ..checking.grading import Grade
-from .scores import representatives
+from ..statistics.scores import representatives
 
 if TYPE_CHECKING:
-    from ..bench import Row
+    from ..statistics.runs import Row
 
 DOCTYPE = (
     "<!DOCTYPE result PUBLIC '+//IDN sosy-lab.org//DTD BenchExec result 3.0//EN' "

@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from sigmar.models.board import Board
-from sigmar.models.certificate_checker import holding_rules
 from sigmar.models.hexgrid import from_rowcol
 from sigmar.models.result import CertificateKind, Result, Status
 
+from ..checking.stuck_check import holding_rules
 from ..checking.trust import accepted
 from .board_pages import replay_page, stuck_page, verdict_page
 

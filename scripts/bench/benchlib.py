@@ -20,7 +20,7 @@ from typing import Any
 
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
-from sigmar.runners.render.scores import percentile as _nearest_rank
+from sigmar.runners.statistics.scores import percentile as _nearest_rank
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -50,7 +50,7 @@ def boards(name: str, count: int | None = None, start: int = 0) -> list[Board]:
 
 
 def percentile(values: Sequence[float], p: float) -> float:
-    """The nearest-rank percentile (p from 0 to 100), the suite's one (``runners/render/scores.py``)."""
+    """The nearest-rank percentile (p from 0 to 100), the suite's one (``runners/statistics/scores.py``)."""
     return _nearest_rank(sorted(values), p)
 
 

@@ -114,13 +114,13 @@ def run_one(
     solver: str,
     **options: Any,
 ) -> dict[str, Any]:
-    """Encode and solve one board, check a model with the rule engine, and keep the row."""
+    """Encode and solve one board, check an assignment with the rule engine, and keep the row."""
     start = time.perf_counter()
     formula = build_formula(board, variant, **options) if variant != "ablation" else build_default(board, **options)
     encode = time.perf_counter() - start
     limit = args.thesis_limit if variant == "thesis" else args.limit
-    answer, seconds, model = timed_solve(formula.clauses, solver, limit)
-    valid = verify(board, formula.decode(model)).valid if model is not None else None
+    answer, seconds, assignment = timed_solve(formula.clauses, solver, limit)
+    valid = verify(board, formula.decode(assignment)).valid if assignment is not None else None
     row = {
         "section": section,
         "set": set_name,
@@ -187,7 +187,7 @@ def size_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
 def backend_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
     """The backend end to end (encode, solve, replay) on boards 1000.. of the public sets."""
     from sigmar.encoders.cnf import CnfBackend
-    from sigmar.runners.checking.replay import run_checked
+    from sigmar.runners.checking.replay import run_replayed
 
     print("\n## cnf backend end to end (encode, solve, replay)\n")
     print("| set | boards | solved and verified | seconds (median) | seconds (max) |")
@@ -196,7 +196,7 @@ def backend_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
         chosen = public_boards(public, args.size_boards, start=1000)
         if not chosen:
             raise SystemExit(f"no boards 1000.. of '{public}' in instances/ to run")
-        results = [run_checked(CnfBackend(), board, args.limit) for board in chosen]
+        results = [run_replayed(CnfBackend(), board, args.limit) for board in chosen]
         good = sum(r.verified for r in results)
         times = [r.seconds for r in results]
         report.setdefault("backend", {})[public] = times

@@ -31,7 +31,7 @@ from sigmar.encoders.cpmpy import installed
 from sigmar.models.board import Board
 from sigmar.models.boardfile import parse_boards
 from sigmar.runners.checking.certify import ProofStore, certify
-from sigmar.runners.checking.replay import checked
+from sigmar.runners.checking.replay import replayed
 from sigmar.runners.cli import main as sigmar
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,7 +66,7 @@ def run(label: str, name: str, options: dict[str, Any], boards: list[Board], lim
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder, ProofStore(Path(folder)) as store:
         for board in boards:
-            answer = certify(board, checked(board, backend.solve(board, limit)), store)
+            answer = certify(board, replayed(board, backend.solve(board, limit)), store)
             rows.append((str(answer.status), answer.seconds, answer.verified, answer.checked, answer.wrong))
             for path in Path(folder).iterdir():
                 path.unlink()

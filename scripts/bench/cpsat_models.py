@@ -31,7 +31,7 @@ from sigmar.models.board import Board, Tile
 from sigmar.models.generator import deadlocked
 from sigmar.models.result import Status
 from sigmar.models.rules import count_problem
-from sigmar.runners.checking.replay import checked
+from sigmar.runners.checking.replay import replayed
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = ("real-game", "hexmatch-easy", "hexmatch-hard", "ondrovo-2048")
@@ -52,7 +52,7 @@ def with_symbols(board: Board, symbols: dict[int, str], name: str) -> Board:
 def run_one(sub: str, workers: int, board: Board, time_limit: float) -> dict[str, object]:
     backend = CpsatBackend(sub, num_workers=workers)
     start, cpu = time.perf_counter(), time.process_time()
-    result = checked(board, backend.solve(board, time_limit))
+    result = replayed(board, backend.solve(board, time_limit))
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     return {
         "board": board.name,

@@ -43,7 +43,7 @@ from pysat.solvers import Solver
 from sigmar.encoders.cnf import DEFAULT_SOLVER, build_formula, proof_text
 from sigmar.models.deal import deal
 from sigmar.models.result import Status
-from sigmar.runners.checking.certificate_files import check_certificate
+from sigmar.runners.checking.certificates import check_certificate
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.rup_check import check_proof
 from sigmar.runners.cubes import CUBE_CONFLICTS, DEFAULT_CUBES, PROBE_CONFLICTS, CubeProver

@@ -55,7 +55,7 @@ from sigmar.encoders import registry  # noqa: E402
 from sigmar.models.board import Board  # noqa: E402
 from sigmar.models.boardfile import format_board, parse_boards  # noqa: E402
 from sigmar.runners.checking.certify import ProofStore, certify  # noqa: E402
-from sigmar.runners.checking.replay import checked  # noqa: E402
+from sigmar.runners.checking.replay import replayed  # noqa: E402
 from sigmar.runners.cli import main as sigmar  # noqa: E402
 from tests.formats_checker import check as second_check  # noqa: E402
 
@@ -89,7 +89,7 @@ def run_dense(boards: list[Board], time_limit: float, proofs: Path) -> dict[str,
     rows = []
     with ProofStore(proofs) as store:
         for k, board in enumerate(boards):
-            answer = certify(board, checked(board, backend.solve(board, time_limit)), store)
+            answer = certify(board, replayed(board, backend.solve(board, time_limit)), store)
             stats = answer.statistics
             rows.append(
                 {

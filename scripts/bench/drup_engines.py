@@ -3,7 +3,7 @@
 For each deal: the board's default CNF, Glucose 4 with a DRUP proof, then the proof
 checked by each engine of runners/checking/rup_check.py, the engines taking turns (``--rounds``
 times each, the order alternating), and the whole certificate check
-(``certificate_files.check_drup``: the board re-encoded beside the check).  Prints a table of
+(``drup_check.check_drup``: the board re-encoded beside the check).  Prints a table of
 medians and writes results/bench_rup_engines.json and .md.
 
     python scripts/bench/drup_engines.py                       # the slowest side-7/8 refutations of survey seed 1
@@ -26,7 +26,7 @@ from pysat.solvers import Solver
 from sigmar.encoders.cnf import build_formula, proof_text
 from sigmar.models.deal import deal
 from sigmar.runners.checking import rup_check
-from sigmar.runners.checking.certificate_files import check_drup
+from sigmar.runners.checking.drup_check import check_drup
 
 # The slowest DRUP refutations of `sigmar survey --deal dense --seed 1` on sides 7 and 8.
 DEFAULT_DEALS = "7:228,7:355,8:212,8:338,8:455,8:890"

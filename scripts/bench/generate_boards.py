@@ -36,7 +36,7 @@ from sigmar.models.result import Result, Status
 from sigmar.models.rules import verify
 from sigmar.models.stuck_sets import unsolvable_reason
 from sigmar.models.templates import ondrovo_templates
-from sigmar.runners.checking.replay import run_checked
+from sigmar.runners.checking.replay import run_replayed
 from sigmar.runners.cli.generate import refute
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,7 +102,7 @@ def section_dims(boards: int, out: list[str]) -> None:
 
 def _search(board: Board, time_limit: float) -> Result | None:
     try:
-        return run_checked(make("search"), board, time_limit)
+        return run_replayed(make("search"), board, time_limit)
     except UnknownBackend:
         return None
 
@@ -176,7 +176,7 @@ def section_dim9(time_limit: float, out: list[str]) -> None:
             backend = make(name)
         except UnknownBackend:
             continue
-        result = run_checked(backend, made.board, time_limit)
+        result = run_replayed(backend, made.board, time_limit)
         out.append(f"- solved by {result.backend}: {result.status}, verified {result.verified}, {result.seconds:.2f} s")
     # Unsolvable of that size: a deadlock (static), and shuffles/swaps until one is refuted.
     board = deadlocked(made.board, rng)

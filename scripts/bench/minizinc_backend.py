@@ -37,7 +37,7 @@ from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.deal import deal
 from sigmar.models.generator import deadlocked, tin_ringed
-from sigmar.runners.checking.replay import run_checked
+from sigmar.runners.checking.replay import run_replayed
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = ("real-game", "hexmatch-easy", "hexmatch-hard", "ondrovo-2048")
@@ -91,7 +91,7 @@ def run(backends: list[MinizincBackend], sets: dict[str, list[Board]], time_limi
     rows = []
     for set_name, boards in sets.items():
         for board, backend in ((b, x) for b in boards for x in backends):
-            result = run_checked(backend, board, time_limit)
+            result = run_replayed(backend, board, time_limit)
             status = result.status.value + ("" if result.status.value != "solved" or result.verified else "?")
             rows.append(
                 {

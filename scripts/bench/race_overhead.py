@@ -36,7 +36,7 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
-from sigmar.runners.checking.replay import counts_answer, run_checked
+from sigmar.runners.checking.replay import counts_answer, run_replayed
 from sigmar.runners.race import Race
 
 
@@ -49,7 +49,7 @@ def alone(name: str, boards: list[Board], time_limit: float) -> tuple[float, lis
     for board in boards:
         t0 = time.perf_counter()
         early = counts_answer(board)
-        result = early if early is not None else run_checked(backend, board, time_limit)
+        result = early if early is not None else run_replayed(backend, board, time_limit)
         per_board.append(time.perf_counter() - t0)
         answered += result.status in (Status.SOLVED, Status.UNSOLVABLE)
     return time.perf_counter() - start, per_board, answered

@@ -41,7 +41,7 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
 from sigmar.models.result import Status
-from sigmar.runners.checking.replay import checked, counts_answer
+from sigmar.runners.checking.replay import counts_answer, replayed
 from sigmar.runners.race import Race
 
 
@@ -99,7 +99,7 @@ def in_process(time_limit: float) -> Callable[[Board], Answer]:
         start = time.perf_counter()
         result = early if early is not None else backend.solve(board, time_limit)
         solve = time.perf_counter() - start
-        result = result if early is not None else checked(board, result)
+        result = result if early is not None else replayed(board, result)
         return result.status in (Status.SOLVED, Status.UNSOLVABLE), result.backend, False, solve
 
     return answer

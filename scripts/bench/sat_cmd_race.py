@@ -9,7 +9,7 @@ Two measurements, with Debian's ``cadical`` as the outside solver (``cadical -q 
 2. **Speed on solvable boards.** ``sigmar solve --json`` on the solvable boards of
    instances/small.txt and the first N of instances/hexmatch-hard-100.txt, without and with
    ``--sat-cmd``, alternating, ``--repeat`` times each; per board the median seconds of each
-   arm, then the paired comparison of the bench (runners/render/paired.py): the geometric
+   arm, then the paired comparison of the bench (runners/statistics/paired.py): the geometric
    mean of with/without, its 95% paired-bootstrap interval and the Wilcoxon p-value.  The
    target is met when the race with the external solver is not clearly slower.
 
@@ -36,7 +36,7 @@ from datetime import UTC, datetime
 from benchlib import RESULTS, ROOT, boards, publish
 
 from sigmar.models.boardfile import format_boards, read_boards
-from sigmar.runners.render.paired import ratio_of
+from sigmar.runners.statistics.paired import ratio_of
 
 SAT_CMD = "cadical -q {cnf} {proof}"
 SMALL = ROOT / "instances" / "small.txt"

@@ -32,7 +32,7 @@ from sigmar.models.board import Board, Tile
 from sigmar.models.hexgrid import cells, ring_neighbours
 from sigmar.models.result import Result
 from sigmar.models.templates import ondrovo_templates
-from sigmar.runners.checking.replay import checked
+from sigmar.runners.checking.replay import replayed
 
 Row = tuple[str, str, float, int, float]  # board, status, seconds, nodes, CPU seconds
 SETS = ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048", "real-game")
@@ -111,7 +111,7 @@ def timed(backend: SearchBackend, board: Board, time_limit: float) -> tuple[Row,
     result = backend.solve(board, time_limit)
     seconds = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
-    result = checked(board, result)
+    result = replayed(board, result)
     return (board.name, str(result.status), seconds, int(result.statistics.get("nodes", 0)), cpu), result
 
 

@@ -3,8 +3,8 @@
 ``sigmar explain`` says how far the best play on an unsolvable board gets
 (its *deepest play*) and, when it can, that no play gets further.  That "no"
 is a certificate like the others, checked here with the certificate checker's
-own reading of the rules (:mod:`sigmar.models.certificate_checker`: its masks,
-stuck-set rules and closure), never with the search that wrote it.
+own reading of the rules (:mod:`.stuck_check`'s masks and stuck-set rules,
+:mod:`.closure`), never with the search that wrote it.
 
 The file is a dead-states file with another header and one more kind of line:
 a state may name the tiles that *stay* (a stuck set K of it, possibly empty),
@@ -19,9 +19,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .board import Board
-from .certificate_checker import CertificateError, Closure, Masks, Verdict, line_of, read_dead_states, stuck_verdict
-from .tiles import ELEMENTS, MORS, QUINTESSENCE, SALT, VITAE
+from sigmar.models.board import Board
+from sigmar.models.tiles import ELEMENTS, MORS, QUINTESSENCE, SALT, VITAE
+
+from .closure import Closure
+from .dead_states_check import line_of, read_dead_states
+from .stuck_check import Masks, stuck_verdict
+from .verdict import CertificateError, Verdict
 
 PLAY_BOUND_FORMAT = "sigmar-play-bound"
 PLAY_BOUND_VERSION = 1  # the same version field and reader as a dead-states file

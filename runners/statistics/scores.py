@@ -34,7 +34,7 @@ from sigmar.models.result import Status
 from ..checking.grading import Grade
 
 if TYPE_CHECKING:
-    from ..bench import Row
+    from .runs import Row
 
 FLOOR = 1e-3  # seconds: the floor of a time in a ratio
 

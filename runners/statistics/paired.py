@@ -32,7 +32,7 @@ from ..checking.grading import Grade
 from .scores import FLOOR, percentile, representatives
 
 if TYPE_CHECKING:
-    from ..bench import Row
+    from .runs import Row
 
 SEED = 20260525  # the bootstrap's seed: the same rows give the same interval
 RESAMPLES = 10_000

@@ -1,0 +1,104 @@
+"""The one entry point for checking a certificate: :func:`check_certificate`, which dispatches by kind.
+
+A certificate comes as an answer's JSON prints it: ``{"kind": ..., "file": ..., "cells": ...}``
+(docs/formats.md#certificates).  ``sigmar check``, the race, bench, prove and fuzz
+(through :func:`.certify.certify`) all come here; each kind has its own module:
+
+- ``counts``: here, by the rule engine's count test;
+- ``stuck``: :mod:`.stuck_check`;
+- ``dead-states``: :mod:`.dead_states_check`;
+- ``drup``: :mod:`.drup_check`;
+- ``drcp``: :mod:`.drcp_check` (the board's order model built afresh; the proof checked against it);
+- ``cubes``: :mod:`.cubes_check`;
+- ``play-bound`` (``explain``'s bound on the deepest play, not a "no" for the whole board):
+  :mod:`.play_bound_check`.
+
+"Checked" means a certificate was accepted here; "verified" means a solution was
+replayed by the rule engine (:mod:`.replay`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sigmar.models.board import Board
+from sigmar.models.hexgrid import from_rowcol
+from sigmar.models.result import CertificateKind
+from sigmar.models.rules import count_problem
+
+from .dead_states_check import check_dead_states
+from .drcp_check import check_drcp
+from .drup_check import check_drup
+from .play_bound_check import check_play_bound
+from .stuck_check import check_stuck
+from .verdict import CertificateError, Verdict
+
+KINDS = tuple(str(kind) for kind in CertificateKind)
+# The play-bound file of ``explain`` (docs/formats.md#play-bound-files): no play clears more than its tiles.
+PLAY_BOUND = "play-bound"
+
+
+def check_certificate(board: Board, certificate: dict[str, Any], base: Path | None = None) -> Verdict:
+    """Whether ``certificate`` proves ``board`` unsolvable; CertificateError when it is malformed.
+
+    A relative ``file`` is read from the working folder, else from ``base``.
+    """
+    named = certificate.get("kind")
+    if named == PLAY_BOUND:  # not a "no" for the whole board but for clearing more than its tiles
+        return check_play_bound(board, _file(certificate, base))
+    if not isinstance(named, str) or named not in KINDS:
+        expected = ", ".join((*KINDS, PLAY_BOUND))
+        raise CertificateError(f"unknown certificate kind {named!r} (expected one of {expected})")
+    kind = CertificateKind(named)
+    if kind is CertificateKind.COUNTS:
+        return check_counts(board)
+    if kind is CertificateKind.STUCK:
+        return check_stuck(board, _cells(board, certificate.get("cells")))
+    path = _file(certificate, base)
+    if kind is CertificateKind.DEAD_STATES:
+        return check_dead_states(board, path)
+    if kind is CertificateKind.DRCP:
+        return check_drcp(board, path)
+    if kind is CertificateKind.CUBES:
+        from .cubes_check import check_cubes
+
+        return check_cubes(board, path)
+    return check_drup(board, path)
+
+
+def check_counts(board: Board) -> Verdict:
+    """A ``counts`` certificate: the tile counts of the starting board cannot pair up."""
+    problem = count_problem(board)
+    if problem is None:
+        return Verdict(False, "the tile counts can pair up, so counts alone prove nothing")
+    return Verdict(True, problem)
+
+
+def _cells(board: Board, cells: object) -> list[tuple[int, int]]:
+    if not isinstance(cells, list) or not cells:
+        raise CertificateError('a stuck certificate needs "cells": a nonempty list of [row, col]')
+    out = []
+    for i, pair in enumerate(cells):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(type(x) is int and 0 <= x < 10_000 for x in pair)):
+            raise CertificateError(f'"cells" item {i} is not a [row, col] pair of non-negative integers')
+        try:
+            out.append(from_rowcol(pair[0], pair[1], board.dim))
+        except ValueError as exc:
+            raise CertificateError(f'"cells" item {i} [{pair[0]}, {pair[1]}]: {exc}') from None
+    if len(set(out)) != len(out):
+        raise CertificateError('"cells" names a cell twice')
+    return out
+
+
+def _file(certificate: dict[str, Any], base: Path | None) -> Path:
+    name = certificate.get("file")
+    if not isinstance(name, str) or not name:
+        raise CertificateError(f'a {certificate.get("kind")} certificate needs "file"')
+    path = Path(name)
+    if not path.is_file() and base is not None and not path.is_absolute() and (base / path).is_file():
+        path = base / path  # a path relative to the folder of the JSON that names it
+    if not path.is_file():
+        why = "not a regular file" if path.exists() else "no such certificate file"
+        raise CertificateError(f"{path}: {why}")
+    return path
