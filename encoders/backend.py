@@ -7,12 +7,14 @@ answer through the rule engine (``sigmar.runners.checking.replay``).
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from sigmar.models.board import Board
-from sigmar.models.result import Result, Status
+from sigmar.models.result import Reason, Result, Status
+from sigmar.models.rules import count_problem
 from sigmar.models.tiles import QUINTESSENCE
 
 
@@ -118,6 +120,15 @@ class Backend(ABC):
     def encode(self, board: Board, target: str) -> dict[str, str]:
         """Files for other tools, as {suffix: text}; the first is the main one."""
         raise NotImplementedError(f"{self.family} cannot encode to {target}")
+
+    def counts_refutation(self, board: Board, start: float) -> Result | None:
+        """The "no" the tile counts alone give (before any model is built), timed from ``start``; else None."""
+        problem = count_problem(board)
+        if problem is None:
+            return None
+        return Result(
+            Status.UNSOLVABLE, self.name, time.perf_counter() - start, reason=Reason.COUNTS, explanation=problem
+        )
 
     def refusal(self, board: Board) -> Result | None:
         """An ``error`` naming what this backend does not play on ``board``, else None."""

@@ -140,11 +140,9 @@ class CpmpyBackend(Backend):
 
     def _solve(self, board: Board, time_limit: float | None) -> Result:
         start = time.perf_counter()
-        problem = count_problem(board)
-        if problem is not None:
-            return Result(
-                Status.UNSOLVABLE, self.name, time.perf_counter() - start, reason=Reason.COUNTS, explanation=problem
-            )
+        refuted = self.counts_refutation(board, start)
+        if refuted is not None:
+            return refuted
         if self._unusable:
             return Result(Status.ERROR, self.name, time.perf_counter() - start, message=self._unusable)
         solver = self.sub or "pumpkin"

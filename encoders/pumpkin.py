@@ -102,11 +102,9 @@ class PumpkinBackend(Backend):
 
     def _solve(self, board: Board, time_limit: float | None) -> Result:
         start = time.perf_counter()
-        problem = count_problem(board)
-        if problem is not None:
-            return Result(
-                Status.UNSOLVABLE, self.name, time.perf_counter() - start, reason=Reason.COUNTS, explanation=problem
-            )
+        refuted = self.counts_refutation(board, start)
+        if refuted is not None:
+            return refuted
         model = build(board)
         if model.refuted:  # Pumpkin refuses a model with the empty clause; the proof is the conclusion alone
             certificate = Certificate(CertificateKind.DRCP, texts={".drcp": "c UNSAT\n"})

@@ -294,11 +294,9 @@ class CnfBackend(Backend):
             return refused
         start = time.perf_counter()
         self._stop.clear()
-        problem = count_problem(board)
-        if problem is not None:
-            return Result(
-                Status.UNSOLVABLE, self.name, time.perf_counter() - start, reason=Reason.COUNTS, explanation=problem
-            )
+        refuted = self.counts_refutation(board, start)
+        if refuted is not None:
+            return refuted
         from .default import BuildStopped
 
         try:

@@ -529,11 +529,9 @@ class MinizincBackend(Backend):
             return refused
         start = time.perf_counter()
         self._stopped = False
-        problem = count_problem(board)
-        if problem is not None:
-            return Result(
-                Status.UNSOLVABLE, self.name, time.perf_counter() - start, reason=Reason.COUNTS, explanation=problem
-            )
+        refuted = self.counts_refutation(board, start)
+        if refuted is not None:
+            return refuted
         if not board.tiles:
             return Result(Status.SOLVED, self.name, time.perf_counter() - start)
         from .driver import quiet_late_exits

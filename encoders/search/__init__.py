@@ -107,11 +107,9 @@ class SearchBackend(Backend):
 
     def _solve(self, board: Board, time_limit: float | None) -> Result:
         start = time.perf_counter()
-        problem = count_problem(board)
-        if problem is not None:
-            return Result(
-                Status.UNSOLVABLE, self.name, time.perf_counter() - start, reason=Reason.COUNTS, explanation=problem
-            )
+        refuted = self.counts_refutation(board, start)
+        if refuted is not None:
+            return refuted
         if not board.tiles:  # already clear: solved by no move (the engine looks for the empty board after a move)
             return Result(Status.SOLVED, self.name, time.perf_counter() - start, moves=())
         engine = Engine(
