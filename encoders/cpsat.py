@@ -30,13 +30,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
 from sigmar.models.facts import Facts, facts_of
 from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
 from sigmar.models.tiles import ELEMENTS, METALS, name_of
-
-from .backend import Backend
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model

@@ -148,7 +148,7 @@ def bounded(call: Callable[[], T], what: str, seconds: float | None = None) -> T
         except BaseException as exc:  # a plugin's SystemExit must not end the suite
             box.append((False, exc))
 
-    from .processes.capture import captured, one_line  # here: only a plugin's code needs it
+    from sigmar.encoders.processes.capture import captured, one_line  # here: only a plugin's code needs it
 
     thread = threading.Thread(target=run, name=f"sigmar-plugin {what}", daemon=True)
     with captured() as said:  # what the plugin prints is its own, never the suite's (`backends --json`)

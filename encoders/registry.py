@@ -16,10 +16,9 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
+from sigmar.encoders import plugins
+from sigmar.encoders.backend import Backend
 from sigmar.models.errors import SigmarError
-
-from . import plugins
-from .backend import Backend
 
 # The order of docs/formats.md#backend-names.  (family, module, class)
 FAMILIES: tuple[tuple[str, str, str], ...] = (

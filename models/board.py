@@ -6,8 +6,8 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
-from .hexgrid import Hex, on_board, to_rowcol
-from .tiles import METALS
+from sigmar.models.hexgrid import Hex, on_board, to_rowcol
+from sigmar.models.tiles import METALS
 
 
 @dataclass(frozen=True)

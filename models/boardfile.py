@@ -12,13 +12,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import input_limits
-from .board import Board, Tile
-from .errors import SigmarError
-from .hexgrid import cells as hex_cells
-from .hexgrid import row_lengths, to_rowcol
-from .input_limits import BOARD_FILE, InputError
-from .tiles import EMPTY, METALS, SYMBOLS
+from sigmar.models import input_limits
+from sigmar.models.board import Board, Tile
+from sigmar.models.errors import SigmarError
+from sigmar.models.hexgrid import cells as hex_cells
+from sigmar.models.hexgrid import row_lengths, to_rowcol
+from sigmar.models.input_limits import BOARD_FILE, InputError
+from sigmar.models.tiles import EMPTY, METALS, SYMBOLS
 
 MAX_DIM = 16  # 721 cells: far beyond any generated or published board
 

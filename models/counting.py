@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
 
-from .board import Board
-from .hexgrid import Hex
-from .result import Result, Status
-from .rules import Position, count_problem
+from sigmar.models.board import Board
+from sigmar.models.hexgrid import Hex
+from sigmar.models.result import Result, Status
+from sigmar.models.rules import Position, count_problem
 
 # States memoised before a count gives up with a lower bound: a state of a side-6 board costs about 1 KB
 # (its position as a frozenset of cells), so the cap keeps the judge near 1 GB.

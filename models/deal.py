@@ -22,12 +22,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from .board import Board, Tile
-from .errors import SigmarError
-from .generator import ELEMENT_ORDER, STANDARD_DIM, Mix, mix_for, standard_template_for, tiles_for_dim
-from .hexgrid import Hex, cells, distance
-from .templates import CENTRE, Template, ondrovo_templates
-from .tiles import MORS, QUICKSILVER, SALT, VITAE
+from sigmar.models.board import Board, Tile
+from sigmar.models.errors import SigmarError
+from sigmar.models.generator import ELEMENT_ORDER, STANDARD_DIM, Mix, mix_for, standard_template_for, tiles_for_dim
+from sigmar.models.hexgrid import Hex, cells, distance
+from sigmar.models.templates import CENTRE, Template, ondrovo_templates
+from sigmar.models.tiles import MORS, QUICKSILVER, SALT, VITAE
 
 KINDS = ("dense", "uniform")
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import random
 
-from .board import Board
-from .facts import facts_of
-from .tiles import pairs_with
+from sigmar.models.board import Board
+from sigmar.models.facts import facts_of
+from sigmar.models.tiles import pairs_with
 
 
 class Play:

@@ -13,7 +13,7 @@ like any other proof, so a bug here can only make a valid proof fail.
 
 from __future__ import annotations
 
-from .errors import SigmarError
+from sigmar.models.errors import SigmarError
 
 LEMMA, DELETION = 0x61, 0x64  # "a", "d"
 SNIFF = 1 << 16  # the bytes looked at to tell binary from text

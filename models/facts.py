@@ -33,10 +33,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-from .bits import mask_of_ids, tile_ids, union
-from .board import Board
-from .hexgrid import Hex, ring_neighbours
-from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
+from sigmar.models.bits import mask_of_ids, tile_ids, union
+from sigmar.models.board import Board
+from sigmar.models.hexgrid import Hex, ring_neighbours
+from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
 Window = tuple[int, ...]
 

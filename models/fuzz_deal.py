@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import random
 
-from .board import Board, Tile
-from .hexgrid import Hex, cell_count, cells, distance
-from .templates import CENTRE
-from .tiles import ELEMENTS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
+from sigmar.models.board import Board, Tile
+from sigmar.models.hexgrid import Hex, cell_count, cells, distance
+from sigmar.models.templates import CENTRE
+from sigmar.models.tiles import ELEMENTS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
 SIDES = (2, 3, 4)
 VARIANTS = ("standard", "quintessence", "both")

@@ -33,15 +33,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from .board import Board, Tile
-from .errors import SigmarError
-from .facts import facts_of, ring_ids
-from .hexgrid import Hex, ring_neighbours
-from .result import Move
-from .rules import count_problem
-from .stuck_sets import static_problem
-from .templates import Template, random_template
-from .tiles import METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
+from sigmar.models.board import Board, Tile
+from sigmar.models.errors import SigmarError
+from sigmar.models.facts import facts_of, ring_ids
+from sigmar.models.hexgrid import Hex, ring_neighbours
+from sigmar.models.result import Move
+from sigmar.models.rules import count_problem
+from sigmar.models.stuck_sets import static_problem
+from sigmar.models.templates import Template, random_template
+from sigmar.models.tiles import METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
 ELEMENT_ORDER = ("a", "e", "f", "w")
 METAL = "M"  # placeholder in the pair stack; numbered when placed

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import SigmarError
+from sigmar.models.errors import SigmarError
 
 BOM = b"\xef\xbb\xbf"
 MiB = 2**20

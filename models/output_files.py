@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import SigmarError
+from sigmar.models.errors import SigmarError
 
 
 class OutputError(SigmarError):

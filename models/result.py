@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from .hexgrid import Hex
+from sigmar.models.hexgrid import Hex
 
 
 class Status(StrEnum):

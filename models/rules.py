@@ -15,10 +15,10 @@ from enum import StrEnum
 from functools import cached_property
 from itertools import combinations, product
 
-from .board import Board
-from .hexgrid import Hex, has_three_empty_in_a_row, ring_neighbours
-from .result import Move
-from .tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of, pairs_with
+from sigmar.models.board import Board
+from sigmar.models.hexgrid import Hex, has_three_empty_in_a_row, ring_neighbours
+from sigmar.models.result import Move
+from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of, pairs_with
 
 # The symbols of a quintessence move, sorted: air, earth, fire, water and quintessence.
 QUINTESSENCE_MOVE = sorted([*ELEMENTS, QUINTESSENCE])

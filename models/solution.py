@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import input_limits
-from .board import Board
-from .boardfile import MAX_DIM, BoardFileError
-from .hexgrid import cells as hex_cells
-from .hexgrid import from_rowcol, to_rowcol
-from .input_limits import SOLUTION, InputError
-from .result import Move
+from sigmar.models import input_limits
+from sigmar.models.board import Board
+from sigmar.models.boardfile import MAX_DIM, BoardFileError
+from sigmar.models.hexgrid import cells as hex_cells
+from sigmar.models.hexgrid import from_rowcol, to_rowcol
+from sigmar.models.input_limits import SOLUTION, InputError
+from sigmar.models.result import Move
 
 RowCol = tuple[int, int]
 

@@ -29,11 +29,11 @@ enough to run at the root of every search.
 
 from __future__ import annotations
 
-from .board import Board
-from .facts import Facts, facts_of
-from .result import Reason
-from .rules import count_problem
-from .tiles import name_of
+from sigmar.models.board import Board
+from sigmar.models.facts import Facts, facts_of
+from sigmar.models.result import Reason
+from sigmar.models.rules import count_problem
+from sigmar.models.tiles import name_of
 
 
 def _walled(f: Facts, t: int, stuck: int) -> bool:

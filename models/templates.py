@@ -19,8 +19,8 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from .boardfile import BoardFileError, lines_of, read_text, row_blocks, side_of
-from .hexgrid import Hex, cell_count, cells, from_rowcol, row_lengths
+from sigmar.models.boardfile import BoardFileError, lines_of, read_text, row_blocks, side_of
+from sigmar.models.hexgrid import Hex, cell_count, cells, from_rowcol, row_lengths
 
 TILE = "o"
 HOLE = "."

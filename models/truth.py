@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .board import Board
-from .hexgrid import Hex
-from .result import Move
-from .rules import Position, count_problem
+from sigmar.models.board import Board
+from sigmar.models.hexgrid import Hex
+from sigmar.models.result import Move
+from sigmar.models.rules import Position, count_problem
 
 
 @dataclass(frozen=True)

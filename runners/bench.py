@@ -36,16 +36,15 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.output_files import OutputLock, cannot_write, write_file
 from sigmar.models.result import Result, Status
-
-from .checking.certify import ProofStore, certify
-from .checking.grading import BoardVerdict, Grade, grade_board
-from .checking.intake import taken_in
-from .checking.replay import replayed
-from .statistics.cost import NO_USAGE, Usage
-from .statistics.runs import Row, Summary
-from .statistics.scores import cpu_par2, par2, percentile, representatives, spread
-from .usage import load_average
-from .workers import Worker, WorkerSet, with_output
+from sigmar.runners.checking.certify import ProofStore, certify
+from sigmar.runners.checking.grading import BoardVerdict, Grade, grade_board
+from sigmar.runners.checking.intake import taken_in
+from sigmar.runners.checking.replay import replayed
+from sigmar.runners.statistics.cost import NO_USAGE, Usage
+from sigmar.runners.statistics.runs import Row, Summary
+from sigmar.runners.statistics.scores import cpu_par2, par2, percentile, representatives, spread
+from sigmar.runners.usage import load_average
+from sigmar.runners.workers import Worker, WorkerSet, with_output
 
 COLUMNS = (
     "file",
@@ -471,7 +470,7 @@ def read_csv(path: str | Path) -> list[dict[str, str]]:
 
 def cactus_plot(path: str | Path, rows: list[Row], names: list[str], time_limit: float | None, title: str) -> None:
     """Boards answered (y) against time (x, log): one step line per backend, the field's usual picture."""
-    from .render.bench_plots import cactus_figure, save_png
+    from sigmar.runners.render.bench_plots import cactus_figure, save_png
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     write_file(path, save_png(cactus_figure(rows, names, time_limit, title)))

@@ -21,12 +21,11 @@ from typing import Any
 from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
-
-from .bench import Run
-from .checking.intake import crashed, overrun_message, taken_in
-from .host import HostError, HostTimeout, hosted
-from .statistics.cost import Usage
-from .survey import ClusterError, lost_cluster, task_failure
+from sigmar.runners.bench import Run
+from sigmar.runners.checking.intake import crashed, overrun_message, taken_in
+from sigmar.runners.host import HostError, HostTimeout, hosted
+from sigmar.runners.statistics.cost import Usage
+from sigmar.runners.survey import ClusterError, lost_cluster, task_failure
 
 _backends: dict[str, Any] = {}  # backend instances of this host, kept across its runs
 
@@ -134,6 +133,6 @@ def _host_and_machine() -> str:
     """Run in each worker: its host name and :func:`~sigmar.runners.bench.this_machine`."""
     import socket
 
-    from .bench import this_machine
+    from sigmar.runners.bench import this_machine
 
     return f"{socket.gethostname()} ({this_machine()})"

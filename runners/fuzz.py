@@ -31,14 +31,13 @@ from sigmar.models.output_files import write_file
 from sigmar.models.result import Result, Status
 from sigmar.models.solution import move_to_json
 from sigmar.models.truth import settle
-
-from .checking.certify import ProofStore
-from .checking.count_grade import CountVerdict
-from .checking.fuzz_grade import Failure, count_failure, failure_of
-from .host import hosted
-from .race import Race, count_board
-from .shrink import shrink
-from .survey import ClusterError, enter_worker, lost_cluster, task_failure
+from sigmar.runners.checking.certify import ProofStore
+from sigmar.runners.checking.count_grade import CountVerdict
+from sigmar.runners.checking.fuzz_grade import Failure, count_failure, failure_of
+from sigmar.runners.host import hosted
+from sigmar.runners.race import Race, count_board
+from sigmar.runners.shrink import shrink
+from sigmar.runners.survey import ClusterError, enter_worker, lost_cluster, task_failure
 
 
 class Races:

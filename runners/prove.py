@@ -39,11 +39,10 @@ from typing import Any
 from sigmar.encoders.cnf import DEFAULT_SOLVER
 from sigmar.models.board import Board
 from sigmar.models.result import CertificateKind, Result, Status
-
-from .checking import rup_check
-from .checking.certify import ProofStore, certify
-from .checking.replay import run_replayed
-from .race import Race
+from sigmar.runners.checking import rup_check
+from sigmar.runners.checking.certify import ProofStore, certify
+from sigmar.runners.checking.replay import run_replayed
+from sigmar.runners.race import Race
 
 # python-sat solvers that log a DRUP proof in process (the cnf backend's ``cnf:NAME``).
 PROVERS = ("glucose4", "glucose3", "glucose42")

@@ -38,16 +38,15 @@ from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.counting import Notion
 from sigmar.models.result import CertificateKind, Result, Status
-
-from .checking.certify import ProofStore, certify
-from .checking.count_grade import CountVerdict, ReferenceBeside, grade_counts
-from .checking.intake import count_taken_in, crashed
-from .checking.replay import counts_answer, replayed
-from .checking.trust import accepted, claims_message, corroborated
-from .statistics.scores import percentile
+from sigmar.runners.checking.certify import ProofStore, certify
+from sigmar.runners.checking.count_grade import CountVerdict, ReferenceBeside, grade_counts
+from sigmar.runners.checking.intake import count_taken_in, crashed
+from sigmar.runners.checking.replay import counts_answer, replayed
+from sigmar.runners.checking.trust import accepted, claims_message, corroborated
+from sigmar.runners.statistics.scores import percentile
 
 if TYPE_CHECKING:
-    from .workers import Heard, Worker
+    from sigmar.runners.workers import Heard, Worker
 
 # Certificates whose check can take seconds (a DRUP proof of a side-8 board: up to a minute; a DRCP
 # proof of a side-6 one: up to a second or two).  The
@@ -262,7 +261,7 @@ class Race:
             return
         self.inline = None
         self.names = [name for name in self.names if name not in self.optional or _available(name)]
-        from .workers import Worker  # here: a race that search settles in this process never needs it
+        from sigmar.runners.workers import Worker  # here: a race that search settles in this process never needs it
 
         # A backend whose "no" is only a claim yields the CPU to those that certify theirs.
         certifying = {name for name in self.names if registry.make(name).certifies}
@@ -472,7 +471,10 @@ class Race:
         job = self._job
         deadline = None if time_limit is None else start + time_limit + self.slack
         answers: dict[str, Result] = {}
-        from .workers import WorkerSet, with_output  # here, like the workers: not on a board search settles
+        from sigmar.runners.workers import (  # here, like the workers: not on a board search settles
+            WorkerSet,
+            with_output,
+        )
 
         busy: WorkerSet[str] = WorkerSet()
         for name, worker in self.workers.items():
@@ -580,7 +582,7 @@ class _Heat:
         self.outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
         self.running: set[str] = set()  # working on this board
         self.waiting: set[str] = set()  # still finishing an earlier board
-        from .workers import WorkerSet  # here, like the workers: not on a board search settles
+        from sigmar.runners.workers import WorkerSet  # here, like the workers: not on a board search settles
 
         # Both, waited on: a waiting one until its grace ends, a running one until the heat's deadline.
         self.busy: WorkerSet[str] = WorkerSet()
@@ -650,7 +652,7 @@ class _Heat:
         """The partner is still at work: the runner makes the DRUP check's own encoding meanwhile."""
         self.prepare_at = None
         if self.partner in self.running:
-            from .checking import fresh_formula
+            from sigmar.runners.checking import fresh_formula
 
             self.race.trace("prepare", self.partner)
             fresh_formula.prepare(self.board)
@@ -706,7 +708,7 @@ class _Heat:
             elif name in self.running:
                 self.busy.add(name, worker, name)  # still at this board
             return None
-        from .workers import with_output  # here, like the workers (imported by then)
+        from sigmar.runners.workers import with_output  # here, like the workers (imported by then)
 
         self.running.discard(name)
         self.race.trace("answer", name)

@@ -41,12 +41,11 @@ from sigmar.models.deal import deal
 from sigmar.models.errors import SigmarError
 from sigmar.models.input_limits import RESULTS, InputError
 from sigmar.models.output_files import cannot_write
-
-from .checking.certify import ProofStore
-from .host import HostError, hosted
-from .race import Race, RaceOutcome
-from .render.answer_json import result_json
-from .statistics.scores import percentile
+from sigmar.runners.checking.certify import ProofStore
+from sigmar.runners.host import HostError, hosted
+from sigmar.runners.race import Race, RaceOutcome
+from sigmar.runners.render.answer_json import result_json
+from sigmar.runners.statistics.scores import percentile
 
 Z95 = 1.959963984540054  # the standard normal quantile for a two-sided 95% interval
 

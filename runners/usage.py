@@ -36,8 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from sigmar.encoders.processes.guard import descendants
-
-from .statistics.cost import Usage
+from sigmar.runners.statistics.cost import Usage
 
 INTERVAL = 0.02  # seconds between memory samples while a run is going
 MB = 1024 * 1024

@@ -52,9 +52,8 @@ from sigmar.encoders.processes import capture
 from sigmar.encoders.processes.guard import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, descendants, kill_tree, prctl
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
-
-from .checking.intake import counted, crashed, overrun_message
-from .usage import Meter, Usage, kill_descendants, release_free_memory
+from sigmar.runners.checking.intake import counted, crashed, overrun_message
+from sigmar.runners.usage import Meter, Usage, kill_descendants, release_free_memory
 
 K = TypeVar("K")  # what an engine calls its busy workers by: a backend's name, the worker itself
 

@@ -21,9 +21,8 @@ from sigmar.models.boardfile import format_board, parse_boards, read_boards
 from sigmar.models.result import Status
 from sigmar.models.rules import Position, verify
 from sigmar.runners.cli import main
+from tests.bruteforce import count_move_sequences, solve_by_brute_force
 from tests.conftest import REAL_GAME, random_board, real_game_board
-
-from .bruteforce import count_move_sequences, solve_by_brute_force
 
 INSTANCES = Path(__file__).resolve().parents[1] / "instances"
 

@@ -37,15 +37,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sigmar.encoders.backend import Backend
+from sigmar.encoders.cnf.formula import Formula, parse_assignment
+from sigmar.encoders.processes import guard
+from sigmar.encoders.processes.guard import guarded
 from sigmar.models.board import Board
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
 from sigmar.models.rules import count_problem
 from sigmar.models.tiles import QUINTESSENCE
-
-from ..backend import Backend
-from ..processes import guard
-from ..processes.guard import guarded
-from .formula import Formula, parse_assignment
 
 VARIANTS = ("default", "steps", "thesis", "thesis-literal")
 # Our encodings (:mod:`.default`), which play the quintessence variant; the thesis's do not.
@@ -87,19 +86,19 @@ def build_formula(
     ``should_stop`` (our encodings only) ends a long build early with ``default.BuildStopped``.
     """
     if variant == "default":
-        from .default import build
+        from sigmar.encoders.cnf.default import build
 
         return build(board, should_stop, **options)
     if variant == "steps":
-        from .default import build
+        from sigmar.encoders.cnf.default import build
 
         return build(board, should_stop, one_move_per_step=True, **options)
     if variant == "thesis":
-        from .thesis import build as build_thesis
+        from sigmar.encoders.cnf.thesis import build as build_thesis
 
         return build_thesis(board, literal=False)
     if variant == "thesis-literal":
-        from .thesis import build as build_thesis
+        from sigmar.encoders.cnf.thesis import build as build_thesis
 
         return build_thesis(board, literal=True)
     raise ValueError(f"unknown cnf variant '{variant}' (choose from {', '.join(VARIANTS)})")
@@ -249,7 +248,7 @@ class CnfBackend(Backend):
     # -- count
     def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
         """Projected model counting of this variant's CNF (:mod:`.counting`); at the limit, "at least 0"."""
-        from .counting import count_in_child, counting_formula
+        from sigmar.encoders.cnf.counting import count_in_child, counting_formula
 
         self._stop.clear()
         start = time.perf_counter()
@@ -260,7 +259,7 @@ class CnfBackend(Backend):
             options = {"card": self.card} if variant in OUR_VARIANTS else {}
             return build_formula(board, variant, self._stop.is_set, **options)
 
-        from .default import BuildStopped
+        from sigmar.encoders.cnf.default import BuildStopped
 
         try:
             formula, projection = counting_formula(board, self.variant, of, build)
@@ -297,7 +296,7 @@ class CnfBackend(Backend):
         refuted = self.counts_refutation(board, start)
         if refuted is not None:
             return refuted
-        from .default import BuildStopped
+        from sigmar.encoders.cnf.default import BuildStopped
 
         try:
             formula = build_formula(board, self.variant, self._stop.is_set, **self._build_options())

@@ -26,10 +26,9 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from sigmar.encoders.cnf.formula import Formula
+from sigmar.encoders.processes import guard
 from sigmar.models.board import Board
-
-from ..processes import guard
-from .formula import Formula
 
 
 def counting_formula(

@@ -41,12 +41,11 @@ from typing import Any
 from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 
+from sigmar.encoders.cnf.formula import ClauseSink, Describe, Formula, Lit, by_kind, neg
 from sigmar.models.board import Board
 from sigmar.models.facts import facts_of, tile_ids
 from sigmar.models.result import Move
 from sigmar.models.tiles import ELEMENTS
-
-from .formula import ClauseSink, Describe, Formula, Lit, by_kind, neg
 
 CARD_ENCODINGS = {
     "seqcounter": EncType.seqcounter,

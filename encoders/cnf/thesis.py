@@ -36,13 +36,12 @@ from __future__ import annotations
 
 from pysat.formula import IDPool
 
+from sigmar.encoders.cnf.formula import ClauseSink, Describe, Formula, by_kind
 from sigmar.models.board import Board
 from sigmar.models.facts import ring_ids
 from sigmar.models.hexgrid import cell_count, cells
 from sigmar.models.result import Move
 from sigmar.models.tiles import QUICKSILVER, could_ever_pair
-
-from .formula import ClauseSink, Describe, Formula, by_kind
 
 PADDING = -1
 HIDDEN_KEY = -2

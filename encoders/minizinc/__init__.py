@@ -51,13 +51,12 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
 from sigmar.models.facts import facts_of
 from sigmar.models.result import Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
 from sigmar.models.tiles import ELEMENTS, QUICKSILVER
-
-from ..backend import Backend
 
 # The four elements, numbered 1..4 as the models' ``element_kind``: air, earth, fire, water
 # (a quintessence takes one of each).
@@ -534,7 +533,7 @@ class MinizincBackend(Backend):
             return refuted
         if not board.tiles:
             return Result(Status.SOLVED, self.name, time.perf_counter() - start)
-        from .driver import quiet_late_exits
+        from sigmar.encoders.minizinc.driver import quiet_late_exits
 
         quiet_late_exits()
         try:
@@ -679,7 +678,7 @@ class MinizincBackend(Backend):
                 return Result(Status.UNKNOWN, self.name, message="stopped")
             raise
         finally:
-            from .driver import reap_started
+            from sigmar.encoders.minizinc.driver import reap_started
 
             await asyncio.shield(reap_started())
             with self._lock:
@@ -701,7 +700,7 @@ class MinizincBackend(Backend):
         if strategy in NOGOODS and solver == "gecode":
             kwargs["fzn-flags"] = "-nogoods"
 
-        from .driver import NOTES
+        from sigmar.encoders.minizinc.driver import NOTES
 
         notes: list[str] = []  # MiniZinc's warnings ("model inconsistency detected"): statistics, not stderr
 
@@ -754,7 +753,7 @@ def _base_instance(solver_name: str, model: str, thread: int) -> Any:
     """
     import minizinc
 
-    from .driver import guarded_driver
+    from sigmar.encoders.minizinc.driver import guarded_driver
 
     executable = WASM_RUNNER if solver_name in from_wasm() else minizinc.default_driver.executable
     driver = guarded_driver(str(executable))

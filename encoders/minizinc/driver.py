@@ -30,7 +30,7 @@ from typing import Any
 
 import minizinc
 
-from ..processes.guard import guarded
+from sigmar.encoders.processes.guard import guarded
 
 # The warnings MiniZinc printed during the current run (set by the backend around each run).
 NOTES: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("sigmar_minizinc_notes", default=None)

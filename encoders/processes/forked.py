@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .guard import die_with_parent
+from sigmar.encoders.processes.guard import die_with_parent
 
 # The slack a child gets past the time limit before it is killed (Pumpkin answers "unknown" itself at the limit).
 SLACK = 0.1

@@ -20,13 +20,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from sigmar.encoders.backend import Backend
+from sigmar.encoders.search.certificates import Solvable, TooLarge, dead_states, dead_states_text, stuck_witness
+from sigmar.encoders.search.engine import Engine, Outcome
 from sigmar.models.board import Board
 from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
-
-from ..backend import Backend
-from .certificates import Solvable, TooLarge, dead_states, dead_states_text, stuck_witness
-from .engine import Engine, Outcome
 
 
 @dataclass(frozen=True)
@@ -89,7 +88,7 @@ class SearchBackend(Backend):
 
     def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
         """Its own count over its bitmask states (:mod:`.counting`); a lower bound when stopped."""
-        from .counting import Counting
+        from sigmar.encoders.search.counting import Counting
 
         start = time.perf_counter()
         if count_problem(board) is not None:

@@ -24,13 +24,12 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from sigmar.encoders.search.engine import Engine
 from sigmar.models.bits import single_bits, tile_ids
 from sigmar.models.facts import facts_of
 from sigmar.models.rules import counts_problem
 from sigmar.models.stuck_sets import largest_stuck_set, metal_lock
 from sigmar.models.tiles import ELEMENTS
-
-from .engine import Engine
 
 # A closure larger than this is given up (the answer stays the search's, unchecked): on a
 # side-6 board 300,000 states are about 8 MB, within the 10 MB a certificate file may take.

@@ -24,8 +24,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
-from .certificates import counts_dead, legal_moves
-from .engine import Engine
+from sigmar.encoders.search.certificates import counts_dead, legal_moves
+from sigmar.encoders.search.engine import Engine
 
 # States memoised before a count gives up with a lower bound.
 MAX_STATES = 2_000_000

@@ -24,13 +24,12 @@ import json
 import time
 from dataclasses import dataclass, field
 
+from sigmar.encoders.search.certificates import legal_moves
+from sigmar.encoders.search.engine import Engine
 from sigmar.models.bits import tile_ids
 from sigmar.models.board import Board
 from sigmar.models.facts import facts_of
 from sigmar.models.stuck_sets import largest_stuck_set
-
-from .certificates import legal_moves
-from .engine import Engine
 
 PLAY_BOUND_FORMAT = "sigmar-play-bound"
 # States walked before the bound is given up (each costs about 150 bytes here and 30 in the file).

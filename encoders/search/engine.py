@@ -55,13 +55,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from sigmar.encoders.search.moves import MoveGeneration
+from sigmar.encoders.search.pruning import Pruning
+from sigmar.encoders.search.state import MAX_DEAD, ORDERS, RESTART_ORDERS
 from sigmar.models.facts import tile_ids
 from sigmar.models.result import Status
 from sigmar.models.stuck_sets import explain_stuck
-
-from .moves import MoveGeneration
-from .pruning import Pruning
-from .state import MAX_DEAD, ORDERS, RESTART_ORDERS
 
 __all__ = ["MAX_DEAD", "ORDERS", "RESTART_ORDERS", "Engine", "Outcome", "luby"]
 

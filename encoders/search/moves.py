@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from sigmar.encoders.search.state import EngineState
 from sigmar.models.bits import single_bits, tile_ids
-
-from .state import EngineState
 
 
 class MoveGeneration(EngineState):

@@ -7,9 +7,8 @@ Both are fast, incremental forms of the suite's one stuck-set argument
 
 from __future__ import annotations
 
+from sigmar.encoders.search.state import EngineState
 from sigmar.models.facts import tile_ids
-
-from .state import EngineState
 
 
 class Pruning(EngineState):

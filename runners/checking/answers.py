@@ -26,9 +26,8 @@ from sigmar.models.boardfile import BoardFileError
 from sigmar.models.result import CERTIFICATE_SUFFIXES
 from sigmar.models.rules import verify
 from sigmar.models.solution import json_solution, to_moves
-
-from .certificates import check_certificate
-from .verdict import CertificateError
+from sigmar.runners.checking.certificates import check_certificate
+from sigmar.runners.checking.verdict import CertificateError
 
 # The prefix of the temporary folder a run writes its certificates to without --proof-dir (certify.ProofStore).
 TEMPORARY_PREFIX = "sigmar-proofs-"

@@ -26,13 +26,12 @@ from sigmar.models.board import Board
 from sigmar.models.hexgrid import from_rowcol
 from sigmar.models.result import CertificateKind
 from sigmar.models.rules import count_problem
-
-from .dead_states_check import check_dead_states
-from .drcp_check import check_drcp
-from .drup_check import check_drup
-from .play_bound_check import check_play_bound
-from .stuck_check import check_stuck
-from .verdict import CertificateError, Verdict
+from sigmar.runners.checking.dead_states_check import check_dead_states
+from sigmar.runners.checking.drcp_check import check_drcp
+from sigmar.runners.checking.drup_check import check_drup
+from sigmar.runners.checking.play_bound_check import check_play_bound
+from sigmar.runners.checking.stuck_check import check_stuck
+from sigmar.runners.checking.verdict import CertificateError, Verdict
 
 KINDS = tuple(str(kind) for kind in CertificateKind)
 # The play-bound file of ``explain`` (docs/formats.md#play-bound-files): no play clears more than its tiles.
@@ -61,7 +60,7 @@ def check_certificate(board: Board, certificate: dict[str, Any], base: Path | No
     if kind is CertificateKind.DRCP:
         return check_drcp(board, path)
     if kind is CertificateKind.CUBES:
-        from .cubes_check import check_cubes
+        from sigmar.runners.checking.cubes_check import check_cubes
 
         return check_cubes(board, path)
     return check_drup(board, path)

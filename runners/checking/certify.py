@@ -24,10 +24,9 @@ from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.output_files import cannot_write, write_file
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Reason, Result, Status
-
-from .certificates import check_certificate
-from .fresh_formula import fresh, release
-from .verdict import CertificateError
+from sigmar.runners.checking.certificates import check_certificate
+from sigmar.runners.checking.fresh_formula import fresh, release
+from sigmar.runners.checking.verdict import CertificateError
 
 
 def proof_stem(board: Board) -> str:

@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 from sigmar.models.bits import mask_of_ids, tile_ids
 from sigmar.models.rules import counts_problem
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUINTESSENCE, SALT, VITAE
-
-from .stuck_check import Masks
+from sigmar.runners.checking.stuck_check import Masks
 
 if TYPE_CHECKING:  # numpy is imported where a dead-states check needs it, not at start-up
     import numpy as np

@@ -31,11 +31,10 @@ from typing import Any
 from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.input_limits import CUBES, DRUP, InputError
-
-from .fresh_formula import fresh
-from .rup_check import CheckReport, ProofFormatError, check_proof, iter_drup, unflatten
-from .same_formula import formula_verdict
-from .verdict import CertificateError, Verdict
+from sigmar.runners.checking.fresh_formula import fresh
+from sigmar.runners.checking.rup_check import CheckReport, ProofFormatError, check_proof, iter_drup, unflatten
+from sigmar.runners.checking.same_formula import formula_verdict
+from sigmar.runners.checking.verdict import CertificateError, Verdict
 
 FORMAT = "sigmar-cubes"
 VERSION = 1

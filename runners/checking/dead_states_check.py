@@ -20,10 +20,9 @@ from sigmar.models.bits import mask_of_ids
 from sigmar.models.board import Board
 from sigmar.models.hexgrid import Hex, from_rowcol
 from sigmar.models.input_limits import DEAD_STATES, MAX_STATES, InputError
-
-from .closure import WORD, Closure
-from .stuck_check import Masks, stuck_verdict
-from .verdict import CertificateError, Verdict
+from sigmar.runners.checking.closure import WORD, Closure
+from sigmar.runners.checking.stuck_check import Masks, stuck_verdict
+from sigmar.runners.checking.verdict import CertificateError, Verdict
 
 if TYPE_CHECKING:  # numpy is imported where a dead-states check needs it, not at start-up
     import numpy as np

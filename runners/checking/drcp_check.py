@@ -46,9 +46,8 @@ from sigmar.models.errors import SigmarError
 from sigmar.models.input_limits import DRCP, DRCP_MODEL, InputError
 from sigmar.models.input_limits import MAX_DRCP_NOGOODS as MAX_NOGOODS
 from sigmar.models.input_limits import MAX_DRCP_STAGE as MAX_STAGE
-
-from .same_formula import read_bounded
-from .verdict import CertificateError, Verdict
+from sigmar.runners.checking.same_formula import read_bounded
+from sigmar.runners.checking.verdict import CertificateError, Verdict
 
 GE, LE, EQ, NE = 0, 1, 2, 3
 _OPERATORS = {">=": GE, "<=": LE, "==": EQ, "!=": NE}

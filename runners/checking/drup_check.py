@@ -18,11 +18,10 @@ from pathlib import Path
 from sigmar.models import drat_binary, input_limits
 from sigmar.models.board import Board
 from sigmar.models.input_limits import DRUP, InputError
-
-from .fresh_formula import fresh
-from .rup_check import check_proof
-from .same_formula import formula_verdict
-from .verdict import CertificateError, Verdict
+from sigmar.runners.checking.fresh_formula import fresh
+from sigmar.runners.checking.rup_check import check_proof
+from sigmar.runners.checking.same_formula import formula_verdict
+from sigmar.runners.checking.verdict import CertificateError, Verdict
 
 
 def drup_files(drup: Path) -> tuple[Path, Path]:

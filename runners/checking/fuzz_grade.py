@@ -24,8 +24,7 @@ from enum import StrEnum
 
 from sigmar.models.result import Result, Status
 from sigmar.models.truth import Truth
-
-from .count_grade import CountGrade, CountVerdict
+from sigmar.runners.checking.count_grade import CountGrade, CountVerdict
 
 
 class Failure(StrEnum):

@@ -28,9 +28,8 @@ from enum import StrEnum
 
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
-
-from .replay import counts_answer
-from .trust import accepted, claims_message, corroborated
+from sigmar.runners.checking.replay import counts_answer
+from sigmar.runners.checking.trust import accepted, claims_message, corroborated
 
 
 class Grade(StrEnum):

@@ -21,11 +21,10 @@ from pathlib import Path
 
 from sigmar.models.board import Board
 from sigmar.models.tiles import ELEMENTS, MORS, QUINTESSENCE, SALT, VITAE
-
-from .closure import Closure
-from .dead_states_check import line_of, read_dead_states
-from .stuck_check import Masks, stuck_verdict
-from .verdict import CertificateError, Verdict
+from sigmar.runners.checking.closure import Closure
+from sigmar.runners.checking.dead_states_check import line_of, read_dead_states
+from sigmar.runners.checking.stuck_check import Masks, stuck_verdict
+from sigmar.runners.checking.verdict import CertificateError, Verdict
 
 PLAY_BOUND_FORMAT = "sigmar-play-bound"
 PLAY_BOUND_VERSION = 1  # the same version field and reader as a dead-states file

@@ -15,9 +15,8 @@ from sigmar.encoders.backend import Backend
 from sigmar.models.board import Board
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
 from sigmar.models.rules import count_problem, verify
-
-from .certificates import check_counts
-from .intake import crashed, taken_in
+from sigmar.runners.checking.certificates import check_counts
+from sigmar.runners.checking.intake import crashed, taken_in
 
 
 def replayed(board: Board, raw: object, name: str | None = None) -> Result:

@@ -53,7 +53,7 @@ from types import ModuleType
 
 _drup: ModuleType | None
 try:
-    from . import _drup
+    from sigmar.runners.checking import _drup
 except ImportError as _exc:  # no C compiler at install time: the pysat engine checks alone
     _drup = None
     _DRUP_MISSING = f"the C checker (runners/checking/_drup.c) is not built: {_exc}"

@@ -13,10 +13,9 @@ from pathlib import Path
 
 from sigmar.models import input_limits
 from sigmar.models.input_limits import CNF, VARS_JSON, InputError, Limit
-
-from .fresh_formula import Fresh
-from .rup_check import ProofFormatError, parse_dimacs
-from .verdict import CertificateError, Verdict
+from sigmar.runners.checking.fresh_formula import Fresh
+from sigmar.runners.checking.rup_check import ProofFormatError, parse_dimacs
+from sigmar.runners.checking.verdict import CertificateError, Verdict
 
 
 def formula_verdict(own: Fresh, cnf_path: Path, vars_path: Path) -> Verdict | None:

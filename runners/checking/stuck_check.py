@@ -17,8 +17,7 @@ from sigmar.models.bits import mask_of_ids, tile_ids
 from sigmar.models.board import Board
 from sigmar.models.hexgrid import Hex, on_board, ring_neighbours, to_rowcol
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of
-
-from .verdict import CertificateError, Verdict
+from sigmar.runners.checking.verdict import CertificateError, Verdict
 
 
 class Masks:

@@ -102,8 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Imported only now: `sigmar --help` needs none of them.
     from sigmar.models.errors import SigmarError
     from sigmar.models.input_limits import check_settings
-
-    from ..lifetime import Terminated, run_lifetime
+    from sigmar.runners.lifetime import Terminated, run_lifetime
 
     verbose = getattr(args, "verbose", False) and "SIGMAR_VERBOSE" not in os.environ
     if verbose:  # read where a backend's output is reported (runners/workers.py), in this process only

@@ -4,6 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from . import main
+from sigmar.runners.cli import main
 
 sys.exit(main())

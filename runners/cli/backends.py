@@ -17,8 +17,7 @@ import shutil
 import textwrap
 
 from sigmar.encoders.registry import FamilyInfo, listing
-
-from .conventions import follow
+from sigmar.runners.cli.conventions import follow
 
 # The width of the labels in a family's block, and the indent before them.
 LABEL = 9

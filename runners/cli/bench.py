@@ -16,8 +16,7 @@ from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.output_files import OutputLock, write_file
 from sigmar.models.result import Result
-
-from ..bench import (
+from sigmar.runners.bench import (
     CsvSink,
     bench,
     busy_warning,
@@ -28,17 +27,10 @@ from ..bench import (
     run_local,
     summarise,
 )
-from ..checking.grading import BoardVerdict
-from ..render.answer_json import dumps, exit_code, graded_json
-from ..render.bench_html import Report
-from ..render.bench_tables import answers_table, family_table, fmt, paired_lines, pairwise_table, times_table
-from ..render.terminal import progress_bar, table_console
-from ..statistics.paired import compare, paired_comparisons, speedup_sentence
-from ..statistics.scores import pairwise_scores, vbs
-from ..survey import ClusterError
-from .board_args import read_per_file
-from .conventions import Summary, add_output, add_time_limit, follow
-from .options import (
+from sigmar.runners.checking.grading import BoardVerdict
+from sigmar.runners.cli.board_args import read_per_file
+from sigmar.runners.cli.conventions import Summary, add_output, add_time_limit, follow
+from sigmar.runners.cli.options import (
     UsageError,
     add_backend,
     add_board_files,
@@ -51,6 +43,20 @@ from .options import (
     whole_number,
     writable_file,
 )
+from sigmar.runners.render.answer_json import dumps, exit_code, graded_json
+from sigmar.runners.render.bench_html import Report
+from sigmar.runners.render.bench_tables import (
+    answers_table,
+    family_table,
+    fmt,
+    paired_lines,
+    pairwise_table,
+    times_table,
+)
+from sigmar.runners.render.terminal import progress_bar, table_console
+from sigmar.runners.statistics.paired import compare, paired_comparisons, speedup_sentence
+from sigmar.runners.statistics.scores import pairwise_scores, vbs
+from sigmar.runners.survey import ClusterError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -214,20 +220,19 @@ def _run(
     report, common = _report(args, boards_by_file, names, header, result, baseline)
     if args.xml:
         from sigmar.encoders import registry
-
-        from ..render.benchexec_xml import write_xml
+        from sigmar.runners.render.benchexec_xml import write_xml
 
         versions = {n: str(registry.info(registry.split_name(n)[0]).version) for n in names}
         write_xml(args.xml, result.rows, names, versions, args.time_limit, args.mem_limit, started)
     if args.html:
-        from ..render.bench_html import write_html
+        from sigmar.runners.render.bench_html import write_html
 
         write_html(args.html, report, [b for _, bs in boards_by_file for b in bs])
     if args.plot:
         title = f"sigmar bench: {sum(len(b) for _, b in boards_by_file)} boards, limit {args.time_limit:g} s"
         cactus_plot(args.plot, result.rows, names, args.time_limit, title)
     if pair is not None:
-        from ..render.bench_plots import save_png, scatter_figure
+        from sigmar.runners.render.bench_plots import save_png, scatter_figure
 
         write_file(args.scatter, save_png(scatter_figure(result.rows, *pair, args.time_limit)))
     if not args.json and not args.quiet:
@@ -285,7 +290,7 @@ def _executor(args: argparse.Namespace, runs: list[Any]) -> tuple[Any, str, Any]
     if not args.cluster:
         where = f"local worker processes, jobs {args.jobs}"
         return run_local(runs, args.time_limit, args.jobs, mem_limit_mb=args.mem_limit), where, None
-    from ..cluster import describe, run_cluster
+    from sigmar.runners.cluster import describe, run_cluster
 
     client = dask_client(args.cluster)
     return run_cluster(runs, args.time_limit, client), describe(client), client
@@ -295,7 +300,7 @@ def _workers(client: Any) -> list[str] | None:
     """The worker machines' lines of the header under ``--cluster`` (None when local)."""
     if client is None:
         return None
-    from ..cluster import worker_machines
+    from sigmar.runners.cluster import worker_machines
 
     return worker_machines(client)
 

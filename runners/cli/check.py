@@ -29,17 +29,16 @@ from typing import Any
 from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.input_limits import ANSWERS, DEAD_STATES, DRCP_MODEL, VARS_JSON, InputError
-
-from ..checking.answers import Finding, check_answer, is_answer, missing_boards
-from ..checking.certificates import check_certificate
-from ..checking.cubes_check import read_split
-from ..checking.dead_states_check import DEAD_STATES_FORMAT
-from ..checking.drcp_check import drcp_model_file
-from ..checking.play_bound_check import PLAY_BOUND_FORMAT
-from ..checking.verdict import CertificateError, Verdict
-from .board_args import selected_names
-from .conventions import follow
-from .options import BOARD_ARGUMENT_HELP
+from sigmar.runners.checking.answers import Finding, check_answer, is_answer, missing_boards
+from sigmar.runners.checking.certificates import check_certificate
+from sigmar.runners.checking.cubes_check import read_split
+from sigmar.runners.checking.dead_states_check import DEAD_STATES_FORMAT
+from sigmar.runners.checking.drcp_check import drcp_model_file
+from sigmar.runners.checking.play_bound_check import PLAY_BOUND_FORMAT
+from sigmar.runners.checking.verdict import CertificateError, Verdict
+from sigmar.runners.cli.board_args import selected_names
+from sigmar.runners.cli.conventions import follow
+from sigmar.runners.cli.options import BOARD_ARGUMENT_HELP
 
 # The header format of a certificate file that is one JSON header line and states -> its kind.
 FILE_KINDS = {DEAD_STATES_FORMAT: "dead-states", PLAY_BOUND_FORMAT: "play-bound"}

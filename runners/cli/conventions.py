@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .options import seconds, writable_file, writable_folder
+from sigmar.runners.cli.options import seconds, writable_file, writable_folder
 
 DEFAULT_TIME_LIMIT = 60.0
 # Why 60 s, in every verb's --help: one number for every command, so a board's answer does not
@@ -117,7 +117,7 @@ class Summary:
 
     def print(self, results: Sequence[Any]) -> None:
         """The line over these answers (:class:`~sigmar.models.result.Result`)."""
-        from ..render.answer_json import tally_line
+        from sigmar.runners.render.answer_json import tally_line
 
         self.print_line(tally_line(results, self.wall()))
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 
 from sigmar.models.counting import NOTIONS, Count, Notion, count_in
-
-from ..checking.count_grade import CountGrade, CountVerdict
-from ..race import Race, count_board
-from ..render.answer_json import dumps, verdict_json
-from ..render.columns import columns
-from .conventions import add_time_limit, follow
-from .options import add_backend, add_board_files, add_verbose, counting_backends, read_board_files
+from sigmar.runners.checking.count_grade import CountGrade, CountVerdict
+from sigmar.runners.cli.conventions import add_time_limit, follow
+from sigmar.runners.cli.options import add_backend, add_board_files, add_verbose, counting_backends, read_board_files
+from sigmar.runners.race import Race, count_board
+from sigmar.runners.render.answer_json import dumps, verdict_json
+from sigmar.runners.render.columns import columns
 
 # The backend that counts by default: the search, whose count is exact within a second on the boards that
 # the rule engine counts in one (a second, independent reading); the encodings count by enumeration or model

@@ -13,15 +13,14 @@ from rich.text import Text
 
 from sigmar.models.counting import Notion
 from sigmar.models.result import Result, Status
-
-from ..checking.certify import ProofStore
-from ..checking.count_grade import CountGrade, CountVerdict
-from ..checking.grading import BoardVerdict, Grade, grade_board
-from ..race import Race, count_board
-from ..render.answer_json import dumps, exit_code, graded_json, verdict_json
-from ..render.terminal import progress_bar, table_console
-from .conventions import Summary, add_time_limit, follow
-from .options import add_race_arguments, can_count, race_inputs
+from sigmar.runners.checking.certify import ProofStore
+from sigmar.runners.checking.count_grade import CountGrade, CountVerdict
+from sigmar.runners.checking.grading import BoardVerdict, Grade, grade_board
+from sigmar.runners.cli.conventions import Summary, add_time_limit, follow
+from sigmar.runners.cli.options import add_race_arguments, can_count, race_inputs
+from sigmar.runners.race import Race, count_board
+from sigmar.runners.render.answer_json import dumps, exit_code, graded_json, verdict_json
+from sigmar.runners.render.terminal import progress_bar, table_console
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

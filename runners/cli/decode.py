@@ -15,10 +15,9 @@ import json
 from sigmar.models import input_limits
 from sigmar.models.rules import verify
 from sigmar.models.solution import format_moves, move_to_json
-
-from .board_args import read_selected
-from .conventions import follow
-from .options import ENCODINGS, UsageError, add_board_file
+from sigmar.runners.cli.board_args import read_selected
+from sigmar.runners.cli.conventions import follow
+from sigmar.runners.cli.options import ENCODINGS, UsageError, add_board_file
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

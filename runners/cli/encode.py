@@ -15,11 +15,10 @@ from sigmar.encoders.backend import Backend
 from sigmar.encoders.registry import family_names, info, load
 from sigmar.models.board import Board
 from sigmar.models.output_files import write_file
-
-from .board_args import read_selected
-from .conventions import add_output, add_output_dir, file_stems, follow
-from .options import ENCODINGS as VARIANTS
-from .options import UsageError, add_board_file
+from sigmar.runners.cli.board_args import read_selected
+from sigmar.runners.cli.conventions import add_output, add_output_dir, file_stems, follow
+from sigmar.runners.cli.options import ENCODINGS as VARIANTS
+from sigmar.runners.cli.options import UsageError, add_board_file
 
 TARGETS = ("dimacs", "cpsat", "mzn", "dzn", "drcp-model")
 

@@ -7,14 +7,13 @@ import argparse
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.result import Result, Status
-
-from ..checking.certify import ProofStore
-from ..design.explain import VERDICT_BACKENDS, Deepest, Explanation, explain, explanation_json
-from ..design.repair import Repair
-from ..race import Race
-from ..render.answer_json import dumps, exit_code, summary_line
-from .conventions import Summary, add_time_limit, follow
-from .options import add_board_files, add_proof_dir, read_board_files
+from sigmar.runners.checking.certify import ProofStore
+from sigmar.runners.cli.conventions import Summary, add_time_limit, follow
+from sigmar.runners.cli.options import add_board_files, add_proof_dir, read_board_files
+from sigmar.runners.design.explain import VERDICT_BACKENDS, Deepest, Explanation, explain, explanation_json
+from sigmar.runners.design.repair import Repair
+from sigmar.runners.race import Race
+from sigmar.runners.render.answer_json import dumps, exit_code, summary_line
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -12,13 +12,12 @@ from rich.table import Table
 
 from sigmar.models.fuzz_deal import MAX_TILES, VARIANTS, fuzz_board
 from sigmar.models.output_files import OutputLock, make_folder
-
-from ..fuzz import FailureGroups, Races, fuzz_locally, fuzz_on_cluster, fuzz_one
-from ..render.terminal import progress_bar, table_console
-from ..survey import ClusterError
-from .board_args import read_selected
-from .conventions import add_output_dir, add_time_limit, follow
-from .options import UsageError, add_backend, add_verbose, chosen_backends, dask_client, whole_number
+from sigmar.runners.cli.board_args import read_selected
+from sigmar.runners.cli.conventions import add_output_dir, add_time_limit, follow
+from sigmar.runners.cli.options import UsageError, add_backend, add_verbose, chosen_backends, dask_client, whole_number
+from sigmar.runners.fuzz import FailureGroups, Races, fuzz_locally, fuzz_on_cluster, fuzz_one
+from sigmar.runners.render.terminal import progress_bar, table_console
+from sigmar.runners.survey import ClusterError
 
 DEFAULT_OUT = Path("fuzz-failures")
 

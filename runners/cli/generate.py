@@ -49,11 +49,10 @@ from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import verify
 from sigmar.models.stuck_sets import unsolvable_reason
 from sigmar.models.templates import FOLDS, Template, ondrovo_templates, random_template, read_templates
-
-from ..checking.replay import run_replayed
-from ..render.answer_json import dumps, result_json
-from .conventions import add_output, add_time_limit, follow, say
-from .options import UsageError, positive_int, stats_pairings, writable_file
+from sigmar.runners.checking.replay import run_replayed
+from sigmar.runners.cli.conventions import add_output, add_time_limit, follow, say
+from sigmar.runners.cli.options import UsageError, positive_int, stats_pairings, writable_file
+from sigmar.runners.render.answer_json import dumps, result_json
 
 SOUND = (Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED)
 KINDS = ("shuffle", "swap", "deadlock")

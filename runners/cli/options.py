@@ -18,8 +18,7 @@ from sigmar.encoders.registry import expand, names_all
 from sigmar.models.board import Board
 from sigmar.models.counting import Count, Notion, reference_count
 from sigmar.models.errors import SigmarError
-
-from .board_args import read_selected
+from sigmar.runners.cli.board_args import read_selected
 
 WEEK = 7 * 24 * 3600.0
 # ``solve --stats`` and ``generate --stats``: the positions the rule engine's count of pairings may visit.  A

@@ -6,13 +6,9 @@ import argparse
 from typing import Any
 
 from sigmar.models.result import Status
-
-from ..checking.certify import ProofStore
-from ..prove import DEFAULT_PROVER, PROVERS, Proved, Prover
-from ..render.answer_json import dumps, exit_code, result_json, summary_line
-from ..render.columns import fixed_row
-from .conventions import Summary, add_time_limit, follow
-from .options import (
+from sigmar.runners.checking.certify import ProofStore
+from sigmar.runners.cli.conventions import Summary, add_time_limit, follow
+from sigmar.runners.cli.options import (
     UsageError,
     add_board_files,
     add_proof_dir,
@@ -21,6 +17,9 @@ from .options import (
     read_board_files,
     seconds,
 )
+from sigmar.runners.prove import DEFAULT_PROVER, PROVERS, Proved, Prover
+from sigmar.runners.render.answer_json import dumps, exit_code, result_json, summary_line
+from sigmar.runners.render.columns import fixed_row
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -106,8 +105,8 @@ def _engine(args: argparse.Namespace, proofs: ProofStore) -> Any:
         return Prover(
             proofs, prover=args.prover, corroborate_limit=corroborate_limit, second_opinion=not args.no_second_opinion
         )
-    from ..cubes import CubesEngine
-    from ..cubes.pools import DaskPool, LocalPool
+    from sigmar.runners.cubes import CubesEngine
+    from sigmar.runners.cubes.pools import DaskPool, LocalPool
 
     client = dask_client(args.cluster) if args.cluster else None
     pool = DaskPool(client) if client is not None else LocalPool()

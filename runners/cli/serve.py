@@ -7,9 +7,9 @@ import json
 import socket
 import sys
 
-from .board_args import read_per_file
-from .conventions import add_time_limit, follow
-from .options import BOARD_ARGUMENT_HELP, UsageError, positive_int
+from sigmar.runners.cli.board_args import read_per_file
+from sigmar.runners.cli.conventions import add_time_limit, follow
+from sigmar.runners.cli.options import BOARD_ARGUMENT_HELP, UsageError, positive_int
 
 DEFAULT_PORT = 8640
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
@@ -82,7 +82,7 @@ def bind(host: str, port: int) -> socket.socket:
 def run(args: argparse.Namespace) -> int:
     import uvicorn  # the server library is imported only here: `sigmar --help` and `solve` never load it
 
-    from ..design.workbench import Settings, create_app
+    from sigmar.runners.design.workbench import Settings, create_app
 
     if args.board is not None and not args.files:
         raise UsageError("--board picks among the boards of the FILEs: give a FILE")

@@ -22,11 +22,10 @@ from sigmar.models.hexgrid import from_rowcol, row_lengths
 from sigmar.models.result import Move
 from sigmar.models.rules import Illegal, Position
 from sigmar.models.solution import Solution, match_solutions, read_solutions, to_moves
-
-from ..render.terminal import PipeConsole
-from .board_args import selected_names, solutions_for, stream_picked
-from .conventions import add_time_limit, follow
-from .options import add_board_file
+from sigmar.runners.cli.board_args import selected_names, solutions_for, stream_picked
+from sigmar.runners.cli.conventions import add_time_limit, follow
+from sigmar.runners.cli.options import add_board_file
+from sigmar.runners.render.terminal import PipeConsole
 
 STYLES = {
     "a": "bold bright_cyan",
@@ -106,7 +105,7 @@ def render(board: Board, occupied: frozenset | None = None, highlight: tuple = (
 
 def run(args: argparse.Namespace) -> int:
     if args.svg and not args.solution and not args.html:  # one board in memory at a time, as on the terminal
-        from .show_files import stream_svgs
+        from sigmar.runners.cli.show_files import stream_svgs
 
         return stream_svgs(args)
     # Drawn one at a time (a file of many boards is never held) unless a solution or a file needs them all.
@@ -121,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         boards = stream_picked(args.file, args.board)
     if args.svg or args.html:
-        from .show_files import write_files
+        from sigmar.runners.cli.show_files import write_files
 
         assert isinstance(boards, list)
         return write_files(args, boards, played)

@@ -21,13 +21,12 @@ from sigmar.models.output_files import write_file
 from sigmar.models.result import Move, Result
 from sigmar.models.rules import Position
 from sigmar.models.solution import Solution, to_moves
-
-from ..render.answer_json import dumps, exit_code, result_json
-from ..render.board_pages import replay_page
-from ..render.svg import board_svg
-from .board_args import selected_names, split_selector, stream_picked
-from .conventions import Summary, file_stems, say
-from .options import UsageError, writable_folder
+from sigmar.runners.cli.board_args import selected_names, split_selector, stream_picked
+from sigmar.runners.cli.conventions import Summary, file_stems, say
+from sigmar.runners.cli.options import UsageError, writable_folder
+from sigmar.runners.render.answer_json import dumps, exit_code, result_json
+from sigmar.runners.render.board_pages import replay_page
+from sigmar.runners.render.svg import board_svg
 
 
 def is_folder(text: str) -> bool:
@@ -148,8 +147,8 @@ def write_files(args: argparse.Namespace, boards: list[Board], played: dict[str,
 
 def explain(board: Board, time_limit: float) -> tuple[str, Result]:
     """The page for a board given without a solution, and the answer it draws (for the exit status)."""
-    from ..prove import prove  # the race behind prove is only started for ``--html`` without a solution
-    from ..render.proof_page import page_for
+    from sigmar.runners.prove import prove  # the race behind prove is only started for ``--html`` without a solution
+    from sigmar.runners.render.proof_page import page_for
 
     with tempfile.TemporaryDirectory(prefix="sigmar-show-") as folder:
         proved = prove(board, time_limit, proof_dir=Path(folder), corroborate_limit=None)

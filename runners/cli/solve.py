@@ -9,13 +9,12 @@ from sigmar.encoders.registry import names_all
 from sigmar.models.board import Board
 from sigmar.models.counting import Count
 from sigmar.models.result import Result, Status
-
-from ..checking.certify import ProofStore
-from ..race import Race, RaceOutcome
-from ..render.answer_json import count_json, dumps, exit_code, result_json, summary_line
-from ..render.columns import columns
-from .conventions import Summary, add_time_limit, follow
-from .options import add_race_arguments, race_inputs, stats_pairings
+from sigmar.runners.checking.certify import ProofStore
+from sigmar.runners.cli.conventions import Summary, add_time_limit, follow
+from sigmar.runners.cli.options import add_race_arguments, race_inputs, stats_pairings
+from sigmar.runners.race import Race, RaceOutcome
+from sigmar.runners.render.answer_json import count_json, dumps, exit_code, result_json, summary_line
+from sigmar.runners.render.columns import columns
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

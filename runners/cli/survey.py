@@ -13,12 +13,8 @@ from rich.table import Table
 
 from sigmar.models.deal import KINDS, DealError
 from sigmar.models.generator import PAIRED_TILES
-
-from ..render.answer_json import counts_line
-from ..render.terminal import progress_bar, table_console
-from ..survey import ClusterError, Deals, ResultsError, ResultsFile, Tally, answer_locally, answer_on_cluster
-from .conventions import Summary, add_time_limit, follow
-from .options import (
+from sigmar.runners.cli.conventions import Summary, add_time_limit, follow
+from sigmar.runners.cli.options import (
     UsageError,
     add_backend,
     add_proof_dir,
@@ -26,6 +22,17 @@ from .options import (
     chosen_backends,
     cube_count,
     dask_client,
+)
+from sigmar.runners.render.answer_json import counts_line
+from sigmar.runners.render.terminal import progress_bar, table_console
+from sigmar.runners.survey import (
+    ClusterError,
+    Deals,
+    ResultsError,
+    ResultsFile,
+    Tally,
+    answer_locally,
+    answer_on_cluster,
 )
 
 
@@ -189,9 +196,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _with_cubes(stack: contextlib.ExitStack, answers: Any, deals: Deals, client: Any, args: argparse.Namespace) -> Any:
     """The answers, each unknown one then settled by cube-and-conquer on the cluster or on this machine."""
-    from ..checking.certify import ProofStore
-    from ..cubes import CubeProver, settle_unknowns
-    from ..cubes.pools import DaskPool, LocalPool
+    from sigmar.runners.checking.certify import ProofStore
+    from sigmar.runners.cubes import CubeProver, settle_unknowns
+    from sigmar.runners.cubes.pools import DaskPool, LocalPool
 
     pool: DaskPool | LocalPool = DaskPool(client) if client is not None else LocalPool()
     stack.callback(pool.close)

@@ -7,10 +7,9 @@ import json
 
 from sigmar.models.rules import verify
 from sigmar.models.solution import match_solutions, read_solutions, to_moves
-
-from .board_args import selected_names, solutions_for
-from .conventions import follow
-from .options import add_board_file
+from sigmar.runners.cli.board_args import selected_names, solutions_for
+from sigmar.runners.cli.conventions import follow
+from sigmar.runners.cli.options import add_board_file
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -36,12 +36,11 @@ from typing import Any, Protocol
 
 from sigmar.models.board import Board
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
-
-from ..checking import fresh_formula
-from ..checking.certify import ProofStore
-from ..checking.cubes_check import SplitNode, node_suffixes, render_split, shape
-from ..checking.replay import replayed
-from .node import NodeDone, NodeJob, job_digest, work
+from sigmar.runners.checking import fresh_formula
+from sigmar.runners.checking.certify import ProofStore
+from sigmar.runners.checking.cubes_check import SplitNode, node_suffixes, render_split, shape
+from sigmar.runners.checking.replay import replayed
+from sigmar.runners.cubes.node import NodeDone, NodeJob, job_digest, work
 
 DEFAULT_CUBES = 8
 # The budgets, in conflicts (so a board's split is the same on any machine), measured in
@@ -278,8 +277,8 @@ class CubesEngine:
                 self.client.close()
 
     def prove(self, board: Board, time_limit: float | None) -> Any:
-        from ..checking.replay import counts_answer
-        from ..prove import Proved, corroborated
+        from sigmar.runners.checking.replay import counts_answer
+        from sigmar.runners.prove import Proved, corroborated
 
         counted = counts_answer(board)
         if counted is not None:
@@ -295,7 +294,7 @@ def settle_unknowns(
     The board's ``seconds`` are the race's and the split's together; a split that settles nothing
     leaves the race's answer as it was.
     """
-    from ..render.answer_json import result_json
+    from sigmar.runners.render.answer_json import result_json
 
     try:
         for record in records:

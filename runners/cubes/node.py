@@ -31,9 +31,8 @@ from typing import Any
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.result import Move
-
-from ..checking.cubes_check import premises
-from ..checking.rup_check import CheckReport, check_proof, unflatten
+from sigmar.runners.checking.cubes_check import premises
+from sigmar.runners.checking.rup_check import CheckReport, check_proof, unflatten
 
 # The longest clause a node passes on.  Passing on every clause still alive measured best: with only
 # those of at most 10 literals the children redid more work (92k conflicts against 67k on side-8 deal

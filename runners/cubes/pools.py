@@ -27,8 +27,7 @@ from concurrent.futures import CancelledError, Future
 from typing import Any
 
 from sigmar.encoders.processes.guard import stop
-
-from ..host import Host, hosted
+from sigmar.runners.host import Host, hosted
 
 
 def local_workers() -> int:

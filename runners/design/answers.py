@@ -15,12 +15,11 @@ from sigmar.models.hexgrid import Hex
 from sigmar.models.result import CertificateKind, Move, Result, Status
 from sigmar.models.rules import Position
 from sigmar.models.solution import move_to_json
-
-from ..checking.certify import ProofStore
-from ..checking.replay import counts_answer
-from ..race import Race
-from ..render.answer_json import result_json
-from .explain import VERDICT_BACKENDS, explain, explanation_json
+from sigmar.runners.checking.certify import ProofStore
+from sigmar.runners.checking.replay import counts_answer
+from sigmar.runners.design.explain import VERDICT_BACKENDS, explain, explanation_json
+from sigmar.runners.race import Race
+from sigmar.runners.render.answer_json import result_json
 
 # The verdict's race, made once per worker process (its own backend processes die with it).
 _race: Race | None = None

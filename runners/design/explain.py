@@ -32,13 +32,12 @@ from sigmar.models.result import Move, Result, Status
 from sigmar.models.rules import Position
 from sigmar.models.solution import move_to_json
 from sigmar.models.stuck_sets import explain_dead_end, stuck_set
-
-from ..checking.certify import ProofStore
-from ..checking.play_bound_check import check_play_bound
-from ..checking.verdict import CertificateError
-from ..prove import DEFAULT_PROVER
-from ..render.answer_json import result_json
-from .repair import Repair, smallest_repair
+from sigmar.runners.checking.certify import ProofStore
+from sigmar.runners.checking.play_bound_check import check_play_bound
+from sigmar.runners.checking.verdict import CertificateError
+from sigmar.runners.design.repair import Repair, smallest_repair
+from sigmar.runners.prove import DEFAULT_PROVER
+from sigmar.runners.render.answer_json import result_json
 
 PLAY_BOUND = "play-bound"
 # The verdict's backends: the two that bring certificates (``prove``'s routes), so every "no" is checked.

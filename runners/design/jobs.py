@@ -32,8 +32,8 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from ..usage import Meter, kill_descendants
-from ..workers import die_with_parent
+from sigmar.runners.usage import Meter, kill_descendants
+from sigmar.runners.workers import die_with_parent
 
 MEMORY_EXIT = 86  # a worker's exit status when its watchdog stopped it
 

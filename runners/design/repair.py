@@ -35,9 +35,8 @@ from sigmar.models.hexgrid import cells as hex_cells
 from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import count_problem
 from sigmar.models.tiles import name_of
-
-from ..checking.certify import ProofStore, certify
-from ..checking.replay import run_replayed
+from sigmar.runners.checking.certify import ProofStore, certify
+from sigmar.runners.checking.replay import run_replayed
 
 # Seconds the search gets per candidate in each pass (the last pass: whatever time is left).
 PASS_LIMITS = (0.05, 1.0)

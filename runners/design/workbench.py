@@ -40,10 +40,9 @@ from sigmar.models.boardfile import BoardFileError, format_board, parse_posted
 from sigmar.models.hexgrid import Hex, from_rowcol
 from sigmar.models.input_limits import InputError, json_value
 from sigmar.models.solution import MAX_MOVES
-
-from ..render.svg import board_svg
-from . import answers
-from .jobs import Busy, JobFailed, Pool
+from sigmar.runners.design import answers
+from sigmar.runners.design.jobs import Busy, JobFailed, Pool
+from sigmar.runners.render.svg import board_svg
 
 # The page's own files: the only ones it serves, read from the package once.
 STATIC = {

@@ -10,11 +10,10 @@ from sigmar.models.board import Board
 from sigmar.models.counting import Count, count_in, json_number
 from sigmar.models.result import Result, Status
 from sigmar.models.solution import move_to_json
-
-from ..checking.count_grade import CountVerdict
+from sigmar.runners.checking.count_grade import CountVerdict
 
 if TYPE_CHECKING:
-    from ..checking.grading import BoardVerdict
+    from sigmar.runners.checking.grading import BoardVerdict
 
 
 def result_json(board: Board, result: Result, **extra: Any) -> dict[str, Any]:
@@ -47,7 +46,7 @@ def result_json(board: Board, result: Result, **extra: Any) -> dict[str, Any]:
 def graded_json(board: Board, verdict: BoardVerdict, answers: Mapping[str, Result]) -> dict[str, Any]:
     """A board every backend answered (``crosscheck``, ``bench``): the board's answer, with each backend's
     status, grade and time, whether they agree, and which "no" had its own checked certificate."""
-    from ..checking.grading import certified
+    from sigmar.runners.checking.grading import certified
 
     record = result_json(
         board,

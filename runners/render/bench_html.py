@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING
 from sigmar.models.board import Board
 from sigmar.models.output_files import write_file
 from sigmar.models.result import Status
-
-from ..checking.grading import BoardVerdict, Grade
-from ..statistics.paired import Change, PairedComparison, Ratio, speedup_sentence
-from ..statistics.scores import Vbs, representatives
-from .bench_tables import FAMILY_HEADS, family_rows
+from sigmar.runners.checking.grading import BoardVerdict, Grade
+from sigmar.runners.render.bench_tables import FAMILY_HEADS, family_rows
+from sigmar.runners.statistics.paired import Change, PairedComparison, Ratio, speedup_sentence
+from sigmar.runners.statistics.scores import Vbs, representatives
 
 if TYPE_CHECKING:
-    from ..statistics.runs import Row, Summary
+    from sigmar.runners.statistics.runs import Row, Summary
 
 MAX_SCATTERS = 15  # pairs drawn; past that the report would be mostly scatter plots
 HARDEST = 6  # boards in "the hardest boards"
@@ -82,7 +81,7 @@ def png_tag(png: bytes, alt: str) -> str:
 
 def hardest_boards_html(names: list[str], boards: Mapping[str, Board]) -> str:
     """The hardest boards drawn (``runners/render/svg.py``), each with its name."""
-    from .svg import board_svg
+    from sigmar.runners.render.svg import board_svg
 
     items = []
     for name in names:
@@ -273,7 +272,7 @@ def changes_html(report: Report) -> str:
 
 
 def plots_html(report: Report) -> str:
-    from .bench_plots import cactus_figure, save_png, scatter_figure
+    from sigmar.runners.render.bench_plots import cactus_figure, save_png, scatter_figure
 
     cactus = save_png(
         cactus_figure(report.rows, report.names, report.time_limit, "boards answered against time", report.vbs.times)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..statistics.runs import Row
+    from sigmar.runners.statistics.runs import Row
 
 FLOOR = 1e-4  # seconds: where a 0 s answer sits on a log axis
 
@@ -71,8 +71,8 @@ def kaplan_meier(observations: Sequence[tuple[float, bool]]) -> list[tuple[float
 
 def observations(rows: Sequence[Row], name: str, time_limit: float | None) -> list[tuple[float, bool]]:
     """(time, answered) of one backend's median run on each board, censored as the module says."""
-    from ..checking.grading import Grade
-    from ..statistics.scores import representatives
+    from sigmar.runners.checking.grading import Grade
+    from sigmar.runners.statistics.scores import representatives
 
     out = []
     for r in representatives(list(rows)):
@@ -144,8 +144,8 @@ def cactus_figure(
 
 def scatter_figure(rows: list[Row], x: str, y: str, time_limit: float | None) -> Any:
     """Each board a point: ``x``'s seconds against ``y``'s, log-log; an unanswered run sits on the limit line."""
-    from ..checking.grading import Grade
-    from ..statistics.scores import representatives
+    from sigmar.runners.checking.grading import Grade
+    from sigmar.runners.statistics.scores import representatives
 
     plt = _pyplot()
     ceiling = time_limit or max((r.result.seconds for r in rows), default=1.0)

@@ -14,13 +14,12 @@ from rich.table import Table
 from rich.text import Text
 
 from sigmar.models.result import Status
-
-from ..checking.grading import Grade
-from ..statistics.paired import PairedComparison, Ratio
-from ..statistics.scores import Vbs, par2, representatives
+from sigmar.runners.checking.grading import Grade
+from sigmar.runners.statistics.paired import PairedComparison, Ratio
+from sigmar.runners.statistics.scores import Vbs, par2, representatives
 
 if TYPE_CHECKING:
-    from ..statistics.runs import Row, Summary
+    from sigmar.runners.statistics.runs import Row, Summary
 
 
 def fmt(seconds: float, digits: int = 3) -> str:

@@ -21,12 +21,11 @@ from xml.etree import ElementTree as ET
 
 from sigmar.models.output_files import write_file
 from sigmar.models.result import Status
-
-from ..checking.grading import Grade
-from ..statistics.scores import representatives
+from sigmar.runners.checking.grading import Grade
+from sigmar.runners.statistics.scores import representatives
 
 if TYPE_CHECKING:
-    from ..statistics.runs import Row
+    from sigmar.runners.statistics.runs import Row
 
 DOCTYPE = (
     "<!DOCTYPE result PUBLIC '+//IDN sosy-lab.org//DTD BenchExec result 3.0//EN' "

@@ -14,8 +14,7 @@ from sigmar.models.hexgrid import Hex
 from sigmar.models.result import Move
 from sigmar.models.rules import Position
 from sigmar.models.tiles import METALS, STANDARD_METAL_NAMES, name_of
-
-from .svg import board_svg, fill_of, has_light_letter, letter_of
+from sigmar.runners.render.svg import board_svg, fill_of, has_light_letter, letter_of
 
 PAGE_STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:1100px;color:#111;padding:0 1em}

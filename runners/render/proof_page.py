@@ -12,10 +12,9 @@ from pathlib import Path
 from sigmar.models.board import Board
 from sigmar.models.hexgrid import from_rowcol
 from sigmar.models.result import CertificateKind, Result, Status
-
-from ..checking.stuck_check import holding_rules
-from ..checking.trust import accepted
-from .board_pages import replay_page, stuck_page, verdict_page
+from sigmar.runners.checking.stuck_check import holding_rules
+from sigmar.runners.checking.trust import accepted
+from sigmar.runners.render.board_pages import replay_page, stuck_page, verdict_page
 
 
 def page_for(board: Board, result: Result, time_limit: float) -> str:

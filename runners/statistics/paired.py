@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from ..checking.grading import Grade
-from .scores import FLOOR, percentile, representatives
+from sigmar.runners.checking.grading import Grade
+from sigmar.runners.statistics.scores import FLOOR, percentile, representatives
 
 if TYPE_CHECKING:
-    from .runs import Row
+    from sigmar.runners.statistics.runs import Row
 
 SEED = 20260525  # the bootstrap's seed: the same rows give the same interval
 RESAMPLES = 10_000

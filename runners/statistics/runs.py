@@ -10,9 +10,8 @@ import math
 from dataclasses import dataclass
 
 from sigmar.models.result import Result, Status
-
-from ..checking.grading import Grade, certified
-from .cost import NO_USAGE, Usage
+from sigmar.runners.checking.grading import Grade, certified
+from sigmar.runners.statistics.cost import NO_USAGE, Usage
 
 
 @dataclass(frozen=True)

@@ -30,11 +30,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sigmar.models.result import Status
-
-from ..checking.grading import Grade
+from sigmar.runners.checking.grading import Grade
 
 if TYPE_CHECKING:
-    from .runs import Row
+    from sigmar.runners.statistics.runs import Row
 
 FLOOR = 1e-3  # seconds: the floor of a time in a ratio
 

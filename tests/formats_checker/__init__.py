@@ -11,6 +11,6 @@ is asked of the ``sigmar`` command.  Pure Python, written for clarity, not speed
 ``sigmar check`` would give: 0 valid, 3 invalid, 2 malformed.
 """
 
-from .check import Malformed, check
+from tests.formats_checker.check import Malformed, check
 
 __all__ = ["Malformed", "check"]

@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from .check import check
+from tests.formats_checker.check import check
 
 parser = argparse.ArgumentParser(prog="python -m tests.formats_checker", description=__doc__)
 parser.add_argument("file")

@@ -6,9 +6,9 @@ import json
 import sys
 from pathlib import Path
 
-from . import cubes, dead_states, drcp, drup
-from .board import Board, Malformed, read_boards
-from .rules import Tiles
+from tests.formats_checker import cubes, dead_states, drcp, drup
+from tests.formats_checker.board import Board, Malformed, read_boards
+from tests.formats_checker.rules import Tiles
 
 
 def check_stuck(board: Board, cells: object) -> tuple[bool, str]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .board import Board, Malformed
-from .drup import SUMMARY, _Propagator, parse_dimacs, parse_proof, reference
+from tests.formats_checker.board import Board, Malformed
+from tests.formats_checker.drup import SUMMARY, _Propagator, parse_dimacs, parse_proof, reference
 
 KEYS = {"node", "cube", "split"}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .board import Board, Malformed
-from .rules import Tiles
+from tests.formats_checker.board import Board, Malformed
+from tests.formats_checker.rules import Tiles
 
 
 def read(board: Board, path: Path) -> tuple[Tiles, list[tuple[int, int, int]]]:

@@ -13,8 +13,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .board import Board, Malformed
-from .drup import sigmar_command
+from tests.formats_checker.board import Board, Malformed
+from tests.formats_checker.drup import sigmar_command
 
 Atom = tuple[str, str, int]  # (variable, op, value)
 

@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .board import Board, Malformed
+from tests.formats_checker.board import Board, Malformed
 
 SUMMARY = ("variant", "dim", "tiles", "horizon", "variables", "clauses")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from .board import Board
+from tests.formats_checker.board import Board
 
 ELEMENTS = "aefw"
 
