@@ -22,10 +22,10 @@ from sigmar.models.errors import SigmarError
 
 # The order of docs/formats.md#backend-names.  (family, module, class)
 FAMILIES: tuple[tuple[str, str, str], ...] = (
-    ("cpsat", "sigmar.encoders.cpsat", "CpsatBackend"),
-    ("cnf", "sigmar.encoders.cnf", "CnfBackend"),
-    ("minizinc", "sigmar.encoders.minizinc", "MinizincBackend"),
-    ("search", "sigmar.encoders.search", "SearchBackend"),
+    ("cpsat", "sigmar.encoders.cpsat.backend", "CpsatBackend"),
+    ("cnf", "sigmar.encoders.cnf.backend", "CnfBackend"),
+    ("minizinc", "sigmar.encoders.minizinc.backend", "MinizincBackend"),
+    ("search", "sigmar.encoders.search.backend", "SearchBackend"),
     ("pumpkin", "sigmar.encoders.pumpkin", "PumpkinBackend"),
     ("cpmpy", "sigmar.encoders.cpmpy", "CpmpyBackend"),
 )

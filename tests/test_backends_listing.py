@@ -16,8 +16,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from sigmar.encoders import minizinc as mzn
 from sigmar.encoders.cnf import DEFAULT_SOLVER
+from sigmar.encoders.minizinc import backend as mzn
 from sigmar.encoders.registry import FamilyInfo, listing
 from sigmar.runners.cli import main
 from sigmar.runners.cli.backends import block

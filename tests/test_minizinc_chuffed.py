@@ -25,7 +25,7 @@ if shutil.which("minizinc") is None or shutil.which("fzn-gecode") is None:
     pytest.skip("the minizinc executable or fzn-gecode is not on PATH", allow_module_level=True)
 pytest.importorskip("minizinc", reason="the minizinc Python package is not installed")
 
-from sigmar.encoders.minizinc import (
+from sigmar.encoders.minizinc.backend import (
     PLANS,
     WASM_RUNNER,
     MinizincBackend,

@@ -1,173 +1,19 @@
-"""``search``: the native solver, a depth-first search needing no encoding.
+"""The ``search`` family: the native depth-first search, needing no encoding.
 
-It is the baseline every encoding is measured against, and the only backend
-that proves a board unsolvable by exhausting it (reason ``exhausted``).  The
-engine lives in :mod:`sigmar.encoders.search.engine`; this module adapts it to
-the :class:`~sigmar.encoders.backend.Backend` interface.
-
-Subs: ``search`` (plain DFS with the dead-state table) and ``search:sleep``
-(the same with sleep sets, a partial-order reduction).  Options: ``order``
-(one of :data:`~sigmar.encoders.search.engine.ORDERS`), ``safe``, ``locks`` and
-``stuck`` (switch the safe moves, the locked-metal pruning and the stuck-set check
-at the start off, for measuring).
+The backend is :mod:`.backend`; the engine :mod:`.engine`, with its moves, pruning and state; the
+certificates it writes :mod:`.certificates`, its counts :mod:`.counting`, the deepest play :mod:`.deepest`.
+``from sigmar.encoders.search import SearchBackend`` is a stable import path (docs/layout.md).
 """
 
 from __future__ import annotations
 
-import gc
-import platform
-import time
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from sigmar.encoders.backend import Backend
-from sigmar.encoders.search.certificates import Solvable, TooLarge, dead_states, dead_states_text, stuck_witness
-from sigmar.encoders.search.engine import Engine, Outcome
-from sigmar.models.board import Board
-from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
-from sigmar.models.rules import count_problem
+from sigmar.encoders.exports import lazy_exports
 
+if TYPE_CHECKING:
+    from sigmar.encoders.search.backend import SearchBackend, SearchOptions
 
-@dataclass(frozen=True)
-class SearchOptions:
-    """``order``: the move order (``engine.ORDERS``); the rest switch pruning rules off, to measure them."""
-
-    order: str = "restarts"
-    safe: bool = True
-    locks: bool = True
-    stuck: bool = True
-
-
-class SearchBackend(Backend):
-    family = "search"
-    default_sub = None
-    description = "native depth-first search: bitmask states, dead-state table, sound pruning"
-    options_type = SearchOptions
-    plays_quintessence = True
-
-    @property
-    def certifies(self) -> bool:
-        return True
-
-    def __init__(self, sub: str | None = None, **options: Any) -> None:
-        if sub not in (None, "dfs", "sleep"):
-            raise ValueError(f"search has no variant '{sub}' (choose from dfs, sleep)")
-        super().__init__(None if sub == "dfs" else sub, **options)
-        self._engine: Engine | None = None
-        self._counting: Any = None  # the count running now (``count``), for stop()
-        self._stopped = False
-
-    @classmethod
-    def version(cls) -> str:
-        return f"sigmar-search 1 (Python {platform.python_version()})"
-
-    @classmethod
-    def subs(cls) -> tuple[str, ...]:
-        return ("dfs", "sleep")
-
-    def stop(self) -> None:
-        self._stopped = True
-        if self._engine is not None:
-            self._engine.stop()
-        if self._counting is not None:
-            self._counting.stopped = True
-
-    def solve(self, board: Board, time_limit: float | None = None) -> Result:
-        # The search allocates ints, sets and lists, never reference cycles; a cyclic collection
-        # set off by its allocations would only rescan the caller's heap (with 22,000 boards
-        # loaded a full collection took 1.3 s here), so the collector waits until the answer is ready.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            return self._solve(board, time_limit)
-        finally:
-            self._stopped = False  # a stop() ends one solve, not the backend
-            self._engine = None
-            if collecting:
-                gc.enable()
-
-    def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
-        """Its own count over its bitmask states (:mod:`.counting`); a lower bound when stopped."""
-        from sigmar.encoders.search.counting import Counting
-
-        start = time.perf_counter()
-        if count_problem(board) is not None:
-            return 0, True
-        deadline = None if time_limit is None else start + time_limit
-        counting = Counting(Engine(board), deadline)
-        self._counting = counting
-        try:
-            if self._stopped:
-                counting.stopped = True
-            return counting.count(of)
-        finally:
-            self._counting = None
-            self._stopped = False
-
-    def _solve(self, board: Board, time_limit: float | None) -> Result:
-        start = time.perf_counter()
-        refuted = self.counts_refutation(board, start)
-        if refuted is not None:
-            return refuted
-        if not board.tiles:  # already clear: solved by no move (the engine looks for the empty board after a move)
-            return Result(Status.SOLVED, self.name, time.perf_counter() - start, moves=())
-        engine = Engine(
-            board,
-            order=self.options.order,
-            safe=self.options.safe,
-            locks=self.options.locks,
-            stuck=self.options.stuck,
-        )
-        self._engine = engine
-        if self._stopped:
-            engine.stop()
-        remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-        outcome = engine.run(remaining, sleep=self.sub == "sleep")
-        seconds = time.perf_counter() - start
-        stats = outcome.statistics
-        if outcome.status is Status.SOLVED:
-            tiles = board.tiles
-            moves = tuple(
-                Move(tuple(tiles[i].cell for i in range(len(tiles)) if r >> i & 1)) for r in reversed(outcome.solution)
-            )
-            return Result(Status.SOLVED, self.name, seconds, moves=moves, statistics=stats)
-        if outcome.status is Status.UNSOLVABLE:
-            return self._refutation(engine, outcome, start, time_limit)
-        return Result(
-            Status.UNKNOWN, self.name, seconds, message="time limit reached before the search ended", statistics=stats
-        )
-
-    def _refutation(self, engine: Engine, outcome: Outcome, start: float, time_limit: float | None) -> Result:
-        """The search's "unsolvable" with its certificate: a stuck set, else the closed dead states.
-
-        (The certificate kinds: docs/formats.md#certificates.)
-
-        The search itself prunes with safe moves and arguments a reader cannot
-        check; the certificate is derived again without them.  When the dead
-        states outgrow the time or the size limit, the answer carries no
-        certificate and the runner treats it as a claim.
-        """
-        stats = outcome.statistics
-        board = engine.board
-
-        def unsolvable(reason: Reason, **extra: Any) -> Result:
-            seconds = time.perf_counter() - start
-            return Result(
-                Status.UNSOLVABLE, self.name, seconds, reason=reason, explanation=outcome.explanation, **extra
-            )
-
-        reason = Reason.EXHAUSTED if outcome.why == "exhausted" else Reason.STATIC
-        stuck = stuck_witness(engine, engine.full)
-        if stuck:
-            cells = tuple(board.rowcol(tile.cell) for t, tile in enumerate(board.tiles) if stuck >> t & 1)
-            return unsolvable(reason, statistics=stats, certificate=Certificate(CertificateKind.STUCK, cells))
-        try:
-            dead = dead_states(engine, None if time_limit is None else start + time_limit)
-        except Solvable:
-            message = "the search said unsolvable, but listing its dead states reached the empty board"
-            return Result(Status.ERROR, self.name, time.perf_counter() - start, message=message, statistics=stats)
-        except TooLarge as exc:
-            return unsolvable(reason, statistics=stats, message=f"no certificate: {exc}")
-        stats["certificate_states"] = len(dead)
-        texts = {".dead.jsonl": dead_states_text(engine, dead)}
-        return unsolvable(reason, statistics=stats, certificate=Certificate(CertificateKind.DEAD_STATES, texts=texts))
+__all__ = ["SearchBackend", "SearchOptions"]
+# Each name is imported from its module on first use (encoders/exports.py says why).
+__getattr__ = lazy_exports(__name__, dict.fromkeys(__all__, "backend"))

@@ -13,8 +13,8 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from sigmar.encoders import cnf
 from sigmar.encoders.cnf import CnfBackend
+from sigmar.encoders.cnf import backend as cnf
 from sigmar.encoders.cnf import default as cnf_default
 from sigmar.models.board import Board
 from sigmar.models.result import Result

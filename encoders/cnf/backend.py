@@ -1,0 +1,538 @@
+"""The ``cnf`` backend: hand-written CNF encodings solved by python-sat (or an external solver).
+
+Names (docs/formats.md#backend-names): ``cnf`` is our default encoding on ``DEFAULT_SOLVER``, the
+proof-logging solver measured fastest at solve, proof and check together
+(``cnf:glucose42``; docs/cnf.md).  The sub-name is ``[VARIANT+]SOLVER`` or ``VARIANT``:
+
+- ``cnf:glucose4``, ``cnf:cadical195``: the default encoding on that python-sat solver;
+- ``cnf:thesis``: the Leiden thesis's encoding (section 6.3) on glucose4;
+- ``cnf:thesis+cadical195``: the thesis's encoding on CaDiCaL 1.9.5;
+- ``cnf:steps``: our encoding with one move per step (a classic timestep encoding);
+- ``cnf:external``, ``cnf:thesis+external``: an external DIMACS solver, the command
+  taken from ``$SIGMAR_SAT_CMD`` (or ``CnfBackend(sub, sat_cmd="kissat")``).  In the
+  command ``{cnf}`` stands for the formula's path (appended when the command has no
+  ``{cnf}``) and ``{proof}`` for the path where the solver writes its DRAT/DRUP proof
+  (``cadical -q {cnf} {proof}``): with ``{proof}`` its "no" comes with a ``drup``
+  certificate (binary DRAT is read too, :mod:`sigmar.models.drat_binary`), without it the
+  "no" is a claim.
+
+Encoding variants: ``default`` (ours, :mod:`.default`), ``steps`` (the
+same with one move per step, a classic timestep encoding kept for comparison), ``thesis``
+(:mod:`.thesis`, with one repaired horizon), ``thesis-literal`` (the
+thesis exactly as printed, which is unsatisfiable on every board with gold;
+kept to show why the repair is needed).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sigmar.encoders.backend import Backend
+from sigmar.encoders.cnf.formula import Formula, parse_assignment
+from sigmar.encoders.processes import guard
+from sigmar.encoders.processes.guard import guarded
+from sigmar.models.board import Board
+from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
+from sigmar.models.rules import count_problem
+from sigmar.models.tiles import QUINTESSENCE
+
+VARIANTS = ("default", "steps", "thesis", "thesis-literal")
+# Our encodings (:mod:`.default`), which play the quintessence variant; the thesis's do not.
+OUR_VARIANTS = ("default", "steps")
+# What ``cnf`` alone means: the proof-logging solver that scripts/bench/sat_provers.py measures
+# fastest on hard refutations, solve + proof text + check (docs/cnf.md, "The default prover").
+DEFAULT_SOLVER = "glucose42"
+# The solver of a variant named alone (``cnf:steps``, ``cnf:thesis``): Glucose 4.1, as these names
+# have always meant; the default's measurement was of the default encoding only.
+VARIANT_SOLVER = "glucose4"
+DEFAULT_CARD = "seqcounter"  # the cardinality encoding the certificate checker re-encodes with
+# Solvers whose native code ignores interrupt(): run them in a child process we can kill.
+UNINTERRUPTIBLE = ("cadical", "kissat", "lingeling")
+# ``cnf:external`` runs the DIMACS solver command in $SIGMAR_SAT_CMD (set by the CLI's --sat-cmd).
+EXTERNAL = "external"
+SAT_CMD_ENV = "SIGMAR_SAT_CMD"
+CNF_PLACEHOLDER, PROOF_PLACEHOLDER = "{cnf}", "{proof}"
+# The most an external solver may print (an assignment of a big board is a few MB).
+OUTPUT_CAP = 64 * 2**20
+# The python-sat solvers offered as names (any other works through build_formula);
+# the listing stays short enough for `sigmar backends`.
+LISTED_SOLVERS = (
+    "glucose4",
+    "glucose42",
+    "cadical195",
+    "cadical153",
+    "kissat404",
+    "minisat22",
+    "maplechrono",
+    "lingeling",
+)
+
+
+def build_formula(
+    board: Board, variant: str = "default", should_stop: Callable[[], bool] | None = None, **options: Any
+) -> Formula:
+    """The CNF of one board.  UNSAT of ``default`` or ``thesis`` means the board is unsolvable.
+
+    ``should_stop`` (our encodings only) ends a long build early with ``default.BuildStopped``.
+    """
+    if variant == "default":
+        from sigmar.encoders.cnf.default import build
+
+        return build(board, should_stop, **options)
+    if variant == "steps":
+        from sigmar.encoders.cnf.default import build
+
+        return build(board, should_stop, one_move_per_step=True, **options)
+    if variant == "thesis":
+        from sigmar.encoders.cnf.thesis import build as build_thesis
+
+        return build_thesis(board, literal=False)
+    if variant == "thesis-literal":
+        from sigmar.encoders.cnf.thesis import build as build_thesis
+
+        return build_thesis(board, literal=True)
+    raise ValueError(f"unknown cnf variant '{variant}' (choose from {', '.join(VARIANTS)})")
+
+
+def _pysat_solvers() -> tuple[str, ...]:
+    from pysat.solvers import SolverNames
+
+    return tuple(name for name in vars(SolverNames) if not name.startswith("_"))
+
+
+def split_sub(sub: str | None) -> tuple[str, str]:
+    """(variant, solver) from a sub-name such as ``thesis+cadical195``, ``cadical195``, ``thesis`` or ``default``."""
+    if not sub:
+        return "default", DEFAULT_SOLVER
+    variant, plus, solver = sub.partition("+")
+    if plus:
+        return variant, solver
+    if sub == "default":
+        return sub, DEFAULT_SOLVER
+    if sub in VARIANTS:
+        return sub, VARIANT_SOLVER
+    return "default", sub
+
+
+def _solve_in_child(clauses: list[list[int]], solver: str, conn: Any, parent: int) -> None:
+    """Child-process body for solvers that cannot be interrupted; it dies with the worker that forked it."""
+    from pysat.solvers import Solver
+
+    guard.die_with_parent()
+    if os.getppid() != parent:  # the worker died before we could ask to die with it
+        os._exit(1)
+
+    try:
+        with Solver(name=solver, bootstrap_with=clauses) as sat:
+            ok = sat.solve()
+            conn.send((ok, sat.get_model() if ok else None, _stats(sat)))
+    except Exception as exc:  # reported by the parent as no answer, with the reason
+        conn.send((None, None, {"error": f"{type(exc).__name__}: {exc}"}))
+    conn.close()
+
+
+def _stats(sat: Any) -> dict[str, Any]:
+    """The solver's counters; some (Kissat) expose none."""
+    try:
+        return dict(sat.accum_stats() or {})
+    except NotImplementedError:
+        return {}
+
+
+# python-sat solvers that run in this process and can log a DRUP proof (``with_proof=True``).
+PROOF_SOLVERS = frozenset({"glucose3", "glucose4", "glucose42"})
+
+
+def proof_text(lines: list[str]) -> str:
+    """A solver's DRUP lines, ending in the empty clause (some solvers leave it implicit)."""
+    body = [line.strip() for line in lines if line.strip()]
+    if not body or body[-1] != "0":
+        body.append("0")
+    return "\n".join(body) + "\n"
+
+
+@dataclass(frozen=True)
+class CnfOptions:
+    """``sat_cmd``: an external DIMACS solver (``cnf:external``); ``card``: the exactly-one encoding."""
+
+    sat_cmd: str | None = None
+    card: str = DEFAULT_CARD
+
+
+class CnfBackend(Backend):
+    family = "cnf"
+    default_sub = DEFAULT_SOLVER
+    description = "hand-written CNF (parallel-step leave times; or the thesis's timestep encoding) on python-sat"
+    encode_targets = ("dimacs",)
+    encode_variants = VARIANTS
+    options_type = CnfOptions
+    plays_quintessence = True  # our encodings (default and steps); the thesis's refuses such boards (see refusal)
+
+    def __init__(self, sub: str | None = None, **options: Any) -> None:
+        super().__init__(sub, **options)
+        self.variant, self.solver = split_sub(self.sub)
+        if self.variant not in VARIANTS:
+            raise ValueError(f"unknown cnf variant '{self.variant}' (choose from {', '.join(VARIANTS)})")
+        self.sat_cmd: str | None = self.options.sat_cmd
+        if self.solver == EXTERNAL:
+            self.sat_cmd = self.sat_cmd or os.environ.get(SAT_CMD_ENV)
+            if not self.sat_cmd:
+                raise ValueError(f"cnf:{EXTERNAL} needs the solver command in ${SAT_CMD_ENV} (e.g. 'cadical -q')")
+        self.card: str = self.options.card
+        self._stop = threading.Event()
+        self._live: Any = None  # the running pysat solver, a child process or a Popen
+        self._proof: str | None = None  # the DRUP text of the last refutation, when logged
+
+    @classmethod
+    def available(cls) -> tuple[bool, str]:
+        try:
+            import pysat.solvers  # noqa: F401
+        except ImportError:
+            return False, "needs the Python package 'python-sat'"
+        return True, ""
+
+    @classmethod
+    def version(cls) -> str:
+        import pysat
+
+        return f"python-sat {pysat.__version__}"
+
+    @classmethod
+    def subs(cls) -> tuple[str, ...]:
+        installed = set(_pysat_solvers())
+        solvers = [s for s in LISTED_SOLVERS if s in installed]
+        if os.environ.get(SAT_CMD_ENV):
+            solvers.append(EXTERNAL)
+        out = [*solvers, "steps", "thesis"]
+        # The thesis on the two solvers measured against glucose4 (docs/cnf.md).  ``thesis-literal``
+        # is not offered: it is unsatisfiable on every board with gold (build_formula and encode have it).
+        out.extend(f"thesis+{s}" for s in ("glucose42", "cadical195", EXTERNAL) if s in solvers)
+        return tuple(out)
+
+    # -- encode
+    def encode(self, board: Board, target: str) -> dict[str, str]:
+        if target != "dimacs":
+            raise NotImplementedError(f"cnf cannot encode to {target}")
+        formula = build_formula(board, self.variant, **self._build_options())
+        return {".cnf": formula.to_dimacs(), ".vars.json": formula.sidecar()}
+
+    def refusal(self, board: Board) -> Result | None:
+        if self.variant not in OUR_VARIANTS and QUINTESSENCE in board.counts:
+            message = f"{self.name}: only our encodings (default, steps) play the quintessence variant (symbol x)"
+            return Result(Status.ERROR, self.name, message=message)
+        return None
+
+    @property
+    def certifies(self) -> bool:
+        """DRUP proofs of the default encoding only: that is the formula the checker rebuilds.  An external
+        solver certifies when its command says where to write the proof (``{proof}``)."""
+        if self.variant != "default" or self.card != DEFAULT_CARD:
+            return False
+        if self.sat_cmd:
+            return PROOF_PLACEHOLDER in self.sat_cmd
+        return self.solver in PROOF_SOLVERS
+
+    def _build_options(self) -> dict[str, Any]:
+        return {"card": self.card} if self.variant in OUR_VARIANTS else {}
+
+    # -- count
+    def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
+        """Projected model counting of this variant's CNF (:mod:`.counting`); at the limit, "at least 0"."""
+        from sigmar.encoders.cnf.counting import count_in_child, counting_formula
+
+        self._stop.clear()
+        start = time.perf_counter()
+        if count_problem(board) is not None:
+            return 0, True
+
+        def build(board: Board, variant: str) -> Formula:
+            options = {"card": self.card} if variant in OUR_VARIANTS else {}
+            return build_formula(board, variant, self._stop.is_set, **options)
+
+        from sigmar.encoders.cnf.default import BuildStopped
+
+        try:
+            formula, projection = counting_formula(board, self.variant, of, build)
+        except BuildStopped:
+            return 0, False
+        remaining = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 0.0)
+        counted = count_in_child(formula, projection, remaining, self._set_live, self._stop.is_set)
+        return (0, False) if counted is None else (counted, True)
+
+    def _set_live(self, process: Any) -> None:
+        self._live = process
+
+    # -- solve
+    def stop(self) -> None:
+        self._stop.set()
+        live = self._live
+        if live is None:
+            return
+        if hasattr(live, "interrupt"):
+            live.interrupt()
+        elif isinstance(live, subprocess.Popen):
+            guard.stop(live)
+        elif hasattr(live, "kill"):
+            live.kill()
+        elif hasattr(live, "terminate"):
+            live.terminate()
+
+    def solve(self, board: Board, time_limit: float | None = None) -> Result:
+        refused = self.refusal(board)
+        if refused is not None:
+            return refused
+        start = time.perf_counter()
+        self._stop.clear()
+        refuted = self.counts_refutation(board, start)
+        if refuted is not None:
+            return refuted
+        from sigmar.encoders.cnf.default import BuildStopped
+
+        try:
+            formula = build_formula(board, self.variant, self._stop.is_set, **self._build_options())
+        except BuildStopped:
+            return Result(Status.UNKNOWN, self.name, time.perf_counter() - start, message="stopped")
+        encode_seconds = time.perf_counter() - start
+        stats: dict[str, Any] = {
+            "variant": self.variant,
+            "solver": self.sat_cmd or self.solver,
+            "variables": formula.nv,
+            "clauses": len(formula.clauses),
+            "horizon": formula.horizon,
+            "encode_seconds": round(encode_seconds, 4),
+        }
+        remaining = None if time_limit is None else max(time_limit - encode_seconds, 0.0)
+        t0 = time.perf_counter()
+        if self.sat_cmd:
+            answer, assignment, solver_stats = self._solve_external(formula, remaining)
+        elif self.solver.startswith(UNINTERRUPTIBLE):
+            answer, assignment, solver_stats = self._solve_child(formula, remaining)
+        else:
+            answer, assignment, solver_stats = self._solve_pysat(formula, remaining)
+        stats["solve_seconds"] = round(time.perf_counter() - t0, 4)
+        stats.update(solver_stats)
+        seconds = time.perf_counter() - start
+        if answer is True:
+            assert assignment is not None
+            return Result(Status.SOLVED, self.name, seconds, moves=tuple(formula.decode(assignment)), statistics=stats)
+        if answer is False:
+            if self.variant == "thesis-literal":
+                return Result(
+                    Status.UNKNOWN,
+                    self.name,
+                    seconds,
+                    message="the literal thesis encoding is unsatisfiable on every board with gold; no proof",
+                    statistics=stats,
+                )
+            return Result(
+                Status.UNSOLVABLE,
+                self.name,
+                seconds,
+                reason=Reason.PROOF,
+                explanation=f"the {self.variant} CNF encoding (horizon {formula.horizon} steps, which every "
+                f"solution fits) is unsatisfiable ({self.sat_cmd or self.solver})",
+                statistics=stats,
+                certificate=self._certificate(formula),
+            )
+        if "error" in stats:
+            return Result(Status.ERROR, self.name, seconds, message=str(stats["error"]), statistics=stats)
+        return Result(Status.UNKNOWN, self.name, seconds, message="time limit", statistics=stats)
+
+    def _certificate(self, formula: Formula) -> Certificate | None:
+        """The refutation as a ``drup`` certificate (docs/formats.md#drup-proofs), when the solver logged a proof.
+
+        Only the proof: the formula it refutes is the board's default encoding, which the
+        runner builds itself for the check and writes beside the proof as ``NAME.cnf`` and
+        ``NAME.vars.json`` (``runners/checking/certify.with_formula``).  Printing it here took
+        0.04-0.06 s of every DRUP answer on a side-6 board.
+        """
+        proof, self._proof = self._proof, None
+        if proof is None:
+            return None
+        return Certificate(CertificateKind.DRUP, texts={".drup": proof})
+
+    def _solve_pysat(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
+        from pysat.solvers import Solver
+
+        # Only the default encoding is certified: the checker re-encodes the board with it.
+        logging = self.certifies
+        self._proof = None
+        with Solver(name=self.solver, bootstrap_with=formula.clauses, with_proof=logging) as sat:
+            self._live = sat
+            timer = None
+            if limit is not None:
+                timer = threading.Timer(limit, sat.interrupt)
+                timer.daemon = True
+                timer.start()
+            try:
+                if self._stop.is_set():
+                    return None, None, {}
+                answer = sat.solve_limited(expect_interrupt=True)
+            finally:
+                if timer is not None:
+                    timer.cancel()
+                self._live = None
+            assignment = sat.get_model() if answer else None
+            if answer is False and logging:
+                self._proof = proof_text(list(sat.get_proof() or []))
+            return answer, assignment, _stats(sat)
+
+    def _solve_child(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
+        """CaDiCaL and friends ignore interrupt(): solve in a child process and kill it at the limit."""
+        # fork: the child needs only the clauses, and starts in milliseconds (spawn re-imports).
+        ctx: Any = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        parent, child = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_solve_in_child, args=(formula.clauses, self.solver, child, os.getpid()), daemon=True)
+        proc.start()
+        child.close()
+        self._live = proc
+        try:
+            if self._stop.is_set() or not parent.poll(limit):
+                return None, None, {}
+            ok, assignment, stats = parent.recv()
+            return ok, assignment, dict(stats or {})
+        except EOFError:  # killed by stop(), or crashed
+            return None, None, ({} if self._stop.is_set() else {"error": "solver process died"})
+        finally:
+            self._live = None
+            if proc.is_alive():
+                proc.kill()
+            proc.join(1)
+            parent.close()
+
+    def _solve_external(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
+        """An external DIMACS solver printing SAT-competition output; killed at the time limit.
+
+        It runs under a guard (:mod:`guard`) in a folder of its own, so neither it, nor
+        anything it starts, nor the formula or proof file outlives the run; its output is
+        read up to ``OUTPUT_CAP`` bytes, and a solver that prints more is an error.  With
+        ``{proof}`` in the command, the proof it wrote is read (a DRUP proof's limit) and
+        sent as the certificate of its "no": the runner checks it like any other.
+        """
+        assert self.sat_cmd is not None
+        self._proof = None
+        folder = tempfile.mkdtemp(prefix="sigmar-cnf-")  # in the run's folder, which a janitor removes
+        proof_error = ""
+        try:
+            # The guard removes the solver's own folder (the formula) as the solver ends; the proof is
+            # written beside it, so that it is still there to be read.
+            solver_folder = os.path.join(folder, "solver")
+            os.mkdir(solver_folder)
+            path = os.path.join(solver_folder, "board.cnf")
+            proof_path = os.path.join(folder, "board.drup")
+            with open(path, "w") as out:
+                out.write(formula.to_dimacs())
+            argv = external_argv(self.sat_cmd, path, proof_path)
+            proc = subprocess.Popen(
+                guarded(argv, cleanup=solver_folder),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                process_group=0,
+            )
+            self._live = proc
+            try:
+                output = read_capped(proc, limit, OUTPUT_CAP)
+            finally:
+                self._live = None
+                guard.stop(proc)
+            if output is not None and self.certifies:
+                self._proof, proof_error = read_proof(proof_path)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        if output is None:  # the time limit
+            return None, None, {}
+        if self._stop.is_set():
+            return None, None, {}
+        stats: dict[str, Any] = {"exit_code": proc.returncode}
+        if len(output) > OUTPUT_CAP:
+            stats["error"] = f"'{self.sat_cmd}' printed more than {OUTPUT_CAP // 2**20} MB; stopped"
+            return None, None, stats
+        if proc.returncode == 127 and not output:
+            stats["error"] = f"'{self.sat_cmd}' could not be started"
+            return None, None, stats
+        status, assignment = parse_assignment(output.decode("utf-8", "replace"))
+        if status == "SATISFIABLE":
+            self._proof = None
+            return True, assignment, stats
+        if status == "UNSATISFIABLE":
+            if proof_error:
+                stats["proof"] = proof_error
+            return False, None, stats
+        stats["error"] = f"'{self.sat_cmd}' printed no 's SATISFIABLE/UNSATISFIABLE' line (exit {proc.returncode})"
+        return None, None, stats
+
+
+def external_argv(command: str, cnf: str, proof: str) -> list[str]:
+    """The external solver's argv: ``{cnf}`` and ``{proof}`` replaced by the paths (the formula appended when
+    the command has no ``{cnf}``), each word split as a shell would."""
+    words = shlex.split(command)
+    argv = [w.replace(CNF_PLACEHOLDER, cnf).replace(PROOF_PLACEHOLDER, proof) for w in words]
+    return argv if any(CNF_PLACEHOLDER in w for w in words) else [*argv, cnf]
+
+
+def read_proof(path: str) -> tuple[str | None, str]:
+    """The proof an external solver wrote, as DRUP text (binary DRAT turned into text), or (None, why not).
+
+    A missing, oversized or unreadable proof gives no certificate: the "no" stays a claim.
+    A binary proof that does not parse is sent as it is, so the check rejects it and says why.
+    """
+    from sigmar.models import drat_binary, input_limits
+
+    try:
+        input_limits.regular_size(path, input_limits.DRUP)
+        with open(path, "rb") as proof:
+            data = proof.read()
+    except (input_limits.InputError, OSError) as exc:
+        return None, f"no proof to read: {exc}"
+    if drat_binary.is_binary(data):
+        try:
+            data = drat_binary.to_text(data)
+        except drat_binary.DratError as exc:
+            return f"c binary DRAT that does not parse: {exc}\nnot a proof\n", ""
+    return data.decode("utf-8", "replace"), ""
+
+
+def read_capped(proc: subprocess.Popen[bytes], limit: float | None, cap: int) -> bytes | None:
+    """The process's standard output, at most ``cap`` + 1 bytes; None when ``limit`` seconds pass first.
+
+    A reader thread fills the buffer so the time limit holds even while the
+    solver prints nothing; past the cap it stops reading and kills the solver.
+    """
+    assert proc.stdout is not None
+    stream = proc.stdout
+    chunks: list[bytes] = []
+    size = [0]
+
+    def drain() -> None:
+        while size[0] <= cap:
+            chunk = os.read(stream.fileno(), 1 << 16)
+            if not chunk:
+                return
+            chunks.append(chunk)
+            size[0] += len(chunk)
+        guard.stop(proc)
+
+    deadline = None if limit is None else time.monotonic() + limit
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    reader.join(limit)
+    try:
+        if reader.is_alive():  # still printing, or silent, at the limit
+            raise subprocess.TimeoutExpired(proc.args, limit or 0)
+        # Its output closed; it may still run (a script that closed stdout): the limit holds too.
+        proc.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        guard.stop(proc)
+        reader.join(5)
+        return None
+    return b"".join(chunks)
