@@ -126,9 +126,10 @@ def test_a_cancelled_request_kills_its_answer() -> None:
     try:
         before = set(served.workers())
         hard = json.dumps({"text": format_board(deal("dense", 6, 1, 239))}).encode()  # seconds of deepest play
-        host, port = served.url.split("//")[1].rstrip("/").split(":")
-        with socket.create_connection((host, int(port)), timeout=30) as sock:
-            head = "POST /api/explain HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        host, port = served.address
+        with socket.create_connection((host, port), timeout=30) as sock:
+            head = f"POST /api/explain HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+            head += f"X-Sigmar-Token: {served.token}\r\n"
             sock.sendall(f"{head}Content-Length: {len(hard)}\r\n\r\n".encode() + hard)
             time.sleep(0.5)  # the job is in a worker by now
         # the client went away: its worker is killed and a fresh one started

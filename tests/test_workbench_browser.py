@@ -59,6 +59,8 @@ def page(browser: Any, server: Any) -> Iterator[Any]:
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # the page keeps within its own Content-Security-Policy (a blocked script, style or image is an error)
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
     page.goto(server.url)
     page.wait_for_selector("#verdict[data-status=solved]", timeout=WAIT)  # the first named board is solvable
     yield page

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -51,11 +52,18 @@ FLAGS = [
 class Served:
     process: subprocess.Popen[str]
     url: str
+    token: str = ""  # the page's token (read from the page, as the page's script does)
+
+    @property
+    def address(self) -> tuple[str, int]:
+        host, port = self.url.split("//")[1].rstrip("/").rsplit(":", 1)
+        return host, int(port)
 
     def post(self, path: str, body: bytes | dict[str, Any], timeout: float = 120) -> tuple[int, dict[str, Any]]:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         request = urllib.request.Request(self.url + path.lstrip("/"), data=data, method="POST")
         request.add_header("Content-Type", "application/json")
+        request.add_header("X-Sigmar-Token", self.token)
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
                 return response.status, json.loads(response.read())
@@ -108,6 +116,7 @@ def serve(*args: str | Path, time_limit: float = 20.0, cwd: Path | None = None) 
     while time.monotonic() < end:  # the workers start with the application
         try:
             if served.get("api/health")[0] == 200:
+                served.token = page_token(served.get("/")[1])
                 return served
         except OSError:
             pass
@@ -116,12 +125,20 @@ def serve(*args: str | Path, time_limit: float = 20.0, cwd: Path | None = None) 
     raise AssertionError("the server never answered /api/health")
 
 
+def page_token(page: bytes) -> str:
+    """The token the server wrote into its page (``<meta name="sigmar-token" content="...">``)."""
+    found = re.search(rb'<meta name="sigmar-token" content="([A-Za-z0-9_-]+)">', page)
+    assert found, "the page holds its token"
+    return found.group(1).decode()
+
+
 async def flood(served: Served, count: int, seconds: float) -> Counter[str]:
     """``count`` requests at once, each on its own connection; the statuses they got (bounded by ``seconds``)."""
-    host, port = served.url.split("//")[1].rstrip("/").split(":")
+    host, port = served.address
     body = json.dumps({"text": SOLVABLE}).encode()
     request = (
-        f"POST /api/verdict HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        f"POST /api/verdict HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+        f"X-Sigmar-Token: {served.token}\r\n"
         f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     ).encode() + body
 

@@ -16,7 +16,10 @@ does.  So each job runs in one of a few worker processes:
 
 Workers are forked from the server process, which by then has imported what the jobs need, so a
 fresh worker costs a fork and no imports.  The server runs no thread of its own (its static files
-are held in memory), so forking it is safe.
+are held in memory), so forking it is safe.  A replacement is forked while the server's event loop
+runs, so the child's first act is to let go of every descriptor it inherited but its pipe
+(:func:`release_inherited`): a client's connection held open by a worker would never reach EOF
+after the server closed it, and would linger in CLOSE-WAIT.
 """
 
 from __future__ import annotations
@@ -46,8 +49,34 @@ class JobFailed(Exception):
     """The job raised, ran out of time or memory, or its worker died: one line saying which."""
 
 
+def release_inherited(keep: int) -> None:
+    """Point every descriptor above 2 but ``keep`` at /dev/null: the server's sockets, its event loop's, its pipes.
+
+    Pointed, not closed: an object the child inherited that still names one of these numbers may
+    close it when collected, and must not close a file the child opened since under that number.
+    """
+    with contextlib.suppress(ValueError, OSError):
+        signal.set_wakeup_fd(-1)  # the event loop's, now /dev/null: a signal here must not write to it
+    null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:  # no /proc: every number up to the limit
+        names = [str(fd) for fd in range(3, min(os.sysconf("SC_OPEN_MAX"), 65536))]
+    for fd in map(int, names):
+        if fd <= 2 or fd in (keep, null):
+            continue
+        try:
+            os.fstat(fd)
+        except OSError:
+            continue  # not open (the listing's own descriptor, gone by now)
+        with contextlib.suppress(OSError):
+            os.dup2(null, fd, inheritable=False)
+    os.close(null)
+
+
 def _worker_main(conn: Connection, memory_mb: float | None) -> None:
     """One worker: run the jobs that come down the pipe, send back ``(True, value)`` or ``(False, message)``."""
+    release_inherited(conn.fileno())
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's; it kills the workers
@@ -119,6 +148,7 @@ class Pool:
         self._idle: asyncio.Queue[_Worker] | None = None
         self._all: set[_Worker] = set()
         self._waiters = 0
+        self.started = 0  # jobs given to a worker (the workbench's health reports it)
         self.closed = False
 
     async def start(self) -> None:
@@ -153,6 +183,7 @@ class Pool:
             raise JobFailed(f"no worker was free within the time limit of {seconds:g} s") from None
         finally:
             self._waiters -= 1
+        self.started += 1
         try:
             reply = await self._job(worker, function, args, deadline - time.monotonic())
         except BaseException:  # a timeout, a dead worker, or the request cancelled: the worker goes

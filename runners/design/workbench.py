@@ -17,12 +17,15 @@ server sends.  Safe by default:
   time runs out or its client cancels it, so no request holds a core past its time limit;
 - it reads no file but the board files named when it started (read once, then), and its own
   page, which it holds in memory;
-- when it stops, its workers are killed.
+- when it stops, its workers are killed;
+- only its own page may ask it anything (:mod:`.gate`: Host, Origin, JSON posts, a token), and a
+  request must arrive within its read time-out (:mod:`.connections`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -31,7 +34,8 @@ from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -41,6 +45,7 @@ from sigmar.models.hexgrid import Hex, from_rowcol
 from sigmar.models.input_limits import InputError, json_value
 from sigmar.models.solution import MAX_MOVES
 from sigmar.runners.design import answers
+from sigmar.runners.design.gate import Allowed, Gate, new_token
 from sigmar.runners.design.jobs import Busy, JobFailed, Pool
 from sigmar.runners.render.svg import board_svg
 
@@ -53,6 +58,9 @@ STATIC = {
 # A page posts one board (a side-16 board is under 2 KB); a body above this is refused unread.
 MAX_BODY = 256 * 1024
 POSTED = "the board text"  # what a posted board's errors name as its file
+READ_TIMEOUT = 10.0  # seconds for a request's headers, then for its body (serve --read-timeout)
+TOKEN_PLACE = b"__SIGMAR_TOKEN__"  # where the page's token is written into index.html
+CLOSE = {"connection": "close"}  # an answer sent before the request's body was read closes its connection
 
 
 @dataclass
@@ -65,6 +73,9 @@ class Settings:
     memory_mb: float | None = 1024
     max_body: int = MAX_BODY
     waiting: int = 64
+    allowed: Allowed = field(default_factory=lambda: Allowed.for_bind("127.0.0.1", 8640))
+    token: str = field(default_factory=new_token)
+    read_timeout: float = READ_TIMEOUT
 
 
 class Refused(Exception):
@@ -75,9 +86,15 @@ class Refused(Exception):
         self.status, self.message, self.where = status, message, where
 
 
-def page_files() -> dict[str, bytes]:
+def page_files(token: str | None = None) -> dict[str, bytes]:
+    """The page's files, its token (a new one by default) written into the page (:mod:`.gate`: only this
+    origin can read it)."""
+    token = token if token is not None else new_token()
     folder = resources.files("sigmar.runners.design") / "static"
-    return {path: (folder / name).read_bytes() for path, (name, _) in STATIC.items()}
+    files = {path: (folder / name).read_bytes() for path, (name, _) in STATIC.items()}
+    assert TOKEN_PLACE in files["/"], "index.html holds the token's place"
+    files["/"] = files["/"].replace(TOKEN_PLACE, token.encode())
+    return files
 
 
 def board_record(board: Board) -> dict[str, Any]:
@@ -93,23 +110,38 @@ def board_record(board: Board) -> dict[str, Any]:
     }
 
 
-async def read_json(request: Request, max_body: int) -> dict[str, Any]:
-    """The request's JSON object, its body refused above ``max_body`` bytes before (or while) it is read."""
+async def read_json(request: Request, max_body: int, seconds: float = READ_TIMEOUT) -> dict[str, Any]:
+    """The request's JSON object, its body refused above ``max_body`` bytes before (or while) it is read,
+    or when it has not all come within ``seconds``."""
     declared = request.headers.get("content-length", "")
     if declared.strip().isdigit() and int(declared) > max_body:
         raise Refused(413, f"the request is {int(declared):,} bytes; a board is posted in at most {max_body:,}")
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > max_body:
-            raise Refused(413, f"the request is more than {max_body:,} bytes; a board is posted in at most that")
+    try:
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > max_body:
+                    raise Refused(413, f"the request is more than {max_body:,} bytes; a board is at most that")
+    except TimeoutError:
+        raise Refused(408, f"the request's body did not all come within {seconds:g} s") from None
     try:
         value = json_value(body.decode("utf-8"), "request")
     except (InputError, UnicodeDecodeError) as exc:
         raise Refused(400, f"the request is not JSON: {exc}") from None
     if not isinstance(value, dict):
         raise Refused(400, "the request must be a JSON object")
+    _refuse_lone_surrogates(value)
     return value
+
+
+def _refuse_lone_surrogates(value: Any) -> None:
+    """JSON may spell a lone surrogate (``"\\ud800"``), which is no character: 400, naming where it is."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end].encode("utf-8", "backslashreplace").decode()
+        raise Refused(400, f"the request holds {bad}, half of a surrogate pair, which is not text") from None
 
 
 def posted_board(record: dict[str, Any]) -> Board:
@@ -150,23 +182,31 @@ def posted_moves(record: dict[str, Any], board: Board) -> list[tuple[Hex, ...]]:
 Work = Callable[[Request, dict[str, Any]], Awaitable[Any]]
 
 
-def json_endpoint(work: Work, max_body: int) -> Callable[[Request], Awaitable[Response]]:
+def json_endpoint(
+    work: Work, max_body: int, read_timeout: float = READ_TIMEOUT
+) -> Callable[[Request], Awaitable[Response]]:
     """An endpoint that reads a JSON object (at most ``max_body`` bytes), does ``work`` and answers JSON.
 
     Every refusal is one line in ``error`` with its status: 400 bad input (with ``row``, ``col``,
-    ``line`` for a board), 413 too large, 503 busy, 504 no answer in time.
+    ``line`` for a board), 408 a body too slow, 413 too large, 503 busy or stopping, 504 no answer
+    in time.  A client that hangs up, and a server that stops, leave no traceback.
     """
 
     async def endpoint(request: Request) -> Response:
         try:
-            record = await read_json(request, max_body)
+            record = await read_json(request, max_body, read_timeout)
             return JSONResponse(await work(request, record))
         except Refused as exc:
-            return JSONResponse({"error": exc.message, **exc.where}, status_code=exc.status)
+            unread = exc.status in (408, 413)  # its body is still coming: the connection goes with the answer
+            return JSONResponse({"error": exc.message, **exc.where}, exc.status, CLOSE if unread else None)
         except Busy as exc:
             return JSONResponse({"error": f"the server is busy: {exc}; try again"}, status_code=503)
         except JobFailed as exc:
             return JSONResponse({"error": str(exc)}, status_code=504)
+        except ClientDisconnect:  # the client hung up while sending: nobody to answer, nothing to report
+            return Response(status_code=499)
+        except asyncio.CancelledError:  # the server stops (Ctrl-C) with this answer in flight: its worker is killed
+            return JSONResponse({"error": "the server is stopping"}, 503, CLOSE)
 
     return endpoint
 
@@ -181,20 +221,21 @@ class Workbench:
         # explanation never costs a verdict its warm worker.
         self.pool = Pool(settings.workers, memory_mb=settings.memory_mb, waiting=settings.waiting)
         self.explainers = Pool(1, memory_mb=settings.memory_mb, waiting=settings.waiting)
-        self.files = page_files()
+        self.files = page_files(settings.token)
 
     def app(self) -> Starlette:
-        post = self.settings.max_body
+        post, wait = self.settings.max_body, self.settings.read_timeout
         routes = [Route(path, self.static) for path in STATIC]
         routes += [
             Route("/api/boards", self.boards),
             Route("/api/health", self.health),
-            Route("/api/draw", json_endpoint(self.draw, post), methods=["POST"]),
-            Route("/api/verdict", json_endpoint(self.verdict, post), methods=["POST"]),
-            Route("/api/explain", json_endpoint(self.explain, post), methods=["POST"]),
-            Route("/api/play", json_endpoint(self.play, post), methods=["POST"]),
+            Route("/api/draw", json_endpoint(self.draw, post, wait), methods=["POST"]),
+            Route("/api/verdict", json_endpoint(self.verdict, post, wait), methods=["POST"]),
+            Route("/api/explain", json_endpoint(self.explain, post, wait), methods=["POST"]),
+            Route("/api/play", json_endpoint(self.play, post, wait), methods=["POST"]),
         ]
-        return Starlette(routes=routes, lifespan=self.lifespan)
+        gate = Middleware(Gate, allowed=self.settings.allowed, token=self.settings.token)
+        return Starlette(routes=routes, lifespan=self.lifespan, middleware=[gate])
 
     @asynccontextmanager
     async def lifespan(self, _app: Starlette) -> AsyncIterator[None]:
@@ -208,13 +249,15 @@ class Workbench:
             self.explainers.close()
 
     def static(self, request: Request) -> Response:
-        return Response(self.files[request.url.path], media_type=STATIC[request.url.path][1])
+        path = request.url.path
+        return Response(self.files[path], media_type=STATIC[path][1], headers={"cache-control": "no-store"})
 
     async def boards(self, _request: Request) -> Response:
         return JSONResponse([{"file": file, **board_record(board)} for file, board in self.settings.boards])
 
     async def health(self, _request: Request) -> Response:
-        return JSONResponse({"ok": True, "workers": len(self.pool.pids()) + len(self.explainers.pids())})
+        workers = len(self.pool.pids()) + len(self.explainers.pids())
+        return JSONResponse({"ok": True, "workers": workers, "jobs": self.pool.started + self.explainers.started})
 
     async def in_worker(
         self,
@@ -230,11 +273,12 @@ class Workbench:
         gone = asyncio.ensure_future(_disconnected(request))
         try:
             await asyncio.wait({job, gone}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
+        finally:  # also when this request is cancelled itself (the server stops)
             gone.cancel()
-        if not job.done():
-            job.cancel()  # the pool kills the worker
-            await asyncio.gather(job, return_exceptions=True)
+            if not job.done():
+                job.cancel()  # the pool kills the worker
+                await asyncio.gather(job, return_exceptions=True)
+        if job.cancelled():
             raise Refused(499, "the request was cancelled")
         return job.result()
 

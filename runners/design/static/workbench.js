@@ -9,6 +9,8 @@
     q: "quicksilver", x: "quintessence"};
   var STANDARD = {a: 8, e: 8, f: 8, w: 8, s: 4, v: 4, m: 4, q: 5};
   var $ = function (id) { return document.getElementById(id); };
+  // The server writes a secret into this page; every post carries it, which a page elsewhere cannot read.
+  var TOKEN = document.querySelector("meta[name=sigmar-token]").content;
 
   var state = {
     dim: 6, name: "", grid: {}, svg: "", text: "", boards: [],
@@ -48,7 +50,7 @@
     if (inflight[name]) inflight[name].abort();
     var controller = new AbortController();
     inflight[name] = controller;
-    return fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
+    return fetch(path, {method: "POST", headers: {"Content-Type": "application/json", "X-Sigmar-Token": TOKEN},
       body: JSON.stringify(body), signal: controller.signal})
       .then(function (response) {
         return response.json().then(function (data) {
