@@ -72,13 +72,17 @@ def test_the_deepest_play_is_the_exhaustive_maximum_and_its_bound_checks(tmp_pat
     assert play.cleared == most_cleared(board), format_board(board)
     _, left = replayed(board, play.moves)  # every move legal by the rule engine
     assert len(board.tiles) - left.bit_count() == play.cleared
+    if play.cleared == len(board.tiles):  # a solvable board: a bound of every tile claims nothing (issue 47, S1)
+        with pytest.raises(CertificateError, match="claims nothing"):
+            check_play_bound(board, write_bound(tmp_path, board, play))
+        return
     verdict = check_play_bound(board, write_bound(tmp_path, board, play))
     assert verdict.valid, verdict.reason
-    if play.cleared < len(board.tiles):  # the position left has no move, and the sentence says why
-        assert not Position(
-            board, frozenset(board.tiles[t].cell for t in range(len(board.tiles)) if left >> t & 1)
-        ).legal_moves()
-        assert explain_dead_end(board, left)[1]
+    # the position left has no move, and the sentence says why
+    assert not Position(
+        board, frozenset(board.tiles[t].cell for t in range(len(board.tiles)) if left >> t & 1)
+    ).legal_moves()
+    assert explain_dead_end(board, left)[1]
 
 
 @settings(max_examples=60, deadline=None)

@@ -55,6 +55,7 @@ MALFORMED = {
     "moves-none": "moves",
     "status-string": "status",
     "kind-string": "certificate kind",
+    "kind-play-bound": "certificate kind",  # issue 47, S1: a bound on a play is no "no"
     "texts-bytes": "certificate text",
     "suffix-slash": "certificate text under",
     "stuck-none": "certificate cells",

@@ -4,7 +4,8 @@ An answers file is what ``solve``, ``prove``, ``crosscheck`` or ``survey --resul
 ``--json``: one answer a line.  Each answer is checked as if a backend had just sent it:
 
 - a ``solved`` answer's moves are replayed by the rule engine (its ``verified`` is not read);
-- an ``unsolvable`` answer's certificate is checked by :func:`check_certificate`; one that has
+- an ``unsolvable`` answer's certificate is checked by :func:`check_certificate`, and only a kind
+  that proves unsolvability can pass (a play-bound file of ``explain`` bounds a play, nothing more); one that has
   none (a claim, or ``corroborated``) cannot be checked, nor can one whose files were in a
   temporary folder that the run removed (``file`` null, or a path that is gone): both fail,
   and the message says to keep the files with ``--proof-dir``;
@@ -107,7 +108,7 @@ def _unsolvable(board: Board, record: dict[str, Any], line: int, base: Path, sta
     except CertificateError as exc:
         return Finding(board.name, "unsolvable", "malformed", str(exc), kind, line=line)
     seconds = time.perf_counter() - start
-    outcome = "valid" if verdict.valid else "invalid"
+    outcome = "valid" if verdict.unsolvable else "invalid"  # only a proof of unsolvability checks a "no"
     return Finding(board.name, "unsolvable", outcome, verdict.reason, kind, seconds, line)
 
 

@@ -13,6 +13,13 @@ A certificate comes as an answer's JSON prints it: ``{"kind": ..., "file": ..., 
 - ``play-bound`` (``explain``'s bound on the deepest play, not a "no" for the whole board):
   :mod:`.play_bound_check`.
 
+Each kind proves one thing (:data:`PROVES`): the six of :class:`CertificateKind` that the
+board cannot be cleared; a play-bound file only that no play clears more than its
+``cleared`` tiles.  :func:`check_certificate`, the check of an "unsolvable", accepts only the
+first; :func:`check_claim`, the check of a lone certificate, checks each for its own claim.
+Either stamps what an accepted certificate proves on its :class:`Verdict`, and an
+"unsolvable" is checked only by a verdict that proves it (``Verdict.unsolvable``).
+
 "Checked" means a certificate was accepted here; "verified" means a solution was
 replayed by the rule engine (:mod:`.replay`).
 """
@@ -31,21 +38,47 @@ from sigmar.runners.checking.drcp_check import check_drcp
 from sigmar.runners.checking.drup_check import check_drup
 from sigmar.runners.checking.play_bound_check import check_play_bound
 from sigmar.runners.checking.stuck_check import check_stuck
-from sigmar.runners.checking.verdict import CertificateError, Verdict
+from sigmar.runners.checking.verdict import PLAY_BOUND, UNSOLVABLE, CertificateError, Verdict
 
 KINDS = tuple(str(kind) for kind in CertificateKind)
-# The play-bound file of ``explain`` (docs/formats.md#play-bound-files): no play clears more than its tiles.
-PLAY_BOUND = "play-bound"
+# What an accepted certificate of each kind proves (docs/certificates.md): every kind of an answer's
+# "unsolvable" that the board cannot be cleared; the play-bound file of ``explain``
+# (docs/formats.md#play-bound-files) only that no play clears more than its ``cleared`` tiles.
+PROVES: dict[str, str] = {**dict.fromkeys(KINDS, UNSOLVABLE), PLAY_BOUND: PLAY_BOUND}
 
 
 def check_certificate(board: Board, certificate: dict[str, Any], base: Path | None = None) -> Verdict:
     """Whether ``certificate`` proves ``board`` unsolvable; CertificateError when it is malformed.
 
+    Only a kind that proves unsolvability can: a play-bound file (true of a solvable board too,
+    for its ``cleared`` may be every tile) is refused with ``Verdict(False)``, unread.
     A relative ``file`` is read from the working folder, else from ``base``.
     """
     named = certificate.get("kind")
-    if named == PLAY_BOUND:  # not a "no" for the whole board but for clearing more than its tiles
-        return check_play_bound(board, _file(certificate, base))
+    if isinstance(named, str) and PROVES.get(named, UNSOLVABLE) != UNSOLVABLE:
+        return Verdict(
+            False,
+            f"a {named} certificate does not prove a board unsolvable: it bounds how many tiles a play clears "
+            f"(explain's deepest play); an unsolvable answer needs one of {', '.join(KINDS)}",
+        )
+    verdict = _unsolvable(board, named, certificate, base)
+    return Verdict(True, verdict.reason, UNSOLVABLE) if verdict.valid else Verdict(False, verdict.reason)
+
+
+def check_claim(board: Board, certificate: dict[str, Any], base: Path | None = None) -> Verdict:
+    """Whether ``certificate`` proves what its kind claims (:data:`PROVES`); CertificateError when malformed.
+
+    A play-bound file: its bound, stamped ``PLAY_BOUND``; any other kind: the board unsolvable.
+    ``sigmar check`` of a lone certificate comes here, and the deepest play of explain's JSON.
+    """
+    if certificate.get("kind") == PLAY_BOUND:
+        verdict = check_play_bound(board, _file(certificate, base))
+        return Verdict(True, verdict.reason, PLAY_BOUND) if verdict.valid else Verdict(False, verdict.reason)
+    return check_certificate(board, certificate, base)
+
+
+def _unsolvable(board: Board, named: object, certificate: dict[str, Any], base: Path | None) -> Verdict:
+    """The check of one of the kinds that prove a board unsolvable, dispatched by kind."""
     if not isinstance(named, str) or named not in KINDS:
         expected = ", ".join((*KINDS, PLAY_BOUND))
         raise CertificateError(f"unknown certificate kind {named!r} (expected one of {expected})")

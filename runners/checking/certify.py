@@ -155,7 +155,7 @@ def certify(board: Board, result: Result, store: ProofStore) -> Result:
     start = time.perf_counter()
     try:
         verdict = check_certificate(board, {**certificate.json(), "file": certificate.file})
-        valid, why = verdict.valid, verdict.reason
+        valid, why = verdict.unsolvable, verdict.reason
     except CertificateError as exc:
         valid, why = False, str(exc)
     finally:

@@ -55,10 +55,17 @@ def leftover(m: Masks, tiles: int) -> int:
 
 
 def read_bound(header: dict, size: int, where: str) -> int:
-    """The header's ``cleared``: a whole number from 0 to the number of tiles."""
+    """The header's ``cleared``: a whole number below the number of tiles.
+
+    A bound of every tile is true of every board and claims nothing (it would "prove" a
+    solvable board's deepest play), so it is refused as malformed.
+    """
     cleared = header.get("cleared")
-    if type(cleared) is not int or not 0 <= cleared <= size:
-        raise CertificateError(f'{where}: line 1: "cleared" must be a whole number from 0 to {size}')
+    if type(cleared) is not int or not 0 <= cleared < size:
+        raise CertificateError(
+            f'{where}: line 1: "cleared" must be a whole number from 0 to {size - 1}, below the {size} tiles '
+            "(a bound of every tile claims nothing)"
+        )
     return cleared
 
 

@@ -30,7 +30,7 @@ from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.input_limits import ANSWERS, DEAD_STATES, DRCP_MODEL, VARS_JSON, InputError
 from sigmar.runners.checking.answers import Finding, check_answer, is_answer, missing_boards
-from sigmar.runners.checking.certificates import check_certificate
+from sigmar.runners.checking.certificates import PROVES, check_claim
 from sigmar.runners.checking.cubes_check import read_split
 from sigmar.runners.checking.dead_states_check import DEAD_STATES_FORMAT
 from sigmar.runners.checking.drcp_check import drcp_model_file
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     for board, record in work:
         start = time.perf_counter()
         try:
-            verdict = check_certificate(board, record, base=cert.parent)
+            verdict = check_claim(board, record, base=cert.parent)  # each kind for what it proves
         except CertificateError as exc:
             raise CertificateError(f"{cert}: board {board.name!r}: {exc}") from None
         seconds = time.perf_counter() - start
@@ -189,6 +189,7 @@ def _print(board: Board, record: dict[str, Any], verdict: Verdict, seconds: floa
             "board": board.name,
             "kind": record["kind"],
             "valid": verdict.valid,
+            "proves": PROVES.get(str(record["kind"]), ""),
             "reason": verdict.reason,
             "check_seconds": round(seconds, 4),
         }

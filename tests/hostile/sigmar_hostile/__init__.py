@@ -72,6 +72,15 @@ def _flood(stream: int, lines: int) -> None:
         os.write(stream, (FLOOD_LINE + "\n").encode())
 
 
+def _bound_of_every_tile(board: Board) -> str:
+    """A play-bound file (docs/formats.md#play-bound-files) saying no play clears more than every tile."""
+    import json
+
+    tiles = [list(board.rowcol(t.cell)) for t in board.tiles]
+    header = {"format": "sigmar-play-bound", "version": 1, "board": board.name, "cleared": len(tiles), "tiles": tiles}
+    return json.dumps(header) + "\n" + json.dumps({"state": format((1 << len(tiles)) - 1, "x"), "stays": []}) + "\n"
+
+
 # name -> (what it does, solve(name, board, time_limit) -> anything)
 BEHAVIOURS: dict[str, tuple[str, Callable[[str, Board, float | None], Any]]] = {
     # -- lies about the fields the runner owns (R1)
@@ -132,6 +141,14 @@ BEHAVIOURS: dict[str, tuple[str, Callable[[str, Board, float | None], Any]]] = {
     "kind-string": (
         "a certificate kind as a string",
         lambda n, b, t: _no(n, reason=Reason.STATIC, certificate=Certificate("stuck", ((0, 0),))),  # type: ignore[arg-type]
+    ),
+    "kind-play-bound": (
+        "a play-bound file of every tile (true of any board) as the certificate of unsolvable",
+        lambda n, b, t: _no(
+            n,
+            reason=Reason.PROOF,
+            certificate=Certificate("play-bound", texts={".bound.jsonl": _bound_of_every_tile(b)}),  # type: ignore[arg-type]
+        ),
     ),
     "texts-bytes": (
         "certificate texts as bytes",
