@@ -17,12 +17,13 @@ from collections.abc import Iterator
 import pytest
 
 from sigmar.encoders.cnf import DEFAULT_SOLVER
-from sigmar.encoders.minizinc import backend as mzn
+from sigmar.encoders.minizinc import solvers as mzn
+from sigmar.encoders.minizinc.backend import MinizincBackend
 from sigmar.encoders.registry import FamilyInfo, listing
 from sigmar.runners.cli import main
 from sigmar.runners.cli.backends import block
 
-MINIZINC_READY = mzn.MinizincBackend.available()[0]
+MINIZINC_READY = MinizincBackend.available()[0]
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +112,7 @@ def test_without_chuffed_the_default_falls_back_to_gecode_and_says_so(
 ) -> None:
     assert "chuffed" not in mzn.installed_solvers()
     assert mzn.default_plan() == "gecode"
-    assert mzn.MinizincBackend().name == "minizinc:gecode"
+    assert MinizincBackend().name == "minizinc:gecode"
     row = json_rows(capsys)["minizinc"]
     assert row["default"] == "minizinc:gecode" and "gecode+chuffed" not in row["subs"]
     assert "needs Chuffed, not installed here" in row["default_note"]

@@ -76,9 +76,10 @@ def test_a_sat_cmd_that_cannot_start_is_exit_2_up_front(tmp_path: Path, command:
 
 
 def test_a_flooding_sat_cmd_is_an_error_not_a_memory_hog(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sigmar.encoders.cnf import backend as cnf
+    from sigmar.encoders import cnf
+    from sigmar.encoders.cnf import external
 
-    monkeypatch.setattr(cnf, "OUTPUT_CAP", 1 << 20)  # `yes` prints 1 MB in milliseconds
+    monkeypatch.setattr(external, "OUTPUT_CAP", 1 << 20)  # `yes` prints 1 MB in milliseconds
     result = cnf.CnfBackend("external", sat_cmd="yes").solve(BOARD, 20)
     assert result.status is Status.ERROR and "more than" in result.message, result
 

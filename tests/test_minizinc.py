@@ -322,12 +322,13 @@ def test_two_threads_each_keep_their_own_time_limit() -> None:
 
 def test_the_backend_runs_the_shipped_configuration_when_the_library_is_there() -> None:
     """Where gecode_presolver is missing the backend falls back to the stock Gecode configuration."""
-    from sigmar.encoders.minizinc.backend import _base_instance, _has_presolver_library
+    from sigmar.encoders.minizinc.runs import base_instance
+    from sigmar.encoders.minizinc.solvers import has_presolver_library
 
     assert '"-Ggecode_presolver"' in GECODE_CONFIG.read_text()
-    if not _has_presolver_library():
+    if not has_presolver_library():
         pytest.skip("this MiniZinc has no gecode_presolver library; the stock gecode configuration is used")
-    base = _base_instance("gecode", str(MODELS["order"]), threading.get_ident())
+    base = base_instance("gecode", str(MODELS["order"]), threading.get_ident())
     assert base._solver.id == "org.sigmar.gecode"
 
 

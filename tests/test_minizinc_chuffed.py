@@ -25,13 +25,8 @@ if shutil.which("minizinc") is None or shutil.which("fzn-gecode") is None:
     pytest.skip("the minizinc executable or fzn-gecode is not on PATH", allow_module_level=True)
 pytest.importorskip("minizinc", reason="the minizinc Python package is not installed")
 
-from sigmar.encoders.minizinc.backend import (
-    PLANS,
-    WASM_RUNNER,
-    MinizincBackend,
-    from_wasm,
-    installed_solvers,
-)
+from sigmar.encoders.minizinc.backend import MinizincBackend
+from sigmar.encoders.minizinc.solvers import PLANS, WASM_RUNNER, from_wasm, installed_solvers
 from tests.conftest import random_board
 from tests.test_minizinc import _children
 

@@ -41,9 +41,11 @@ from typing import Any
 from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 
-from sigmar.encoders.cnf.formula import ClauseSink, Describe, Formula, Lit, by_kind, neg
+from sigmar.encoders.cnf.formula import ClauseSink, Formula, Lit, neg
+from sigmar.encoders.cnf.leave_steps import freeing_windows, leave_step_bounds
+from sigmar.encoders.cnf.names import describer
 from sigmar.models.board import Board
-from sigmar.models.facts import facts_of, tile_ids
+from sigmar.models.facts import facts_of
 from sigmar.models.result import Move
 from sigmar.models.tiles import ELEMENTS
 
@@ -54,77 +56,6 @@ CARD_ENCODINGS = {
     "totalizer": EncType.totalizer,
     "cardnetwrk": EncType.cardnetwrk,
 }
-
-
-def freeing_windows(board: Board) -> list[tuple[tuple[int, ...], ...] | None]:
-    """Per tile, its minimal windows (``sigmar.models.facts``); None when it is free from the start."""
-    return [None if runs == ((),) else runs for runs in facts_of(board).minimal_windows]
-
-
-def leave_step_bounds(board: Board, K: int) -> tuple[list[int], list[int]]:
-    """Earliest and latest leave step of each tile (``K + 1`` earliest: it can never leave).
-
-    Both are fixpoints of sound bounds: a tile leaves after every tile of some
-    neighbour window and with a mate; metals leave one after another.  Latest:
-    a tile lying in every window of another must leave before it.
-    """
-    facts = facts_of(board)
-    # A tile leaves in the step of some partner (quintessence: of its elements, and they of it).
-    mates = [tile_ids(facts.partners[i]) for i in range(facts.size)]
-    return _earliest(board, K, mates), _latest(board, K, mates)
-
-
-def _earliest(board: Board, K: int, mates: list[list[int]]) -> list[int]:
-    facts = facts_of(board)
-    sets = freeing_windows(board)
-    chain = facts.metal_chain
-    previous_metal = dict(zip(chain[1:], chain, strict=False))
-    gold_tile = facts.gold
-    never = K + 1
-    early = [1] * facts.size
-    changed = True
-    while changed:
-        changed = False
-        for i in range(facts.size):
-            best = 1 if sets[i] is None else 1 + min(max(early[m] for m in s) for s in sets[i] or [])
-            if i != gold_tile:
-                best = max(best, min((early[j] for j in mates[i]), default=never))
-            if i in previous_metal:
-                best = max(best, early[previous_metal[i]] + 1)
-            best = min(best, never)
-            if best > early[i]:
-                early[i] = best
-                changed = True
-    return early
-
-
-def _latest(board: Board, K: int, mates: list[list[int]]) -> list[int]:
-    facts = facts_of(board)
-    sets = freeing_windows(board)
-    chain = facts.metal_chain
-    next_metal = dict(zip(chain, chain[1:], strict=False))
-    gold_tile = facts.gold
-    late = [K] * facts.size
-    must_precede: list[list[int]] = [[] for _ in range(facts.size)]  # i must leave before each j listed
-    for j, s in enumerate(sets):
-        if s:
-            for m in set(s[0]).intersection(*map(set, s[1:])):
-                must_precede[m].append(j)
-    changed = True
-    while changed:
-        changed = False
-        for i in range(facts.size):
-            best = late[i]
-            for j in must_precede[i]:
-                best = min(best, late[j] - 1)
-            if i in next_metal:
-                best = min(best, late[next_metal[i]] - 1)
-            if i != gold_tile:
-                best = min(best, max((late[j] for j in mates[i]), default=0))
-            if best < late[i]:
-                late[i] = best
-                changed = True
-    return late
 
 
 @dataclass(frozen=True)
@@ -468,28 +399,3 @@ def by_mate_tiles(mate_vars: dict[tuple[int, int], int]) -> list[int]:
 def _kind(pool: IDPool, var: int) -> str | None:
     obj = pool.obj(var)
     return obj[0] if isinstance(obj, tuple) else None
-
-
-def describer(board: Board) -> Describe:
-    """Human names for the default encoding's variables."""
-
-    def tile(i: int) -> str:
-        t = board.tiles[i]
-        row, col = board.rowcol(t.cell)
-        return f"tile {i} '{t.symbol}' [{row}, {col}]"
-
-    def ids(tiles: tuple[int, ...]) -> str:
-        return ", ".join(map(str, tiles))
-
-    return by_kind(
-        {
-            "gone": lambda i, step: f"gone({tile(i)}, by the end of step {step})",
-            "takes": lambda x, t: f"takes({tile(x)} leaves with {tile(t)})",
-            "mate": lambda i, j: f"mates({tile(i)}, {tile(j)}: they leave together)",
-            "before": lambda i, j: f"before({tile(i)} leaves in an earlier step than {tile(j)})",
-            "window": lambda i, tiles: f"window({tile(i)} is freed by tiles {ids(tiles)})",
-            "bit": lambda i, k: f"bit {k} of the leave step of {tile(i)}",
-            "leaves": lambda i, step: f"leaves({tile(i)}, in step {step})",
-            "clear": lambda tiles, step: f"clear(tiles {ids(tiles)} all gone by the end of step {step})",
-        }
-    )

@@ -26,7 +26,7 @@ from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula
 from sigmar.encoders.cnf.default import build as build_default
-from sigmar.encoders.cnf.default import leave_step_bounds
+from sigmar.encoders.cnf.leave_steps import leave_step_bounds
 from sigmar.encoders.registry import info, make
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import read_boards
