@@ -37,8 +37,6 @@ pytest.importorskip("distributed", reason="--cluster needs dask.distributed")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-
-
 @pytest.fixture(scope="module")
 def stock() -> Iterator[tuple[Any, set[int]]]:
     """The cluster, and the set into which the tests put every process their tasks started."""

@@ -381,8 +381,10 @@ def test_serve_prints_its_address_as_json_and_offers_the_boards_picked() -> None
     """serve --json: one JSON object with the address (for a script that asked for --port 0), nothing else;
     FILE:START-END and --board narrow the boards its page can open."""
     from sigmar.models.boardfile import read_boards
+
     pytest.importorskip("uvicorn", reason="serve needs the workbench's server (uvicorn)")
     from tests import workbench_harness as harness
+
     names = [b.name for b in read_boards(SMALL)]
     command = [sys.executable, "-m", "sigmar.runners.cli", "serve", f"{SMALL}:2-4", "--board", names[3]]
     process = subprocess.Popen(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -17,9 +18,12 @@ from typing import Any
 import pytest
 
 from sigmar.encoders.processes.guard import descendants
-from sigmar.models.boardfile import format_board
+from sigmar.encoders.search import SearchBackend
+from sigmar.models.boardfile import format_board, parse_boards
 from sigmar.models.deal import deal
+from sigmar.models.rules import Position
 from sigmar.runners.cli import main
+from sigmar.runners.render.svg import board_svg
 from tests import workbench_harness as harness
 from tests.conftest import INSTANCES, wait_for
 
@@ -96,6 +100,34 @@ def test_play_judges_each_move_and_names_the_one_that_lost(server: Any) -> None:
     assert status == 400 and "off" in answer["error"]
 
 
+def test_position_gives_the_free_tiles_and_legal_moves_as_the_rule_engine_does(server: Any) -> None:
+    board = parse_boards(LOSABLE, "losable")[0]
+    status, answer = server.post("/api/position", {"text": LOSABLE, "moves": []})
+    assert status == 200 and answer["legal"] and answer["status"] == "playing"
+    start = Position.start(board)
+    assert answer["free"] == [list(board.rowcol(c)) for c in start.free_cells()]
+    assert answer["legal_moves"] == [[list(board.rowcol(c)) for c in m.cells] for m in start.legal_moves()]
+    assert (answer["tiles"], answer["left"], answer["moves"], answer["count"]) == (9, 9, 0, len(start.legal_moves()))
+    status, answer = server.post("/api/position", {"text": LOSABLE, "moves": [[[0, 1], [3, 0]]]})
+    assert answer["left"] == 7 and answer["moves"] == 1
+    status, answer = server.post("/api/position", {"text": LOSABLE, "moves": [[[1, 1], [2, 1]]]})  # vitae, mors
+    assert not answer["legal"] and answer["move"] == 1 and "not free" in answer["why"]
+    solution = SearchBackend().solve(board, 30)
+    cleared = [[list(board.rowcol(c)) for c in m.cells] for m in solution.moves]
+    status, answer = server.post("/api/position", {"text": LOSABLE, "moves": cleared})
+    assert answer["status"] == "cleared" and answer["left"] == 0 and answer["free"] == []
+    status, answer = server.post("/api/play", {"text": LOSABLE, "moves": cleared[:1]})
+    assert answer["status"] == "clearable" and answer["solution_moves"] == len(cleared) - 1
+
+
+def test_the_palette_draws_each_kind_with_its_sign(server: Any) -> None:
+    status, body = server.get("/api/palette")
+    icons = json.loads(body)
+    assert status == 200 and set(icons) == set(".aefwsvmq123456789x")
+    assert all("<svg" in icons[s] and "<path" in icons[s] for s in "aefwsvmq123456x")  # a drawn sign
+    assert "<text" in icons["7"] and icons["."] == ""  # no sign above silver but gold: the digit
+
+
 def test_explain_gives_the_deepest_play_and_a_repair(server: Any) -> None:
     status, answer = server.post("/api/explain", {"text": format_board(deal("dense", 6, 1, 0))})
     assert status == 200 and answer["status"] == "unsolvable"
@@ -167,3 +199,33 @@ def _alive(pid: int) -> bool:
 
 
 __all__ = ["descendants"]
+
+
+def test_tiles_are_drawn_with_the_game_s_signs_and_an_inner_ring_for_marks() -> None:
+    """Each kind its own sign (not a letter), gold the sun whatever its digit; letters where the game has no sign."""
+    board = parse_boards("  a e f\n w s v m\n q 1 2 3 4\n 5 6 7 x\n  . . 8\n", "kinds")[0]  # gold: 8
+    svg = board_svg(board, symbols=True)
+    tiles = dict(re.findall(r'data-tile="(\w)"[^>]*>(.*?)</g>', svg))
+    signs = {s: m.group(1) for s, inner in tiles.items() if (m := re.search(r'href="#g-(\w+)"', inner))}
+    assert signs == {
+        "a": "a",
+        "e": "e",
+        "f": "f",
+        "w": "w",
+        "s": "s",
+        "v": "v",
+        "m": "m",
+        "q": "q",
+        "x": "x",
+        "1": "lead",
+        "2": "tin",
+        "3": "iron",
+        "4": "copper",
+        "5": "silver",
+        "8": "gold",
+    }
+    assert {key: svg.count(f'id="g-{key}"') for key in signs.values()} == dict.fromkeys(signs.values(), 1)
+    assert '<text class="k">6</text>' in tiles["6"]  # no sign: the digit
+    assert svg.count('class="ring"') == len(board.tiles)
+    plain = board_svg(board)  # elsewhere (show --svg) the letters stay
+    assert "#g-" not in plain and ">A</text>" in plain

@@ -16,14 +16,18 @@ from typing import Any
 
 import pytest
 
+from sigmar.encoders.search import SearchBackend
 from sigmar.models.boardfile import format_board
 from sigmar.models.deal import deal
+from sigmar.models.result import Status
 from tests import workbench_harness as harness
 from tests.conftest import INSTANCES
 
 WAIT = 60_000  # milliseconds: what a page shows on a loaded machine comes within this
 # Solvable, but its first move salt [0, 1] with fire [3, 0] leaves three air: lost (tests/test_workbench.py).
 LOSABLE = "  . s a\n . v 1 a\n. m . . .\n f . a .\n  f . .\n"
+# Unsolvable; its smallest repair moves the air at [0, 0] to the empty cell [2, 0].
+MOVE_REPAIR = "  a . w\n . a . f\n. . e f .\n w f f .\n  e . .\n"
 
 MISSING = harness.why_no_browser()
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"no browser for the workbench tests: {MISSING}")
@@ -120,21 +124,132 @@ def test_stepping_through_the_replay(page: Any) -> None:
     assert page.locator("#board .t.gone").count() == 55
 
 
-def test_a_losing_move_is_flagged(page: Any) -> None:
-    page.fill("#text", LOSABLE)
+def counter(page: Any) -> tuple[int, int, int]:
+    """The play counter as the page shows it: tiles left, of how many, moves made."""
+    return (
+        int(page.inner_text("#count-left")),
+        int(page.inner_text("#count-tiles")),
+        int(page.inner_text("#count-moves")),
+    )
+
+
+def start_play(page: Any, text: str) -> None:
+    page.fill("#text", text)
     assert verdict_after(page, edits(page)) == "solved"
     page.click("#mode-play")
+    page.wait_for_selector("#verdict[data-status=clearable]", timeout=WAIT)
+
+
+def moved(page: Any, count: int) -> None:
+    """Wait until the page shows the position after ``count`` moves."""
+    page.wait_for_function(
+        "n => document.getElementById('count-moves').textContent === String(n)", arg=count, timeout=WAIT
+    )
+
+
+def test_playing_a_side_3_board_to_the_end_clicking_only_tiles_marked_free(page: Any) -> None:
+    board = deal("dense", 3, 1, 2)  # 13 tiles: elements, quicksilver, three metals (gold leaves alone)
+    solution = SearchBackend().solve(board, 60)
+    assert solution.status is Status.SOLVED
+    start_play(page, format_board(board))
+    assert counter(page) == (13, 13, 0)
+    left = 13
+    for number, move in enumerate(solution.moves, start=1):
+        free = set(page.eval_on_selector_all("#board .t.free:not(.gone)", "ts => ts.map(t => t.dataset.cell)"))
+        blocked = set(page.eval_on_selector_all("#board .t.blocked:not(.gone)", "ts => ts.map(t => t.dataset.cell)"))
+        assert len(free) + len(blocked) == left and not free & blocked
+        cells = ["{},{}".format(*board.rowcol(cell)) for cell in move.cells]
+        assert set(cells) <= free, (number, cells, free)  # each tile clicked is one the page marks free
+        for cell in cells:
+            page.click(f"#board [data-cell='{cell}']")
+        moved(page, number)
+        left -= len(cells)
+        assert counter(page) == (left, 13, number)
+    page.wait_for_selector("#verdict[data-status=cleared]", timeout=WAIT)
+    assert "Cleared" in page.inner_text("#verdict") and page.locator("#board .t.gone").count() == 13
+
+
+def test_a_blocked_tile_is_dimmed_and_says_why_it_cannot_move(page: Any) -> None:
+    start_play(page, format_board(deal("dense", 3, 1, 2)))
+    blocked = page.eval_on_selector_all("#board .t.blocked", "ts => ts.map(t => t.dataset.cell)")
+    assert blocked and page.locator("#board .t.free").count() + len(blocked) == 13
+    assert page.eval_on_selector(f"#board [data-cell='{blocked[0]}']", "t => getComputedStyle(t).opacity") < "1"
+    page.click(f"#board [data-cell='{blocked[0]}']")
+    assert "is blocked" in page.inner_text("#play-status") and counter(page)[2] == 0
+    free = page.eval_on_selector_all("#board .t.free", "ts => ts.map(t => t.dataset.cell)")
+    for cell in free:  # the first free tile that pairs with another is picked, and its partners outlined
+        page.click(f"#board [data-cell='{cell}']")
+        if page.locator("#board .t.pick").count():
+            break
+        assert "pairs with no free tile" in page.inner_text("#play-status")
+    partners = page.eval_on_selector_all("#board .t.partner", "ts => ts.map(t => t.dataset.cell)")
+    assert page.locator("#board .t.pick").count() == 1 and partners and set(partners) <= set(free)
+
+
+def test_a_hint_is_taken_and_undone(page: Any) -> None:
+    start_play(page, LOSABLE)
+    assert counter(page) == (9, 9, 0)
     page.click("#hint")
+    page.wait_for_selector("#play-status[data-status=hint]", timeout=WAIT)
     assert "keeps the board clearable" in page.inner_text("#play-status")
+    hinted = page.eval_on_selector_all("#board .t.next", "ts => ts.map(t => t.dataset.cell)")
+    assert 1 <= len(hinted) <= 2 and all(
+        "free" in page.get_attribute(f"#board [data-cell='{c}']", "class") for c in hinted
+    )
+    for cell in hinted:  # taken: its tiles clicked
+        page.click(f"#board [data-cell='{cell}']")
+    moved(page, 1)
+    assert counter(page) == (9 - len(hinted), 9, 1)
+    page.wait_for_selector("#verdict[data-status=clearable]", timeout=WAIT)
+    page.click("#undo")
+    moved(page, 0)
+    assert counter(page) == (9, 9, 0) and page.locator("#board .t.gone").count() == 0
+
+
+def test_a_losing_move_is_flagged_and_the_banner_follows_the_position(page: Any) -> None:
+    start_play(page, LOSABLE)
+    assert "Solvable from here" in page.inner_text("#verdict")
     page.click("#board [data-cell='0,1']")  # salt
     page.click("#board [data-cell='3,0']")  # with fire: three air are left, which cannot pair
-    page.wait_for_selector("#play-status[data-status=lost]", timeout=WAIT)
-    status = page.inner_text("#play-status")
-    assert "move 1" in status and "air" in status
+    page.wait_for_selector("#verdict[data-status=lost]", timeout=WAIT)
+    banner = page.inner_text("#verdict")
+    assert banner.startswith("Lost") and "after move 1" in banner and "air" in banner
+    assert page.inner_text("#play-status").startswith("Move 1 lost the game")
     assert page.locator("#played li.lost").count() == 1
     page.click("#undo")
-    page.wait_for_selector("#play-status[data-status='']", timeout=WAIT)
+    page.wait_for_selector("#verdict[data-status=clearable]", timeout=WAIT)
     assert page.locator("#board .t.gone").count() == 0
+
+
+def test_keyboard_play_in_a_narrow_window(browser: Any, server: Any) -> None:
+    context = browser.new_context(viewport={"width": 380, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(server.url)
+        page.wait_for_selector("#verdict[data-status=solved]", timeout=WAIT)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 380  # nothing wider than the window
+        width = page.eval_on_selector("#board svg", "s => s.getBoundingClientRect().width")
+        assert 300 <= width <= 380
+        start_play(page, LOSABLE)
+        assert page.get_attribute("#board [data-cell='1,1']", "tabindex") is None  # vitae: blocked, not reachable
+        page.focus("#mode-play")
+        page.keyboard.press("Tab")  # the next stop is the board's first free tile
+        focused = page.evaluate("() => document.activeElement.dataset.cell")
+        assert "free" in page.get_attribute(f"#board [data-cell='{focused}']", "class")
+        page.keyboard.press("Enter")
+        assert page.locator("#board .t.pick").count() == 1
+        page.keyboard.press("Escape")
+        assert page.locator("#board .t.pick").count() == 0
+        page.keyboard.press("h")
+        page.wait_for_selector("#play-status[data-status=hint]", timeout=WAIT)
+        for cell in page.eval_on_selector_all("#board .t.next", "ts => ts.map(t => t.dataset.cell)"):
+            page.focus(f"#board [data-cell='{cell}']")
+            page.keyboard.press("Enter")
+        moved(page, 1)
+        page.keyboard.press("u")
+        moved(page, 0)
+    finally:
+        context.close()
 
 
 def test_applying_the_repair_makes_the_board_solvable(page: Any) -> None:
@@ -142,10 +257,23 @@ def test_applying_the_repair_makes_the_board_solvable(page: Any) -> None:
     assert verdict_after(page, edits(page)) == "unsolvable"
     page.wait_for_selector("#apply-repair", timeout=WAIT)
     assert "no play clears more" in page.inner_text("#deepest")
+    changed = page.eval_on_selector_all("#board .change", "ms => ms.map(m => m.dataset.cell || m.dataset.at)")
+    assert sorted(changed) == ["2,2", "6,3"]  # the swap's two tiles, both outlined
     page.click("#replay-deepest")
     assert page.inner_text("#step").startswith("deepest play: move 1 of")
     page.click("#apply-repair")
     assert verdict_after(page, edits(page)) == "solved"
+
+
+def test_a_repair_that_moves_a_tile_outlines_its_empty_target_too(page: Any) -> None:
+    page.fill("#text", MOVE_REPAIR)
+    assert verdict_after(page, edits(page)) == "unsolvable"
+    page.wait_for_selector("#apply-repair", timeout=WAIT)
+    assert "to the empty cell [2, 0]" in page.inner_text("#repair")
+    assert page.locator("#board g.t.change").count() == 1  # the air that moves
+    assert page.locator("#board [data-at='2,0'].change").count() == 1  # and the empty cell it moves to
+    ring = page.eval_on_selector("#board [data-at='2,0']", "u => getComputedStyle(u).strokeWidth")
+    assert float(ring.rstrip("px")) >= 3
 
 
 def test_export_holds_the_board(page: Any, server: Any) -> None:

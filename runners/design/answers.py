@@ -98,7 +98,8 @@ def play(board: Board, moves: list[tuple[Hex, ...]], time_limit: float) -> dict[
     now = raced_answer(remaining(board, position.occupied), time_limit)
     if now.status is Status.SOLVED:
         hint = move_to_json(board, now.moves[0])
-        return {**record, "status": "clearable", "why": "the position can still be cleared", "hint": hint}
+        record.update(status="clearable", why="the position can still be cleared", hint=hint)
+        return {**record, "solution_moves": len(now.moves)}
     if now.status is not Status.UNSOLVABLE:
         return {**record, "status": "unknown", "why": now.message or "no answer within the time limit"}
     lost, reason = _losing_move(board, positions, now, time_limit)

@@ -47,7 +47,8 @@ from sigmar.models.solution import MAX_MOVES
 from sigmar.runners.design import answers
 from sigmar.runners.design.gate import Allowed, Gate, new_token
 from sigmar.runners.design.jobs import Busy, JobFailed, Pool
-from sigmar.runners.render.svg import board_svg
+from sigmar.runners.design.position import position_json
+from sigmar.runners.render.svg import board_svg, tile_icon
 
 # The page's own files: the only ones it serves, read from the package once.
 STATIC = {
@@ -106,7 +107,8 @@ def board_record(board: Board) -> dict[str, Any]:
         "cells": cells,
         "text": format_board(board),
         "counts": dict(Counter(t.symbol for t in board.tiles)),
-        "svg": board_svg(board, keep_gone=True, cell_names=True),
+        "gold": board.gold,
+        "svg": board_svg(board, keep_gone=True, cell_names=True, symbols=True),
     }
 
 
@@ -233,6 +235,8 @@ class Workbench:
             Route("/api/verdict", json_endpoint(self.verdict, post, wait), methods=["POST"]),
             Route("/api/explain", json_endpoint(self.explain, post, wait), methods=["POST"]),
             Route("/api/play", json_endpoint(self.play, post, wait), methods=["POST"]),
+            Route("/api/position", json_endpoint(self.position, post, wait), methods=["POST"]),
+            Route("/api/palette", self.palette),
         ]
         gate = Middleware(Gate, allowed=self.settings.allowed, token=self.settings.token)
         return Starlette(routes=routes, lifespan=self.lifespan, middleware=[gate])
@@ -254,6 +258,11 @@ class Workbench:
 
     async def boards(self, _request: Request) -> Response:
         return JSONResponse([{"file": file, **board_record(board)} for file, board in self.settings.boards])
+
+    async def palette(self, _request: Request) -> Response:
+        """Each kind's tile as a small SVG, for the editor's palette (6 drawn as gold, as on the game's board)."""
+        symbols = ".aefwsvmq123456789x"
+        return JSONResponse({s: tile_icon(s, "6") if s != "." else "" for s in symbols})
 
     async def health(self, _request: Request) -> Response:
         workers = len(self.pool.pids()) + len(self.explainers.pids())
@@ -293,6 +302,11 @@ class Workbench:
         limit = self.settings.time_limit  # each of verdict, deepest play and repair
         work = (posted_board(record), limit)
         return await self.in_worker(request, answers.explanation, work, 3 * limit + 10, self.explainers)
+
+    async def position(self, _request: Request, record: dict[str, Any]) -> Any:
+        """The position after the posted moves: free tiles and legal moves, in this process (milliseconds)."""
+        board = posted_board(record)
+        return position_json(board, posted_moves(record, board))
 
     async def play(self, request: Request, record: dict[str, Any]) -> Any:
         board = posted_board(record)

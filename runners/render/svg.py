@@ -6,7 +6,10 @@ grey: the letter carries the kind, colour only helps.  Built from strings with
 the standard library, so it needs neither rich nor a browser.
 
 To draw a board with some cells picked out (a bench report's hardest boards,
-say): ``board_svg(board, highlight=cells)``.
+say): ``board_svg(board, highlight=cells)``.  ``symbols=True`` draws the game's
+signs instead of letters (:mod:`.glyphs`: triangles for the elements, the
+planets' signs for the metals), and gives each tile an inner ring a page can
+outline without covering its neighbours (the workbench's marks).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from html import escape
 from sigmar.models.board import Board
 from sigmar.models.hexgrid import Hex, cells
 from sigmar.models.tiles import METALS, name_of
+from sigmar.runners.render.glyphs import glyph_defs, glyph_key
 
 RADIUS = 20.0  # centre to corner of one cell, in SVG units
 STEP_X = math.sqrt(3) * RADIUS
@@ -55,12 +59,13 @@ LIGHT_LETTERS = frozenset("wm3")  # the kinds on a dark fill
 
 STYLE = (
     ".c{fill:#efebe2;stroke:#cdc5b3;stroke-width:1}"
-    ".t>use{stroke:#333;stroke-width:1.2}"
+    ".t>.hx{stroke:#333;stroke-width:1.2}"
     ".t>text{font:bold 15px sans-serif;text-anchor:middle;dominant-baseline:central;fill:#111}"
     ".t>text.l{fill:#fff}"
-    ".t.free>use{stroke:#000;stroke-width:3}"
-    ".t.next>use{stroke:#c0007a;stroke-width:5;stroke-dasharray:5 2}"
-    ".t.held>use{stroke:#000;stroke-width:4.5}"
+    ".t>.g{color:#111}.t>.g.l{color:#fff}.t>.ring{fill:none;stroke:none}"
+    ".t.free>.hx{stroke:#000;stroke-width:3}"
+    ".t.next>.hx{stroke:#c0007a;stroke-width:5;stroke-dasharray:5 2}"
+    ".t.held>.hx{stroke:#000;stroke-width:4.5}"
     ".t.gone{display:none}"
     ".t.dim{opacity:.45}"
     ".t>text.rc{font:6.5px sans-serif;dominant-baseline:auto}"
@@ -114,6 +119,7 @@ def board_svg(
     coords: bool = False,
     keep_gone: bool = False,
     cell_names: bool = False,
+    symbols: bool = False,
 ) -> str:
     """The board as one SVG document.
 
@@ -123,7 +129,7 @@ def board_svg(
     ones stand out in grey as well as in colour.  ``keep_gone`` draws removed tiles too, hidden by class
     ``gone``, so a page can bring them back while it replays.  ``cell_names`` gives every cell's
     background hexagon ``data-at="r,c"``, so a page can tell which empty cell was clicked (the
-    workbench's editor).
+    workbench's editor).  ``symbols`` draws the game's signs (module docstring).
     """
     present = set(occupied) if occupied is not None else set(board.symbol_at)
     marks: dict[Hex, list[str]] = {}
@@ -132,11 +138,15 @@ def board_svg(
             marks.setdefault(cell, []).append(name)
     x0, y0, width, height = _extent(board.dim)
     label = escape(board.name or "board")
+    defs = f'<polygon id="h" points="{corner_points()}"/>'
+    if symbols:
+        keys = {glyph_key(t.symbol, board.gold) for t in board.tiles}
+        defs += f'<polygon id="r" points="{corner_points(RADIUS - 5)}"/>' + glyph_defs({k for k in keys if k})
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{x0:.1f} {y0:.1f} {width:.1f} {height:.1f}" '
         f'width="{width:.0f}" height="{height:.0f}" role="img" aria-label="{label}">',
         f"<title>{label}</title><style>{STYLE}</style>",
-        f'<defs><polygon id="h" points="{corner_points()}"/></defs>',
+        f"<defs>{defs}</defs>",
     ]
     for cell in cells(board.dim):
         x, y = centre(cell)
@@ -152,20 +162,45 @@ def board_svg(
             classes.append("dim")
         if tile.cell not in present:
             classes.append("gone")
-        parts.append(_tile(board, tile.cell, tile.symbol, " ".join(classes), coords))
+        parts.append(_tile(board, tile.cell, tile.symbol, " ".join(classes), coords, symbols))
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _tile(board: Board, cell: Hex, symbol: str, classes: str, coords: bool) -> str:
+def _tile(board: Board, cell: Hex, symbol: str, classes: str, coords: bool, symbols: bool = False) -> str:
     x, y = centre(cell)
     row, col = board.rowcol(cell)
     light = " l" if has_light_letter(symbol, board.gold) else ""
     lift = ' y="-4"' if coords else ""
     where = f'<text class="rc{light}" y="13">{row},{col}</text>' if coords else ""
+    key = glyph_key(symbol, board.gold) if symbols else None
+    mark = f'<text class="k{light}"{lift}>{letter_of(symbol)}</text>'
+    if key:
+        mark = f'<use href="#g-{key}" class="g{light}"/>'
+    ring = '<use href="#r" class="ring"/>' if symbols else ""
     return (
         f'<g class="{classes}" data-cell="{row},{col}" data-tile="{symbol}" transform="translate({x:.1f},{y:.1f})">'
         f"<title>{name_of(symbol)} [{row}, {col}]</title>"
-        f'<use href="#h" style="fill:{fill_of(symbol, board.gold)}"/>'
-        f'<text class="k{light}"{lift}>{letter_of(symbol)}</text>{where}</g>'
+        f'<use href="#h" class="hx" style="fill:{fill_of(symbol, board.gold)}"/>'
+        f"{ring}{mark}{where}</g>"
+    )
+
+
+def tile_icon(symbol: str, gold: str | None = None) -> str:
+    """One tile alone as a small SVG (its hexagon, colour and sign): the workbench's palette."""
+    key = glyph_key(symbol, gold)
+    light = has_light_letter(symbol, gold)
+    ink = "#fff" if light else "#111"
+    mark = (
+        f'<use href="#i-{key}"/>'
+        if key
+        else f'<text text-anchor="middle" dominant-baseline="central" font="bold 15px sans-serif" fill="{ink}">'
+        f"{letter_of(symbol)}</text>"
+    )
+    defs = glyph_defs({key}).replace('id="g-', 'id="i-') if key else ""
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="-20 -20 40 40" role="img" aria-label="{name_of(symbol)}">'
+        f"<defs>{defs}</defs>"
+        f'<polygon points="{corner_points()}" fill="{fill_of(symbol, gold)}" stroke="#333" stroke-width="1.2"/>'
+        f'<g style="color:{ink}">{mark}</g></svg>'
     )

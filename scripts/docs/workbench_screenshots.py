@@ -71,12 +71,34 @@ def shoot(out: Path) -> list[Path]:
             page.click("#apply-repair")
             settled(page, "solved")
             shot("repaired")
+            page.select_option("#open", "0")  # the real game's board, played: four moves the hints give
+            settled(page, "solved")
+            page.click("#mode-play")
+            for made in range(1, 5):
+                page.wait_for_selector("#verdict[data-status=clearable]", timeout=WAIT)
+                page.click("#hint")
+                page.wait_for_selector("#play-status[data-status=hint]", timeout=WAIT)
+                page.click("#play-hint")
+                page.wait_for_function(f"() => document.getElementById('count-moves').textContent === '{made}'")
+            page.wait_for_selector("#verdict[data-status=clearable]", timeout=WAIT)
+            picked = page.eval_on_selector_all("#board .t.free", "ts => ts.map(t => t.dataset.cell)")
+            for cell in picked:  # pick the first free tile that pairs: its partners are outlined
+                page.click(f"#board [data-cell='{cell}']")
+                if page.locator("#board .t.pick").count():
+                    break
+            shot("play")
+            page.keyboard.press("Escape")
+            page.click("#hint")
+            page.wait_for_selector("#play-status[data-status=hint]", timeout=WAIT)
+            shot("hint")
+            page.click("#mode-edit")
             page.fill("#text", LOSABLE)
             settled(page, "solved")
             page.click("#mode-play")
+            page.wait_for_selector("#verdict[data-status=clearable]", timeout=WAIT)
             page.click("#board [data-cell='0,1']")
             page.click("#board [data-cell='3,0']")
-            page.wait_for_selector("#play-status[data-status=lost]", timeout=WAIT)
+            page.wait_for_selector("#verdict[data-status=lost]", timeout=WAIT)
             shot("lost")
             browser.close()
     finally:

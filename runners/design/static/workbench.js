@@ -7,19 +7,28 @@
   var SYMBOLS = [".", "a", "e", "f", "w", "s", "v", "m", "q", "1", "2", "3", "4", "5", "6", "7", "8", "9", "x"];
   var NAMES = {".": "empty", a: "air", e: "earth", f: "fire", w: "water", s: "salt", v: "vitae", m: "mors",
     q: "quicksilver", x: "quintessence"};
+  var METALS = {1: "lead", 2: "tin", 3: "iron", 4: "copper", 5: "silver"};
   var STANDARD = {a: 8, e: 8, f: 8, w: 8, s: 4, v: 4, m: 4, q: 5};
   var $ = function (id) { return document.getElementById(id); };
   // The server writes a secret into this page; every post carries it, which a page elsewhere cannot read.
   var TOKEN = document.querySelector("meta[name=sigmar-token]").content;
 
   var state = {
-    dim: 6, name: "", grid: {}, svg: "", text: "", boards: [],
+    dim: 6, name: "", grid: {}, svg: "", text: "", boards: [], gold: null,
     mode: "edit", brush: "a", edits: 0,
     verdict: null, explanation: null,
     replay: null,            // {moves: [[cell...]...], k, title}
-    play: {moves: [], pick: [], last: null}
+    play: null               // see newPlay()
   };
   var inflight = {};         // name -> AbortController
+
+  function tileName(symbol) {
+    if (NAMES[symbol]) return NAMES[symbol];
+    if (symbol === state.gold) return "gold";
+    return METALS[symbol] ? METALS[symbol] + " (metal " + symbol + ")" : "metal " + symbol;
+  }
+
+  function where(cell) { return "[" + cell.replace(",", ", ") + "]"; }
 
   // ---------------------------------------------------------------- the board as text
 
@@ -42,6 +51,7 @@
     state.grid = {};
     record.cells.forEach(function (cell) { state.grid[cell[0] + "," + cell[1]] = cell[2]; });
     state.svg = record.svg;
+    state.gold = record.gold;
   }
 
   // ---------------------------------------------------------------- talking to the server
@@ -77,9 +87,10 @@
     if (source !== "text") $("text").value = text;
     state.text = text;
     $("open").value = "";  // the board is no longer the one opened (opening sets it back)
-    cancel(["verdict", "explain", "play"]);
+    cancel(["verdict", "explain", "play", "position"]);
     stopReplay();
     showCounts();
+    state.verdict = null;
     setVerdict(seq, "busy", "Solving…");
     $("detail").textContent = "";
     $("explanation").textContent = "";
@@ -99,6 +110,7 @@
       state.drawn = answer.data;
       if (source === "text") showCounts();
       drawBoard();
+      if (state.mode === "play") startPlay();
       return verdict.then(function (reply) {
         if (seq !== state.edits) return;
         if (!reply.ok) { setVerdict(seq, "error", reply.data.error); return; }
@@ -107,9 +119,18 @@
     }).catch(function (error) { if (!aborted(error)) setVerdict(seq, "error", String(error)); });
   }
 
+  // The banner: the board's verdict while editing, the position's while playing (data-seq: the edit it is for).
   function setVerdict(seq, status, text) {
     var box = $("verdict");
     box.dataset.seq = String(seq);
+    state.banner = {status: status, text: text};
+    if (state.mode === "play" && state.play) return;  // the position's banner stays until play ends
+    box.dataset.status = status;
+    box.textContent = text;
+  }
+
+  function setBanner(status, text) {
+    var box = $("verdict");
     box.dataset.status = status;
     box.textContent = text;
   }
@@ -145,8 +166,10 @@
         " (" + answer.reason + ")");
       detail.appendChild(para(answer.explanation + " [" + cert + " certificate " +
         (answer.checked ? "checked" : "NOT checked") + "]"));
-      mark("held", cellsOf(answer.stuck));
-      if (answer.stuck && answer.stuck.length) detail.appendChild(note("The stuck set is outlined in black."));
+      if (state.mode === "edit") mark("held", cellsOf(answer.stuck));
+      if (answer.stuck && answer.stuck.length) {
+        detail.appendChild(note("The " + answer.stuck.length + " tiles of the stuck set are ringed in red."));
+      }
       explain(seq);
       return;
     }
@@ -198,8 +221,9 @@
       " moves " + (repair.verified ? "replayed" : "NOT replayed") + ").", "repair"));
     var cells = [];
     repair.changes.forEach(function (c) { cells = cells.concat(cellsOf(c.cells)); });
-    mark("pick", cells);
-    box.appendChild(note("The cells it changes are outlined in green."));
+    state.changes = cells;
+    if (state.mode === "edit") markCells("change", cells);
+    box.appendChild(note("Both cells it changes are outlined in green."));
     box.appendChild(button("apply-repair", "Apply the repair", function () { load(repair.board); }));
   }
 
@@ -207,14 +231,30 @@
 
   function drawBoard() {
     $("board").innerHTML = state.svg;
-    var tiles = {};
+    var tiles = {}, spots = {};
     $("board").querySelectorAll("[data-cell]").forEach(function (g) { tiles[g.dataset.cell] = g; });
+    $("board").querySelectorAll("[data-at]").forEach(function (u) { spots[u.dataset.at] = u; });
     state.tiles = tiles;
+    state.spots = spots;
+    state.changes = [];
   }
 
   function mark(name, cells) {
     Object.keys(state.tiles || {}).forEach(function (c) { state.tiles[c].classList.remove(name); });
     cells.forEach(function (c) { if (state.tiles[c]) state.tiles[c].classList.add(name); });
+  }
+
+  // Marks cells, with a tile or empty: an empty cell's hexagon is raised above its neighbours so its outline shows.
+  function markCells(name, cells) {
+    mark(name, cells);
+    Object.keys(state.spots || {}).forEach(function (c) { state.spots[c].classList.remove(name); });
+    cells.forEach(function (c) {
+      var spot = state.spots[c];
+      if (state.tiles[c] || !spot) return;
+      spot.classList.add(name);
+      var firstTile = spot.parentNode.querySelector("g.t");
+      spot.parentNode.insertBefore(spot, firstTile);
+    });
   }
 
   function showGone(gone) {
@@ -225,7 +265,7 @@
     var have = {};
     Object.keys(state.grid).forEach(function (c) { var s = state.grid[c]; have[s] = (have[s] || 0) + 1; });
     var symbols = SYMBOLS.filter(function (s) { return s !== "." && (have[s] || STANDARD[s]); });
-    var head = "<tr><th></th>" + symbols.map(function (s) { return "<th title='" + (NAMES[s] || "metal " + s) +
+    var head = "<tr><th></th>" + symbols.map(function (s) { return "<th title='" + tileName(s) +
       "'>" + s.toUpperCase() + "</th>"; }).join("") + "<th>all</th></tr>";
     var total = Object.keys(state.grid).length;
     var row = "<tr><th>here</th>" + symbols.map(function (s) {
@@ -269,9 +309,16 @@
     showGone({});
     mark("next", []);
     if (state.verdict && state.verdict.stuck) mark("held", cellsOf(state.verdict.stuck));
+    if (state.mode === "play" && state.play) drawPosition();
   }
 
   // ---------------------------------------------------------------- play
+
+  // A game in play: the moves made, the tiles picked, the position as the rule engine sees it (free tiles,
+  // legal moves: /api/position, at once) and as a worker judges it (clearable or lost, a hint: /api/play).
+  function newPlay() {
+    return {moves: [], pick: [], pos: null, judged: null, hint: null, seq: 0, free: {}};
+  }
 
   function setMode(mode) {
     state.mode = mode;
@@ -280,13 +327,37 @@
     $("palette").hidden = $("hint-edit").hidden = mode !== "edit";
     $("play-panel").hidden = mode !== "play";
     $("counts").hidden = mode !== "edit";
+    $("board").classList.toggle("play", mode === "play");
+    $("detail").hidden = $("explanation").hidden = mode === "play";  // they are about the board, not the game
     stopReplay();
-    state.play = {moves: [], pick: [], last: null};
-    $("played").textContent = "";
+    if (mode === "play") { startPlay(); return; }
+    cancel(["play", "position"]);
+    state.play = null;
+    clearPlayMarks();
+    var banner = state.banner || {status: "", text: ""};
+    setBanner(banner.status, banner.text);
+    if (state.verdict && state.verdict.stuck) mark("held", cellsOf(state.verdict.stuck));
+    markCells("change", state.changes || []);
+  }
+
+  function clearPlayMarks() {
     showGone({});
-    mark("pick", []);
-    mark("lost", []);
-    setPlayStatus("", "Click two free tiles that pair to remove them (gold: click it twice).");
+    ["pick", "partner", "lost", "next", "free", "blocked", "held", "change"].forEach(function (m) { mark(m, []); });
+    Object.keys(state.tiles || {}).forEach(function (c) {
+      var t = state.tiles[c];
+      t.removeAttribute("tabindex");
+      t.removeAttribute("role");
+      t.removeAttribute("aria-label");
+    });
+  }
+
+  function startPlay() {
+    state.play = newPlay();
+    $("played").textContent = "";
+    clearPlayMarks();
+    markCells("change", []);
+    setPlayStatus("", "Click a free tile (bright), then the tile to pair it with (outlined); gold leaves on its own.");
+    update([]);
   }
 
   function setPlayStatus(status, text) {
@@ -295,57 +366,224 @@
     box.textContent = text;
   }
 
-  function pickTile(cell) {
-    var pick = state.play.pick;
-    var symbol = state.grid[cell];
-    if (pick.length === 1 && pick[0] === cell) { tryMove([cell]); return; }  // gold alone
-    if (pick.indexOf(cell) >= 0) return;
-    pick.push(cell);
-    mark("pick", pick);
-    var five = pick.some(function (c) { return state.grid[c] === "x"; }) || symbol === "x";
-    if ((!five && pick.length === 2) || pick.length === 5) tryMove(pick.slice());
-  }
-
   function cellList(cells) { return cells.map(function (c) { return c.split(",").map(Number); }); }
 
-  function tryMove(cells) {
-    var moves = state.play.moves.concat([cells]);
-    judge(moves, cells);
-  }
-
-  function judge(moves, newest) {
-    state.play.pick = [];
-    mark("pick", []);
-    setPlayStatus("busy", "Judging the move…");
-    post("play", "/api/play", {text: state.text, moves: moves.map(cellList)}).then(function (reply) {
+  // Ask for the position after `moves`: the marks come at once, the judgement when a worker has it.
+  function update(moves, then) {
+    var play = state.play;
+    play.seq += 1;
+    var seq = play.seq;
+    play.pick = [];
+    play.hint = null;
+    $("play-hint").hidden = true;
+    post("position", "/api/position", {text: state.text, moves: moves.map(cellList)}).then(function (reply) {
+      if (state.play !== play || seq !== play.seq) return;
       if (!reply.ok) { setPlayStatus("error", reply.data.error); return; }
-      var answer = reply.data;
-      if (!answer.legal) { setPlayStatus("illegal", answer.why); return; }
-      state.play.moves = moves;
-      state.play.last = answer;
+      var pos = reply.data;
+      if (!pos.legal) { setPlayStatus("illegal", pos.why); drawPosition(); return; }
+      play.moves = moves;
+      play.pos = pos;
+      play.judged = null;
+      play.free = {};
+      cellsOf(pos.free).forEach(function (c) { play.free[c] = 1; });
+      drawPosition();
+      showCounter();
       showPlayed();
-      var lost = answer.status === "lost";
-      var text = answer.why + (lost && answer.lost_at ? " (move " + answer.lost_at + " lost the game)" : "");
-      setPlayStatus(answer.status, text);
-      mark("held", lost ? cellsOf(answer.stuck) : []);
+      if (then) then();
+      if (pos.status === "cleared") {
+        setBanner("cleared", "Cleared: every tile is gone, in " + moves.length + " moves.");
+        setPlayStatus("cleared", "The board is clear.");
+        return;
+      }
+      if (pos.status === "stuck") setBanner("lost", "Lost: no legal move is left; " + pos.left + " tiles stay.");
+      else setBanner("busy", "Judging this position…");
+      judge(play, seq, moves);
     }).catch(function (error) { if (!aborted(error)) setPlayStatus("error", String(error)); });
   }
 
-  function showPlayed() {
+  function judge(play, seq, moves) {
+    post("play", "/api/play", {text: state.text, moves: moves.map(cellList)}).then(function (reply) {
+      if (state.play !== play || seq !== play.seq) return;
+      if (!reply.ok) { setBanner("error", reply.data.error); return; }
+      var answer = reply.data;
+      if (!answer.legal) { setPlayStatus("illegal", answer.why); return; }
+      play.judged = answer;
+      showPlayed();
+      if (play.wantHint) { play.wantHint = false; hint(); }
+      var lost = answer.status === "lost";
+      if (answer.status === "clearable") {
+        var rest = answer.solution_moves;
+        setBanner("clearable", "Solvable from here: " + (rest ? rest + " more move" + (rest === 1 ? "" : "s") +
+          " clear it (replayed by the rule engine)" : "the position can still be cleared"));
+      } else if (lost) {
+        setBanner("lost", "Lost: " + answer.why);
+      } else if (answer.status === "cleared") {
+        setBanner("cleared", "Cleared: every tile is gone, in " + moves.length + " moves.");
+      } else {
+        setBanner("unknown", "Unknown from here: " + answer.why);
+      }
+      if (play.pick.length === 0 && !play.hint) setPlayStatus(answer.status, playLine(answer));
+      mark("held", lost ? cellsOf(answer.stuck) : []);
+    }).catch(function (error) { if (!aborted(error)) setBanner("error", String(error)); });
+  }
+
+  // What the game's state means for the next click (the banner says why).
+  function playLine(answer) {
+    if (answer.status === "clearable") return "Pick a bright tile, then one outlined to pair it with.";
+    if (answer.status !== "lost") return answer.why;
+    if (answer.lost_at) return "Move " + answer.lost_at + " lost the game (the banner says why): undo it to try another.";
+    return "This board could not be cleared from the start: no move wins.";
+  }
+
+  // The position on the board: removed tiles hidden, free ones bright and reachable by Tab, the rest dimmed.
+  function drawPosition() {
+    var play = state.play;
+    if (!play || state.replay) return;
     var gone = {};
+    play.moves.forEach(function (cells) { cells.forEach(function (c) { gone[c] = 1; }); });
+    showGone(gone);
+    Object.keys(state.tiles || {}).forEach(function (c) {
+      var t = state.tiles[c];
+      var free = !gone[c] && !!play.free[c];
+      t.classList.toggle("free", free);
+      t.classList.toggle("blocked", !gone[c] && !free);
+      if (free) {
+        t.setAttribute("tabindex", "0");
+        t.setAttribute("role", "button");
+        t.setAttribute("aria-label", tileName(state.grid[c]) + " at " + where(c) + ", free");
+      } else {
+        t.removeAttribute("tabindex");
+        t.removeAttribute("role");
+        t.removeAttribute("aria-label");
+      }
+    });
+    showPicks();
+  }
+
+  function showCounter() {
+    var pos = state.play.pos;
+    $("count-left").textContent = String(pos.left);
+    $("count-tiles").textContent = String(pos.tiles);
+    $("count-moves").textContent = String(pos.moves);
+    $("count-free").textContent = String(pos.free.length);
+    $("count-legal").textContent = pos.count === null ? "many" : String(pos.count);
+  }
+
+  // The legal moves that hold every cell of `cells` (none listed: the server judges each move instead).
+  function movesWith(cells) {
+    var listed = state.play.pos.legal_moves;
+    if (!listed) return null;
+    return listed.map(cellsOf).filter(function (move) {
+      return cells.every(function (c) { return move.indexOf(c) >= 0; });
+    });
+  }
+
+  function showPicks() {
+    var play = state.play;
+    mark("pick", play.pick);
+    var partners = [];
+    if (play.pick.length) {
+      (movesWith(play.pick) || []).forEach(function (move) {
+        move.forEach(function (c) { if (play.pick.indexOf(c) < 0 && partners.indexOf(c) < 0) partners.push(c); });
+      });
+    }
+    mark("partner", partners);
+    mark("next", play.hint || []);
+  }
+
+  function pickTile(cell) {
+    var play = state.play;
+    if (!play || !play.pos || state.replay) return;
+    var symbol = state.grid[cell];
+    if (!play.free[cell]) {
+      setPlayStatus("blocked", tileName(symbol) + " at " + where(cell) + " is blocked: a tile can leave only " +
+        "with three empty neighbours in a row.");
+      return;
+    }
+    var at = play.pick.indexOf(cell);
+    if (at >= 0) { play.pick.splice(at, 1); showPicks(); return; }
+    var chosen = play.pick.concat([cell]);
+    var listed = movesWith(chosen);
+    if (listed === null) {  // too many moves to list: pick two (five with quintessence) and let the server judge
+      var five = chosen.some(function (c) { return state.grid[c] === "x"; });
+      if (symbol === state.gold && chosen.length === 1) { playMove([cell]); return; }
+      if (chosen.length === (five ? 5 : 2)) { playMove(chosen); return; }
+      play.pick = chosen;
+      showPicks();
+      return;
+    }
+    var exact = listed.filter(function (move) { return move.length === chosen.length; });
+    if (exact.length) { playMove(chosen); return; }
+    if (listed.length) {
+      play.pick = chosen;
+      showPicks();
+      setPlayStatus("picked", tileName(symbol) + " at " + where(cell) + " picked: now a tile outlined to pair it with.");
+      return;
+    }
+    var alone = movesWith([cell]);
+    var before = play.pick.length ? play.pick.map(function (c) { return tileName(state.grid[c]); }).join(", ") +
+      " and " + tileName(symbol) + " do not pair. " : "";
+    if (!alone.length) {
+      play.pick = [];
+      showPicks();
+      setPlayStatus("nopair", before + tileName(symbol) + " at " + where(cell) +
+        " is free but pairs with no free tile now" + (state.play.pos.metal && /[0-9]/.test(symbol) &&
+        symbol !== state.play.pos.metal ? " (metal " + state.play.pos.metal + " leaves first)" : "") + ".");
+      return;
+    }
+    play.pick = [cell];
+    showPicks();
+    setPlayStatus("picked", before + tileName(symbol) + " at " + where(cell) + " picked instead.");
+  }
+
+  function playMove(cells) {
+    var play = state.play;
+    play.pick = [];
+    showPicks();
+    setPlayStatus("busy", "Move " + (play.moves.length + 1) + ": " + describe(cells) + "…");
+    update(play.moves.concat([cells]));
+  }
+
+  function describe(cells) {
+    return cells.map(function (c) { return tileName(state.grid[c]); }).join(" + ") + " at " +
+      cells.map(where).join(" ");
+  }
+
+  function showPlayed() {
     var list = $("played");
     list.textContent = "";
-    var last = state.play.last;
+    var judged = state.play.judged;
     state.play.moves.forEach(function (cells, i) {
-      cells.forEach(function (c) { gone[c] = 1; });
       var item = document.createElement("li");
-      item.textContent = cells.map(function (c) { return NAMES[state.grid[c]] || "metal " + state.grid[c]; })
-        .join(" + ") + " at " + cells.map(function (c) { return "[" + c.replace(",", ", ") + "]"; }).join(" ");
-      if (last && last.status === "lost" && last.lost_at === i + 1) item.className = "lost";
+      item.textContent = describe(cells);
+      if (judged && judged.status === "lost" && judged.lost_at === i + 1) item.className = "lost";
       list.appendChild(item);
     });
-    showGone(gone);
-    mark("next", []);
+  }
+
+  function undo() {
+    var play = state.play;
+    if (!play || !play.moves.length) return;
+    setPlayStatus("", "Move " + play.moves.length + " taken back.");
+    update(play.moves.slice(0, -1));
+  }
+
+  function hint() {
+    var play = state.play;
+    if (!play || !play.pos) return;
+    var judged = play.judged;
+    if (!judged) {  // the hint comes with the judgement: shown as soon as it is here
+      play.wantHint = true;
+      setPlayStatus("busy", "Finding a move that keeps the board clearable…");
+      return;
+    }
+    if (!judged.hint) { setPlayStatus("nohint", "No hint: no move keeps this position clearable."); return; }
+    play.hint = cellsOf(judged.hint.cells);
+    play.pick = [];
+    showPicks();
+    $("play-hint").hidden = false;
+    setPlayStatus("hint", "Hint: " + describe(play.hint) + " keeps the board clearable (a solution from there " +
+      "is replayed by the rule engine). Click the tiles ringed in pink, or Play the hint.");
   }
 
   // ---------------------------------------------------------------- the page's controls
@@ -383,6 +621,17 @@
     var cell = tile ? tile.dataset.cell : spot.dataset.at;
     if (state.mode === "edit") paint(cell);
     else if (tile && !tile.classList.contains("gone")) pickTile(cell);
+  }
+
+  function onBoardKey(event) {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    var tile = event.target.closest && event.target.closest("[data-cell]");
+    if (!tile || state.mode !== "play") return;
+    event.preventDefault();
+    var cell = tile.dataset.cell;
+    pickTile(cell);
+    var again = state.tiles[cell];  // keep the keyboard where it was
+    if (again && again.getAttribute("tabindex") === "0") again.focus();
   }
 
   function load(text) {
@@ -430,13 +679,13 @@
     if (navigator.clipboard) navigator.clipboard.writeText(url).catch(function () {});
   }
 
-  function setup() {
+  function setupPalette(icons) {
     SYMBOLS.forEach(function (s) {
       var b = document.createElement("button");
       b.type = "button";
       b.dataset.sym = s;
-      b.textContent = s === "." ? "·" : s.toUpperCase();
-      b.title = NAMES[s] || "metal " + s;
+      b.title = s === "." ? "empty a cell" : NAMES[s] || (METALS[s] ? METALS[s] + " (metal " + s + ")" : "metal " + s);
+      b.innerHTML = (icons[s] || "") + "<span>" + (s === "." ? "·" : s.toUpperCase()) + "</span>";
       b.onclick = function () {
         state.brush = s;
         $("palette").querySelectorAll("button").forEach(function (x) { x.classList.toggle("on", x === b); });
@@ -444,6 +693,14 @@
       if (s === state.brush) b.classList.add("on");
       $("palette").appendChild(b);
     });
+  }
+
+  function typing(event) {
+    var t = event.target;
+    return t && (t.tagName === "TEXTAREA" || t.tagName === "INPUT" || t.tagName === "SELECT");
+  }
+
+  function setup() {
     for (var d = 1; d <= 10; d++) {
       var o = document.createElement("option");
       o.value = o.textContent = String(d);
@@ -452,6 +709,7 @@
     }
     $("new").onclick = function () { blank(Number($("side").value)); };
     $("board").addEventListener("click", onBoardClick);
+    $("board").addEventListener("keydown", onBoardKey);
     $("text").addEventListener("input", function () { changed("text"); });
     $("mode-edit").onclick = function () { setMode("edit"); };
     $("mode-play").onclick = function () { setMode("play"); };
@@ -460,31 +718,34 @@
     $("next").onclick = function () { if (state.replay) showStep(state.replay.k + 1); };
     $("last").onclick = function () { if (state.replay) showStep(state.replay.moves.length); };
     $("stop-replay").onclick = stopReplay;
-    $("undo").onclick = function () {
-      if (!state.play.moves.length) return;
-      var moves = state.play.moves.slice(0, -1);
-      if (!moves.length) { setMode("play"); return; }
-      judge(moves);
-    };
-    $("hint").onclick = function () {
-      var last = state.play.last;
-      var hint = last ? last.hint : (state.verdict && state.verdict.moves ? state.verdict.moves[0] : null);
-      if (!hint) { setPlayStatus("nohint", "No hint: no move keeps this position clearable."); return; }
-      mark("next", cellsOf(hint.cells));
-      setPlayStatus("hint", "Hint: " + hint.cells.map(function (c) { return "[" + c.join(", ") + "]"; }).join(" and ") +
-        " keeps the board clearable.");
-    };
+    $("undo").onclick = undo;
+    $("restart").onclick = function () { if (state.play) startPlay(); };
+    $("hint").onclick = hint;
+    $("play-hint").onclick = function () { if (state.play && state.play.hint) playMove(state.play.hint); };
     $("download-text").onclick = function () { save(fileStem() + ".txt", "text/plain", state.text); };
     $("download-svg").onclick = function () {
       if (state.drawn) save(fileStem() + ".svg", "image/svg+xml", state.drawn.svg);
     };
     $("share").onclick = share;
     document.addEventListener("keydown", function (e) {
-      if (!state.replay || e.target === $("text")) return;
-      if (e.key === "ArrowRight") showStep(state.replay.k + 1);
-      if (e.key === "ArrowLeft") showStep(state.replay.k - 1);
+      if (typing(e) || e.altKey || e.metaKey) return;
+      if (state.replay) {
+        if (e.key === "ArrowRight") showStep(state.replay.k + 1);
+        if (e.key === "ArrowLeft") showStep(state.replay.k - 1);
+        if (e.key === "Escape") stopReplay();
+        return;
+      }
+      if (state.mode !== "play") return;
+      if (e.key === "u" || (e.ctrlKey && e.key === "z")) { e.preventDefault(); undo(); }
+      else if (e.key === "h" && !e.ctrlKey) hint();
+      else if (e.key === "Escape" && state.play) { state.play.pick = []; showPicks(); }
     });
-    fetch("/api/boards").then(function (r) { return r.json(); }).then(function (boards) {
+    Promise.all([
+      fetch("/api/boards").then(function (r) { return r.json(); }),
+      fetch("/api/palette").then(function (r) { return r.json(); })
+    ]).then(function (got) {
+      var boards = got[0];
+      setupPalette(got[1]);
       state.boards = boards;
       boards.forEach(function (b, i) {
         var o = document.createElement("option");
