@@ -26,8 +26,9 @@ from sigmar.runners.cli.options import writable_file, writable_folder
 from tests.conftest import INSTANCES, ROOT
 
 SMALL = INSTANCES / "small.txt"
-# The older spellings scripts rely on (SPEC: bench --out CSV, fuzz --out DIR; decode --index): accepted, not shown.
-OLDER_SPELLINGS = {"--out", "--index"}
+# The older spellings scripts rely on (SPEC: bench --out CSV, fuzz --out DIR; decode --index; survey --results):
+# accepted, not shown.
+OLDER_SPELLINGS = {"--out", "--index", "--results"}
 SUMMARY = re.compile(
     r"^\d+ boards?: \d+ solved, \d+ unsolvable \(checked\), .*\d+ unknown, \d+ error.*; [\d.]+ s wall$"
 )

@@ -41,6 +41,20 @@ SUBCOMMANDS = {
     "backends": "list the backends, whether each is available, and versions",
 }
 
+# How `sigmar` and `sigmar --help` group the verbs, for a reader looking for the one they need.  A verb of
+# SUBCOMMANDS not named here is listed under the last group (tests/test_cli.py asks that each is named).
+GROUPS: dict[str, tuple[str, ...]] = {
+    "solve and check": ("solve", "verify", "explain", "hint", "count"),
+    "compare backends": ("crosscheck", "bench", "survey", "fuzz"),
+    "make boards": ("generate", "show", "serve"),
+    "proofs": ("prove", "check"),
+    "tools": ("encode", "decode", "backends"),
+}
+DESCRIPTION = (
+    "Solve, verify, prove and benchmark Sigmar's Garden boards with six backend families "
+    "(search, cnf, cpsat, minizinc, pumpkin, cpmpy; 'sigmar backends' lists them and their names)."
+)
+
 
 # Why a write fails on a full, read-only or forbidden disk: one line and exit 2, not a traceback.
 WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG})
@@ -50,11 +64,52 @@ def module_of(name: str) -> ModuleType:
     return importlib.import_module(f"sigmar.runners.cli.{name}")
 
 
+def grouped_verbs() -> dict[str, list[str]]:
+    """The verbs of SUBCOMMANDS by group, in GROUPS' order; a verb no group names goes in the last."""
+    groups = {title: [v for v in verbs if v in SUBCOMMANDS] for title, verbs in GROUPS.items()}
+    named = {verb for verbs in groups.values() for verb in verbs}
+    groups[list(GROUPS)[-1]] += [verb for verb in SUBCOMMANDS if verb not in named]
+    return {title: verbs for title, verbs in groups.items() if verbs}
+
+
+def commands_text(width: int | None = None) -> str:
+    """The verbs in groups, each with its summary wrapped to the terminal: what bare ``sigmar`` and
+    ``sigmar --help`` list."""
+    import shutil
+    import textwrap
+
+    width = width or min(shutil.get_terminal_size().columns, 100)
+    pad = max(map(len, SUBCOMMANDS)) + 4
+    lines = []
+    for title, verbs in grouped_verbs().items():
+        lines.append(f"{title}:")
+        for verb in verbs:
+            wrapped = textwrap.wrap(SUBCOMMANDS[verb], max(width - pad, 30)) or [""]
+            lines.append(f"  {verb.ljust(pad - 2)}{wrapped[0]}")
+            lines += [" " * pad + more for more in wrapped[1:]]
+    return "\n".join(lines)
+
+
 class OneLineParser(argparse.ArgumentParser):
     """Bad arguments in one line on standard error, naming the option (exit 2), without the usage block."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
+class TopParser(OneLineParser):
+    """``sigmar`` itself: its help lists the verbs in groups (argparse would list them in one column)."""
+
+    def format_help(self) -> str:
+        import shutil
+        import textwrap
+
+        described = textwrap.fill(DESCRIPTION, min(shutil.get_terminal_size().columns, 100))
+        return (
+            f"{self.format_usage()}\n{described}\n\n{commands_text()}\n\n"
+            "options:\n  -h, --help  show this help message and exit\n  --version   print the version and exit\n\n"
+            "'sigmar COMMAND --help' lists a command's options; docs/commands.md the conventions all share.\n"
+        )
 
 
 class VersionAction(argparse.Action):
@@ -77,12 +132,9 @@ class VersionAction(argparse.Action):
 def build_parser(chosen: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser with the full parsers of the ``chosen`` subcommands (default: all); the others
     are listed by name and summary only."""
-    parser = OneLineParser(
-        prog="sigmar",
-        description="Solve, verify, prove and benchmark Sigmar's Garden boards with four backends.",
-    )
+    parser = TopParser(prog="sigmar", description=DESCRIPTION)
     parser.add_argument("--version", action=VersionAction)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
     for name, summary in SUBCOMMANDS.items():
         if chosen is None or name in chosen:
@@ -94,9 +146,11 @@ def build_parser(chosen: Sequence[str] | None = None) -> argparse.ArgumentParser
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv[:1])  # the subcommand comes first: `sigmar` takes no option but --help, --version
+    if not argv:  # bare `sigmar`: what it can do, in groups (exit 2: no command was given)
+        print(build_parser([]).format_help(), end="")
+        return 2
     try:
-        args = parser.parse_args(argv)
+        args = parse(argv)
     except SystemExit as exc:  # --help (0) or bad arguments (2, already said in one line)
         return exc.code if isinstance(exc.code, int) else 2
     # Imported only now: `sigmar --help` needs none of them.
@@ -107,6 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     verbose = getattr(args, "verbose", False) and "SIGMAR_VERBOSE" not in os.environ
     if verbose:  # read where a backend's output is reported (runners/workers.py), in this process only
         os.environ["SIGMAR_VERBOSE"] = "1"
+    plain = getattr(args, "no_color", False) and not os.environ.get("NO_COLOR")
+    if plain:  # --no-color: every console reads NO_COLOR (runners/render/terminal.py), for this run only
+        os.environ["NO_COLOR"] = "1"
     try:
         check_settings()  # a limit variable that does not parse: one line before any work
         with run_lifetime():
@@ -140,6 +197,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if verbose:
             os.environ.pop("SIGMAR_VERBOSE", None)
+        if plain:
+            os.environ.pop("NO_COLOR", None)
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The arguments, or SystemExit: an error is said by the verb's own parser, which points at its own help."""
+    parser = build_parser(argv[:1])  # the subcommand comes first: `sigmar` takes no option but --help, --version
+    if argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
+        parser.error(f"unrecognized argument {argv[0]}: the command comes first ('sigmar COMMAND ...')")
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        verb = _subparsers(parser).choices.get(getattr(args, "command", None) or "", parser)
+        verb.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
 
 
 def _silence_stdout() -> None:

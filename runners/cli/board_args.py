@@ -38,13 +38,42 @@ def split_selector(arg: str) -> tuple[str, str | None]:
 
 
 def stream_selected(arg: str) -> Iterator[Board]:
-    """The boards ``arg`` names, as they are read."""
+    """The boards ``arg`` names, as they are read; a file of another kind (a DIMACS formula given where its
+    board file goes, say) is said to be that, not reported as a malformed board."""
     path, selector = split_selector(arg)
     boards = stream_boards(path)
-    if selector is None:
-        yield from boards
-        return
-    yield from _select(boards, selector, path)
+    try:
+        yield from boards if selector is None else _select(boards, selector, path)
+    except BoardFileError:
+        other = other_kind(path)
+        if other is None:
+            raise
+        raise BoardFileError(path, f"{other}, not a board file (docs/formats.md#board-files)") from None
+
+
+# What a file given for a board file may be instead, by its first lines (read only once reading it failed).
+OTHER_KINDS = (
+    (re.compile(r"p\s+cnf\b|c\s"), "a DIMACS formula"),
+    (re.compile(r"s\s+(UN)?SATISFIABLE|s\s+UNKNOWN"), "a SAT solver's output"),
+    (re.compile(r"[{\[]"), "JSON"),
+)
+
+
+def other_kind(path: str) -> str | None:
+    """What ``path`` is if it is a DIMACS formula, a SAT solver's output or JSON rather than a board file."""
+    if path == "-" or not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    lines = [line.strip() for line in head.splitlines() if line.strip()]
+    for line in lines[:20]:
+        for pattern, kind in OTHER_KINDS:
+            if pattern.match(line):
+                return kind
+    return None
 
 
 def stream_picked(arg: str, board: str | None) -> Iterator[Board]:

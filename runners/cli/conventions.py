@@ -1,24 +1,27 @@
 """The command-line conventions every verb follows (docs/commands.md), each defined once here.
 
 - ``--json``: one JSON object per board (JSON Lines) on standard output, nothing else there;
+- ``--no-color`` (or the environment's ``NO_COLOR``): no escape sequence at all, not even bold;
 - ``--quiet``: no progress bar, no table, no summary line: only what ``--json`` prints, the
   files asked for and error messages (the exit status says the rest);
-- ``-o/--output FILE`` for one output file, ``--output-dir DIR`` for a folder;
+- ``-o/--output FILE`` for one output file, ``--output-dir DIR`` for a folder; a verb that answers boards
+  writes its answers there as JSON Lines (:class:`AnswersOutput`);
 - ``--board NAME`` picks boards by name (``FILE:NAME``, ``FILE:INDEX``, ``FILE:START-END`` pick
   within one file: :mod:`.board_args`);
 - one default ``--time-limit``, the same in every verb, with its reason;
 - a verb that answers boards ends with one summary line (:class:`Summary`).
 
-A verb opts in with one call in its ``add_parser``: :func:`follow` (``--json``, ``--quiet`` and,
-for a verb that reads boards, ``--board``), then :func:`add_output`, :func:`add_output_dir` and
-:func:`add_time_limit` where it has them.  ``tests/test_conventions.py`` walks every verb's parser
-and holds it to this.  Older spellings (``--out``, ``decode --index``) stay accepted, hidden
+A verb opts in with one call in its ``add_parser``: :func:`follow` (``--json``, ``--quiet``, ``--no-color``
+and, for a verb that reads boards, ``--board``), then :func:`add_output` (or :func:`add_answers_output`),
+:func:`add_output_dir` and :func:`add_time_limit` where it has them.  ``tests/test_conventions.py`` walks
+every verb's parser and holds it to this.  Older spellings (``--out``, ``decode --index``) stay accepted, hidden
 from ``--help``, because scripts rely on them.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import sys
 import time
@@ -45,7 +48,8 @@ INTERACTIVE_REASON = (
 def follow(
     parser: argparse.ArgumentParser, *, boards: bool, json_help: str | None = None, board_help: str | None = None
 ) -> None:
-    """The conventions every verb takes: ``--json`` and ``--quiet``, and ``--board NAME`` when it reads boards."""
+    """The conventions every verb takes: ``--json``, ``--quiet`` and ``--no-color``, and ``--board NAME`` when it
+    reads boards."""
     parser.add_argument(
         "--json", action="store_true", help=json_help or "print one JSON object per board (JSON Lines) and nothing else"
     )
@@ -54,6 +58,11 @@ def follow(
         "-q",
         action="store_true",
         help="no progress, no table, no summary line: only --json output, the files asked for and errors",
+    )
+    parser.add_argument(
+        "--no-color",
+        action="store_true",
+        help="no colour and no other escape sequence (as the environment's NO_COLOR says too)",
     )
     if boards:
         add_board(parser, board_help)
@@ -96,6 +105,53 @@ def add_output(
     parser.add_argument("-o", "--output", type=kind, metavar=metavar, help=help)
     for spelling in older:
         parser.add_argument(spelling, dest="output", type=kind, metavar=metavar, help=argparse.SUPPRESS)
+
+
+ANSWERS_HELP = (
+    "also write the answers to FILE as JSON Lines, one object per board as --json prints it "
+    "(docs/formats.md; 'sigmar check' reads it); written whole when the run ends"
+)
+
+
+def add_answers_output(parser: argparse.ArgumentParser, help: str = ANSWERS_HELP, **kwargs: Any) -> None:
+    """``-o/--output FILE`` of a verb that answers boards: its answers as JSON Lines (:class:`AnswersOutput`)."""
+    add_output(parser, help, older=(), **kwargs)
+
+
+class AnswersOutput:
+    """Where a verb's answers go: with ``--json`` to standard output, with ``-o FILE`` into FILE as well.
+
+    The file is written as the answers come, into a temporary file beside it that becomes FILE when the
+    run ends (whole or not at all, as every output: models/output_files.py), and is locked for the run
+    so that a second run given it stops at once.
+    """
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.json = bool(getattr(args, "json", False))
+        self.path = getattr(args, "output", None)
+        self._stack = contextlib.ExitStack()
+        self._file: Any = None
+
+    def __enter__(self) -> AnswersOutput:
+        if self.path is not None:
+            from sigmar.models.output_files import OutputLock, replacing
+
+            self._stack.enter_context(OutputLock(self.path, "answers file"))
+            self._file = self._stack.enter_context(replacing(self.path))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stack.__exit__(*exc)
+
+    def write(self, record: dict[str, Any]) -> None:
+        """One board's answer: printed with ``--json``, written into the file with ``-o``."""
+        from sigmar.runners.render.answer_json import dumps
+
+        line = dumps(record)
+        if self.json:
+            print(line, flush=True)
+        if self._file is not None:
+            self._file.write(line + "\n")
 
 
 def add_output_dir(parser: argparse.ArgumentParser, help: str, *, older: Sequence[str] = ()) -> None:

@@ -6,10 +6,10 @@ import argparse
 
 from sigmar.models.counting import NOTIONS, Count, Notion, count_in
 from sigmar.runners.checking.count_grade import CountGrade, CountVerdict
-from sigmar.runners.cli.conventions import add_time_limit, follow
+from sigmar.runners.cli.conventions import AnswersOutput, add_answers_output, add_time_limit, follow
 from sigmar.runners.cli.options import add_backend, add_board_files, add_verbose, counting_backends, read_board_files
 from sigmar.runners.race import Race, count_board
-from sigmar.runners.render.answer_json import dumps, verdict_json
+from sigmar.runners.render.answer_json import verdict_json
 from sigmar.runners.render.columns import columns
 
 # The backend that counts by default: the search, whose count is exact within a second on the boards that
@@ -41,6 +41,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_time_limit(parser)
     add_verbose(parser)
+    add_answers_output(parser)
     follow(parser, boards=True, json_help="print one JSON object per board with every count (JSON Lines)")
     parser.set_defaults(run=run)
 
@@ -51,13 +52,12 @@ def run(args: argparse.Namespace) -> int:
     names = counting_backends(args.backend, notion)
     verdicts: list[CountVerdict] = []
     rows: list[tuple[str, ...]] = []
-    with Race(names) as race:
+    with AnswersOutput(args) as answers, Race(names) as race:
         for board in boards:
             verdict = count_board(race, board, notion, args.time_limit)
             verdicts.append(verdict)
-            if args.json:
-                print(dumps(verdict_json(verdict)), flush=True)
-            elif not args.quiet:
+            answers.write(verdict_json(verdict))
+            if not args.json and not args.quiet:
                 rows.append((board.name, shown(verdict.reference), *(cell(verdict, name) for name in verdict.answers)))
     if not args.json and not args.quiet and verdicts:
         header = ("board", f"{notion} (rule engine)", *verdicts[0].answers)

@@ -16,10 +16,10 @@ from sigmar.models.result import Result, Status
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.count_grade import CountGrade, CountVerdict
 from sigmar.runners.checking.grading import BoardVerdict, Grade, grade_board
-from sigmar.runners.cli.conventions import Summary, add_time_limit, follow
+from sigmar.runners.cli.conventions import AnswersOutput, Summary, add_answers_output, add_time_limit, follow
 from sigmar.runners.cli.options import add_race_arguments, can_count, race_inputs
 from sigmar.runners.race import Race, count_board
-from sigmar.runners.render.answer_json import dumps, exit_code, graded_json, verdict_json
+from sigmar.runners.render.answer_json import exit_code, graded_json, verdict_json
 from sigmar.runners.render.terminal import progress_bar, table_console
 
 
@@ -40,6 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "the rule engine's count; a different exact count is a wrong answer (exit 3)",
     )
     add_time_limit(parser)
+    add_answers_output(parser)
     follow(parser, boards=True)
     parser.set_defaults(run=run)
 
@@ -66,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     counters = {notion: [n for n in names if can_count(n, notion)] for notion in Notion} if args.compare_counts else {}
     count_tally: dict[str, Counter[CountGrade]] = {}
     with (
+        AnswersOutput(args) as output,
         ProofStore(args.proof_dir) as proofs,
         Race(names, proofs=proofs) as race,
         ExitStack() as stack,
@@ -90,11 +92,11 @@ def run(args: argparse.Namespace) -> int:
                 tally[name][grade] += 1
             progress.update(task, advance=1, description="agree" if not trouble else "TROUBLE")
             progress.refresh()
+            record = graded_json(board, verdict, answers)
+            if counted:
+                record["counts"] = {str(n): counts_json(c) for n, c in counted.items()}
+            output.write(record)
             if args.json:
-                record = graded_json(board, verdict, answers)
-                if counted:
-                    record["counts"] = {str(n): counts_json(c) for n, c in counted.items()}
-                print(dumps(record), flush=True)
                 continue
             agree = Text("yes") if verdict.agree else Text("NO", style="bold red")
             cells = [cell(answers[n], verdict.grades[n]) for n in names]

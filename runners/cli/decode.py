@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 from sigmar.models import input_limits
 from sigmar.models.rules import verify
 from sigmar.models.solution import format_moves, move_to_json
-from sigmar.runners.cli.board_args import read_selected
+from sigmar.runners.cli.board_args import other_kind, read_selected
 from sigmar.runners.cli.conventions import follow
 from sigmar.runners.cli.options import ENCODINGS, UsageError, add_board_file
 
@@ -50,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from sigmar.encoders.cnf import VARIANTS, build_formula
     from sigmar.encoders.cnf.formula import parse_assignment
 
+    _refuse_a_formula(args.file)
     boards = read_selected([args.file], args.board)
     sidecar = _sidecar(args.sidecar) if args.sidecar else {}
     variant = args.variant or sidecar.get("variant", "default")
@@ -112,6 +114,21 @@ def run(args: argparse.Namespace) -> int:
         said = "claimed unsolvable" if record.get("claims") else record["status"]
         print(f"{board.name}: {said}" + (f": {record['message']}" if "message" in record else ""))
     return code
+
+
+def _refuse_a_formula(path: str) -> None:
+    """The .cnf given where its board file goes (an easy slip): say which file decode wanted."""
+    if other_kind(path) != "a DIMACS formula":
+        return
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        named = re.search(r"^c board: (.*) \(side \d+", handle.read(4096), re.MULTILINE)
+    which = f" (for this formula, the file of board '{named[1]}')" if named else ""
+    stem = path.removesuffix(".cnf")
+    raise UsageError(
+        f"{path} is a DIMACS formula, not a board file: decode FILE OUTPUT takes the board file that "
+        f"'sigmar encode --to dimacs' read{which}, then the SAT solver's output; the formula's "
+        f"{stem}.vars.json goes with --sidecar"
+    )
 
 
 def _sidecar(path: str) -> dict:

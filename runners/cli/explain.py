@@ -8,12 +8,12 @@ from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.result import Result, Status
 from sigmar.runners.checking.certify import ProofStore
-from sigmar.runners.cli.conventions import Summary, add_time_limit, follow
+from sigmar.runners.cli.conventions import AnswersOutput, Summary, add_answers_output, add_time_limit, follow
 from sigmar.runners.cli.options import add_board_files, add_proof_dir, read_board_files
 from sigmar.runners.design.explain import VERDICT_BACKENDS, Deepest, Explanation, explain, explanation_json
 from sigmar.runners.design.repair import Repair
 from sigmar.runners.race import Race
-from sigmar.runners.render.answer_json import dumps, exit_code, summary_line
+from sigmar.runners.render.answer_json import exit_code, summary_line
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_board_files(parser)
     add_time_limit(parser, "seconds for each of the three parts of a board (verdict, deepest play, repair)")
     add_proof_dir(parser)
+    add_answers_output(parser)
     follow(parser, boards=True)
     parser.set_defaults(run=run)
 
@@ -40,15 +41,18 @@ def run(args: argparse.Namespace) -> int:
     summary = Summary(args)
     boards = read_board_files(args)
     verdicts: list[Result] = []
-    with ProofStore(args.proof_dir) as proofs, Race(list(VERDICT_BACKENDS), proofs=proofs) as race:
+    with (
+        AnswersOutput(args) as answers,
+        ProofStore(args.proof_dir) as proofs,
+        Race(list(VERDICT_BACKENDS), proofs=proofs) as race,
+    ):
         for board in boards:
             outcome = race.solve(board, args.time_limit)
             verdict = outcome.result.with_(wrong=True) if outcome.wrong else outcome.result
             explanation = explain(board, verdict, args.time_limit, proofs)
             verdicts.append(verdict.with_(wrong=True) if explanation.wrong else verdict)
-            if args.json:
-                print(dumps(explanation_json(explanation)), flush=True)
-            elif not args.quiet:
+            answers.write(explanation_json(explanation))
+            if not args.json and not args.quiet:
                 print(text(explanation), flush=True)
     summary.print(verdicts)
     return exit_code(verdicts)

@@ -7,7 +7,7 @@ from typing import Any
 
 from sigmar.models.result import Status
 from sigmar.runners.checking.certify import ProofStore
-from sigmar.runners.cli.conventions import Summary, add_time_limit, follow
+from sigmar.runners.cli.conventions import AnswersOutput, Summary, add_answers_output, add_time_limit, follow
 from sigmar.runners.cli.options import (
     UsageError,
     add_board_files,
@@ -18,7 +18,7 @@ from sigmar.runners.cli.options import (
     seconds,
 )
 from sigmar.runners.prove import DEFAULT_PROVER, PROVERS, Proved, Prover
-from sigmar.runners.render.answer_json import dumps, exit_code, result_json, summary_line
+from sigmar.runners.render.answer_json import exit_code, result_json, summary_line
 from sigmar.runners.render.columns import fixed_row
 
 
@@ -68,6 +68,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="ADDR",
         help="with --cubes: refute the cubes on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786)",
     )
+    add_answers_output(parser)
     follow(parser, boards=True)
     parser.set_defaults(run=run)
 
@@ -85,14 +86,13 @@ def run(args: argparse.Namespace) -> int:
     table = not args.json and not args.quiet
     if table:
         print(fixed_row(HEADER, WIDTHS), flush=True)
-    with ProofStore(args.proof_dir) as proofs, _engine(args, proofs) as engine:
+    with AnswersOutput(args) as answers, ProofStore(args.proof_dir) as proofs, _engine(args, proofs) as engine:
         for board in boards:
             proved = engine.prove(board, args.time_limit)
             result = proved.result
             results.append(result)
-            if args.json:
-                print(dumps(result_json(board, result, **proved.json_extra())), flush=True)
-            elif table:  # each board as it is done: a long run shows its progress
+            answers.write(result_json(board, result, **proved.json_extra()))
+            if table:  # each board as it is done: a long run shows its progress
                 print(fixed_row(row(board.name, proved), WIDTHS), flush=True)
     summary.print(results)
     return exit_code(results)

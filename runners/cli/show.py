@@ -65,7 +65,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_board_file(parser)
     parser.add_argument("--solution", metavar="SOLUTION", help="a solution to play out (as for 'verify')")
-    parser.add_argument("--no-color", action="store_true", help="plain text")
     parser.add_argument("--svg", metavar="OUT", help="write each board as SVG (OUT a file, or a folder: DIR/)")
     parser.add_argument("--html", metavar="OUT", help="write a self-contained page per board (OUT a file, or DIR/)")
     parser.add_argument("--coords", action="store_true", help="write each cell's row,col in the SVG")

@@ -10,10 +10,10 @@ from sigmar.models.board import Board
 from sigmar.models.counting import Count
 from sigmar.models.result import Result, Status
 from sigmar.runners.checking.certify import ProofStore
-from sigmar.runners.cli.conventions import Summary, add_time_limit, follow
+from sigmar.runners.cli.conventions import AnswersOutput, Summary, add_answers_output, add_time_limit, follow
 from sigmar.runners.cli.options import add_race_arguments, race_inputs, stats_pairings
 from sigmar.runners.race import Race, RaceOutcome
-from sigmar.runners.render.answer_json import count_json, dumps, exit_code, result_json, summary_line
+from sigmar.runners.render.answer_json import count_json, exit_code, result_json, summary_line
 from sigmar.runners.render.columns import columns
 
 
@@ -36,6 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "thousand positions (side 6)",
     )
     add_time_limit(parser)
+    add_answers_output(parser)
     follow(parser, boards=True)
     parser.set_defaults(run=run)
 
@@ -55,7 +56,11 @@ def run(args: argparse.Namespace) -> int:
     optional = names if names_all(args.backend) else []  # looked at only when a board needs them
     results: list[Result] = []
     rows: list[tuple[str, ...]] = []
-    with ProofStore(args.proof_dir) as proofs, Race(names, proofs=proofs, optional=optional) as race:
+    with (
+        AnswersOutput(args) as answers,
+        ProofStore(args.proof_dir) as proofs,
+        Race(names, proofs=proofs, optional=optional) as race,
+    ):
         for board in boards:
             outcome = race.solve(board, args.time_limit)
             result = outcome.result
@@ -64,9 +69,8 @@ def run(args: argparse.Namespace) -> int:
             pairings = stats_pairings(board) if args.stats else None
             if pairings is not None and not pairings.exact and result.verified:
                 pairings = replace(pairings, value=max(pairings.value, 1))  # the verified solution is one
-            if args.json:
-                print(dumps(outcome_json(board, outcome, pairings)), flush=True)
-            else:
+            answers.write(outcome_json(board, outcome, pairings))
+            if not args.json:
                 detail = summary_line(result)
                 if outcome.wrong:
                     detail += "; WRONG: " + "; ".join(outcome.wrong.values())

@@ -6,14 +6,13 @@ import argparse
 import contextlib
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 from rich.table import Table
 
 from sigmar.models.deal import KINDS, DealError
 from sigmar.models.generator import PAIRED_TILES
-from sigmar.runners.cli.conventions import Summary, add_time_limit, follow
+from sigmar.runners.cli.conventions import Summary, add_output, add_time_limit, follow
 from sigmar.runners.cli.options import (
     UsageError,
     add_backend,
@@ -44,7 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "engine) or unsolvable (certificate checked independently); anything else is unknown. Prints the counts "
         "and the solvable fraction as bounds that cover the unknown boards: at least solved/N, at most "
         "(solved+unknown)/N, each with its 95% Wilson interval (one number when nothing is unknown). With "
-        "--results the answers are appended to a JSON Lines file as they come; a rerun with the same file "
+        "-o (--results) the answers are appended to a JSON Lines file as they come; a rerun with the same file "
         "continues where a killed run stopped. Exit 0 every board answered, "
         "1 some unknown, 2 bad arguments, 3 a wrong answer.",
     )
@@ -65,12 +64,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--count", "-n", type=int, default=100, metavar="N", help="boards to deal (default 100)")
     parser.add_argument("--seed", "-s", type=int, default=0, metavar="S", help="random seed (default 0)")
-    parser.add_argument(
-        "--results",
-        metavar="FILE",
-        type=Path,
-        help="append one JSON line per board (an answer as in docs/formats.md, with index, deal, dim, seed); "
-        "a rerun skips the boards already in it",
+    add_output(
+        parser,
+        "append one JSON line per board (an answer as in docs/formats.md, with index, deal, dim, seed); "
+        "a rerun skips the boards already in it (--results FILE says the same)",
+        older=("--results",),
     )
     parser.add_argument(
         "--cluster",
@@ -91,7 +89,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     follow(
         parser,
         boards=False,
-        json_help="print the summary as one JSON object (the answers, one JSON object per board, go to --results)",
+        json_help="print the summary as one JSON object (the answers, one JSON object per board, go to -o FILE)",
     )
     parser.set_defaults(run=run)
 
@@ -211,15 +209,15 @@ def _open_results(args: argparse.Namespace, deals: Deals) -> tuple[ResultsFile |
     out = None
     try:
         deals.board(0)  # a deal that cannot be made fails here, before any work
-        if not args.results:
+        if not args.output:
             return None, {}
-        args.results.parent.mkdir(parents=True, exist_ok=True)
-        out = ResultsFile(args.results)  # locked until the run ends
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        out = ResultsFile(args.output)  # locked until the run ends
         return out, out.read(deals)
     except (ResultsError, DealError, OSError) as exc:
         if out is not None:
             out.close()
-        why = f"{args.results}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
+        why = f"{args.output}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
         raise UsageError(why) from None
 
 

@@ -1,8 +1,13 @@
-"""Readable tables and progress bars: cells are plain text (board names such as "x [solvable]" are not rich markup)."""
+"""Readable tables and progress bars: cells are plain text (board names such as "x [solvable]" are not rich markup).
+
+Every console of the suite is a :class:`PipeConsole`, so ``NO_COLOR`` (and ``--no-color``, which sets it for
+the run) is honoured in one place, and honoured whole: no colour and no bold or reverse either.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import os
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -19,11 +24,23 @@ def add_text_row(table: Table, *cells: str) -> None:
 class PipeConsole(Console):
     """A rich Console that lets a broken pipe (``sigmar show ... | head -1``) reach ``cli.main``.
 
-    Rich's own answer is ``SystemExit(1)``; the CLI instead ends quietly with 0.
+    Rich's own answer is ``SystemExit(1)``; the CLI instead ends quietly with 0.  With ``NO_COLOR`` set (or
+    ``no_color=True``) it writes no escape sequence at all: rich's own reading of ``NO_COLOR`` drops the
+    colours but keeps bold and reverse.
     """
+
+    def __init__(self, **options: Any) -> None:
+        if options.get("no_color") or no_color():
+            options["color_system"] = None
+        super().__init__(**options)
 
     def on_broken_pipe(self) -> None:
         raise BrokenPipeError()
+
+
+def no_color() -> bool:
+    """Whether the environment asks for no colour (https://no-color.org: set and not empty)."""
+    return bool(os.environ.get("NO_COLOR"))
 
 
 def table_console() -> Console:
@@ -55,7 +72,7 @@ def progress_bar(*, quiet: bool = False) -> Progress:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
+        console=PipeConsole(stderr=True),
         auto_refresh=False,
         disable=quiet,
     )
