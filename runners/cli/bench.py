@@ -53,7 +53,7 @@ from sigmar.runners.render.bench_tables import (
     pairwise_table,
     times_table,
 )
-from sigmar.runners.render.terminal import progress_bar, table_console
+from sigmar.runners.render.terminal import print_table, progress_bar, table_console
 from sigmar.runners.statistics.paired import compare, paired_comparisons, speedup_sentence
 from sigmar.runners.statistics.scores import pairwise_scores, vbs
 from sigmar.runners.survey import ClusterError
@@ -349,13 +349,13 @@ def _print_summary(
     for line in report.header:
         say(Text(f"# {line}", style="dim"))
     best = report.vbs
-    console.print(answers_table(report.summaries, best, report.speedups))
-    console.print(times_table(report.summaries, best, report.repeat > 1))
+    print_table(console, answers_table(report.summaries, best, report.speedups), keys=2)
+    print_table(console, times_table(report.summaries, best, report.repeat > 1))
     for name in best.members:
         worse, fastest = fmt(best.marginal[name]), best.winners[name]
         say(Text(f"VBS without {name}: PAR-2 worse by {worse} s (fastest on {fastest} boards)"))
     if len(report.families) > 1:
-        console.print(family_table(report.rows, report.names, report.time_limit))
+        print_table(console, family_table(report.rows, report.names, report.time_limit), keys=2)
     if report.comparisons:
         say(
             Text(
@@ -365,7 +365,7 @@ def _print_summary(
         )
         for sentence in paired_lines(report.comparisons):
             say(sentence)
-        console.print(pairwise_table(report.pairwise, report.board_count))
+        print_table(console, pairwise_table(report.pairwise, report.board_count))
     if with_baseline and not common:
         say(Text(f"--baseline {args.baseline}: no board and backend in common with this bench", "yellow"))
     for name, speedup in (report.speedups or {}).items():

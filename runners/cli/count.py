@@ -10,7 +10,7 @@ from sigmar.runners.cli.conventions import AnswersOutput, add_answers_output, ad
 from sigmar.runners.cli.options import add_backend, add_board_files, add_verbose, counting_backends, read_board_files
 from sigmar.runners.race import Race, count_board
 from sigmar.runners.render.answer_json import verdict_json
-from sigmar.runners.render.columns import columns
+from sigmar.runners.render.columns import columns, terminal_width
 
 # The backend that counts by default: the search, whose count is exact within a second on the boards that
 # the rule engine counts in one (a second, independent reading); the encodings count by enumeration or model
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
                 rows.append((board.name, shown(verdict.reference), *(cell(verdict, name) for name in verdict.answers)))
     if not args.json and not args.quiet and verdicts:
         header = ("board", f"{notion} (rule engine)", *verdicts[0].answers)
-        print(columns(header, rows))
+        print(columns(header, rows, terminal_width(), detail=False))
         for verdict in verdicts:
             for note in verdict.notes:
                 print(f"WRONG: {note}")

@@ -20,7 +20,7 @@ from sigmar.runners.cli.conventions import AnswersOutput, Summary, add_answers_o
 from sigmar.runners.cli.options import add_race_arguments, can_count, race_inputs
 from sigmar.runners.race import Race, count_board
 from sigmar.runners.render.answer_json import exit_code, graded_json, verdict_json
-from sigmar.runners.render.terminal import progress_bar, table_console
+from sigmar.runners.render.terminal import print_table, progress_bar, table_console
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -106,12 +106,12 @@ def run(args: argparse.Namespace) -> int:
                 Text.assemble(("wrong count", "bold red"), f": {note}") for c in counted.values() for note in c.notes
             ]
     if not args.json and not args.quiet:
-        console.print(table)
+        print_table(console, table, keys=2)
         for note in notes:
             console.print(note, soft_wrap=True)
-        console.print(summary_table(tally, len(boards), disagreements))
+        print_table(console, summary_table(tally, len(boards), disagreements))
         if count_tally:
-            console.print(count_table(count_tally))
+            print_table(console, count_table(count_tally))
     summary.print(results)
     return exit_code(results)
 

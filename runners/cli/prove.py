@@ -19,7 +19,7 @@ from sigmar.runners.cli.options import (
 )
 from sigmar.runners.prove import DEFAULT_PROVER, PROVERS, Proved, Prover
 from sigmar.runners.render.answer_json import exit_code, result_json, summary_line
-from sigmar.runners.render.columns import fixed_row
+from sigmar.runners.render.columns import fixed_row, terminal_width
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -84,8 +84,12 @@ def run(args: argparse.Namespace) -> int:
     if args.cluster and not args.cubes:
         raise UsageError("--cluster sends the cubes of --cubes N to the cluster: give --cubes too")
     table = not args.json and not args.quiet
+    width = terminal_width()
+    # In a terminal the board column is as wide as the longest name (a row that then does not fit is folded,
+    # the name whole on its own line); into a pipe it is cut at 40, for grep and cut.
+    widths = WIDTHS if width is None else (max(len(HEADER[0]), *(len(b.name) for b in boards)), *WIDTHS[1:])
     if table:
-        print(fixed_row(HEADER, WIDTHS), flush=True)
+        print(fixed_row(HEADER, widths, width), flush=True)
     with AnswersOutput(args) as answers, ProofStore(args.proof_dir) as proofs, _engine(args, proofs) as engine:
         for board in boards:
             proved = engine.prove(board, args.time_limit)
@@ -93,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             results.append(result)
             answers.write(result_json(board, result, **proved.json_extra()))
             if table:  # each board as it is done: a long run shows its progress
-                print(fixed_row(row(board.name, proved), WIDTHS), flush=True)
+                print(fixed_row(row(board.name, proved), widths, width), flush=True)
     summary.print(results)
     return exit_code(results)
 

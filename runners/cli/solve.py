@@ -14,7 +14,7 @@ from sigmar.runners.cli.conventions import AnswersOutput, Summary, add_answers_o
 from sigmar.runners.cli.options import add_race_arguments, race_inputs, stats_pairings
 from sigmar.runners.race import Race, RaceOutcome
 from sigmar.runners.render.answer_json import count_json, exit_code, result_json, summary_line
-from sigmar.runners.render.columns import columns
+from sigmar.runners.render.columns import columns, terminal_width
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 def print_table(rows: list[tuple[str, ...]], stats: bool = False) -> None:
     """The answers as plain columns (see render.columns: no rich on this path)."""
     counted = ("pairings",) if stats else ()
-    print(columns(("board", "status", "backend", "seconds", *counted, "detail"), rows))
+    print(columns(("board", "status", "backend", "seconds", *counted, "detail"), rows, terminal_width()))
 
 
 __all__ = ["run", "add_parser", "Status"]
