@@ -21,16 +21,23 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
+import hashlib
 import math
 import os
 import platform
+import re
+import shlex
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
@@ -41,6 +48,7 @@ from sigmar.runners.checking.grading import BoardVerdict, Grade, grade_board
 from sigmar.runners.checking.intake import taken_in
 from sigmar.runners.checking.replay import replayed
 from sigmar.runners.statistics.cost import NO_USAGE, Usage
+from sigmar.runners.statistics.record import BackendRecord, FileRecord, Record, RecordError
 from sigmar.runners.statistics.runs import Row, Summary
 from sigmar.runners.statistics.scores import cpu_par2, par2, percentile, representatives, spread
 from sigmar.runners.usage import load_average
@@ -385,9 +393,9 @@ def this_machine() -> str:
 def machine_lines(
     names: list[str], time_limit: float | None, executor: str, workers: list[str] | None = None
 ) -> list[str]:
-    """The CSV's comment header: where and with what these numbers were measured.  On a cluster
-    (``workers``: a line per kind of worker machine) the numbers come from the workers, so they
-    are named, and this machine is the client."""
+    """The CSV's comment header: where these numbers were measured (the backends, their versions and options
+    follow in the run's record: runners/statistics/record.py).  On a cluster (``workers``: a line per kind
+    of worker machine) the numbers come from the workers, so they are named, and this machine is the client."""
     where = "machine" if workers is None else "client machine"
     lines = [
         f"sigmar bench {datetime.now(UTC).strftime('%Y-%m-%dT%H:%M:%SZ')}",
@@ -396,14 +404,6 @@ def machine_lines(
         f"executor: {executor}; time limit {time_limit:g} s" if time_limit else f"executor: {executor}",
         f"load average at the start: {load_average():.2f} (1 minute)",
     ]
-    seen = set()
-    for name in names:
-        family = registry.split_name(name)[0]
-        if family in seen:
-            continue
-        seen.add(family)
-        found = registry.info(family)
-        lines.append(f"backend {family}: version {found.version}; available {found.available}")
     return lines
 
 
@@ -474,3 +474,178 @@ def cactus_plot(path: str | Path, rows: list[Row], names: list[str], time_limit:
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     write_file(path, save_png(cactus_figure(rows, names, time_limit, title)))
+
+
+# -- the bench's record (runners/statistics/record.py says what it holds and where it goes) ----------------
+#
+# Making one asks each backend for its exact name and options (an instance is made and dropped: the plugin
+# contract keeps constructors cheap), digests each board file, and asks an external SAT solver for its own
+# version: ``PROGRAM --version``, else the banner it prints on a formula of one clause (a solver that prints
+# neither is recorded as "version unknown"), each within 5 seconds.  A ``--rerun`` is checked against it.
+
+ASK_SECONDS = 5.0
+# A line of a banner or of --version output that gives a version.
+VERSION_LINE = re.compile(r"\bversion\b|\bv?\d+\.\d+(\.\d+)?\b", re.I)
+
+
+def sha256(path: str) -> str:
+    if path == "-":
+        return ""
+    digest = hashlib.sha256()
+    with contextlib.suppress(OSError), open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+        return digest.hexdigest()
+    return ""
+
+
+def backend_record(name: str, sat_cmd: str | None) -> BackendRecord:
+    """One backend: its exact name and options from an instance, its family's version, and for an external
+    solver the command and the solver's own version."""
+    family, _ = registry.split_name(name)
+    found = registry.info(family)
+    exact, options = name, {}
+    try:
+        backend = registry.make(name)
+        exact = backend.name
+        if dataclasses.is_dataclass(backend.options) and not isinstance(backend.options, type):
+            options = {k: _plain(v) for k, v in dataclasses.asdict(backend.options).items()}
+        own_cmd = getattr(backend, "sat_cmd", None)
+    except Exception:  # a backend that cannot be made here is recorded by name: the bench reports its errors
+        own_cmd = None
+    command = own_cmd or (sat_cmd if name.endswith(":external") else None)
+    return BackendRecord(
+        name,
+        exact,
+        family,
+        str(found.version),
+        options,
+        command,
+        external_solver(command) if command else None,
+    )
+
+
+def _plain(value: Any) -> Any:
+    return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
+
+
+def external_solver(command: str) -> dict[str, str]:
+    """The program of a ``--sat-cmd`` command and its own version: ``--version``'s first line, else the
+    banner's version line on a one-clause formula; and its Debian package and version where it has one."""
+    program = shlex.split(command)[0]
+    found = shutil.which(program) or program
+    version = _asked([found, "--version"]) or _banner(found) or "version unknown"
+    out = {"program": found, "version": version}
+    package = debian_package(found)
+    if package:
+        out["package"] = package
+    return out
+
+
+def _asked(argv: list[str], stdin: str | None = None) -> str:
+    """The first version line ``argv`` prints (standard output, then error), or ""."""
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=ASK_SECONDS, input=stdin or "", errors="replace"
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    for stream in (done.stdout, done.stderr):
+        lines = [line.strip().removeprefix("c ").strip() for line in stream.splitlines() if line.strip()]
+        if argv[-1] == "--version" and done.returncode == 0 and lines and len(lines[0]) < 100:
+            return lines[0]
+        for line in lines[:60]:
+            if VERSION_LINE.search(line) and len(line) < 100:
+                return line
+    return ""
+
+
+def _banner(program: str) -> str:
+    """The version line of the banner a solver prints when it solves ``p cnf 1 1 / 1 0``."""
+    with tempfile.TemporaryDirectory(prefix="sigmar-version-") as folder:
+        path = Path(folder) / "one.cnf"
+        path.write_text("p cnf 1 1\n1 0\n")
+        return _asked([program, str(path)])
+
+
+def debian_package(program: str) -> str:
+    """``cadical 1.5.3-2`` when dpkg knows the file, else ""."""
+    if not shutil.which("dpkg-query") or not os.path.isabs(program):
+        return ""
+    real = os.path.realpath(program)
+    try:
+        owner = subprocess.run(["dpkg-query", "-S", real], capture_output=True, text=True, timeout=ASK_SECONDS)
+        package = owner.stdout.split(":", 1)[0].strip() if owner.returncode == 0 else ""
+        if not package or " " in package:
+            return ""
+        shown = subprocess.run(
+            ["dpkg-query", "-W", "-f", "${Version}", package], capture_output=True, text=True, timeout=ASK_SECONDS
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return f"{package} {shown.stdout.strip()}" if shown.returncode == 0 and shown.stdout.strip() else ""
+
+
+def make_record(
+    argv: list[str],
+    per_argument: list[tuple[str, str, list[Board]]],
+    names: list[str],
+    options: dict[str, Any],
+    sat_cmd: str | None,
+    machine: str,
+) -> Record:
+    """The record of a bench about to run: ``per_argument`` is each FILE argument, its file and its boards."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        sigmar = version("sigmar")
+    except PackageNotFoundError:
+        sigmar = "(not installed)"
+    files = [FileRecord(arg, path, sha256(path), [b.name for b in boards]) for arg, path, boards in per_argument]
+    return Record(
+        argv=list(argv),
+        cwd=os.getcwd(),
+        sigmar=sigmar,
+        started=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        files=files,
+        backends=[backend_record(name, sat_cmd) for name in names],
+        options=options,
+        machine=machine,
+        load1=round(load_average(), 2),
+    )
+
+
+def resolve(record: Record) -> list[tuple[str, str]]:
+    """Each recorded FILE argument as it can be read here, and its path: as recorded when that path exists,
+    else under the recorded folder.  A file whose content changed since (its SHA-256 differs) is a
+    RecordError: it would not give the same boards."""
+    out = []
+    for entry in record.files:
+        path = entry.path
+        if not os.path.isabs(path) and not os.path.exists(path) and record.cwd:
+            moved = os.path.join(record.cwd, path)
+            if os.path.exists(moved):
+                path = moved
+        if not os.path.exists(path):
+            raise RecordError(f"the recorded board file {entry.path} is not here (nor under {record.cwd})")
+        digest = sha256(path)
+        if entry.sha256 and digest != entry.sha256:
+            raise RecordError(
+                f"{path} changed since the record (SHA-256 {digest[:12]}…, recorded {entry.sha256[:12]}…): "
+                "it would not give the same boards"
+            )
+        argument = path + entry.argument[len(entry.path) :] if entry.argument.startswith(entry.path) else path
+        out.append((argument, path))
+    return out
+
+
+def differences(old: Record, new: Record) -> list[str]:
+    """What differs between a record and its rerun's: the boards (an error for the caller), and the versions
+    and options of the backends (notes: a rerun on a newer solver is a reason to rerun)."""
+    notes = []
+    for before, after in zip(old.backends, new.backends, strict=False):
+        if before.version_text() != after.version_text():
+            notes.append(f"{before.name}: version {after.version_text()} here, {before.version_text()} recorded")
+        if before.options != after.options or before.exact != after.exact:
+            notes.append(f"{before.name}: options {after.options_text()} here, {before.options_text()} recorded")
+    return notes

@@ -58,7 +58,7 @@ def test_bench_cli_writes_csv_and_plot(fakes, board_file: Path, tmp_path: Path, 
     assert code == 0
     header = [line for line in out.read_text().splitlines() if line.startswith("#")]
     assert any("cpus" in line and "python" in line for line in header)
-    assert any(line.startswith("# backend honest: version fake-1") for line in header)
+    assert any(line.startswith("# backend honest: exact name honest:dfs; version fake-1") for line in header)
     rows = read_csv(out)
     assert len(rows) == 3 * 2
     assert {r["backend"] for r in rows} == {"honest", "honest:proof"}

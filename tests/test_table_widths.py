@@ -54,6 +54,13 @@ def rows() -> list[Row]:
     return found
 
 
+def in_order(name: str, text: str) -> bool:
+    """Every word of ``name`` in ``text``, in order (a name wrapped inside its column shares lines with the
+    other cells); a cut name ('…') fails."""
+    words = iter(text.split())
+    return "…" not in text and all(any(word == found for found in words) for word in name.split())
+
+
 def rendered(table: Table, width: int, keys: int = 1) -> str:
     out = io.StringIO()
     console = PipeConsole(file=out, width=width, color_system=None)
@@ -130,7 +137,7 @@ def test_solves_columns_keep_every_name_at_any_width(width: int) -> None:
     assert all(len(line) <= width for line in lines), max(lines, key=len)
     joined = " ".join(text.split())
     for board, backend in zip(BOARDS, BACKENDS, strict=False):
-        assert " ".join(board.split()) in joined and backend in joined, board
+        assert in_order(board, text) and backend in joined, board
     for head in SOLVE_HEAD:
         assert head in joined
 
@@ -160,7 +167,7 @@ def test_proves_rows_keep_the_whole_name(width: int) -> None:
     assert all(len(line) <= width for line in text.splitlines()), text
     joined = " ".join(text.split())
     for board in BOARDS:
-        assert " ".join(board.split()) in joined
+        assert in_order(board, text), board
     for word in head:
         assert word in joined
 
@@ -207,6 +214,5 @@ def test_solve_count_and_prove_at_this_width(width: int, capsys, monkeypatch) ->
         cli.main(argv)
         out = capsys.readouterr().out
         assert all(len(line) <= width for line in out.splitlines()), (argv[0], max(out.splitlines(), key=len))
-        joined = " ".join(out.split())
         for name in names:
-            assert name in joined, (argv[0], name)
+            assert in_order(name, out), (argv[0], name)

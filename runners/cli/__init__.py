@@ -166,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["NO_COLOR"] = "1"
     try:
         check_settings()  # a limit variable that does not parse: one line before any work
+        args.argv = argv  # the command line as given, for what records it (a bench's record)
         with run_lifetime():
             code: int = args.run(args)
         sys.stdout.flush()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import sys
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -29,17 +30,19 @@ from sigmar.runners.bench import (
 )
 from sigmar.runners.checking.grading import BoardVerdict
 from sigmar.runners.cli.board_args import read_per_file
-from sigmar.runners.cli.conventions import Summary, add_output, add_time_limit, follow
+from sigmar.runners.cli.conventions import DEFAULT_TIME_LIMIT, Summary, add_output, add_time_limit, follow
 from sigmar.runners.cli.options import (
+    BOARD_ARGUMENT_HELP,
+    DEFAULT_BACKEND,
     UsageError,
     add_backend,
-    add_board_files,
     add_sat_cmd,
     add_verbose,
     apply_sat_cmd,
     chosen_backends,
     dask_client,
     job_count,
+    sat_command,
     whole_number,
     writable_file,
 )
@@ -55,6 +58,7 @@ from sigmar.runners.render.bench_tables import (
 )
 from sigmar.runners.render.terminal import print_table, progress_bar, table_console
 from sigmar.runners.statistics.paired import compare, paired_comparisons, speedup_sentence
+from sigmar.runners.statistics.record import Record
 from sigmar.runners.statistics.scores import pairwise_scores, vbs
 from sigmar.runners.survey import ClusterError
 
@@ -69,10 +73,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "and print the backends ranked (correct answers, then PAR-2 by wall and CPU time, on solvable and "
         "unsolvable boards apart), the virtual best solver, a paired comparison of every two backends (the "
         "geometric-mean ratio with its 95% bootstrap interval and a Wilcoxon p-value), the MiniZinc "
-        "Challenge's pairwise score, and a table per family of boards. Exit 3 if a backend answered wrongly or "
+        "Challenge's pairwise score, and a table per family of boards. Every output records the run: the "
+        "command line, each backend's exact name, version and options, an external solver's command and "
+        "version, the board files' digests (--rerun runs it again). Exit 3 if a backend answered wrongly or "
         "two disagreed, 1 if some board got no answer from any backend, 2 on bad input.",
     )
-    add_board_files(parser)
+    parser.add_argument(
+        "files",
+        metavar="FILE",
+        nargs="*",
+        help=f"board files (each one or many boards; {BOARD_ARGUMENT_HELP}); none with --rerun",
+    )
+    parser.add_argument(
+        "--rerun",
+        metavar="RECORD",
+        help="run a recorded bench again: the boards, backends and options of RECORD (a bench's CSV, --json "
+        "output, HTML report or BenchExec XML; each records its run), the board files checked unchanged; give "
+        "only outputs beside it",
+    )
     add_backend(parser)
     add_time_limit(parser)
     parser.add_argument(
@@ -187,16 +205,67 @@ def check_outputs(args: argparse.Namespace) -> list[OutputLock]:
 
 def run(args: argparse.Namespace) -> int:
     summary = Summary(args)
+    recorded = _rerun(args) if args.rerun else None
+    if not args.files:
+        raise UsageError("give the board FILEs to bench, or --rerun RECORD")
     joining = apply_sat_cmd(args)  # cnf:external, with --sat-cmd
     _check_limits(args)
     baseline = read_baseline(args.baseline) if args.baseline else None
     boards_by_file = read_per_file(args.files, args.board, prefix=False)
     locks = check_outputs(args)  # after the boards: a malformed board file leaves no empty output behind
     try:
-        return _run(args, boards_by_file, baseline, joining, summary)
+        return _run(args, boards_by_file, baseline, joining, summary, recorded)
     finally:
         for lock in locks:
             lock.release()
+
+
+RECORD_LINE = "record: "  # the CSV header's line of the record (docs/formats.md#the-bench-record)
+
+
+# What a rerun takes from its record, with each option's value when not given (a given one is refused).
+RECORDED = {
+    "backend": DEFAULT_BACKEND,
+    "time_limit": DEFAULT_TIME_LIMIT,
+    "jobs": 1,
+    "repeat": 1,
+    "family": None,
+    "mem_limit": None,
+    "sat_cmd": None,
+    "board": None,
+}
+
+
+def _rerun(args: argparse.Namespace) -> Record:
+    """Fill ``args`` from the record of ``--rerun``: its board files (checked unchanged), backends and options."""
+    from sigmar.runners.bench import resolve
+    from sigmar.runners.statistics.record import RecordError, read_record
+
+    given = [f"--{k.replace('_', '-')}" for k, default in RECORDED.items() if getattr(args, k) != default]
+    if args.files or given:
+        what = ", ".join(([f"FILE {args.files[0]}"] if args.files else []) + given)
+        raise UsageError(
+            f"--rerun takes the boards, backends and options from its record, not {what}; beside it give only "
+            "outputs (-o, --html, --xml, --plot, --scatter, --pair, --baseline, --json, --quiet), --verbose "
+            "or --cluster"
+        )
+    try:
+        record = read_record(args.rerun)
+        args.files = [argument for argument, _ in resolve(record)]
+    except RecordError as exc:
+        raise UsageError(f"--rerun {exc}") from None
+    options = record.options
+    args.backend = ",".join(b.name for b in record.backends)
+    args.sat_cmd = next((b.sat_cmd for b in record.backends if b.sat_cmd), None)
+    if args.sat_cmd:
+        try:
+            sat_command(args.sat_cmd)
+        except argparse.ArgumentTypeError as exc:
+            raise UsageError(f"--rerun {args.rerun}: its --sat-cmd {args.sat_cmd!r}: {exc}") from None
+    for key in ("time_limit", "jobs", "repeat", "family", "mem_limit", "board"):
+        if key in options:
+            setattr(args, key, options[key])
+    return record
 
 
 def _run(
@@ -205,8 +274,10 @@ def _run(
     baseline: Any,
     joining: list[str],
     summary: Summary,
+    recorded: Record | None = None,
 ) -> int:
     names = [*chosen_backends(args.backend), *joining]
+    record = _record(args, boards_by_file, names, recorded)
     pair = scatter_pair(args, names)
     runs = plan(boards_by_file, names, args.repeat, args.family)
     executor, where, client = _executor(args, runs)
@@ -215,15 +286,14 @@ def _run(
         header.append(f"repeat {args.repeat}: each board and backend run {args.repeat} times")
     if args.mem_limit:
         header.append(f"memory limit {args.mem_limit:g} MB per run (RSS of the worker and its children)")
+    header += [*record.header_lines(), f"{RECORD_LINE}{record.text()}"]
     started = datetime.now(UTC)
-    result = _measure(args, runs, names, executor, client, header)
-    report, common = _report(args, boards_by_file, names, header, result, baseline)
+    result = _measure(args, runs, names, executor, client, header, record)
+    report, common = _report(args, boards_by_file, names, header, result, baseline, record)
     if args.xml:
-        from sigmar.encoders import registry
         from sigmar.runners.render.benchexec_xml import write_xml
 
-        versions = {n: str(registry.info(registry.split_name(n)[0]).version) for n in names}
-        write_xml(args.xml, result.rows, names, versions, args.time_limit, args.mem_limit, started)
+        write_xml(args.xml, result.rows, names, record, args.time_limit, args.mem_limit, started)
     if args.html:
         from sigmar.runners.render.bench_html import write_html
 
@@ -242,6 +312,38 @@ def _run(
     return exit_code(board_results)
 
 
+def _record(
+    args: argparse.Namespace, boards_by_file: list[tuple[str, list[Board]]], names: list[str], old: Record | None
+) -> Record:
+    """This bench's record; for a rerun, held to the old one: the same boards and backends, or exit 2 (the
+    versions and options of the backends may differ, and are said)."""
+    from sigmar.runners.bench import differences, make_record, this_machine
+
+    options = {
+        "time_limit": args.time_limit,
+        "jobs": args.jobs,
+        "repeat": args.repeat,
+        "family": args.family,
+        "mem_limit": args.mem_limit,
+        "cluster": args.cluster,
+        "board": args.board,
+    }
+    per_argument = [(arg, path, boards) for arg, (path, boards) in zip(args.files, boards_by_file, strict=True)]
+    record = make_record(args.argv, per_argument, names, options, args.sat_cmd, this_machine())
+    if old is None:
+        return record
+    if [f.boards for f in old.files] != [f.boards for f in record.files]:
+        raise UsageError(f"--rerun {args.rerun}: the board files give other boards than the record names")
+    if [b.name for b in old.backends] != [b.name for b in record.backends]:
+        raise UsageError(f"--rerun {args.rerun}: the backends here are not the record's")
+    if not args.quiet:
+        boards = sum(len(f.boards) for f in record.files)
+        print(f"rerun of: {old.command} ({boards} boards, recorded {old.started})", file=sys.stderr)
+        for note in differences(old, record):
+            print(f"rerun: {note}", file=sys.stderr)
+    return record
+
+
 def _report(
     args: argparse.Namespace,
     boards_by_file: list[tuple[str, list[Board]]],
@@ -249,6 +351,7 @@ def _report(
     header: list[str],
     result: Any,
     baseline: list[dict[str, str]] | None,
+    record: Record | None = None,
 ) -> tuple[Report, int]:
     """Everything the summary and the HTML report show, and how many runs the baseline shares."""
     speedups, changes, common = compare(result.rows, baseline) if baseline is not None else (None, [], 0)
@@ -268,6 +371,7 @@ def _report(
         pairwise=pairwise_scores(result.rows, names),
         warning=busy_warning(result.rows),
         repeat=args.repeat,
+        record=record,
     )
     return report, common
 
@@ -306,7 +410,13 @@ def _workers(client: Any) -> list[str] | None:
 
 
 def _measure(
-    args: argparse.Namespace, runs: list[Any], names: list[str], executor: Any, client: Any, header: list[str]
+    args: argparse.Namespace,
+    runs: list[Any],
+    names: list[str],
+    executor: Any,
+    client: Any,
+    header: list[str],
+    record: Record,
 ) -> Any:
     """Every run with a progress bar; the CSV written board by board as they are graded."""
     sink = None
@@ -320,6 +430,9 @@ def _measure(
 
     def print_json(board: Board, verdict: BoardVerdict, answers: dict[str, Result]) -> None:
         print(dumps(graded_json(board, verdict, answers)), flush=True)
+
+    if args.json:  # the first line: what ran (docs/formats.md#the-bench-record)
+        print(dumps({"record": record.to_json()}), flush=True)
 
     try:
         with progress_bar(quiet=args.quiet) as progress:
@@ -347,7 +460,8 @@ def _print_summary(
     console = table_console()
     say = partial(console.print, soft_wrap=True)  # sentences are not wrapped: a script may read them
     for line in report.header:
-        say(Text(f"# {line}", style="dim"))
+        if not line.startswith(RECORD_LINE):  # the record's JSON is for programs (the CSV keeps it)
+            say(Text(f"# {line}", style="dim"))
     best = report.vbs
     print_table(console, answers_table(report.summaries, best, report.speedups), keys=2)
     print_table(console, times_table(report.summaries, best, report.repeat > 1))

@@ -85,9 +85,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--cluster sends the cubes of --cubes N to the cluster: give --cubes too")
     table = not args.json and not args.quiet
     width = terminal_width()
-    # In a terminal the board column is as wide as the longest name (a row that then does not fit is folded,
-    # the name whole on its own line); into a pipe it is cut at 40, for grep and cut.
-    widths = WIDTHS if width is None else (max(len(HEADER[0]), *(len(b.name) for b in boards)), *WIDTHS[1:])
+    # In a terminal a name longer than the board column wraps inside it (a row that does not fit at all is
+    # folded, the name whole on its own line); into a pipe it is cut at 40, for grep and cut.
+    longest = max(len(HEADER[0]), *(len(b.name) for b in boards))
+    widths = WIDTHS if width is None else (min(longest, WIDTHS[0]), *WIDTHS[1:])
     if table:
         print(fixed_row(HEADER, widths, width), flush=True)
     with AnswersOutput(args) as answers, ProofStore(args.proof_dir) as proofs, _engine(args, proofs) as engine:

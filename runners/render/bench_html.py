@@ -29,6 +29,7 @@ from sigmar.models.result import Status
 from sigmar.runners.checking.grading import BoardVerdict, Grade
 from sigmar.runners.render.bench_tables import FAMILY_HEADS, family_rows
 from sigmar.runners.statistics.paired import Change, PairedComparison, Ratio, speedup_sentence
+from sigmar.runners.statistics.record import Record
 from sigmar.runners.statistics.scores import Vbs, representatives
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ class Report:
     pairwise: dict[str, dict[str, float]] = field(default_factory=dict)
     warning: str | None = None  # the machine was busy (bench.busy_warning)
     repeat: int = 1
+    record: Record | None = None  # what ran (runners/statistics/record.py)
 
     @property
     def families(self) -> list[str]:
@@ -379,9 +381,34 @@ document.querySelectorAll('#boards th').forEach(function(th){th.addEventListener
 """
 
 
+def record_html(record: Record | None) -> str:
+    """How the bench was run: its command line and each backend's exact name, version and options (an
+    external solver's command and own version among them), then the record itself for ``--rerun``."""
+    if record is None:
+        return ""
+    rows = "".join(
+        f"<tr><td>{escape(b.name)}</td><td>{escape(b.exact)}</td><td>{escape(b.version_text())}</td>"
+        f"<td><code>{escape(b.options_text())}</code></td></tr>"
+        for b in record.backends
+    )
+    files = "".join(
+        f"<li><code>{escape(f.argument)}</code>: {len(f.boards)} boards, SHA-256 <code>{escape(f.sha256)}</code></li>"
+        for f in record.files
+    )
+    return (
+        "<h2>How this was run</h2>"
+        f"<p>Command (in <code>{escape(record.cwd)}</code>, sigmar {escape(record.sigmar)}, started "
+        f"{escape(record.started)}):</p><pre class='command'>{escape(record.command)}</pre>"
+        f"<ul>{files}</ul><table class='record'><thead><tr><th>backend</th><th>exact name</th><th>version</th>"
+        f"<th>options</th></tr></thead><tbody>{rows}</tbody></table>"
+        "<p>Run it again: <code>sigmar bench --rerun THIS_REPORT.html</code>.</p>"
+        f"{record.html_script()}"
+    )
+
+
 def render(report: Report, boards: Sequence[Board]) -> str:
     lookup = {b.name: b for b in boards}
-    meta = "".join(f"<p class='meta'>{escape(line)}</p>" for line in report.header)
+    meta = "".join(f"<p class='meta'>{escape(line)}</p>" for line in report.header if not line.startswith("record: "))
     legend = (
         "<p class='legend'><span class='g-correct'>correct (a verified solution, or a certified 'no': its "
         "certificate kind is shown)</span><span class='g-unconfirmed'>unconfirmed (a claimed 'no')"
@@ -411,7 +438,7 @@ def render(report: Report, boards: Sequence[Board]) -> str:
         f"{summary_table(report)}{comparisons_html(report)}{families_html(report)}"
         f"<h2>Plots</h2>{plots_html(report)}{changes_html(report)}"
         f"<h2>The hardest boards</h2>{hardest_boards_html(hardest(report), lookup)}"
-        f"<h2>Every board</h2>{legend}{board_table(report)}"
+        f"<h2>Every board</h2>{legend}{board_table(report)}{record_html(report.record)}"
         f"<script>{SCRIPT}</script></body></html>"
     )
 

@@ -25,6 +25,7 @@ from sigmar.runners.checking.grading import Grade
 from sigmar.runners.statistics.scores import representatives
 
 if TYPE_CHECKING:
+    from sigmar.runners.statistics.record import Record
     from sigmar.runners.statistics.runs import Row
 
 DOCTYPE = (
@@ -74,8 +75,11 @@ def run_set(
     time_limit: float | None,
     mem_limit_mb: float | None,
     started: datetime,
+    options: str | None = None,
+    description: str | None = None,
 ) -> ET.Element:
-    """The ``<result>`` element of one backend's runs."""
+    """The ``<result>`` element of one backend's runs: ``version`` and ``options`` as the run's record gives
+    them (an external solver's own version and its command), ``description`` the command line and the record."""
     ended = datetime.now(UTC)
     result = ET.Element(
         "result",
@@ -85,7 +89,7 @@ def run_set(
         toolmodule="benchexec.tools.dummy",  # table-generator loads it; our columns need no log parsing
         version=version,
         generator="sigmar bench",
-        options=f"--backend {backend}",
+        options=options or f"--backend {backend}",
         date=started.strftime("%Y-%m-%d %H:%M:%S UTC"),
         starttime=started.isoformat(),
         endtime=ended.isoformat(),
@@ -93,6 +97,8 @@ def run_set(
         memlimit=f"{mem_limit_mb:g} MB" if mem_limit_mb else "-",
         cpuCores=str(os.cpu_count() or 1),
     )
+    if description:
+        ET.SubElement(result, "description").text = description
     columns = ET.SubElement(result, "columns")
     for title in ("status", "cputime", "walltime", "memory", "certified"):
         ET.SubElement(columns, "column", title=title)
@@ -115,7 +121,7 @@ def write_xml(
     folder: str | Path,
     rows: Sequence[Row],
     names: Sequence[str],
-    versions: dict[str, str],
+    record: Record,
     time_limit: float | None,
     mem_limit_mb: float | None,
     started: datetime,
@@ -128,8 +134,16 @@ def write_xml(
     stamp = started.strftime("%Y-%m-%d_%H-%M-%S")
     paths = []
     for name in names:
+        found = record.backend(name)
         element = run_set(
-            [r for r in rows if r.backend == name], name, versions.get(name, "?"), time_limit, mem_limit_mb, started
+            [r for r in rows if r.backend == name],
+            name,
+            found.version_text() if found else "?",
+            time_limit,
+            mem_limit_mb,
+            started,
+            options=found.options_text() if found else None,
+            description=record.description(),
         )
         ET.indent(element)
         path = folder / file_name(name, stamp)

@@ -6,9 +6,11 @@ prints its answers as plain columns, two spaces apart, which also read well
 through ``grep`` and ``cut``; the longer commands keep rich's tables.
 
 In a terminal (or with ``COLUMNS`` set) a table is fitted to its width and never cut: when its rows do
-not fit, each row is folded, its first cell (the board's name) whole on a line of its own and the other
-cells on the lines below, aligned under a header that names them; when even those do not fit, one cell
-a line, each named.  Into a pipe or a file, the columns are as wide as they need.
+not fit, a long first cell (the board's name) wraps inside a column of 40 and the last (the detail) in
+what is left; when that leaves the detail less than 30 columns, each row is folded, its first cell whole
+on a line of its own and the other cells on the lines below, aligned under a header that names them; when
+even those do not fit, one cell a line, each named.  Into a pipe or a file the columns are as before: a
+name is cut at 40 with "…", for grep and cut.
 """
 
 from __future__ import annotations
@@ -63,14 +65,29 @@ def columns(
     if max(len(line) for line in _aligned(whole).split("\n")) <= width:
         return _aligned(whole)
     widths = [max(len(row[i]) for row in whole) for i in range(len(header) - 1)]
+    widths[0] = min(widths[0], MAX_WIDTH)  # a longer name wraps inside its column, whole
     lead = sum(widths) + 2 * len(widths)
-    if lead + MIN_LAST <= width:  # the columns fit, and the last (the detail) wraps under itself
-        return "\n".join(line.rstrip() for row in whole for line in _wrapped(_lead(row, widths), row[-1], width))
+    if lead + (MIN_LAST if detail else 0) <= width:  # the columns fit; the first and the last wrap in theirs
+        return "\n".join(line for row in whole for line in _wrapped_row(row, widths, width))
     return "\n".join(folded(header, rows, width))
 
 
-def _lead(row: Sequence[str], widths: Sequence[int]) -> str:
-    return "".join(cell.ljust(w) + "  " for cell, w in zip(row, widths, strict=False))
+def _wrapped_row(row: Sequence[str], widths: Sequence[int], width: int) -> list[str]:
+    """One row as lines: the first cell wrapped in its column, the middle cells on the first line, the last
+    (the detail) wrapped in what is left of ``width``."""
+    lead = sum(widths) + 2 * len(widths)
+    first = textwrap.wrap(row[0], widths[0], break_on_hyphens=False) or [""]
+    last = textwrap.wrap(row[-1], max(width - lead, 20), break_on_hyphens=False) or [""]
+    lines = []
+    for n in range(max(len(first), len(last))):
+        cells = [first[n] if n < len(first) else "", *(row[1:-1] if n == 0 else [""] * (len(row) - 2))]
+        lines.append(
+            (
+                "".join(c.ljust(w) + "  " for c, w in zip(cells, widths, strict=False))
+                + (last[n] if n < len(last) else "")
+            ).rstrip()
+        )
+    return lines
 
 
 def _aligned(table: Sequence[Sequence[str]]) -> str:
@@ -99,9 +116,7 @@ def folded_header(header: Sequence[str], widths: Sequence[int], width: int) -> l
     return [header[0], *folded_row(header, widths, width)[1:]]
 
 
-def folded_row(
-    row: Sequence[str], widths: Sequence[int], width: int, header: Sequence[str] | None = None
-) -> list[str]:
+def folded_row(row: Sequence[str], widths: Sequence[int], width: int, header: Sequence[str] | None = None) -> list[str]:
     """One row folded: its first cell whole (wrapped at ``width``), then the middle cells aligned to
     ``widths`` and the last after them, or on its own line below when little room is left; when the
     middle cells do not fit in ``width`` at all, one cell a line, each named by ``header``."""
@@ -134,10 +149,13 @@ def _wrapped(lead: str, text: str, width: int) -> list[str]:
 
 def fixed_row(cells: Sequence[str], widths: Sequence[int], width: int | None = None) -> str:
     """One line of columns of known widths (a long cell cut with an ellipsis), for a table printed a row at a
-    time as its rows are done; the last cell, beyond the widths, is never cut.  With ``width`` (a terminal's),
-    when the widths and a last cell of at least 30 columns do not fit in it, the row is folded as
-    :func:`folded_row` folds it, its first cell whole (the same choice for every row of the same widths)."""
-    if width is not None and sum(widths) + 2 * len(widths) + MIN_LAST > width:
-        return "\n".join(folded_row(cells, widths[1:], width))
+    time as its rows are done; the last cell, beyond the widths, is never cut.  With ``width`` (a terminal's)
+    nothing is cut: the first cell wraps inside its column and the last in what is left; when the widths and
+    a last cell of at least 30 columns do not fit, the row is folded as :func:`folded_row` folds it (the same
+    choice for every row of the same widths)."""
+    if width is not None:
+        if sum(widths) + 2 * len(widths) + MIN_LAST > width:
+            return "\n".join(folded_row(cells, widths[1:], width))
+        return "\n".join(_wrapped_row(cells, widths, width))
     fitted = [(c if len(c) <= w else c[: w - 1] + "…").ljust(w) for c, w in zip(cells, widths, strict=False)]
     return "  ".join([*fitted, *cells[len(widths) :]]).rstrip()
