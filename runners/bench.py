@@ -50,7 +50,7 @@ from sigmar.runners.checking.replay import replayed
 from sigmar.runners.statistics.cost import NO_USAGE, Usage
 from sigmar.runners.statistics.record import BackendRecord, FileRecord, Record, RecordError
 from sigmar.runners.statistics.runs import Row, Summary
-from sigmar.runners.statistics.scores import cpu_par2, par2, percentile, representatives, spread
+from sigmar.runners.statistics.scores import cpu_par2, par2, percentile, representatives, spread, vbs
 from sigmar.runners.usage import load_average
 from sigmar.runners.workers import Worker, WorkerSet, with_output
 
@@ -295,11 +295,14 @@ def cpu_ratio(rows: list[Row]) -> float:
     return sum(r.usage.cpu_seconds or 0.0 for r in measured) / wall if wall > 0 else math.nan
 
 
-def summarise(rows: list[Row], names: list[str], time_limit: float | None = None) -> list[Summary]:
+def summarise(
+    rows: list[Row], names: list[str], time_limit: float | None = None, *, by_cpu: bool = False
+) -> list[Summary]:
     """Per backend (ranked, best first): counts by answer, certified and claimed apart, PAR-2 by wall and CPU
     time, overall and on solvable and unsolvable boards, percentiles over its answered runs, CPU and memory.
 
-    With repetitions, each board counts once, through its median run (:func:`representatives`).
+    With repetitions, each board counts once, through its median run (:func:`representatives`).  ``by_cpu``:
+    ranked by CPU-time PAR-2 (the bench does so when the machine was busy: :func:`busy_warning`).
     """
     medians = representatives(rows)
     out = []
@@ -335,19 +338,21 @@ def summarise(rows: list[Row], names: list[str], time_limit: float | None = None
                 spread=spread(every),
             )
         )
-    return ranked(out)
+    return ranked(out, by_cpu=by_cpu)
 
 
-def ranked(summaries: list[Summary]) -> list[Summary]:
+def ranked(summaries: list[Summary], *, by_cpu: bool = False) -> list[Summary]:
     """Best first, each with its ``rank``: a backend with a wrong answer last, then most correct answers
-    (a verified solution or a checked certificate; a claim is not one), then the lowest PAR-2.
+    (a verified solution or a checked certificate; a claim is not one), then the lowest PAR-2 (by CPU time
+    with ``by_cpu``: on a busy machine the wall times wait for a core, the CPU times much less).
 
     So a backend that only claims is never ranked above one that certifies the same
     boards in the same time: its claims are not correct answers and cost PAR-2 twice the limit.
     """
 
     def key(s: Summary) -> tuple[bool, int, float]:
-        return (s.wrong > 0, -s.correct, s.par2 if not math.isnan(s.par2) else math.inf)
+        score = s.par2_cpu if by_cpu else s.par2
+        return (s.wrong > 0, -s.correct, score if not math.isnan(score) else math.inf)
 
     order = sorted(summaries, key=key)
     return [replace(s, rank=place) for place, s in enumerate(order, start=1)]
@@ -377,8 +382,8 @@ def busy_warning(rows: list[Row], cpus: int | None = None) -> str | None:
     if not why:
         return None
     return (
-        f"warning: the machine was busy ({'; '.join(why)}): wall times are inflated; "
-        "compare the CPU-time scores, or run again on a quiet machine"
+        f"warning: the machine was busy ({'; '.join(why)}): wall times are inflated, so the backends are ranked "
+        "by CPU-time PAR-2; compare the CPU-time scores, or run again on a quiet machine"
     )
 
 
@@ -469,11 +474,13 @@ def read_csv(path: str | Path) -> list[dict[str, str]]:
 
 
 def cactus_plot(path: str | Path, rows: list[Row], names: list[str], time_limit: float | None, title: str) -> None:
-    """Boards answered (y) against time (x, log): one step line per backend, the field's usual picture."""
+    """Boards answered (y) against time (x, log): one step line per backend and the virtual best solver's,
+    dashed, as the HTML report draws it: the field's usual picture."""
     from sigmar.runners.render.bench_plots import cactus_figure, save_png
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    write_file(path, save_png(cactus_figure(rows, names, time_limit, title)))
+    best = vbs(rows, names, time_limit)
+    write_file(path, save_png(cactus_figure(rows, names, time_limit, title, best.times)))
 
 
 # -- the bench's record (runners/statistics/record.py says what it holds and where it goes) ----------------

@@ -195,7 +195,9 @@ def test_busy_warning_from_the_load_average_or_the_cpu_wall_ratio() -> None:
 def test_ratio_of_nothing_is_empty() -> None:
     empty = ratio_of([])
     assert empty.boards == 0 and math.isnan(empty.value) and empty.text() == "-"
-    assert ratio_of([math.log(4)] * 3).text() == "4.00× [4.00, 4.00]"
+    assert ratio_of([math.log(4)] * 6).text() == "4.00× [4.00, 4.00]"
+    few = ratio_of([math.log(4)] * 3)  # below the floor: the counts, no interval, no test
+    assert few.text() == "3 boards, too few" and math.isnan(few.low) and math.isnan(few.p_value) and not few.clear
 
 
 # -- the command line ---------------------------------------------------------
@@ -219,7 +221,9 @@ def test_bench_repeat_writes_every_run_and_compares_every_pair(fakes, board_file
     assert sorted({r["repeat"] for r in rows}) == ["1", "2"] and {r["family"] for r in rows} == {"first", "second"}
     assert all(r["load1"] for r in rows)
     printed = capsys.readouterr().out
-    assert "honest" in printed and "× [" in printed and "Wilcoxon p = " in printed, printed
+    # 2 boards both answered correctly: below the floor, so the counts and no interval (issue 52)
+    assert "2 boards both answered correctly, too few for an interval or a claim (at least 6)" in printed, printed
+    assert "× [" not in printed and "Wilcoxon p = " not in printed, printed
     assert "pairwise score (MiniZinc Challenge)" in printed and "per family" in printed
     assert "repeat 2" in printed and "spread" in printed
 

@@ -57,7 +57,7 @@ from sigmar.runners.render.bench_tables import (
     times_table,
 )
 from sigmar.runners.render.terminal import print_table, progress_bar, table_console
-from sigmar.runners.statistics.paired import compare, paired_comparisons, speedup_sentence
+from sigmar.runners.statistics.paired import MIN_BOARDS, baseline_notes, compare, paired_comparisons, speedup_sentence
 from sigmar.runners.statistics.record import Record
 from sigmar.runners.statistics.scores import pairwise_scores, vbs
 from sigmar.runners.survey import ClusterError
@@ -356,24 +356,37 @@ def _report(
     """Everything the summary and the HTML report show, and how many runs the baseline shares."""
     speedups, changes, common = compare(result.rows, baseline) if baseline is not None else (None, [], 0)
     boards = sum(len(b) for _, b in boards_by_file)
+    warning = busy_warning(result.rows)  # a busy machine: ranked by CPU-time PAR-2, and said so
+    notes = baseline_notes(result.rows, baseline, args.time_limit, record, _old_record(args)) if baseline else []
     report = Report(
         f"sigmar bench: {boards} boards, {len(names)} backends",
         header,
         names,
         result.rows,
         result.verdicts,
-        summarise(result.rows, names, args.time_limit),
+        summarise(result.rows, names, args.time_limit, by_cpu=warning is not None),
         vbs(result.rows, names, args.time_limit),
         args.time_limit,
         speedups,
         changes,
         comparisons=paired_comparisons(result.rows, names),
         pairwise=pairwise_scores(result.rows, names),
-        warning=busy_warning(result.rows),
+        warning=warning,
         repeat=args.repeat,
         record=record,
+        baseline_notes=notes,
     )
     return report, common
+
+
+def _old_record(args: argparse.Namespace) -> Record | None:
+    """The baseline's record, when it has one (a CSV written before records has none)."""
+    from sigmar.runners.statistics.record import RecordError, read_record
+
+    try:
+        return read_record(args.baseline)
+    except RecordError:
+        return None
 
 
 def _check_limits(args: argparse.Namespace) -> None:
@@ -463,7 +476,7 @@ def _print_summary(
         if not line.startswith(RECORD_LINE):  # the record's JSON is for programs (the CSV keeps it)
             say(Text(f"# {line}", style="dim"))
     best = report.vbs
-    print_table(console, answers_table(report.summaries, best, report.speedups), keys=2)
+    print_table(console, answers_table(report.summaries, best, report.speedups, by_cpu=report.by_cpu), keys=2)
     print_table(console, times_table(report.summaries, best, report.repeat > 1))
     for name in best.members:
         worse, fastest = fmt(best.marginal[name]), best.winners[name]
@@ -474,19 +487,15 @@ def _print_summary(
         say(
             Text(
                 "Paired comparisons (geometric mean of seconds over the boards both answered correctly, 95% "
-                "paired-bootstrap interval, Wilcoxon signed-rank test):"
+                "paired-bootstrap interval, Wilcoxon signed-rank test with p Holm-adjusted over the pairs; "
+                f"below {MIN_BOARDS} boards only the counts):"
             )
         )
         for sentence in paired_lines(report.comparisons):
             say(sentence)
         print_table(console, pairwise_table(report.pairwise, report.board_count))
-    if with_baseline and not common:
-        say(Text(f"--baseline {args.baseline}: no board and backend in common with this bench", "yellow"))
-    for name, speedup in (report.speedups or {}).items():
-        say(Text(speedup_sentence(name, speedup)))
-    for change in report.changes:
-        what = f" {change.backend}: {change.why}: {change.old} -> {change.new}"
-        say(Text.assemble((change.board, "yellow"), what))
+    if with_baseline:
+        _print_baseline(say, args, report, common)
     for board, verdict in report.verdicts:
         for note in verdict.notes:
             say(Text.assemble((board.name, "bold red"), f": {note}"))
@@ -502,3 +511,16 @@ def _print_summary(
     for given, line in written:
         if given:
             say(Text(line))
+
+
+def _print_baseline(say: Any, args: argparse.Namespace, report: Report, common: int) -> None:
+    """The lines of ``--baseline``: where it is not like this bench, each backend's speedup, the changed boards."""
+    if not common:
+        say(Text(f"--baseline {args.baseline}: no board and backend in common with this bench", "yellow"))
+    for note in report.baseline_notes:
+        say(Text(note, "bold yellow"))
+    for name, speedup in (report.speedups or {}).items():
+        say(Text(speedup_sentence(name, speedup)))
+    for change in report.changes:
+        what = f" {change.backend}: {change.why}: {change.old} -> {change.new}"
+        say(Text.assemble((change.board, "yellow"), what))

@@ -28,7 +28,7 @@ from sigmar.models.output_files import write_file
 from sigmar.models.result import Status
 from sigmar.runners.checking.grading import BoardVerdict, Grade
 from sigmar.runners.render.bench_tables import FAMILY_HEADS, family_rows
-from sigmar.runners.statistics.paired import Change, PairedComparison, Ratio, speedup_sentence
+from sigmar.runners.statistics.paired import MIN_BOARDS, Change, PairedComparison, Ratio, speedup_sentence
 from sigmar.runners.statistics.record import Record
 from sigmar.runners.statistics.scores import Vbs, representatives
 
@@ -58,6 +58,12 @@ class Report:
     warning: str | None = None  # the machine was busy (bench.busy_warning)
     repeat: int = 1
     record: Record | None = None  # what ran (runners/statistics/record.py)
+    baseline_notes: list[str] = field(default_factory=list)  # where the baseline is not like this bench
+
+    @property
+    def by_cpu(self) -> bool:
+        """Ranked by CPU-time PAR-2: the machine was busy (the warning says so)."""
+        return self.warning is not None
 
     @property
     def families(self) -> list[str]:
@@ -218,6 +224,7 @@ def comparisons_html(report: Report) -> str:
         f"<tr><td class='name'>{escape(c.faster)}</td><td class='name'>{escape(c.slower)}</td>"
         f"<td>{c.ratio.boards}</td><td>{escape(c.ratio.text()) if c.ratio.boards else '–'}</td>"
         f"<td>{'–' if math.isnan(c.ratio.p_value) else f'{c.ratio.p_value:.2g}'}</td>"
+        f"<td>{'–' if c.ratio.adjusted is None or math.isnan(c.ratio.adjusted) else f'{c.ratio.adjusted:.2g}'}</td>"
         f"<td class='sentence'>{escape(c.sentence())}</td></tr>"
         for c in report.comparisons
     )
@@ -231,9 +238,11 @@ def comparisons_html(report: Report) -> str:
     return (
         "<h2>Backend against backend</h2><p>Over the boards both answered correctly (each board's median run): "
         "the geometric mean of the slower's seconds over the faster's, its 95% paired-bootstrap interval "
-        "(boards resampled, 10,000 times, fixed seed) and the Wilcoxon signed-rank p-value.</p>"
+        "(boards resampled, 10,000 times, fixed seed) and the Wilcoxon signed-rank p-value, then adjusted for "
+        "the other pairs tested (Holm): a difference is clear when the adjusted p is below 0.05 and the interval "
+        f"leaves 1 out. Below {MIN_BOARDS} boards a pair gets no interval and no claim, only its counts.</p>"
         "<table class='pairs'><thead><tr><th>faster</th><th>slower</th><th>boards</th><th>ratio [95%]</th>"
-        f"<th>Wilcoxon p</th><th></th></tr></thead><tbody>{rows}</tbody></table>"
+        f"<th>Wilcoxon p</th><th>Holm-adjusted p</th><th></th></tr></thead><tbody>{rows}</tbody></table>"
         f"<h3>Pairwise score (MiniZinc Challenge): points the row took from the column, of {report.board_count} "
         "boards</h3><p>On each board each pair shares one point: a correct answer beats a claim, which beats no "
         "answer, which beats a wrong one; two equal answers split it by time.</p>"
@@ -417,12 +426,14 @@ def render(report: Report, boards: Sequence[Board]) -> str:
         + (", each board's median run" if report.repeat > 1 else "")
         + "; hover a cell for CPU and memory; click a heading to sort)</p>"
     )
-    warning = f"<p class='warning'>{escape(report.warning)}</p>" if report.warning else ""
+    warning = "".join(f"<p class='warning'>{escape(w)}</p>" for w in [report.warning, *report.baseline_notes] if w)
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>{escape(report.title)}</title><style>{STYLE}</style></head><body>"
         f"<h1>{escape(report.title)}</h1>{meta}{warning}"
-        "<h2>Summary</h2><p>Ranked: most correct answers first, then the lowest PAR-2. A 'no' is certified when "
+        "<h2>Summary</h2><p>Ranked: most correct answers first, then the lowest PAR-2"
+        + (" by CPU time (the machine was busy: see the warning)" if report.by_cpu else "")
+        + ". A 'no' is certified when "
         "its certificate was checked by code independent of the backend, and claimed otherwise; a claim is not a "
         "correct answer (BenchExec's correct-unconfirmed). PAR-2: mean seconds per board, an unanswered, claimed "
         "or unconfirmed run costing twice the time limit; one wrong answer disqualifies; by wall time, by CPU "

@@ -37,10 +37,13 @@ def _right(table: Table, *names: str) -> None:
         table.add_column(name, justify="right", no_wrap=True)
 
 
-def answers_table(summaries: Sequence[Summary], best: Vbs, speedups: dict[str, Ratio] | None) -> Table:
+def answers_table(
+    summaries: Sequence[Summary], best: Vbs, speedups: dict[str, Ratio] | None, *, by_cpu: bool = False
+) -> Table:
     """Ranked, best first: counts (a checked "no" apart from a claimed one) and the PAR-2 scores."""
+    order = "ranked by CPU-time PAR-2 (the machine was busy)" if by_cpu else "ranked"
     table = Table(
-        title="sigmar bench: answers and scores, ranked (a claimed 'no' is not an answer: "
+        title=f"sigmar bench: answers and scores, {order} (a claimed 'no' is not an answer: "
         "PAR-2 charges it twice the limit)"
     )
     _right(table, "rank")
