@@ -28,8 +28,9 @@ from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.counting import Notion
 from sigmar.models.output_files import write_file
-from sigmar.models.result import Result, Status
+from sigmar.models.result import CERTIFICATE_SUFFIXES, Result, Status
 from sigmar.models.solution import move_to_json
+from sigmar.models.tiles import NAMES, STANDARD_METAL_NAMES
 from sigmar.models.truth import settle
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.count_grade import CountVerdict
@@ -57,15 +58,26 @@ class Races:
         # the cause not pinned down); with this one, 8 runs in 8 passed.
         self.folder = Path(tempfile.mkdtemp(prefix="sigmar-fuzz-proofs-"))
         self.proofs = ProofStore(self.folder)
+        # The rejected certificates since the board now graded began (fuzz_one empties it), read before their
+        # files go, by the main file's path: a shrunk failure's certificate is among them.
+        self.rejected: dict[str, dict[str, Any]] = {}
 
     def answers(self, board: Board, names: Iterable[str]) -> dict[str, Result]:
         """Checked answers of ``names`` on ``board``; a backend that refuses the board (quintessence) is left out."""
         playing = tuple(n for n in names if self.backends[n].refusal(board) is None)
         if not playing:
             return {}
+        found: dict[str, Result] = {}
         try:
-            return self._race(playing).solve_all(board, self.time_limit)
+            found = self._race(playing).solve_all(board, self.time_limit)
+            return found
         finally:
+            self.rejected |= {
+                answer.certificate.file: kept
+                for answer in found.values()
+                if answer.certificate is not None and answer.certificate.file and not answer.checked
+                and answer.status is Status.UNSOLVABLE and (kept := certificate_of(answer)) is not None
+            }  # fmt: skip
             for path in self.folder.iterdir():  # checked already; the next board needs none of them
                 path.unlink(missing_ok=True)
 
@@ -109,6 +121,7 @@ def fuzz_one(races: Races, board: Board, shrink_budget: int = 2000) -> dict[str,
     (a wrong "unsolvable", a rejected solution, ...), ``witness`` is the truth's solution of it.
     """
     truth = settle(board)
+    races.rejected.clear()
     answers = races.answers(board, races.names)
     record: dict[str, Any] = {
         "board": board.name,
@@ -148,10 +161,45 @@ def fuzz_one(races: Races, board: Board, shrink_budget: int = 2000) -> dict[str,
         }
         if small_truth.solvable:
             entry["witness"] = [move_to_json(small, move) for move in small_truth.solution]
+        certificate = shrunk_answer.certificate
+        if failure is Failure.REJECTED_CERTIFICATE and certificate is not None:  # its files, read before they went
+            kept = races.rejected.get(certificate.file or "") or certificate_of(shrunk_answer)
+            if kept is not None:
+                entry["certificate"] = kept
         record["failures"].append(entry)
     if races.compare_counts:
         record["failures"] += count_failures(races, board, shrink_budget)
     return record
+
+
+KEPT_BYTES = 16 * 1024 * 1024  # a rejected certificate's file larger than this is named, not kept
+
+
+def certificate_of(answer: Result) -> dict[str, Any] | None:
+    """A rejected certificate as the failure keeps it: its kind, its cells (a stuck set) and the text of each
+    of its files (by suffix), read while they are still in the races' folder; a file over ``KEPT_BYTES`` is
+    left out and named in ``too_large``."""
+    found = answer.certificate
+    if found is None:
+        return None
+    kept: dict[str, Any] = {"kind": str(found.kind), "files": {}}
+    if found.cells:
+        kept["cells"] = [list(cell) for cell in found.cells]
+    suffixes = CERTIFICATE_SUFFIXES.get(found.kind, ())
+    if found.file and suffixes and found.file.endswith(suffixes[0]):
+        stem = found.file[: -len(suffixes[0])]
+        paths = [Path(stem + suffix) for suffix in suffixes] + sorted(
+            Path(stem).parent.glob(Path(stem).name + ".node-*")
+        )
+        for path in paths:
+            if not path.is_file():
+                continue
+            if path.stat().st_size > KEPT_BYTES:
+                kept.setdefault("too_large", []).append(path.name)
+                continue
+            kept["files"][path.name[len(Path(stem).name) :]] = path.read_text(encoding="utf-8", errors="replace")
+        kept["path"] = found.file
+    return kept
 
 
 def count_failures(races: Races, board: Board, shrink_budget: int) -> list[dict[str, Any]]:
@@ -263,11 +311,14 @@ def failure_stem(board_name: str, backend: str, failure: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", f"{board_name}-{backend}-{failure}")
 
 
-def write_failure(out: Path, seed: int, record: dict[str, Any], failure: dict[str, Any]) -> Written:
+def write_failure(
+    out: Path, seed: int, record: dict[str, Any], failure: dict[str, Any], stem: str | None = None
+) -> Written:
     """``out/NAME.txt`` (the shrunk board, named NAME), ``out/NAME.json`` (what failed and how to see it again)
-    and, where the shrunk board is solvable, ``out/NAME.witness.json`` (the truth's solution, for ``verify``)."""
+    and, where the shrunk board is solvable, ``out/NAME.witness.json`` (the truth's solution, for ``verify``);
+    a rejected certificate's files beside them.  ``stem``: NAME (default: from the board, backend and kind)."""
     kind = f"{failure['failure']}-{failure['notion']}" if "notion" in failure else failure["failure"]
-    stem = failure_stem(record["board"], failure["backend"], kind)
+    stem = stem or failure_stem(record["board"], failure["backend"], kind)
     board_file = out / f"{stem}.txt"
     shrunk = failure["shrunk"].split("\n", 1)[1] if failure["shrunk"].startswith("# ") else failure["shrunk"]
     write_file(board_file, f"# {stem}\n{shrunk}")
@@ -291,15 +342,69 @@ def write_failure(out: Path, seed: int, record: dict[str, Any], failure: dict[st
         report["verify"] = f"sigmar verify {board_file} {witness_file}"
     if "notion" in failure:
         report["notion"] = failure["notion"]
+    if "certificate" in failure:
+        report["certificate"] = keep_certificate(out, stem, board_file, failure, report)
     report_file = out / f"{stem}.json"
     write_file(report_file, json.dumps(report, indent=2) + "\n")
     return Written(board_file, report_file, report)
 
 
+def keep_certificate(
+    out: Path, stem: str, board_file: Path, failure: dict[str, Any], report: dict[str, Any]
+) -> dict[str, Any]:
+    """The rejected certificate's files beside the failure (``out/NAME.dead.jsonl``, ...), the message's
+    path to the removed temporary file replaced by the kept one, and the command that checks it again."""
+    certificate = failure["certificate"]
+    written = []
+    for suffix, text in certificate.get("files", {}).items():
+        path = out / f"{stem}{suffix}"
+        write_file(path, text)
+        written.append(str(path))
+    kept: dict[str, Any] = {"kind": certificate["kind"], "files": written}
+    if "cells" in certificate:
+        kept["cells"] = certificate["cells"]
+    if certificate.get("too_large"):
+        kept["too_large"] = certificate["too_large"]
+    if written:
+        old = certificate.get("path")
+        if old:
+            for key in ("message", "original_message"):
+                report[key] = report[key].replace(old, written[0])
+        kept["check"] = f"sigmar check {board_file} {written[0]}"
+    return kept
+
+
+# What varies from one board to the next in a failure's message, and is taken out to group failures: quoted
+# names, paths, cells, the tiles' names and the numbers.
+VARYING = (
+    (re.compile(r"'[^']*'|\"[^\"]*\""), "'…'"),
+    (re.compile(r"(?<![\w.])/[^\s,;:)]+"), "PATH"),
+    (re.compile(r"\[\d+, ?\d+\]"), "[row, col]"),
+    (
+        re.compile(
+            r"\b(" + "|".join(sorted({*NAMES.values(), *STANDARD_METAL_NAMES.values()}, key=len, reverse=True)) + r")\b"
+        ),
+        "TILE",
+    ),
+    (re.compile(r"\d+(\.\d+)?"), "N"),
+)
+
+
+def message_shape(message: str) -> str:
+    """A failure's message with what varies from board to board taken out, so that one bug is one group:
+    'move 1: not a pair: air cannot leave alone' and 'move 3: not a pair: earth cannot leave alone' are the
+    same shape."""
+    shape = message or ""
+    for pattern, replacement in VARYING:
+        shape = pattern.sub(replacement, shape)
+    return " ".join(shape.split())
+
+
 class FailureGroups:
-    """Failures grouped by backend, kind and shrunk board (its tiles: the same few tiles shrunk into
-    different places are one bug): one set of files per group, whose report lists every board the
-    failure showed on (``boards``), not one set per board."""
+    """Failures grouped by backend, kind and the shape of their message (:func:`message_shape`: one bug, one
+    group, whichever board and cells it showed on): one set of files per group, written for its first
+    failure, whose report lists every board the failure showed on (``boards``) and how many failures it
+    holds (``count``), not one set per board."""
 
     def __init__(self, out: Path, seed: int) -> None:
         self.out, self.seed = out, seed
@@ -307,19 +412,25 @@ class FailureGroups:
 
     @staticmethod
     def key(failure: dict[str, Any]) -> tuple[str, str, str]:
-        """(backend, kind and for a count its notion, the shrunk board's tiles sorted)."""
-        body = failure["shrunk"].split("\n", 1)[1] if failure["shrunk"].startswith("# ") else failure["shrunk"]
-        tiles = sorted(c for c in body.lower() if not c.isspace() and c != ".")
+        """(backend, kind and for a count its notion, the shape of the message)."""
         kind = f"{failure['failure']}-{failure['notion']}" if "notion" in failure else failure["failure"]
-        return failure["backend"], kind, "".join(tiles)
+        return failure["backend"], kind, message_shape(failure.get("message", ""))
 
     def add(self, record: dict[str, Any], failure: dict[str, Any]) -> Written:
-        """The files of this failure's group, written for the group's first failure and updated after."""
+        """The files of this failure's group: written for its first failure, and written again, under the same
+        names, with a failure whose shrunk board is smaller (the group shows its smallest example)."""
         key = self.key(failure)
         found = self.groups.get(key)
         if found is None:
             found = self.groups[key] = write_failure(self.out, self.seed, record, failure)
-        else:
-            found.report["boards"].append(record["board"])
-            write_file(found.report_file, json.dumps(found.report, indent=2) + "\n")
+            found.report["count"] = 1
+            return found
+        boards, count = [*found.report["boards"], record["board"]], found.report["count"] + 1
+        if failure["shrunk_tiles"] < found.report["shrunk_tiles"]:
+            stem = found.board_file.name.removesuffix(".txt")
+            for stale in self.out.glob(f"{stem}.*"):  # a witness or certificate the smaller one may not have
+                stale.unlink(missing_ok=True)
+            found = self.groups[key] = write_failure(self.out, self.seed, record, failure, stem)
+        found.report["boards"], found.report["count"] = boards, count
+        write_file(found.report_file, json.dumps(found.report, indent=2) + "\n")
         return found

@@ -86,7 +86,7 @@ class HonestBackend(Backend):
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:
-        return ("dfs", "proof", "slow", "sticky")
+        return ("dfs", "proof", "slow", "sticky", "badcert")
 
     def __init__(self, sub: str | None = None, **options: object) -> None:
         super().__init__(sub, **options)
@@ -117,6 +117,8 @@ class HonestBackend(Backend):
             return Result(Status.UNSOLVABLE, self.name, seconds, reason=Reason.PROOF, explanation="no way")
         text = dead_states_text(board)
         assert text is not None
+        if self.sub == "badcert":  # the certificate without its last line: the check rejects it
+            text = "".join(text.splitlines(keepends=True)[:-1])
         certificate = Certificate(CertificateKind.DEAD_STATES, texts={".dead.jsonl": text})
         return Result(
             Status.UNSOLVABLE,

@@ -48,6 +48,13 @@ def mutant_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 # -- the runner tests' tiny boards and fake backends (tests/broken_backend.py)
 
 
+@pytest.fixture(autouse=True)
+def no_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No ``COLUMNS`` from outside (pytest-xdist's workers had 80): every table a test reads is as into a pipe,
+    whole lines; a test of a width sets it (tests/test_table_widths.py)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture
 def fakes(monkeypatch: pytest.MonkeyPatch) -> None:
     """The fake families, registered for one test."""

@@ -46,7 +46,7 @@ class BoardVerdict:
 
     result: Result  # the board's answer as the suite reports it
     grades: dict[str, Grade]
-    agree: bool  # no two backends claimed opposite answers
+    agree: bool  # no two backends claimed opposite answers (among those not graded wrong: a wrong one is noted once)
     notes: tuple[str, ...] = ()
     settled: bool = False  # ``result`` is a verified solution or a checked certificate, not a claim
 
@@ -131,8 +131,11 @@ def grade_board(board: Board, answers: dict[str, Result]) -> BoardVerdict:
             grades[name] = Grade.ERROR
         else:
             grades[name] = Grade.UNKNOWN
-    claims = {claim(a) for a in answers.values()} - {None}
+    # A disagreement among the answers not already graded wrong: a wrong answer is reported once, as wrong
+    # (its note above), not a second time as a disagreement with the answers that showed it wrong.
+    standing = {n: a for n, a in answers.items() if grades[n] is not Grade.WRONG}
+    claims = {claim(a) for a in standing.values()} - {None}
     agree = len(claims) <= 1
     if not agree:
-        notes.append("backends disagree: " + ", ".join(f"{n}={claim(a)}" for n, a in answers.items() if claim(a)))
+        notes.append("backends disagree: " + ", ".join(f"{n}={claim(a)}" for n, a in standing.items() if claim(a)))
     return BoardVerdict(result, grades, agree, tuple(notes), settled)

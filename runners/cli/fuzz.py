@@ -111,13 +111,11 @@ def run(args: argparse.Namespace) -> int:
             task = progress.add_task("fuzz: 0 failures", total=len(boards))
             for record in records:
                 done += 1
-                for failure in record["failures"]:
-                    if lock is None:  # the folder is made only when there is a failure to write
-                        lock = OutputLock(make_folder(groups.out), "failures folder")
-                    written = groups.add(record, failure)
-                    failure["files"] = [str(written.board_file), str(written.report_file)]
-                    failure["command"] = written.report["command"]
-                    failures.append(failure)
+                if args.max_failures:  # exactly N: a board's failures beyond the N-th are not counted
+                    record["failures"] = record["failures"][: args.max_failures - len(failures)]
+                if record["failures"] and lock is None:  # the folder is made only when there is a failure
+                    lock = OutputLock(make_folder(groups.out), "failures folder")
+                failures += [written_failure(groups, record, failure) for failure in record["failures"]]
                 if args.json:
                     print(json.dumps(record), flush=True)
                 progress.update(task, advance=1, description=f"fuzz: {len(failures)} failures")
@@ -142,6 +140,16 @@ def run(args: argparse.Namespace) -> int:
         if done < len(boards):
             console.print(f"stopped after {done} of {len(boards)} boards: {len(failures)} failures (--max-failures)")
     return 3 if failures else 0
+
+
+def written_failure(groups: FailureGroups, record: dict[str, Any], failure: dict[str, Any]) -> dict[str, Any]:
+    """The failure, written into its group's files, with where they are and how to see it again."""
+    written = groups.add(record, failure)
+    failure["files"] = [str(written.board_file), str(written.report_file)]
+    failure["command"] = written.report["command"]
+    if "certificate" in written.report:
+        failure["certificate"] = written.report["certificate"]
+    return failure
 
 
 def grouped(failures: list[dict[str, Any]]) -> list[tuple[dict[str, Any], int]]:
@@ -175,16 +183,19 @@ def replay(args: argparse.Namespace, names: list[str]) -> int:
 
 
 def failure_table(groups: list[tuple[dict[str, Any], int]], boards: int, names: list[str], wall: float) -> Table:
-    """One row per backend, kind and shrunk board, with how many boards showed it."""
+    """One row per backend, kind and message (its shape: :func:`~sigmar.runners.fuzz.message_shape`), with how
+    many failures showed it, the smallest shrunk board's size and how to see it again."""
     total = sum(count for _, count in groups)
     title = f"sigmar fuzz: {boards} boards, {', '.join(names)}, {total} failures in {len(groups)} groups, {wall:.1f} s"
     table = Table(title=title)
     table.add_column("backend")
     table.add_column("failure")
     table.add_column("tiles", justify="right")
-    table.add_column("boards", justify="right")
+    table.add_column("failures", justify="right")
     table.add_column("reproduce (or what the checks said)")
     for failure, count in groups:
         how = failure.get("command") or failure["message"]
+        if "certificate" in failure and failure["certificate"].get("check"):
+            how += f"; the certificate: {failure['certificate']['check']}"
         table.add_row(failure["backend"], failure["failure"], str(failure["shrunk_tiles"]), str(count), how)
     return table
