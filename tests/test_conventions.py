@@ -251,7 +251,8 @@ def synopsis(verb: str, parser: argparse.ArgumentParser) -> str:
         if action.help == argparse.SUPPRESS or isinstance(action, argparse._HelpAction):
             continue
         if not action.option_strings:
-            words.append(f"{action.metavar}..." if action.nargs == "+" else str(action.metavar))
+            many = {"+": f"{action.metavar}...", "*": f"[{action.metavar}...]"}
+            words.append(many.get(str(action.nargs), str(action.metavar)))
             continue
         flag = max(action.option_strings, key=len)
         if action.nargs == 0:
