@@ -199,6 +199,35 @@ def test_a_malformed_certificate_is_one_line_and_exit_2(
     assert says in said and len(said.strip().splitlines()) == 1, said
 
 
+def test_a_deep_split_sharing_one_lemmas_file_is_refused_before_any_proof_is_checked(
+    copy: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 47, S7: 300 splits whose .lemmas are one hard-linked file would be checked against depth x
+    that file (on the main of then, 9.5 MB ran 300 s and 1.2 GB); the check is bounded by the certificate's
+    size, so it refuses (exit 2) at once, naming the bound."""
+    board_file, cubes = copy
+    header = _lines(cubes)[0]
+    for path in cubes.parent.glob("*.node-*"):
+        path.unlink()
+    shared = cubes.with_name("shared.lemmas")
+    shared.write_text("".join(f"{v} {v + 1} -{v + 2} 0\n" for v in range(1, 2_000)) * 2)  # about 40 KB
+    depth, records = 300, [header]
+    cube: list[int] = []
+    for k in range(depth):  # node 2k splits on variable k+1; its positive child goes on, the negative is a leaf
+        records.append({"node": 2 * k, "cube": list(cube), "split": k + 1})
+        records.append({"node": 2 * k + 1, "cube": [*cube, -(k + 1)]})
+        cube.append(k + 1)
+    records.append({"node": 2 * depth, "cube": cube})
+    _write(cubes, records)
+    for record in records[1:]:
+        proof, lemmas = node_paths(cubes, record["node"])
+        proof.write_text("0\n")
+        if "split" in record:
+            lemmas.hardlink_to(shared)
+    code, said = check(board_file, cubes, capsys)
+    assert code == 2 and "times the certificate's" in said and len(said.strip().splitlines()) == 1, said
+
+
 def test_a_cube_with_a_model_gives_the_verified_solution(tmp_path: Path) -> None:
     with LocalPool(2) as pool:
         result = split(pool, tmp_path, SOLVABLE)

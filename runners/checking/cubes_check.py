@@ -239,6 +239,81 @@ def check_node(
         raise CertificateError(f"{proof_path}: {why}") from None
 
 
+# What a check may cost, against the certificate's size: each node is checked against the clauses its
+# ancestors pass on, so a deep split that shares one big lemmas file (a hard link) between many nodes
+# would cost depth x that file while the certificate stays small (issue 47, S7).  A lemmas file that
+# several nodes name (the same file, by device and inode) is read once, and a node's ancestors' clauses
+# are taken once each; the passed-on clauses read over all nodes may then come to at most
+# PASSED_ON_FACTOR times the certificate's bytes (each file counted once), and to at most
+# MAX_PASSED_ON_BYTES for one node.  Past either, the certificate is refused (exit 2) before any proof is
+# checked.  A certificate of ``prove --cubes`` is far inside both (docs/measured/cubes.md: about 1x).
+PASSED_ON_FACTOR = 16
+MAX_PASSED_ON_BYTES = 256 * 2**20
+
+
+@dataclass(frozen=True)
+class PassedOn:
+    """Each splitting node's lemmas file by identity, and each node's ancestors' files, each named once."""
+
+    identity: dict[int, tuple[int, int]]  # node -> (device, inode) of its .lemmas
+    above: dict[int, list[tuple[int, int]]]  # node -> its ancestors' distinct lemmas files, nearest first
+
+
+def _passed_on_files(
+    cubes_path: Path, nodes: list[SplitNode], parents: dict[int, int | None], files: dict[int, tuple[Path, Path]]
+) -> PassedOn:
+    """The lemmas files each node is checked against, each once; CertificateError past the bounds above."""
+    sizes: dict[tuple[int, int], int] = {}
+
+    def identity(path: Path) -> tuple[int, int]:
+        try:
+            found = path.stat()
+        except OSError as exc:
+            raise CertificateError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        key = (found.st_dev, found.st_ino)
+        sizes[key] = found.st_size
+        return key
+
+    stem = stem_of(cubes_path)
+    for path in (cubes_path, cubes_path.with_name(stem + ".cnf"), cubes_path.with_name(stem + ".vars.json")):
+        identity(path)
+    lemmas = {n.node: identity(files[n.node][1]) for n in nodes if n.split is not None}
+    for n in nodes:
+        identity(files[n.node][0])
+    size = sum(sizes.values())
+    above: dict[int, list[tuple[int, int]]] = {}
+    work = 0
+    for n in nodes:
+        keys = list(dict.fromkeys(lemmas[a] for a in ancestors(n.node, parents)))
+        own = lemmas.get(n.node)
+        node_bytes = sum(sizes[k] for k in keys) + (sizes[own] if own is not None and own not in keys else 0)
+        if node_bytes > MAX_PASSED_ON_BYTES:
+            raise CertificateError(
+                f"{cubes_path.name}: node {n.node} is checked against {node_bytes:,} bytes of clauses passed on "
+                f"to it, more than the {MAX_PASSED_ON_BYTES:,} a node may have (see docs/formats.md, 'Limits')"
+            )
+        above[n.node] = keys
+        work += node_bytes
+    if work > PASSED_ON_FACTOR * size:
+        raise CertificateError(
+            f"{cubes_path.name}: its nodes are checked against {work:,} bytes of passed-on clauses in all, more "
+            f"than {PASSED_ON_FACTOR} times the certificate's {size:,} bytes (its files counted once each); "
+            "a split that shares its clauses this often is refused (see docs/formats.md, 'Limits')"
+        )
+    return PassedOn(lemmas, above)
+
+
+def _node_files(cubes_path: Path, nodes: list[SplitNode]) -> dict[int, tuple[Path, Path]]:
+    """Each node's proof and lemmas files; CertificateError naming the first that is missing."""
+    files = {n.node: node_paths(cubes_path, n.node) for n in nodes}
+    for n in nodes:
+        proof, lemmas = files[n.node]
+        for path in (proof, *((lemmas,) if n.split is not None else ())):
+            if not path.exists():
+                raise CertificateError(f"{path}: missing (node {n.node} of {cubes_path.name})")
+    return files
+
+
 def check_cubes(board: Board, cubes_path: Path) -> Verdict:
     """Whether the cubes certificate named by ``NAME.cubes`` proves ``board`` unsolvable."""
     stem = stem_of(cubes_path)
@@ -255,20 +330,22 @@ def check_cubes(board: Board, cubes_path: Path) -> Verdict:
     parents, gap = shape(nodes)
     if gap is not None:
         return Verdict(False, f"{cubes_path.name}: the cubes do not cover every assignment: {gap}")
-    files = {n.node: node_paths(cubes_path, n.node) for n in nodes}
+    files = _node_files(cubes_path, nodes)
+    passed_on = _passed_on_files(cubes_path, nodes, parents, files)
+    lemma_sets: dict[tuple[int, int], array] = {}  # one array a lemmas file, however many nodes share it
     for n in nodes:
-        proof, lemmas = files[n.node]
-        for path in (proof, *((lemmas,) if n.split is not None else ())):
-            if not path.exists():
-                raise CertificateError(f"{path}: missing (node {n.node} of {cubes_path.name})")
-    passed = {n.node: read_lemmas(files[n.node][1], variables) for n in nodes if n.split is not None}
+        if n.split is not None:
+            key = passed_on.identity[n.node]
+            if key not in lemma_sets:
+                lemma_sets[key] = read_lemmas(files[n.node][1], variables)
+    passed = {n.node: lemma_sets[passed_on.identity[n.node]] for n in nodes if n.split is not None}
     formula = array("i")
     for clause in own.formula.clauses:
         formula.extend(clause)
         formula.append(0)
 
     def one(n: SplitNode) -> CheckReport:
-        above = [passed[a] for a in ancestors(n.node, parents)]
+        above = [lemma_sets[key] for key in passed_on.above[n.node]]
         return check_node(formula, variables, n, files[n.node][0], above, passed.get(n.node))
 
     threads = max(1, min(len(nodes), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
