@@ -1,7 +1,7 @@
 """Cube-and-conquer (``prove --cubes N``) and its ``cubes`` certificate (docs/formats.md#cubes).
 
 The board: side-6 dense deal 17 of seed 1, unsolvable, about 1,200 conflicts for Glucose 4.2.
-With a probe of 150 conflicts the split has several nodes, so every part of a certificate
+With a probe of 100 conflicts the split has several nodes, so every part of a certificate
 (a split's derived clauses, several cubes) is there to check and to tamper with.
 """
 
@@ -28,7 +28,7 @@ from tests.conftest import alive
 
 BOARD = deal("dense", 6, 1, 17)
 SOLVABLE = deal("dense", 6, 1, 1)  # about 2,200 conflicts to an assignment
-SMALL = {"cubes": 4, "probe": 150, "budget": 300}
+SMALL = {"cubes": 4, "probe": 100, "budget": 200}
 
 
 def split(pool: Any, folder: Path, board: Any = BOARD) -> Result:
@@ -228,6 +228,19 @@ def test_a_deep_split_sharing_one_lemmas_file_is_refused_before_any_proof_is_che
     assert code == 2 and "times the certificate's" in said and len(said.strip().splitlines()) == 1, said
 
 
+def test_a_full_disk_while_the_cubes_are_proved_is_cannot_write_not_a_wrong_answer(tmp_path: Path) -> None:
+    """Issue 47, S6: a node's proof cut short by a full TMPDIR was checked, rejected, and reported as
+    "1 WRONG", exit 3.  A write that fails while a proof is made is "cannot write", exit 2 (the full disk
+    is every file capped at 4 KB, as tests/test_hostile_backend.py makes it)."""
+    from tests.test_hostile_backend import assert_one_line_exit_2, full_disk
+
+    board_file = tmp_path / "board.txt"
+    board_file.write_text(format_board(BOARD))
+    done = full_disk("prove", str(board_file), "--cubes", "2", "--no-corroborate", cwd=tmp_path)
+    assert_one_line_exit_2(done)
+    assert "WRONG" not in done.stdout + done.stderr, done.stdout
+
+
 def test_a_cube_with_a_model_gives_the_verified_solution(tmp_path: Path) -> None:
     with LocalPool(2) as pool:
         result = split(pool, tmp_path, SOLVABLE)
@@ -237,12 +250,15 @@ def test_a_cube_with_a_model_gives_the_verified_solution(tmp_path: Path) -> None
 class InProcess:
     """A pool that works each node here, at once (so a test can change what a node's check says)."""
 
-    def submit(self, fn: Any, *args: Any, key: str = "") -> Any:
+    def submit(self, fn: Any, *args: Any, key: str = "", prefer: Any = None, priority: int = 0) -> Any:
         from concurrent.futures import Future
 
         future: Future[Any] = Future()
         future.set_result(fn(*args))
         return future
+
+    def where(self, future: Any) -> Any:
+        return None
 
     def cancel(self) -> None:
         pass

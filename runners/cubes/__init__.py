@@ -8,24 +8,30 @@ this machine's, or a Dask cluster's (:mod:`sigmar.runners.cubes.pools`).
 How the split grows (each node is worked by :mod:`sigmar.runners.cubes.node`):
 the root is the whole formula.  A node runs the prover for a budget of
 conflicts; if it refutes its cube, the cube is done; if not, it splits on a
-variable into two children that start from the clauses it learnt.  A node
+variable into two children that start from the clauses it learnt: the first
+goes on in the node's own solver, kept warm on its worker (the pool sends it
+there), the second starts a solver of its own with every clause passed on.  A node
 less than log2(N) splits deep has a short budget (``probe`` conflicts), so
 there are soon N cubes and work for every worker (fewer where a node is
 refuted within its probe); a deeper one runs for ``budget`` conflicts before
 it splits in turn, which bounds the largest task.  So N is the number of
 cubes at least, and a hard cube splits again.  The budgets go by depth, not
-by what finished first, so a board's split and certificate are the same
-whatever the number of workers.
+by what finished first, and a node goes on in its parent's solver only as its
+first child (sent to the worker that keeps it), so a board's split and
+certificate are the same whatever the number of workers.
 
 The answer is ``unsolvable`` with a ``cubes`` certificate (docs/formats.md#cubes)
-once every leaf is refuted.  Each node's proof was checked where it was made;
-here the runner checks that the leaves cover every assignment, writes the
-files, and the answer is ``checked``.  A cube with an assignment gives the board's
-solution, replayed by the rule engine like any other.
+once every leaf is refuted and every node's proof checked.  The checks are
+tasks of the pool too, run after the solving that waits for a free worker (a
+node's children do not wait for its check); here the runner checks that the
+leaves cover every assignment, writes the files, and the answer is
+``checked``.  A cube with an assignment gives the board's solution, replayed
+by the rule engine like any other.
 """
 
 from __future__ import annotations
 
+import errno
 import queue
 import time
 import uuid
@@ -35,12 +41,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sigmar.models.board import Board
+from sigmar.models.errors import SigmarError
+from sigmar.models.output_files import OutputError
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
 from sigmar.runners.checking import fresh_formula
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.cubes_check import SplitNode, node_suffixes, render_split, shape
 from sigmar.runners.checking.replay import replayed
-from sigmar.runners.cubes.node import NodeDone, NodeJob, job_digest, work
+from sigmar.runners.cubes.node import CheckDone, CheckJob, NodeDone, NodeJob, check, job_digest, work
 
 DEFAULT_CUBES = 8
 # The budgets, in conflicts (so a board's split is the same on any machine), measured in
@@ -50,8 +58,16 @@ PROBE_CONFLICTS = 1_000  # a node's budget above depth log2(N)
 CUBE_CONFLICTS = 10_000  # a deeper node's; past it, the cube splits again
 
 
+# Of the calls waiting for a worker, the lowest priority runs first: the solving, then the checks.
+SOLVE, CHECK = 0, 1
+# Why a worker's write failed: a full, read-only or forbidden disk is "cannot write", exit 2.
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG})
+
+
 class Pool(Protocol):
-    def submit(self, fn: Any, *args: Any, key: str = "") -> Any: ...
+    def submit(self, fn: Any, *args: Any, key: str = "", prefer: Any = None, priority: int = 0) -> Any: ...
+
+    def where(self, future: Any) -> Any: ...
 
     def cancel(self) -> None: ...
 
@@ -68,6 +84,7 @@ class _Node:
     submitted: float
     done: NodeDone | None = None
     finished: float = 0.0
+    checked: CheckDone | None = None
 
 
 class CubeProver:
@@ -93,18 +110,26 @@ class CubeProver:
         start = time.perf_counter()
         deadline = None if time_limit is None else start + time_limit
         fresh_formula.prepare(board)  # the runner's own encoding, for the certificate's NAME.cnf, made meanwhile
-        finished: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
+        finished: queue.SimpleQueue[tuple[int, str, Any]] = queue.SimpleQueue()
         run = uuid.uuid4().hex[:12]  # in every task key: no two boards' (or runs') nodes share one
         nodes: dict[int, _Node] = {}
         probing = max(1, (self.cubes - 1).bit_length())  # the depths that split after a probe: 2**probing >= N
 
-        def submit(cube: tuple[int, ...], parent: int | None, passed_on: tuple[array, ...]) -> None:
+        def submit(cube: tuple[int, ...], parent: int | None, passed_on: tuple[array, ...], where: Any = None) -> None:
             number = len(nodes)
             budget = self.probe if len(cube) < probing else self.budget
             nodes[number] = _Node(number, cube, parent, passed_on, budget, time.perf_counter() - start)
-            job = NodeJob(board, number, cube, passed_on, budget, self.prover)
-            future = self.pool.submit(work, job, key=f"{run}-{number}")
-            future.add_done_callback(lambda f, n=number: finished.put((n, f)))
+            job = NodeJob(board, run, number, parent, cube, passed_on, budget, self.prover, warm=where is not None)
+            future = self.pool.submit(work, job, key=f"{run}-{number}", prefer=where, priority=SOLVE)
+            future.add_done_callback(lambda f, n=number: finished.put((n, "solve", f)))
+
+        def submit_check(node: _Node) -> None:
+            done = node.done
+            assert done is not None
+            goals = done.passes_on if done.outcome == "split" else None
+            job = CheckJob(board, node.node, node.cube, node.passed_on, goals, done.proof.encode())
+            future = self.pool.submit(check, job, key=f"{run}-{node.node}-check", priority=CHECK)
+            future.add_done_callback(lambda f, n=node.node: finished.put((n, "check", f)))
 
         submit((), None, ())
         running = 1
@@ -114,11 +139,16 @@ class CubeProver:
                 if wait is not None and wait <= 0:
                     return self._unknown(board, start, nodes, "time limit")
                 try:
-                    number, future = finished.get(timeout=wait)
+                    number, task, future = finished.get(timeout=wait)
                 except queue.Empty:
                     return self._unknown(board, start, nodes, "time limit")
                 running -= 1
                 node = nodes[number]
+                if task == "check":
+                    ended = self._checked(board, node, future)
+                    if ended is not None:
+                        return self._end(ended, board, start, nodes)
+                    continue
                 node.finished = time.perf_counter() - start
                 ended = self._settle(board, node, future)
                 if ended is not None:
@@ -127,9 +157,12 @@ class CubeProver:
                 if node.done.outcome == "split":
                     assert node.done.split is not None
                     passed_on = (*node.passed_on, node.done.passes_on)
-                    for literal in (node.done.split, -node.done.split):
-                        submit((*node.cube, literal), number, passed_on)
-                        running += 1
+                    where = getattr(self.pool, "where", lambda _: None)(future)
+                    submit((*node.cube, node.done.split), number, passed_on, where)  # in the node's own solver
+                    submit((*node.cube, -node.done.split), number, passed_on)
+                    running += 2
+                submit_check(node)
+                running += 1
             return self._end(self._certificate(board, nodes), board, start, nodes)
         finally:
             if running:
@@ -138,10 +171,9 @@ class CubeProver:
 
     def _settle(self, board: Board, node: _Node, future: Any) -> Result | None:
         """Take a node's answer (``node.done``); the board's answer when that ends the split, else None."""
-        error = future.exception()
-        if error is not None:
-            message = f"node {node.node} of the split failed: {type(error).__name__}: {error}"
-            return Result(Status.ERROR, self.backend, message=message)
+        failed = _failure(self.backend, node, future, "")
+        if failed is not None:
+            return failed
         done: NodeDone = future.result()
         if done.job != job_digest(board, node.node, node.cube):
             message = f"node {node.node}'s answer is for another board or cube: the pool mixed up its tasks"
@@ -149,9 +181,20 @@ class CubeProver:
         node.done = done
         if done.outcome == "solved":
             return replayed(board, Result(Status.SOLVED, self.backend, moves=done.moves))
-        if done.check is None or not done.check.valid:
-            why = done.check.message if done.check is not None else "it was not checked"
-            message = f"the proof of node {node.node} (cube {list(node.cube)}) was rejected: {why}"
+        return None
+
+    def _checked(self, board: Board, node: _Node, future: Any) -> Result | None:
+        """Take a node's check (``node.checked``); a wrong answer when it rejected the proof, else None."""
+        failed = _failure(self.backend, node, future, "the check of ")
+        if failed is not None:
+            return failed
+        done: CheckDone = future.result()
+        if done.job != job_digest(board, node.node, node.cube):
+            message = f"node {node.node}'s check is for another board or cube: the pool mixed up its tasks"
+            return Result(Status.ERROR, self.backend, message=message)
+        node.checked = done
+        if not done.report.valid:
+            message = f"the proof of node {node.node} (cube {list(node.cube)}) was rejected: {done.report.message}"
             return Result(Status.UNKNOWN, self.backend, wrong=True, message=message)
         return None
 
@@ -176,9 +219,9 @@ class CubeProver:
             proof_suffix, lemmas_suffix = node_suffixes(number)
             texts[proof_suffix] = n.done.proof
             if n.done.outcome == "split":
-                texts[lemmas_suffix] = _lemmas_text(n.done.passes_on)
+                texts[lemmas_suffix] = n.done.passes_on_text
         certificate = self.proofs.write(board, Certificate(CertificateKind.CUBES, texts=texts))
-        done = [n.done for n in nodes.values() if n.done is not None]
+        checks = [n.checked for n in nodes.values() if n.checked is not None]
         cubes = sum(1 for n in split if n.split is None)
         return Result(
             Status.UNSOLVABLE,
@@ -188,7 +231,7 @@ class CubeProver:
             f"cover every assignment ({self.prover}; each cube's proof checked)",
             certificate=certificate,
             checked=True,
-            check_seconds=sum(d.check_seconds for d in done),
+            check_seconds=sum(c.seconds for c in checks),
         )
 
     def _unknown(self, board: Board, start: float, nodes: dict[int, _Node], why: str) -> Result:
@@ -198,15 +241,41 @@ class CubeProver:
         """The answer with its wall time and the split's numbers; the nodes kept for the benchmark."""
         self.nodes = [node_record(n) for n in nodes.values()]
         done = [n.done for n in nodes.values() if n.done is not None]
+        checks = [n.checked for n in nodes.values() if n.checked is not None]
         statistics = {
             "cubes": sum(1 for n in done if n.outcome != "split"),
             "nodes": len(nodes),
             "conflicts": sum(n.conflicts for n in done),
-            "cpu_seconds": round(sum(n.cpu_seconds for n in done), 3),
-            "largest_node_seconds": round(max((n.solve_seconds + n.check_seconds for n in done), default=0.0), 3),
+            "cpu_seconds": round(sum(n.cpu_seconds for n in done) + sum(c.cpu_seconds for c in checks), 3),
+            "largest_node_seconds": round(max((_node_seconds(n) for n in nodes.values()), default=0.0), 3),
             "workers": self.pool.describe(),
         }
         return result.with_(seconds=time.perf_counter() - start, statistics={**result.statistics, **statistics})
+
+
+def _failure(backend: str, node: _Node, future: Any, what: str) -> Result | None:
+    """The answer when a node's task (or its check, ``what``) raised: a write that failed is "cannot write"
+    (raised: exit 2, not an answer), anything else an error."""
+    if future.cancelled():
+        return Result(Status.ERROR, backend, message=f"{what}node {node.node} of the split was cancelled")
+    error = future.exception()
+    if error is None:
+        return None
+    if isinstance(error, OutputError):
+        raise error
+    if isinstance(error, OSError) and error.errno in _WRITE_ERRNOS:
+        where = error.filename or "a worker's temporary folder"
+        raise OutputError(f"cannot write {where}: {error.strerror or error}") from None
+    if isinstance(error, SigmarError):
+        raise error
+    message = f"{what}node {node.node} of the split failed: {type(error).__name__}: {error}"
+    return Result(Status.ERROR, backend, message=message)
+
+
+def _node_seconds(node: _Node) -> float:
+    """A node's solve and check, as timed where each ran."""
+    solve = node.done.solve_seconds if node.done is not None else 0.0
+    return solve + (node.checked.seconds if node.checked is not None else 0.0)
 
 
 def node_record(node: _Node) -> dict[str, Any]:
@@ -222,24 +291,17 @@ def node_record(node: _Node) -> dict[str, Any]:
         "outcome": done.outcome if done is not None else "unfinished",
     }
     if done is not None:
+        checked = node.checked
         record |= {
             "conflicts": done.conflicts,
+            "warm": done.warm,
             "solve_seconds": round(done.solve_seconds, 4),
-            "check_seconds": round(done.check_seconds, 4),
+            "check_seconds": round(checked.seconds, 4) if checked is not None else None,
             "cpu_seconds": round(done.cpu_seconds, 4),
+            "check_cpu_seconds": round(checked.cpu_seconds, 4) if checked is not None else None,
             "passed_on": done.passes_on.count(0),
         }
     return record
-
-
-def _lemmas_text(flat: array) -> str:
-    lines, clause = [], []
-    for literal in flat:
-        clause.append(str(literal))
-        if literal == 0:
-            lines.append(" ".join(clause))
-            clause = []
-    return "\n".join(lines) + ("\n" if lines else "")
 
 
 class CubesEngine:

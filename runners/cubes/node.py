@@ -2,25 +2,45 @@
 
 A node is the board's formula under a cube (a few literals, given to the
 solver as unit clauses) together with the clauses its ancestors passed on.
-The solver logs a DRUP proof and runs for at most ``budget`` conflicts:
+The solver logs a DRUP proof (to memory: :mod:`sigmar.encoders.cnf.proof_log`)
+and runs for at most ``budget`` conflicts:
 
-- it refutes the node: the proof is the node's, and the node is a cube of the
-  certificate;
+- it refutes the node: the node's proof is the stretch of the log it wrote,
+  ended by the empty clause, and the node is a cube of the certificate;
 - it runs out of budget: the node *splits*.  What it learnt is not thrown
-  away: the clauses still alive at the end are passed on to both
-  children (a child starts where its parent stopped), and the proof so far is
-  the node's, deriving them.  The split variable is chosen among those the
-  proof used most, by a lookahead: the one whose two values propagate most
-  (the product of the literals each fixes), so that neither child is trivial;
+  away: the clauses still alive at the end are passed on to both children (a
+  child starts where its parent stopped), and the proof stretch derives them.
+  (With them go, as unit clauses, the literals the solver holds true at the
+  top level whose clause it deleted once satisfied, :func:`_fixed`.)  The
+  split variable is chosen among those the proof used most, by a lookahead:
+  the one whose two values propagate most (the product of the literals each
+  fixes), so that neither child is trivial;
 - it finds an assignment: the board's solution, decoded here and replayed by the runner.
 
-The proof is checked here, by the suite's own checker, right after the
-solver: on a cluster the checks run on the workers, side by side, as the
-solving does (docs/formats.md#cubes says what a node's proof must show).
+**Warm solvers.**  A worker keeps the solver of the node it split, and the
+node's *first* child (its cube with the split variable true) goes on in that
+solver, the split literal added as one more unit clause: no formula to load
+again, no clauses to pass in, and every clause the solver still holds is the
+formula's, a unit of the cube, or one an ancestor passed on, so the child's
+proof checks against exactly what the certificate gives it
+(docs/formats.md#cubes).  Why units and not assumptions (which would let one
+solver serve every cube): under assumptions Glucose learns clauses that carry
+the cube's literals and cannot simplify the formula by them; measured on
+side-8 deal 455, the split took 88,000 conflicts that way against 77,000 with
+units (docs/measured/cubes.md).  The second child starts a
+solver of its own (the formula and every clause its ancestors passed on), so
+which worker takes it changes nothing: the split, and the certificate, are the
+same whatever the number of workers, as long as the first child reaches its
+parent's worker (the pools send it there; elsewhere it starts afresh, and its
+proof is another, as sound).
+
+The proofs are checked by :func:`check`, a task of its own, so that a node's
+children start while its proof is checked on another core.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import time
 from array import array
@@ -34,24 +54,26 @@ from sigmar.models.result import Move
 from sigmar.runners.checking.cubes_check import premises
 from sigmar.runners.checking.rup_check import CheckReport, check_proof, unflatten
 
-# The longest clause a node passes on.  Passing on every clause still alive measured best: with only
-# those of at most 10 literals the children redid more work (92k conflicts against 67k on side-8 deal
-# 455, where the single proof takes 61k).
-PASS_ON_MAX_LITERALS = 10_000
 # How many of the variables its proof used most a node weighs by lookahead for its split.
 LOOKAHEAD_CANDIDATES = 50
 
 
 @dataclass(frozen=True)
 class NodeJob:
-    """What a worker needs for one node: the board (it encodes it once), the cube, its ancestors' clauses."""
+    """What a worker needs for one node: the board (it encodes it once), the cube, its ancestors' clauses.
+
+    ``warm``: the node may go on in the solver its parent left on this worker (the parent's first child).
+    """
 
     board: Board
+    run: str  # the split's token: a solver kept warm serves the run that made it only
     node: int
+    parent: int | None
     cube: tuple[int, ...]
     passed_on: tuple[array, ...]  # the clauses each ancestor passed on, flat (each clause ended by 0)
     budget: int | None  # conflicts before the node splits; None: to the end
     prover: str
+    warm: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,13 +85,34 @@ class NodeDone:
     job: str  # job_digest of the job answered: the runner takes no answer meant for another board or cube
     proof: str = ""
     passes_on: array = field(default_factory=lambda: array("i"))
+    passes_on_text: str = ""  # the same clauses as lemma lines (the node's .lemmas file)
     split: int | None = None
     moves: tuple[Move, ...] = ()
-    check: CheckReport | None = None
     conflicts: int = 0
     solve_seconds: float = 0.0  # the solver, and for a split the choice of variable
-    check_seconds: float = 0.0
-    cpu_seconds: float = 0.0  # the worker's CPU for the whole node: encoding aside, solve, proof, check, split
+    cpu_seconds: float = 0.0  # the worker's CPU for the node: solve, proof, split (its check is apart)
+    warm: bool = False  # it went on in its parent's solver
+
+
+@dataclass(frozen=True)
+class CheckJob:
+    """A node's proof to check against the formula, its cube and its ancestors' clauses (and its goals)."""
+
+    board: Board
+    node: int
+    cube: tuple[int, ...]
+    passed_on: tuple[array, ...]
+    goals: array | None  # a split's clauses passed on, flat; None for a leaf (its proof must refute)
+    proof: bytes
+
+
+@dataclass(frozen=True)
+class CheckDone:
+    node: int
+    job: str
+    report: CheckReport
+    seconds: float
+    cpu_seconds: float
 
 
 _encoded: tuple[str, Any, array] | None = None  # the last board's (key, formula, flat clauses), kept across its nodes
@@ -97,95 +140,184 @@ def job_digest(board: Board, node: int, cube: tuple[int, ...]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+class _Solver:
+    """A solver of the board's formula with the clauses passed in, its proof logged to memory."""
+
+    def __init__(self, run: str, formula: Any, prover: str, passed_on: tuple[array, ...]) -> None:
+        from pysat.solvers import Solver
+
+        from sigmar.encoders.cnf.proof_log import ProofLog
+
+        self.run, self.node = run, -1
+        self.cube: tuple[int, ...] = ()  # the literals given as unit clauses so far
+        self.sat = Solver(name=prover, bootstrap_with=formula.clauses)
+        try:
+            self.log = ProofLog(self.sat, prover)
+            for clauses in passed_on:  # a clause with a literal false at the top level is logged shorter
+                self.sat.append_formula(unflatten(clauses))
+        except BaseException:
+            self.sat.delete()
+            raise
+
+    def close(self) -> None:
+        self.sat.delete()
+        self.log.close()
+
+
+# The solvers of the nodes this worker split, each kept for its first child (which the pool sends here),
+# oldest first.  A worker keeps a few: the child may come after another node the worker took meanwhile.
+_kept: dict[tuple[str, int], _Solver] = {}
+MAX_KEPT = 4
+
+
+@atexit.register
+def _drop_kept() -> None:
+    """Delete the kept solvers while python-sat can still do it (not in the interpreter's last moments)."""
+    while _kept:
+        _kept.popitem()[1].close()
+
+
+def _solver_for(job: NodeJob, formula: Any) -> tuple[_Solver, bool]:
+    """The parent's solver when the job may go on in it and this worker has it; else a new one."""
+    for key in [key for key in _kept if key[0] != job.run]:  # another split's: it is over
+        _kept.pop(key).close()
+    kept = _kept.pop((job.run, job.parent), None) if job.warm and job.parent is not None else None
+    if kept is not None:
+        return kept, True
+    return _Solver(job.run, formula, job.prover, job.passed_on), False
+
+
+def _keep(solver: _Solver, node: int) -> None:
+    while len(_kept) >= MAX_KEPT:
+        _kept.pop(next(iter(_kept))).close()
+    solver.node = node
+    _kept[(solver.run, node)] = solver
+
+
 def work(job: NodeJob) -> NodeDone:
-    """Solve, prove and check one node (in a worker's host process)."""
-    from pysat.solvers import Solver
-
-    from sigmar.encoders.cnf import proof_text
-
-    formula, flat = _formula(job.board)
+    """Solve one node (in a worker's host process); its proof is checked by :func:`check`."""
+    formula, _ = _formula(job.board)
     cpu = time.process_time()
-    base = premises(flat, job.cube, list(job.passed_on))
     start = time.perf_counter()
-    with Solver(name=job.prover, bootstrap_with=formula.clauses, with_proof=True) as solver:
-        for clauses in job.passed_on:
-            solver.append_formula(unflatten(clauses))
-        for literal in job.cube:
-            solver.add_clause([literal])
+    solver: _Solver | None
+    solver, warm = _solver_for(job, formula)
+    try:
+        sat = solver.sat
+        before = int((sat.accum_stats() or {}).get("conflicts", 0))
+        for literal in job.cube[len(solver.cube) :]:  # a solver kept for this child has its parent's already
+            sat.add_clause([literal])
+        solver.cube = job.cube
         if job.budget is None:
-            answer = solver.solve()
+            answer = sat.solve()
         else:
-            solver.conf_budget(job.budget)
-            answer = solver.solve_limited()
-        conflicts = int((solver.accum_stats() or {}).get("conflicts", 0))
-        assignment = solver.get_model() if answer else None
-        lines = list(solver.get_proof() or []) if not answer else []
-        alive: list[list[int]] = []
-        split: int | None = None
-        if answer is None:  # the split is chosen by the solver's own propagation, on all it has learnt
-            alive, used = _alive_lemmas(lines)
-            split = choose_split(solver, job.cube, used, formula.nv)
-    solve_seconds = time.perf_counter() - start  # the choice of split included
-    common: dict[str, Any] = {
-        "job": job_digest(job.board, job.node, job.cube),
-        "conflicts": conflicts,
-        "solve_seconds": solve_seconds,
-    }
-    if answer:
-        assert assignment is not None
-        moves = tuple(formula.decode(assignment))
-        return NodeDone(job.node, "solved", moves=moves, cpu_seconds=time.process_time() - cpu, **common)
-    start = time.perf_counter()
-    if answer is False:
-        proof = proof_text(lines)
-        report = check_proof(base, proof.encode(), formula.nv)
+            sat.conf_budget(job.budget)
+            answer = sat.solve_limited()
+        conflicts = int((sat.accum_stats() or {}).get("conflicts", 0)) - before
+        text = solver.log.read()
+        common: dict[str, Any] = {"job": job_digest(job.board, job.node, job.cube), "conflicts": conflicts}
+        if answer:
+            moves = tuple(formula.decode(sat.get_model() or []))
+            return NodeDone(job.node, "solved", moves=moves, warm=warm, **_timed(start, cpu), **common)
+        lines = _proof_lines(text)
+        if answer is False:
+            proof = b"".join(line + b"\n" for line in lines) + b"0\n"  # the cube's units, then a conflict
+            return NodeDone(job.node, "refuted", proof=proof.decode(), warm=warm, **_timed(start, cpu), **common)
+        alive, used, deleted = _alive_lemmas(lines)
+        split = choose_split(sat, job.cube, used, formula.nv)
+        passes_on = array("i")
+        for literals in alive.values():
+            passes_on.extend(literals)
+            passes_on.append(0)
+        units = _fixed(sat, deleted)
+        for literal in units:
+            passes_on.extend((literal, 0))
+        _keep(solver, job.node)  # for the first child
+        solver = None
         return NodeDone(
             job.node,
-            "refuted",
-            proof=proof,
-            check=report,
-            check_seconds=time.perf_counter() - start,
-            cpu_seconds=time.process_time() - cpu,
+            "split",
+            proof=b"".join(line + b"\n" for line in lines).decode(),
+            passes_on=passes_on,
+            passes_on_text=b"".join(line + b"\n" for line in alive).decode() + "".join(f"{x} 0\n" for x in units),
+            split=split,
+            warm=warm,
+            **_timed(start, cpu),
             **common,
         )
-    proof = "".join(line.strip() + "\n" for line in lines if line.strip())
-    passes_on = [clause for clause in alive if len(clause) <= PASS_ON_MAX_LITERALS]
-    report = check_proof(base, proof.encode(), formula.nv, goals=passes_on)
-    check_seconds = time.perf_counter() - start
-    flat_on = array("i")
-    for clause in passes_on:
-        flat_on.extend(clause)
-        flat_on.append(0)
-    return NodeDone(
-        job.node,
-        "split",
-        proof=proof,
-        passes_on=flat_on,
-        split=split,
-        check=report,
-        check_seconds=check_seconds,
-        cpu_seconds=time.process_time() - cpu,
-        **common,
-    )
+    finally:
+        if solver is not None:
+            solver.close()
 
 
-def _alive_lemmas(lines: list[str]) -> tuple[list[list[int]], Counter[int]]:
-    """The proof's lemmas not deleted by its end, and how often each variable occurs in its lemmas."""
-    alive: Counter[tuple[int, ...]] = Counter()
+def _timed(start: float, cpu: float) -> dict[str, Any]:
+    return {"solve_seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu}
+
+
+def _proof_lines(text: bytes) -> list[bytes]:
+    """The proof's lines, blank ones and the bare ``0`` aside.
+
+    Glucose writes ``0`` whenever a call ends unsatisfiable, under assumptions too, where no empty
+    clause follows; a refuted node's proof gets its own ``0`` at the end.
+    """
+    return [line for line in (raw.strip() for raw in text.split(b"\n")) if line and line != b"0"]
+
+
+def _alive_lemmas(lines: list[bytes]) -> tuple[dict[bytes, list[int]], Counter[int], set[int]]:
+    """The proof's lemmas not deleted by its end (line -> literals, a line repeated as often as it is
+    alive), how often each variable occurs in its lemmas, and the literals of the lemmas it deleted."""
+    alive: dict[tuple[int, ...], list[bytes]] = {}
+    literals_of: dict[bytes, list[int]] = {}
     used: Counter[int] = Counter()
+    deleted: set[int] = set()
     for line in lines:
-        text = line.strip()
-        if not text:
-            continue
-        deletion = text[0] == "d"
-        literals = tuple(sorted(int(x) for x in (text[1:] if deletion else text).split()[:-1]))
+        deletion = line[:1] == b"d"
+        literals = list(map(int, (line[1:] if deletion else line).split()[:-1]))
+        key = tuple(sorted(literals))
         if deletion:
-            if alive[literals] > 0:
-                alive[literals] -= 1
+            copies = alive.get(key)
+            if copies:
+                copies.pop()
+                deleted.update(literals)
             continue
-        alive[literals] += 1
+        alive.setdefault(key, []).append(line)
+        literals_of[line] = literals
         used.update(abs(x) for x in literals)
-    return [list(clause) for clause, count in alive.items() for _ in range(count)], used
+    kept = {line: literals_of[line] for copies in alive.values() for line in copies}
+    return kept, used, deleted
+
+
+def _fixed(sat: Any, literals: set[int]) -> list[int]:
+    """Those of ``literals`` the solver holds true at the top level (the unit clauses to pass on with the rest).
+
+    Why: Glucose deletes a clause once it is satisfied at the top level, the one that fixed a literal
+    there included, and keeps the literal; a checker keeps such a clause (deleting the reason of a fixed
+    literal is ignored, as drat-trim does), but the clauses alive at the end no longer say it.  The
+    node's first child goes on in this solver, which knows the literal, so it is passed on as a unit.
+    A literal is fixed true when assuming its negation fails at once, with nothing propagated.
+    """
+    fixed = []
+    for literal in sorted(literals, key=abs):
+        free, implied = sat.propagate(assumptions=[-literal])
+        if not free and not implied:
+            fixed.append(literal)
+    return fixed
+
+
+def check(job: CheckJob) -> CheckDone:
+    """Check one node's proof (in a worker's host process): a leaf's must refute, a split's derive its goals."""
+    formula, flat = _formula(job.board)
+    cpu = time.process_time()
+    start = time.perf_counter()
+    base = premises(flat, job.cube, list(job.passed_on))
+    goals = None if job.goals is None else unflatten(job.goals)
+    report = check_proof(base, job.proof, formula.nv, goals=goals)
+    return CheckDone(
+        job.node,
+        job_digest(job.board, job.node, job.cube),
+        report,
+        time.perf_counter() - start,
+        time.process_time() - cpu,
+    )
 
 
 def choose_split(solver: Any, cube: tuple[int, ...], used: Counter[int], variables: int) -> int:

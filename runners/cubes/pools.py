@@ -12,17 +12,30 @@ host down (the call raises HostError), and no process outlives the run.
   Closing cancels the tasks not yet started; a node already running ends at
   its conflict budget.
 
-A pool's ``submit`` returns a future (``concurrent.futures`` or Dask's); the
-caller learns of finished ones through ``add_done_callback``.
+A pool's ``submit`` returns a future (``concurrent.futures``); the caller learns
+of finished ones through ``add_done_callback``, and of where one ran through
+``where(future)``: a worker id that ``submit(..., prefer=ID)`` takes to send a
+later call to the same worker (cube-and-conquer sends a node's first child to
+the worker that keeps its parent's solver, :mod:`sigmar.runners.cubes.node`).
+A call sent so waits for that worker, never runs elsewhere.  ``priority``: of
+the calls waiting, the lowest runs first (the split's solving before the
+checks of its proofs, which nothing waits on but the end).
+
+What the cubes need of a process home: a process per worker that lives across
+calls and keeps its module state between them (the warm solver), a call sent to
+one given worker, calls taken by priority, and every process killed on
+``cancel``/``close`` (a solver in the middle of a node included).
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import os
-import queue
 import threading
 import uuid
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Hashable
 from concurrent.futures import CancelledError, Future
 from typing import Any
 
@@ -40,12 +53,13 @@ class LocalPool:
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or local_workers()
-        self._calls: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]] | None] = (
-            queue.SimpleQueue()
-        )
+        self._ready = threading.Condition()
+        self._shared: list[tuple[int, int, _Call]] = []  # (priority, order, call): a heap
+        self._own: list[deque[_Call]] = [deque() for _ in range(self.workers)]  # calls sent to one worker
+        self._order = itertools.count()
         self._hosts: list[Host | None] = [None] * self.workers
         self._lock = threading.Lock()
-        self._closed = False
+        self._closed = self._stopping = False
         self._threads = [
             threading.Thread(target=self._serve, args=(i,), name=f"sigmar-cubes-{i}", daemon=True)
             for i in range(self.workers)
@@ -61,19 +75,43 @@ class LocalPool:
         with self._lock:
             return [host.proc.pid for host in self._hosts if host is not None and host.alive()]
 
-    def submit(self, fn: Callable[..., Any], *args: Any, key: str = "") -> Future[Any]:
+    def submit(
+        self, fn: Callable[..., Any], *args: Any, key: str = "", prefer: Hashable = None, priority: int = 0
+    ) -> Future[Any]:
         future: Future[Any] = Future()
-        self._calls.put((future, fn, args))
+        call = (future, fn, args)
+        with self._ready:
+            if isinstance(prefer, int) and 0 <= prefer < self.workers:
+                self._own[prefer].append(call)
+            else:
+                heapq.heappush(self._shared, (priority, next(self._order), call))
+            self._ready.notify_all()
         return future
+
+    def where(self, future: Future[Any]) -> Hashable:
+        """The worker that ran ``future`` (None if it has not run here)."""
+        return getattr(future, "sigmar_worker", None)
+
+    def _next(self, slot: int) -> _Call | None:
+        """This worker's next call: one sent to it first, else the shared calls by priority; None to stop."""
+        with self._ready:
+            while not self._stopping:
+                if self._own[slot]:
+                    return self._own[slot].popleft()
+                if self._shared:
+                    return heapq.heappop(self._shared)[2]
+                self._ready.wait()
+        return None
 
     def _serve(self, slot: int) -> None:
         while True:
-            item = self._calls.get()
+            item = self._next(slot)
             if item is None:
                 return
             future, fn, args = item
             if not future.set_running_or_notify_cancel():
                 continue
+            future.sigmar_worker = slot  # type: ignore[attr-defined]
             try:
                 future.set_result(self._host(slot).call(fn, *args))
             except BaseException as exc:  # the caller gets it through the future
@@ -95,13 +133,13 @@ class LocalPool:
 
     def cancel(self) -> None:
         """Drop the calls not started and kill the hosts at work (each thread starts a new one when next asked)."""
-        while True:
-            try:
-                item = self._calls.get_nowait()
-            except queue.Empty:
-                break
-            if item is not None:
-                item[0].cancel()
+        with self._ready:
+            dropped = [call for _, _, call in self._shared] + [call for own in self._own for call in own]
+            self._shared.clear()
+            for own in self._own:
+                own.clear()
+        for future, _, _ in dropped:
+            future.cancel()
         with self._lock:
             hosts = list(self._hosts)
         for host in hosts:  # the host's tree dies; a thread waiting on it sees the end of its pipe
@@ -117,8 +155,9 @@ class LocalPool:
         for host in hosts:
             if host is not None:
                 stop(host.proc)
-        for _ in self._threads:
-            self._calls.put(None)
+        with self._ready:
+            self._stopping = True
+            self._ready.notify_all()
         for thread in self._threads:
             thread.join(30)
         for host in hosts:
@@ -130,6 +169,9 @@ class LocalPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_Call = tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]
 
 
 class DaskPool:
@@ -145,7 +187,9 @@ class DaskPool:
         self.client = client
         self.token = uuid.uuid4().hex[:12]
         self._lock = threading.Lock()
-        self._waiting: list[tuple[Future[Any], Callable[..., Any], tuple[Any, ...], str]] = []
+        # (priority, order, the caller's future, fn, args, key, the worker it is sent to): a heap
+        self._waiting: list[tuple[int, int, Future[Any], Callable[..., Any], tuple[Any, ...], str, Hashable]] = []
+        self._order = itertools.count()
         self._running: dict[Any, Future[Any]] = {}  # the Dask future -> the caller's
 
     def describe(self) -> str:
@@ -159,23 +203,38 @@ class DaskPool:
         workers = self.client.scheduler_info().get("workers", {})
         return max(1, sum(w.get("nthreads", 1) for w in workers.values()))
 
-    def submit(self, fn: Callable[..., Any], *args: Any, key: str = "") -> Future[Any]:
+    def submit(
+        self, fn: Callable[..., Any], *args: Any, key: str = "", prefer: Hashable = None, priority: int = 0
+    ) -> Future[Any]:
         mine: Future[Any] = Future()
         with self._lock:
-            self._waiting.append((mine, fn, args, key))
+            heapq.heappush(self._waiting, (priority, next(self._order), mine, fn, args, key, prefer))
         self._start_waiting()
         return mine
 
+    def where(self, future: Future[Any]) -> Hashable:
+        """The address of the worker that ran ``future`` (None if it has not run here)."""
+        return getattr(future, "sigmar_worker", None)
+
     def _start_waiting(self) -> None:
-        """Hand the cluster what it has threads for, oldest first."""
+        """Hand the cluster what it has threads for, by priority, then oldest first."""
         started = []
         with self._lock:
             free = self._threads() - len(self._running)
             while free > 0 and self._waiting:
-                mine, fn, args, key = self._waiting.pop(0)
+                priority, _, mine, fn, args, key, prefer = heapq.heappop(self._waiting)
                 if not mine.set_running_or_notify_cancel():
                     continue
-                theirs = self.client.submit(hosted, fn, *args, pure=False, key=f"sigmar-cubes-{self.token}-{key}")
+                theirs = self.client.submit(
+                    located,
+                    fn,
+                    *args,
+                    pure=False,
+                    key=f"sigmar-cubes-{self.token}-{key}",
+                    priority=-priority,
+                    workers=None if prefer is None else [prefer],
+                    allow_other_workers=prefer is not None,  # if that worker is gone, any other
+                )
                 self._running[theirs] = mine
                 started.append(theirs)
                 free -= 1
@@ -188,7 +247,9 @@ class DaskPool:
         if mine is not None:
             try:
                 if theirs.status == "finished":
-                    mine.set_result(theirs.result())
+                    worker, value = theirs.result()
+                    mine.sigmar_worker = worker  # type: ignore[attr-defined]
+                    mine.set_result(value)
                 else:
                     mine.set_exception(theirs.exception() or RuntimeError(f"the cluster task was {theirs.status}"))
             except BaseException as exc:  # the task's error, or the cluster's, is the caller's
@@ -201,7 +262,7 @@ class DaskPool:
         with self._lock:
             waiting, self._waiting = self._waiting, []
             running, self._running = dict(self._running), {}
-        for mine, *_ in waiting:
+        for _, _, mine, *_ in waiting:
             mine.cancel()
         if running:
             self.client.cancel(list(running))
@@ -217,3 +278,10 @@ class DaskPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def located(fn: Callable[..., Any], *args: Any) -> tuple[str, Any]:
+    """``fn(*args)`` in this Dask worker thread's host, with the worker's address (for ``prefer``)."""
+    from distributed import get_worker
+
+    return get_worker().address, hosted(fn, *args)
