@@ -301,6 +301,8 @@ def test_the_time_limit_stops_the_split_and_its_workers(tmp_path: Path) -> None:
             started.update(pid for host in pool.pids() for pid in (host, *descendants(host)))
 
     with LocalPool(2) as pool, ProofStore(tmp_path) as proofs:
+        for future in [pool.submit(time.sleep, 0, prefer=slot) for slot in range(2)]:
+            future.result()  # both hosts up before the clock runs (a host starts in seconds on a loaded machine)
         watcher = threading.Thread(target=watch, args=(pool,))
         watcher.start()
         try:
