@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sigmar.models import input_limits
@@ -114,12 +114,38 @@ def row_blocks(numbered: Iterable[tuple[int, str]]) -> Iterator[RowBlock]:
 
 
 def iter_boards(numbered: Iterable[tuple[int, str]], filename: str) -> Iterator[Board]:
-    """The boards of numbered lines, one at a time; BoardFileError at the first malformed one."""
+    """The boards of numbered lines, one at a time, each under a name of its own (:class:`DistinctNames`);
+    BoardFileError at the first malformed one."""
     index = -1
+    names = DistinctNames()
     for index, block in enumerate(row_blocks(numbered)):
-        yield _parse_block(block, index, filename)
+        yield names.of(_parse_block(block, index, filename))
     if index < 0:
         raise BoardFileError(filename, "no board in this file")
+
+
+class DistinctNames:
+    """A board is known by its place in its file, not only by its name: two boards of one file never share one.
+
+    The first board of a name keeps it; a later one whose name an earlier board of the file has
+    already (as written, or as given here) is read as ``NAME#2``, ``NAME#3``, ... (the first number
+    free), in every verb's output, so that an answer names one board (docs/formats.md#board-files).
+    """
+
+    def __init__(self) -> None:
+        self._used: set[str] = set()
+        self._next: dict[str, int] = {}
+
+    def of(self, board: Board) -> Board:
+        name = board.name
+        if name in self._used:
+            number = self._next.get(name, 2)
+            while f"{name}#{number}" in self._used:
+                number += 1
+            self._next[name] = number + 1
+            board = replace(board, name=f"{name}#{number}")
+        self._used.add(board.name)
+        return board
 
 
 def parse_boards(text: str, filename: str = "<string>") -> list[Board]:
