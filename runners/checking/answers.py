@@ -10,6 +10,8 @@ An answers file is what ``solve``, ``prove``, ``crosscheck`` or ``survey --resul
   temporary folder that the run removed (``file`` null, or a path that is gone): both fail,
   and the message says to keep the files with ``--proof-dir``;
 - ``unknown`` and ``error`` answers are listed (they claim nothing);
+- what ``explain --json`` adds to an answer, its deepest play and its repair, is checked too
+  (:mod:`.explain_check`), each part a finding of its own;
 - every board of the board files must have an answer: one left out fails, by name.
 """
 
@@ -28,7 +30,8 @@ from sigmar.models.result import CERTIFICATE_SUFFIXES
 from sigmar.models.rules import verify
 from sigmar.models.solution import json_solution, to_moves
 from sigmar.runners.checking.certificates import check_certificate
-from sigmar.runners.checking.verdict import CertificateError
+from sigmar.runners.checking.explain_check import check_parts, is_explained
+from sigmar.runners.checking.verdict import PLAY_BOUND, CertificateError
 
 # The prefix of the temporary folder a run writes its certificates to without --proof-dir (certify.ProofStore).
 TEMPORARY_PREFIX = "sigmar-proofs-"
@@ -55,6 +58,7 @@ class Finding:
     kind: str | None = None  # the certificate's kind
     seconds: float = 0.0
     line: int | None = None
+    part: str | None = None  # for a part of an explain line: "deepest" or "repair"
 
     @property
     def fails(self) -> bool:
@@ -77,6 +81,21 @@ def check_answer(board: Board, record: dict[str, Any], line: int, base: Path, so
     why = str(record.get("message") or "no answer in time") if status in ("unknown", "error") else "not a status"
     outcome = "listed" if status in ("unknown", "error") else "invalid"
     return Finding(board.name, status, outcome, why, line=line)
+
+
+def check_explained(board: Board, record: dict[str, Any], line: int, base: Path, source: str) -> list[Finding]:
+    """The parts ``explain --json`` adds to an answer (its deepest play, its repair), each checked
+    (:mod:`.explain_check`); none for any other answer."""
+    if not is_explained(record):
+        return []
+    start = time.perf_counter()
+    status = str(record.get("status"))
+    findings = []
+    for part in check_parts(board, record, base, source, line, _temporary_and_gone):
+        seconds = time.perf_counter() - start
+        findings.append(Finding(board.name, status, part.outcome, part.why, part.kind, seconds, line, part.part))
+        start = time.perf_counter()
+    return findings
 
 
 def _solved(board: Board, record: dict[str, Any], line: int, source: str, start: float) -> Finding:
@@ -114,7 +133,7 @@ def _unsolvable(board: Board, record: dict[str, Any], line: int, base: Path, sta
 
 def _temporary_and_gone(certificate: dict[str, Any]) -> str:
     """Why a certificate's files cannot be read because its run kept them in a temporary folder, or ''."""
-    if certificate.get("kind") not in FILED_KINDS:
+    if certificate.get("kind") not in FILED_KINDS and certificate.get("kind") != PLAY_BOUND:
         return ""
     name = certificate.get("file")
     if name is None:

@@ -65,14 +65,17 @@ def check_certificate(board: Board, certificate: dict[str, Any], base: Path | No
     return Verdict(True, verdict.reason, UNSOLVABLE) if verdict.valid else Verdict(False, verdict.reason)
 
 
-def check_claim(board: Board, certificate: dict[str, Any], base: Path | None = None) -> Verdict:
+def check_claim(
+    board: Board, certificate: dict[str, Any], base: Path | None = None, *, bound: int | None = None
+) -> Verdict:
     """Whether ``certificate`` proves what its kind claims (:data:`PROVES`); CertificateError when malformed.
 
-    A play-bound file: its bound, stamped ``PLAY_BOUND``; any other kind: the board unsolvable.
-    ``sigmar check`` of a lone certificate comes here, and the deepest play of explain's JSON.
+    A play-bound file: its bound (``bound``, when given, must be the file's), stamped ``PLAY_BOUND``;
+    any other kind: the board unsolvable.  ``sigmar check`` of a lone certificate comes here, and
+    the deepest play of explain's JSON.
     """
     if certificate.get("kind") == PLAY_BOUND:
-        verdict = check_play_bound(board, _file(certificate, base))
+        verdict = check_play_bound(board, _file(certificate, base), bound)
         return Verdict(True, verdict.reason, PLAY_BOUND) if verdict.valid else Verdict(False, verdict.reason)
     return check_certificate(board, certificate, base)
 

@@ -69,13 +69,19 @@ def read_bound(header: dict, size: int, where: str) -> int:
     return cleared
 
 
-def check_play_bound(board: Board, path: str | Path) -> Verdict:
-    """A play-bound file: no line of play from the whole board clears more than its ``cleared`` tiles."""
+def check_play_bound(board: Board, path: str | Path, bound: int | None = None) -> Verdict:
+    """A play-bound file: no line of play from the whole board clears more than its ``cleared`` tiles.
+
+    ``bound``: the bound the caller holds the file to (a deepest play's tiles, for explain's JSON);
+    a file of another bound is invalid.
+    """
     import numpy as np
 
     found = read_dead_states(board, path, PLAY_BOUND_FORMAT, "stays")
     m = Masks(board, found.order)
     cleared = read_bound(found.header, m.size, str(path))
+    if bound is not None and cleared != bound:
+        return Verdict(False, f'line 1: its bound is {cleared} tiles ("cleared"), not the {bound} of the deepest play')
     least = m.size - cleared  # tiles every reachable state keeps
     full = (1 << m.size) - 1
     if found.state(0) != full:

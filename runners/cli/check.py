@@ -29,7 +29,7 @@ from typing import Any
 from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.input_limits import ANSWERS, DEAD_STATES, DRCP_MODEL, VARS_JSON, InputError
-from sigmar.runners.checking.answers import Finding, check_answer, is_answer, missing_boards
+from sigmar.runners.checking.answers import Finding, check_answer, check_explained, is_answer, missing_boards
 from sigmar.runners.checking.certificates import PROVES, check_claim
 from sigmar.runners.checking.cubes_check import read_split
 from sigmar.runners.checking.dead_states_check import DEAD_STATES_FORMAT
@@ -134,9 +134,12 @@ def _check_answers(
             )
         if name not in by_name:
             continue
-        finding = check_answer(by_name[name], record, line, cert.parent, str(cert))
-        findings.append(finding)
-        _say(finding, args)
+        for finding in [
+            check_answer(by_name[name], record, line, cert.parent, str(cert)),
+            *check_explained(by_name[name], record, line, cert.parent, str(cert)),
+        ]:
+            findings.append(finding)
+            _say(finding, args)
     left_out = missing_boards(boards, {f.board for f in findings})
     for finding in left_out:
         _say(finding, args)
@@ -169,6 +172,8 @@ def _say(finding: Finding, args: argparse.Namespace) -> None:
         return
     if args.json:
         line: dict[str, Any] = {"board": finding.board, "status": finding.status, "check": finding.outcome}
+        if finding.part:
+            line["part"] = finding.part
         line["valid"] = finding.outcome == "valid"
         if finding.kind:
             line["kind"] = finding.kind
@@ -180,6 +185,10 @@ def _say(finding: Finding, args: argparse.Namespace) -> None:
         print(f"{finding.board}: MISSING: {finding.why}")
         return
     what = finding.status if finding.kind is None else f"{finding.status}, {finding.kind} certificate"
+    if finding.part:
+        what = f"{'deepest play' if finding.part == 'deepest' else finding.part}" + (
+            "" if finding.kind is None else f", {finding.kind} certificate"
+        )
     print(f"{finding.board}: {what} {WORDS[finding.outcome]}: {finding.why}")
 
 
