@@ -49,6 +49,7 @@ from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.cubes_check import SplitNode, node_suffixes, render_split, shape
 from sigmar.runners.checking.replay import replayed
 from sigmar.runners.cubes.node import CheckDone, CheckJob, NodeDone, NodeJob, check, job_digest, work
+from sigmar.runners.cubes.pools import ClusterLost
 
 DEFAULT_CUBES = 8
 # The budgets, in conflicts (so a board's split is the same on any machine), measured in
@@ -137,6 +138,7 @@ class CubeProver:
             while running:
                 wait = None if deadline is None else deadline - time.perf_counter()
                 if wait is not None and wait <= 0:
+                    self._still_there(board)
                     return self._unknown(board, start, nodes, "time limit")
                 try:
                     number, task, future = finished.get(timeout=wait)
@@ -168,6 +170,13 @@ class CubeProver:
             if running:
                 self.pool.cancel()
             fresh_formula.release(board)
+
+    def _still_there(self, board: Board) -> None:
+        """ClusterLost when the pool's cluster is gone: a split that ran out of time there was not refused."""
+        lost = getattr(self.pool, "lost", None)
+        why = lost() if lost is not None else ""
+        if why:
+            raise ClusterLost(f"board {board.name}: {why}")
 
     def _settle(self, board: Board, node: _Node, future: Any) -> Result | None:
         """Take a node's answer (``node.done``); the board's answer when that ends the split, else None."""
@@ -263,6 +272,8 @@ def _failure(backend: str, node: _Node, future: Any, what: str) -> Result | None
         return None
     if isinstance(error, OutputError):
         raise error
+    if isinstance(error, ClusterLost):  # a fault of the cluster is not an answer about the board
+        raise ClusterLost(f"{what}node {node.node} of the split: {error}") from None
     if isinstance(error, OSError) and error.errno in _WRITE_ERRNOS:
         where = error.filename or "a worker's temporary folder"
         raise OutputError(f"cannot write {where}: {error.strerror or error}") from None

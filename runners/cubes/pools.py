@@ -40,7 +40,25 @@ from concurrent.futures import CancelledError, Future
 from typing import Any
 
 from sigmar.encoders.processes.guard import stop
+from sigmar.models.errors import SigmarError
 from sigmar.runners.host import Host, hosted
+
+# What a Dask task that the cluster lost ends as (its status), and the errors Dask gives a task whose
+# worker or scheduler went away: faults of the cluster, never an answer about the board.
+LOST_STATUSES = frozenset({"cancelled", "lost"})
+LOST_ERRORS = frozenset({"CancelledError", "FutureCancelledError", "CommClosedError", "KilledWorker"})
+
+
+class ClusterLost(SigmarError, RuntimeError):
+    """A node's task lost with the cluster (the scheduler or its worker gone): a fault, not an answer.
+
+    It ends the split (one line, exit 2) rather than making the board an ``error``, so a survey
+    writes nothing for that board and its resume answers it again (issue 47, S4).
+    """
+
+
+def _lost(exc: BaseException) -> ClusterLost:
+    return ClusterLost(f"the cluster lost the task: {type(exc).__name__}: {exc}")
 
 
 def local_workers() -> int:
@@ -69,6 +87,10 @@ class LocalPool:
 
     def describe(self) -> str:
         return f"{self.workers} local worker process{'es' if self.workers != 1 else ''}"
+
+    def lost(self) -> str:
+        """Never: this machine's hosts are not a cluster that can go away (a host that dies is a node's error)."""
+        return ""
 
     def pids(self) -> list[int]:
         """The host processes alive now."""
@@ -250,12 +272,29 @@ class DaskPool:
                     worker, value = theirs.result()
                     mine.sigmar_worker = worker  # type: ignore[attr-defined]
                     mine.set_result(value)
+                elif theirs.status in LOST_STATUSES:  # not cancelled by this pool: it forgets a task first
+                    mine.set_exception(ClusterLost(f"the cluster task was {theirs.status} (was the scheduler lost?)"))
                 else:
-                    mine.set_exception(theirs.exception() or RuntimeError(f"the cluster task was {theirs.status}"))
+                    error = theirs.exception()
+                    if error is not None and type(error).__name__ in LOST_ERRORS:
+                        error = _lost(error)
+                    mine.set_exception(error or RuntimeError(f"the cluster task was {theirs.status}"))
             except BaseException as exc:  # the task's error, or the cluster's, is the caller's
                 if not mine.done():
-                    mine.set_exception(exc)
-        self._start_waiting()
+                    mine.set_exception(_lost(exc) if type(exc).__name__ in LOST_ERRORS else exc)
+        try:
+            self._start_waiting()
+        except Exception as exc:  # the cluster refuses new tasks: every call still waiting is lost with it
+            with self._lock:
+                waiting, self._waiting = self._waiting, []
+            for _, _, call, *_ in waiting:
+                if call.set_running_or_notify_cancel():
+                    call.set_exception(_lost(exc))
+
+    def lost(self) -> str:
+        """Why the cluster is gone (the client no longer running), or ''."""
+        status = str(getattr(self.client, "status", "running"))
+        return "" if status == "running" else f"the Dask client is {status} (was the scheduler lost?)"
 
     def cancel(self) -> None:
         """Drop the calls not started and cancel the tasks (one already running ends at its node's budget)."""
