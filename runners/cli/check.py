@@ -19,17 +19,20 @@ invalid, uncheckable or missing, 2 malformed or for another board.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.input_limits import ANSWERS, DEAD_STATES, DRCP_MODEL, VARS_JSON, InputError
-from sigmar.runners.checking.answers import Finding, check_answer, check_explained, is_answer, missing_boards
+from sigmar.runners.checking.answers import FAILING, Finding, check_answer, check_explained, is_answer, missing_boards
 from sigmar.runners.checking.certificates import PROVES, check_claim
 from sigmar.runners.checking.cubes_check import read_split
 from sigmar.runners.checking.dead_states_check import DEAD_STATES_FORMAT
@@ -78,25 +81,50 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     boards, every = selected_names(args.files, args.board)
-    picked = {b.name for b in boards}
     cert = Path(args.certificate)
+    items = _named(cert, _items(cert))
+    first = next(items, None)
+    if first is None:
+        raise CertificateError(f"{cert}: holds no certificate and no answer")
+    if first.answer:
+        return _check_answers(boards, every, itertools.chain([first], items), args)
+    return _check_certificates(boards, every, itertools.chain([first], items), args)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing CERT holds, as it is read: an answer of an answers file (checked whole, a line at a time), or a
+    certificate with the board it names, if any."""
+
+    answer: bool
+    line: int
+    named: str | None
+    record: dict[str, Any]
+
+
+def _named(cert: Path, items: Iterator[Item]) -> Iterator[Item]:
+    """The items, a reading error naming CERT once (a message may name the file already)."""
     try:
-        contents = _read(cert)
-        if contents.answers:
-            return _check_answers(boards, every, contents.answers, args)
-        jobs = [
-            (named, record)
-            for named, record in contents.certificates
-            if named is None or named in picked or named not in every
-        ]
-        if not jobs:
-            raise CertificateError("holds no certificate for the boards picked")
-        work = [(_choose(boards, args.board, named, args.files, cert), record) for named, record in jobs]
+        yield from items
     except CertificateError as exc:
-        said = str(exc)  # named once: a message may name the file already (a short name is in many words)
+        said = str(exc)
         raise CertificateError(said if said.startswith(f"{cert}:") else f"{cert}: {said}") from None
-    all_valid = True
-    for board, record in work:
+
+
+def _check_certificates(boards: list[Board], every: set[str], items: Iterable[Item], args: argparse.Namespace) -> int:
+    """Each certificate for a board picked checked for what its kind proves; one line each."""
+    cert = Path(args.certificate)
+    picked = {b.name for b in boards}
+    all_valid, checked = True, 0
+    for item in items:
+        named, record = item.named, item.record
+        if not (named is None or named in picked or named not in every):
+            continue
+        try:
+            board = _choose(boards, args.board, named, args.files, cert)
+        except CertificateError as exc:
+            raise CertificateError(f"{cert}: {exc}") from None
+        checked += 1
         start = time.perf_counter()
         try:
             verdict = check_claim(board, record, base=cert.parent)  # each kind for what it proves
@@ -106,27 +134,25 @@ def run(args: argparse.Namespace) -> int:
         all_valid &= verdict.valid
         if args.json or not args.quiet:
             _print(board, record, verdict, seconds, args.json)
+    if not checked:
+        raise CertificateError(f"{cert}: holds no certificate for the boards picked")
     return 0 if all_valid else 3
 
 
-@dataclass
-class Contents:
-    """What CERT holds: certificates (each with the board it names, if any), or the (line, answer) pairs of an
-    answers file, which is checked whole rather than a certificate at a time."""
-
-    certificates: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
-    answers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-
-
-def _check_answers(
-    boards: list[Board], every: set[str], answers: list[tuple[int, dict[str, Any]]], args: argparse.Namespace
-) -> int:
+def _check_answers(boards: list[Board], every: set[str], answers: Iterable[Item], args: argparse.Namespace) -> int:
     """Every answer for a board picked checked, every board picked required; one line per answer, then the
-    boards left out.  An answer for a board of the FILEs that was not picked is skipped."""
+    boards left out.  An answer for a board of the FILEs that was not picked is skipped.
+
+    The file is streamed: an answer is read, checked and said before the next is read, and only the count of
+    each outcome and the names answered are kept, so memory does not grow with the file."""
     by_name = {b.name: b for b in boards}
     cert = Path(args.certificate)
-    findings: list[Finding] = []
-    for line, record in answers:
+    base, source = cert.parent, str(cert)
+    outcomes: Counter[str] = Counter()
+    answered: set[str] = set()
+    malformed: Finding | None = None
+    for item in answers:
+        line, record = item.line, item.record
         name = record.get("board")
         if not isinstance(name, str) or name not in every:
             raise CertificateError(
@@ -134,27 +160,30 @@ def _check_answers(
             )
         if name not in by_name:
             continue
+        board = by_name[name]
         for finding in [
-            check_answer(by_name[name], record, line, cert.parent, str(cert)),
-            *check_explained(by_name[name], record, line, cert.parent, str(cert)),
+            check_answer(board, record, line, base, source),
+            *check_explained(board, record, line, base, source),
         ]:
-            findings.append(finding)
+            outcomes[finding.outcome] += 1
+            answered.add(finding.board)
+            if finding.outcome == "malformed" and malformed is None:
+                malformed = finding
             _say(finding, args)
-    left_out = missing_boards(boards, {f.board for f in findings})
+    left_out = missing_boards(boards, answered)
     for finding in left_out:
+        outcomes[finding.outcome] += 1
         _say(finding, args)
     if left_out and not args.json and not args.quiet:
         names = ", ".join(repr(f.board) for f in left_out)
         print(f"{len(left_out)} board{'s' if len(left_out) != 1 else ''} without an answer: {names}")
-    findings += left_out
-    if any(f.fails for f in findings):
+    if any(outcomes[outcome] for outcome in FAILING):
         return 3
-    malformed = [f for f in findings if f.outcome == "malformed"]
-    if malformed:
-        first = malformed[0]
-        print(f"sigmar check: {cert}: line {first.line}: board {first.board!r}: {first.why}", file=sys.stderr)
+    if malformed is not None:
+        where = f"{cert}: line {malformed.line}: board {malformed.board!r}"
+        print(f"sigmar check: {where}: {malformed.why}", file=sys.stderr)
         return 2
-    return 1 if any(f.outcome == "listed" for f in findings) else 0
+    return 1 if outcomes["listed"] else 0
 
 
 WORDS = {
@@ -208,18 +237,22 @@ def _print(board: Board, record: dict[str, Any], verdict: Verdict, seconds: floa
         print(f"{board.name}: {record['kind']} certificate {word} ({seconds:.3f} s): {verdict.reason}")
 
 
-def _read(cert: Path) -> Contents:
-    """The certificates in CERT, each with the board name it carries; or the answers of an answers file."""
+def _items(cert: Path) -> Iterator[Item]:
+    """The certificates in CERT, each with the board name it carries; or the answers of an answers file, read a
+    line at a time as they are checked."""
     try:
         if cert.name.endswith(".drup"):
             input_limits.regular_size(cert, input_limits.DRUP)
-            return Contents([(_sidecar_board(cert), {"kind": "drup", "file": str(cert)})])
+            yield Item(False, 1, _sidecar_board(cert), {"kind": "drup", "file": str(cert)})
+            return
         if cert.name.endswith(".drcp"):
             input_limits.regular_size(cert, input_limits.DRCP)
-            return Contents([(_model_board(cert), {"kind": "drcp", "file": str(cert)})])
+            yield Item(False, 1, _model_board(cert), {"kind": "drcp", "file": str(cert)})
+            return
         if cert.name.endswith(".cubes"):
             board, _ = read_split(cert)  # read under the cubes file's own limit
-            return Contents([(board, {"kind": "cubes", "file": str(cert)})])
+            yield Item(False, 1, board, {"kind": "cubes", "file": str(cert)})
+            return
         # The kind is on line 1, and each kind has its own ceiling: line 1 is read first, then the size is held
         # to that kind's limit before any other line is read.
         with input_limits.open_input(cert, FIRST_LINE) as stream:
@@ -235,9 +268,10 @@ def _read(cert: Path) -> Contents:
             if kind is not None:  # a play-bound file is read as a dead-states file is, with its ceiling
                 input_limits.regular_size(cert, DEAD_STATES)
                 name = head.get("board")
-                return Contents([(name if isinstance(name, str) else None, {"kind": kind, "file": str(cert)})])
+                yield Item(False, 1, name if isinstance(name, str) else None, {"kind": kind, "file": str(cert)})
+                return
             input_limits.regular_size(cert, ANSWERS)
-            return _json_lines(cert, [(1, head)], numbered)
+            yield from _json_lines(cert, [(1, head)], numbered)
     except InputError as exc:
         raise CertificateError(exc.message if exc.line is None else f"line {exc.line}: {exc.message}") from None
 
@@ -272,13 +306,12 @@ def _model_board(drcp: Path) -> str | None:
     return None
 
 
-def _json_lines(cert: Path, head: list[tuple[int, Any]], rest: Any) -> Contents:
+def _json_lines(cert: Path, head: list[tuple[int, Any]], rest: Iterator[tuple[int, str]]) -> Iterator[Item]:
     """Bare certificate objects (each has a ``kind``), or answers (each has a ``status``), read a line at a time;
     not both in one file."""
-    found = Contents()
-    jobs, answers = found.certificates, found.answers
+    answers = certificates = False
 
-    def records() -> Any:
+    def records() -> Iterator[tuple[int, Any]]:
         yield from head
         for number, line in rest:
             if line.strip():
@@ -291,18 +324,19 @@ def _json_lines(cert: Path, head: list[tuple[int, Any]], rest: Any) -> Contents:
         if not isinstance(record, dict):
             raise CertificateError(f"line {number}: expected a JSON object")
         if is_answer(record):
-            answers.append((number, record))
+            if certificates:
+                raise CertificateError(f"line {number}: an answer after bare certificates; give them in two files")
+            answers = True
+            yield Item(True, number, None, record)
         elif answers:
             raise CertificateError(f'line {number}: not an answer (no "status"), in a file of answers')
         elif "kind" in record:
-            jobs.append((None, record))
+            certificates = True
+            yield Item(False, number, None, record)
         else:
             raise CertificateError(f'line {number}: neither an answer (no "status") nor a certificate (no "kind")')
-        if answers and jobs:
-            raise CertificateError(f"line {number}: an answer after bare certificates; give them in two files")
-    if not jobs and not answers:
+    if not answers and not certificates:
         raise CertificateError("holds no certificate and no answer")
-    return found
 
 
 def _choose(boards: list[Board], wanted: str | None, named: str | None, files: list[str], cert: Path) -> Board:
