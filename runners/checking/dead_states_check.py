@@ -132,6 +132,7 @@ def _read_dead_states(board: Board, stream: input_limits.Capped, where: str, for
     for start, lines in _chain_blocks((2, first[1][1:]), blocks):
         if start + len(lines) - 1 > MAX_STATES + 1:
             raise CertificateError(f"{where}: more than {MAX_STATES:,} states; refused")
+        block_start = len(columns[0])
         for number, record in enumerate(_records(lines, start, where) if lines else [], start=start):
             if not isinstance(record, dict) or not isinstance(record.get("state"), str):
                 raise CertificateError(f'{where}: line {number}: expected {{"state": HEX}}')
@@ -149,6 +150,8 @@ def _read_dead_states(board: Board, stream: input_limits.Capped, where: str, for
             else:
                 for w in range(words):
                     columns[w].append((state >> (64 * w)) & WORD)
+        block = np.array([np.frombuffer(column[block_start:], dtype=np.uint64) for column in columns]).T
+        _refuse_twins(block, block_start, where)  # a line written again is refused in its own block, at once
     count = len(columns[0])
     if not count:
         raise CertificateError(f"{where}: no states after the header")
@@ -156,7 +159,36 @@ def _read_dead_states(board: Board, stream: input_limits.Capped, where: str, for
     for w, column in enumerate(columns):
         table[:, w] = np.frombuffer(column, dtype=np.uint64)
         del column[:]  # the array's copy is the one kept
+    _refuse_twins(table, 0, where)
     return DeadStatesFile(str(header.get("board", "")), order, table, stuck, header)
+
+
+def _refuse_twins(table: np.ndarray, first_row: int, where: str) -> None:
+    """CertificateError naming the first state listed twice among ``table``'s rows (row 0 is ``first_row``).
+
+    A valid file never needs a state twice (each is closed, or a leaf, once for all), so a file that
+    repeats one is malformed: this bounds a file by its board's distinct states, and a file of one line
+    written two million times is refused in its first block rather than checked line by line.
+    """
+    import numpy as np
+
+    if len(table) < 2:
+        return
+    keys = table[:, 0] if table.shape[1] == 1 else np.ascontiguousarray(table).view(f"V{8 * table.shape[1]}").ravel()
+    order = np.argsort(keys, kind="stable")
+    ranked = keys[order]
+    same = np.nonzero(ranked[1:] == ranked[:-1])[0]
+    if not len(same):
+        return
+    later = order[same + 1]
+    pick = int(np.argmin(later))
+    at = int(same[pick])
+    while at > 0 and ranked[at - 1] == ranked[at]:  # the earliest row of its run (the sort is stable)
+        at -= 1
+    again, once = int(later[pick]) + first_row, int(order[at]) + first_row
+    raise CertificateError(
+        f"{where}: line {line_of(again)}: the state of line {line_of(once)} again; a state is listed once"
+    )
 
 
 def _chain_blocks(
