@@ -13,10 +13,15 @@ like any other proof, so a bug here can only make a valid proof fail.
 
 from __future__ import annotations
 
+import io
+from typing import BinaryIO
+
 from sigmar.models.errors import SigmarError
 
 LEMMA, DELETION = 0x61, 0x64  # "a", "d"
 SNIFF = 1 << 16  # the bytes looked at to tell binary from text
+CHUNK = 1 << 20  # the bytes read at a time: what a conversion holds, beside one step
+LONGEST_STEP = 10_000_000  # bytes of one step at most, as a text proof's line (docs/formats.md, 'Limits')
 
 
 class DratError(SigmarError, ValueError):
@@ -30,17 +35,41 @@ def is_binary(head: bytes) -> bool:
 
 def to_text(data: bytes) -> bytes:
     """The text DRUP of a binary DRAT proof: ``1 -2 0`` a lemma, ``d 1 -2 0`` a deletion, a line each."""
-    if data and data[-1] != 0:
+    out = io.BytesIO()
+    convert(io.BytesIO(data), out)
+    return out.getvalue()
+
+
+def convert(source: BinaryIO, sink: BinaryIO, chunk: int = CHUNK) -> int:
+    """A binary DRAT proof read from ``source`` a chunk at a time, written to ``sink`` as text DRUP; the steps.
+
+    Memory is a chunk and the step it cuts (at most :data:`LONGEST_STEP` bytes), whatever the
+    proof's size: a proof of hundreds of MB is turned into text on disk, then mapped as any
+    text proof is.
+    """
+    pending, number = b"", 0
+    while block := source.read(chunk):
+        steps = (pending + block).split(b"\x00")
+        pending = steps.pop()  # the step the chunk cut (empty when it ended on a 0 byte)
+        if len(pending) > LONGEST_STEP:
+            raise DratError(f"step {number + len(steps) + 1}: longer than {LONGEST_STEP:,} bytes")
+        lines = []
+        for step in steps:
+            number += 1
+            lines.append(_line(step, number))
+        if lines:
+            sink.write(b"\n".join(lines) + b"\n")
+    if pending:
         raise DratError("the last step is not ended by a 0 byte (a proof cut short?)")
-    out: list[bytes] = []
-    for number, step in enumerate(data.split(b"\x00")[:-1], start=1):
-        if not step or step[0] not in (LEMMA, DELETION):
-            found = f"byte {step[0]:#04x}" if step else "a 0 byte"
-            raise DratError(f"step {number}: {found} where 'a' (a lemma) or 'd' (a deletion) was expected")
-        literals = _literals(step, number)
-        prefix = b"d " if step[0] == DELETION else b""
-        out.append(prefix + b" ".join(b"%d" % lit for lit in [*literals, 0]))
-    return b"\n".join(out) + b"\n" if out else b""
+    return number
+
+
+def _line(step: bytes, number: int) -> bytes:
+    if not step or step[0] not in (LEMMA, DELETION):
+        found = f"byte {step[0]:#04x}" if step else "a 0 byte"
+        raise DratError(f"step {number}: {found} where 'a' (a lemma) or 'd' (a deletion) was expected")
+    prefix = b"d " if step[0] == DELETION else b""
+    return prefix + b" ".join(b"%d" % lit for lit in [*_literals(step, number), 0])
 
 
 def _literals(step: bytes, number: int) -> list[int]:

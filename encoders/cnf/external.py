@@ -114,15 +114,20 @@ def read_proof(path: str) -> tuple[str | None, str]:
     try:
         input_limits.regular_size(path, input_limits.DRUP)
         with open(path, "rb") as proof:
-            data = proof.read()
+            if not drat_binary.is_binary(proof.read(drat_binary.SNIFF)):
+                proof.seek(0)
+                return proof.read().decode("utf-8", "replace"), ""
+            proof.seek(0)
+            # converted a chunk at a time beside the proof, then read as the text it is
+            with tempfile.TemporaryFile(prefix="sigmar-drat-", dir=os.path.dirname(path) or None) as text:
+                try:
+                    drat_binary.convert(proof, text)
+                except drat_binary.DratError as exc:
+                    return f"c binary DRAT that does not parse: {exc}\nnot a proof\n", ""
+                text.seek(0)
+                return text.read().decode("ascii"), ""
     except (input_limits.InputError, OSError) as exc:
         return None, f"no proof to read: {exc}"
-    if drat_binary.is_binary(data):
-        try:
-            data = drat_binary.to_text(data)
-        except drat_binary.DratError as exc:
-            return f"c binary DRAT that does not parse: {exc}\nnot a proof\n", ""
-    return data.decode("utf-8", "replace"), ""
 
 
 def read_capped(proc: subprocess.Popen[bytes], limit: float | None, cap: int) -> bytes | None:

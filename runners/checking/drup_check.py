@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import mmap
 from pathlib import Path
+from typing import Any
 
 from sigmar.models import drat_binary, input_limits
 from sigmar.models.board import Board
@@ -56,7 +57,7 @@ def check_drup(board: Board, drup: Path) -> Verdict:
                 with mmap.mmap(stream.inner.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
                     mapped.madvise(mmap.MADV_SEQUENTIAL)
                     if drat_binary.is_binary(mapped[: drat_binary.SNIFF]):  # CaDiCaL's and Kissat's default
-                        report = check_proof(formula.clauses, drat_binary.to_text(mapped[:]), formula.nv)
+                        report = _check_binary(formula.clauses, formula.nv, mapped, drup)
                     else:
                         skip = len(input_limits.BOM) if mapped[:3] == input_limits.BOM else 0
                         with memoryview(mapped) as view:
@@ -71,3 +72,26 @@ def check_drup(board: Board, drup: Path) -> Verdict:
     if report.malformed:
         raise CertificateError(f"{drup}: {report.message}")
     return Verdict(report.valid, f"{drup.name}: {report.message} ({report.lemmas:,} lemmas)")
+
+
+def _check_binary(clauses: list[list[int]], nv: int, mapped: mmap.mmap, drup: Path) -> Any:
+    """A binary DRAT proof checked as the text it reads as: converted a chunk at a time into a temporary
+    file, which is then mapped as a text proof is (memory is a chunk and the map, not the proof many
+    times over)."""
+    import tempfile
+
+    try:
+        with tempfile.TemporaryFile(prefix="sigmar-drat-") as text:
+            drat_binary.convert(mapped, text)  # type: ignore[arg-type]  # an mmap reads as a file does
+            text.flush()
+            if text.tell() == 0:
+                return check_proof(clauses, b"", nv)
+            with mmap.mmap(text.fileno(), 0, access=mmap.ACCESS_READ) as converted:
+                converted.madvise(mmap.MADV_SEQUENTIAL)
+                with memoryview(converted) as view:
+                    return check_proof(clauses, view, nv)
+    except OSError as exc:  # a full or unwritable temporary folder: the check could not be made
+        why = exc.strerror or str(exc)
+        raise CertificateError(
+            f"{drup}: cannot write the text of a binary DRAT proof to {tempfile.gettempdir()}: {why}"
+        ) from None
