@@ -196,6 +196,17 @@ def test_a_line_that_does_not_parse_is_malformed(line: str) -> None:
         check_text(_model(), GOOD.replace("c UNSAT", line))
 
 
+@pytest.mark.parametrize("value", ["-2147483648", "2147483647"])
+def test_an_atom_may_take_either_end_of_the_32_bit_range(value: str) -> None:
+    """Issue 47: ``[x >= -2147483648]``, the least 32-bit integer, was refused;
+    one past either end still is."""
+    proof = GOOD.replace("c UNSAT", f"a 9 [x >= {value}]\nc UNSAT")
+    assert check_text(_model(), proof).valid
+    beyond = str(int(value) + (1 if int(value) > 0 else -1))
+    with pytest.raises(drcp_check.DrcpFormatError, match="beyond 32 bits"):
+        check_text(_model(), GOOD.replace("c UNSAT", f"a 9 [x >= {beyond}]\nc UNSAT"))
+
+
 def test_an_inference_from_premises_that_contradict_each_other_holds_whatever_its_constraint() -> None:
     proof = GOOD.replace("i 4 1 0 c:3 l:nogood", "a 3 [x <= 1]\ni 4 2 3 0 c:1 l:linear_bounds")
     assert check_text(_model(), proof).valid

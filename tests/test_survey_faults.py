@@ -70,3 +70,16 @@ def test_a_scheduler_killed_during_a_split_loses_the_board_and_the_resume_answer
     assert {i: r["status"] for i, r in after.items()} == {i: r["status"] for i, r in truth.items()}
     assert all(r["status"] != "unsolvable" or r["checked"] for r in after.values())
     assert {i: before[i]["status"] for i in before} == {i: after[i]["status"] for i in before}  # kept, not redone
+
+
+@pytest.mark.parametrize("verb", [["survey", "--count", "1"], ["prove", "-", "--cubes", "2"], ["fuzz", "--count", "1"]])
+@pytest.mark.parametrize("address", ["", "  ", "tcp://"])
+def test_an_empty_cluster_address_is_refused_never_run_here(
+    verb: list[str], address: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 47: ``--cluster ''`` ran on this machine without a word; it is bad input (exit 2, one line)."""
+    from sigmar.runners.cli import main
+
+    code = main([*verb, "--cluster", address])
+    err = capsys.readouterr().err
+    assert code == 2 and "is not an address" in err and len(err.strip().splitlines()) == 1, err

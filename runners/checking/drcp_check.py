@@ -408,7 +408,7 @@ def _integer(word: str, number: int) -> int:
     if not digits.isdigit() or not digits.isascii() or len(digits) > 10:
         raise DrcpFormatError(f"line {number}: {_short(word)!r} is not a 32-bit integer")
     value = int(word)
-    if abs(value) > VALUE_LIMIT:
+    if not -VALUE_LIMIT - 1 <= value <= VALUE_LIMIT:  # the whole 32-bit range, -2147483648 included
         raise DrcpFormatError(f"line {number}: {_short(word)} is beyond 32 bits")
     return value
 

@@ -40,6 +40,7 @@ from sigmar.runners.cli.options import (
     add_verbose,
     apply_sat_cmd,
     chosen_backends,
+    cluster_address,
     dask_client,
     job_count,
     sat_command,
@@ -127,7 +128,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_verbose(parser)
     parser.add_argument(
-        "--cluster", metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://host:8786) instead of locally"
+        "--cluster",
+        type=cluster_address,
+        metavar="ADDRESS",
+        help="run on this Dask scheduler (e.g. tcp://host:8786) instead of locally",
     )
     add_sat_cmd(parser)
     follow(parser, boards=True, json_help="print one JSON object per board as it is graded (JSON Lines), no tables")

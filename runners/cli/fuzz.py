@@ -14,7 +14,15 @@ from sigmar.models.fuzz_deal import MAX_TILES, VARIANTS, fuzz_board
 from sigmar.models.output_files import OutputLock, make_folder
 from sigmar.runners.cli.board_args import read_selected
 from sigmar.runners.cli.conventions import add_output_dir, add_time_limit, follow
-from sigmar.runners.cli.options import UsageError, add_backend, add_verbose, chosen_backends, dask_client, whole_number
+from sigmar.runners.cli.options import (
+    UsageError,
+    add_backend,
+    add_verbose,
+    chosen_backends,
+    cluster_address,
+    dask_client,
+    whole_number,
+)
 from sigmar.runners.fuzz import FailureGroups, Races, fuzz_locally, fuzz_on_cluster, fuzz_one
 from sigmar.runners.render.terminal import progress_bar, table_console
 from sigmar.runners.survey import ClusterError
@@ -63,7 +71,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="stop dealing once N failures are found (default 100; 0: never), so a broken backend costs "
         "N shrinks, not one per board",
     )
-    parser.add_argument("--cluster", metavar="ADDR", help="spread the boards over this Dask scheduler's workers")
+    parser.add_argument(
+        "--cluster", type=cluster_address, metavar="ADDR", help="spread the boards over this Dask scheduler's workers"
+    )
     parser.add_argument(
         "--compare-counts",
         action="store_true",

@@ -51,6 +51,16 @@ def whole_number(text: str, low: int = 1, high: int | None = None) -> int:
     return value
 
 
+def cluster_address(text: str) -> str:
+    """``--cluster ADDR``: an address, never empty (an empty one does not mean this machine: leave it out)."""
+    _, found, rest = text.partition("://")
+    if not (rest if found else text).strip():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an address (give tcp://HOST:PORT; leave --cluster out to run on this machine)"
+        )
+    return text
+
+
 def positive_int(text: str) -> int:
     """A whole number of at least 1."""
     return whole_number(text)

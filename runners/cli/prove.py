@@ -12,6 +12,7 @@ from sigmar.runners.cli.options import (
     UsageError,
     add_board_files,
     add_proof_dir,
+    cluster_address,
     cube_count,
     dask_client,
     read_board_files,
@@ -65,6 +66,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--cluster",
+        type=cluster_address,
         metavar="ADDR",
         help="with --cubes: refute the cubes on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786)",
     )

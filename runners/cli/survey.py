@@ -19,6 +19,7 @@ from sigmar.runners.cli.options import (
     add_proof_dir,
     add_verbose,
     chosen_backends,
+    cluster_address,
     cube_count,
     dask_client,
 )
@@ -72,6 +73,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--cluster",
+        type=cluster_address,
         metavar="ADDR",
         help="run on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786); stock 'dask worker' processes do",
     )
