@@ -20,7 +20,7 @@ from sigmar.models.errors import SigmarError
 
 LEMMA, DELETION = 0x61, 0x64  # "a", "d"
 SNIFF = 1 << 16  # the bytes looked at to tell binary from text
-CHUNK = 1 << 20  # the bytes read at a time: what a conversion holds, beside one step
+CHUNK = 1 << 16  # the bytes read at a time: a conversion holds some 150 times this (10 MB), beside one step
 LONGEST_STEP = 10_000_000  # bytes of one step at most, as a text proof's line (docs/formats.md, 'Limits')
 
 
@@ -49,19 +49,69 @@ def convert(source: BinaryIO, sink: BinaryIO, chunk: int = CHUNK) -> int:
     """
     pending, number = b"", 0
     while block := source.read(chunk):
-        steps = (pending + block).split(b"\x00")
-        pending = steps.pop()  # the step the chunk cut (empty when it ended on a 0 byte)
+        data = pending + block
+        cut = data.rfind(b"\x00") + 1
+        whole, pending = data[:cut], data[cut:]  # the step the chunk cut waits for the next chunk
         if len(pending) > LONGEST_STEP:
-            raise DratError(f"step {number + len(steps) + 1}: longer than {LONGEST_STEP:,} bytes")
-        lines = []
-        for step in steps:
-            number += 1
-            lines.append(_line(step, number))
-        if lines:
-            sink.write(b"\n".join(lines) + b"\n")
+            raise DratError(f"step {number + whole.count(0) + 1}: longer than {LONGEST_STEP:,} bytes")
+        if whole:
+            text, steps = _text(whole, number)
+            sink.write(text)
+            number += steps
     if pending:
         raise DratError("the last step is not ended by a 0 byte (a proof cut short?)")
     return number
+
+
+def _text(whole: bytes, number: int) -> tuple[bytes, int]:
+    """Whole steps (``whole`` ends with a 0 byte) as text lines, decoded a chunk at a time with numpy; a chunk
+    with any fault is read again a step at a time, which names the step and the fault."""
+    import numpy as np
+
+    data = np.frombuffer(whole, dtype=np.uint8)
+    ends = np.flatnonzero(data == 0)
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    heads = data[starts]
+    body = np.ones(len(data), dtype=bool)
+    body[starts] = False
+    body[ends] = False
+    where = np.flatnonzero(body)
+    found = data[where]
+    last = (found & 0x80) == 0  # the last byte of a literal
+    before = ends - 1
+    open_at_end = (before > starts) & ((data[before] & 0x80) != 0)
+    if not np.all((heads == LEMMA) | (heads == DELETION)) or np.any(open_at_end):
+        return _slowly(whole, number)
+    firsts = np.flatnonzero(np.concatenate(([True], last[:-1]))) if len(found) else np.zeros(0, dtype=np.int64)
+    lengths = np.diff(np.append(firsts, len(found)))
+    if len(lengths) and lengths.max() > 9:  # a literal beyond 63 bits
+        return _slowly(whole, number)
+    shift = (np.arange(len(found)) - np.repeat(firsts, lengths)) * 7
+    values = (
+        np.add.reduceat((found & 0x7F).astype(np.uint64) << shift.astype(np.uint64), firsts) if len(found) else found
+    )
+    if np.any(values < 2):
+        return _slowly(whole, number)
+    literals = (values >> 1).astype(np.int64)
+    literals[(values & 1) == 1] *= -1
+    # Each literal, then "0\n" after each step, and "d " before each deletion: every token put in its place at once.
+    step_of = np.searchsorted(ends, where[firsts])
+    per_step = np.bincount(step_of, minlength=len(ends))
+    deletions = np.cumsum(heads == DELETION)  # the deletion prefixes up to and including each step
+    through = np.cumsum(per_step)  # the literals up to and including each step
+    steps = np.arange(len(ends))
+    tokens = np.empty(int(through[-1]) + 2 * len(ends), dtype=object)
+    tokens[np.arange(len(literals)) + step_of + deletions[step_of]] = [f"{x} " for x in literals.tolist()]
+    tokens[through + steps + deletions] = "0\n"
+    deleting = np.flatnonzero(heads == DELETION)
+    tokens[through[deleting] - per_step[deleting] + deleting + deletions[deleting] - 1] = "d "
+    used = int(through[-1]) + len(ends) + int(deletions[-1])
+    return "".join(tokens[:used].tolist()).encode(), len(ends)
+
+
+def _slowly(whole: bytes, number: int) -> tuple[bytes, int]:
+    steps = whole.split(b"\x00")[:-1]
+    return b"".join(_line(step, number + i) + b"\n" for i, step in enumerate(steps, start=1)), len(steps)
 
 
 def _line(step: bytes, number: int) -> bytes:

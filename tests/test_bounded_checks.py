@@ -27,7 +27,8 @@ MiB = 1 << 20
 
 def peak_kib(code: str) -> int:
     """The peak resident memory (KiB) of a fresh interpreter that runs ``code``."""
-    probe = f"{code}\nimport resource\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    # VmHWM, this process's own peak: getrusage's ru_maxrss keeps the parent's peak across fork and exec
+    probe = f"{code}\nprint(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
     return int(done.stdout.split()[-1])
@@ -100,17 +101,18 @@ def test_binary_drat_converts_the_same_a_chunk_at_a_time(steps: list[tuple[bool,
 
 
 def test_binary_drat_is_converted_in_bounded_memory(tmp_path: Path) -> None:
-    """40 MB of binary DRAT: on main read whole, split and joined (at least 18 times its size)."""
+    """40 MB of binary DRAT: on main read whole, split and joined (at least 18 times its size); now a chunk
+    at a time (some 10 MB, whatever the size)."""
     step = binary([(False, list(range(1, 40)))] + [(True, list(range(-60, -30)))])
     source = tmp_path / "proof.drat"
     source.write_bytes(step * (40 * MiB // len(step)))
-    baseline = peak_kib("import sigmar.models.drat_binary")
+    baseline = peak_kib("import numpy, sigmar.models.drat_binary")
     code = (
         "from sigmar.models.drat_binary import convert\n"
         f"with open({str(source)!r}, 'rb') as a, open({str(tmp_path / 'proof.drup')!r}, 'wb') as b:\n"
         "    convert(a, b)\n"
     )
     grown = (peak_kib(code) - baseline) * 1024
-    assert grown < 16 * MiB, f"converting {source.stat().st_size:,} bytes grew memory by {grown:,}"
+    assert grown < 32 * MiB, f"converting {source.stat().st_size:,} bytes grew memory by {grown:,}"
     with pytest.raises(DratError, match="longer than"):
         convert(io.BytesIO(b"a" + b"\x85" * 10_000_001), io.BytesIO())

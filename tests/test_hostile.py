@@ -262,9 +262,13 @@ def test_open_input_names_each_kind_of_file(tmp_path: Path) -> None:
 
 
 def _random_states_file(tmp_path: Path, lines: list[str], count: int) -> Path:
+    """The whole board, then ``count`` random states (fewer when the board has fewer), each listed once: a state
+    listed twice is malformed."""
     rng = random.Random(5)
     tiles = len(json.loads(lines[0])["tiles"])
-    body = [json.dumps({"state": format(rng.getrandbits(tiles), "x")}) for _ in range(count)]
+    first = int(json.loads(lines[1])["state"], 16)
+    drawn = dict.fromkeys(rng.getrandbits(tiles) for _ in range(4 * count))
+    body = [json.dumps({"state": format(state, "x")}) for state in drawn if state != first][:count]
     path = tmp_path / "random.dead.jsonl"
     path.write_text("\n".join([lines[0], lines[1], *body]) + "\n")
     return path
@@ -319,6 +323,11 @@ def test_sample_of_the_tampered_dead_states_sweep(stuck_files, tmp_path: Path, m
             body = [body[-1], *body[1:-1], body[0]]
         path = tmp_path / f"t{trial}.dead.jsonl"
         path.write_text("\n".join([lines[0], *body]) + "\n")
+        if len(set(body)) < len(body):  # a flipped bit made a state listed twice: malformed, whatever the batch
+            with pytest.raises(CertificateError, match="listed once"):
+                check_dead_states(STUCK, path)
+            rejected += 1
+            continue
         with monkeypatch.context() as tiny:
             tiny.setattr(Closure, "FIRST_ROWS", 1)
             tiny.setattr(Closure, "BATCH_ROWS", 3)
