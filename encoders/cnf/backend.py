@@ -35,7 +35,8 @@ from typing import Any
 
 from sigmar.encoders.backend import Backend
 from sigmar.encoders.cnf.external import EXTERNAL, PROOF_PLACEHOLDER, SAT_CMD_ENV, solve_external
-from sigmar.encoders.cnf.formula import OUR_VARIANTS, VARIANTS, Formula, build_formula
+from sigmar.encoders.cnf.formula import Formula
+from sigmar.encoders.cnf.variants import OUR_VARIANTS, VARIANTS, build_formula
 from sigmar.encoders.processes import guard
 from sigmar.models.board import Board
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status

@@ -18,11 +18,6 @@ from pysat.formula import IDPool
 from sigmar.models.board import Board
 from sigmar.models.result import Move
 
-VARIANTS = ("default", "steps", "thesis", "thesis-literal")
-# Our encodings (:mod:`.default`), which play the quintessence variant; the thesis's do not.
-OUR_VARIANTS = ("default", "steps")
-
-
 # A literal, or a constant the sink folds away.
 Lit = int | bool
 # A variable's name tuple (``("gone", 12, 7)``) -> what it means, in words.
@@ -172,29 +167,3 @@ def parse_assignment(text: str) -> tuple[str, list[int]]:
     if assignment and status == "UNKNOWN":
         status = "SATISFIABLE"
     return status, assignment
-
-
-def build_formula(
-    board: Board, variant: str = "default", should_stop: Callable[[], bool] | None = None, **options: Any
-) -> Formula:
-    """The CNF of one board.  UNSAT of ``default`` or ``thesis`` means the board is unsolvable.
-
-    ``should_stop`` (our encodings only) ends a long build early with ``default.BuildStopped``.
-    """
-    if variant == "default":
-        from sigmar.encoders.cnf.default import build
-
-        return build(board, should_stop, **options)
-    if variant == "steps":
-        from sigmar.encoders.cnf.default import build
-
-        return build(board, should_stop, one_move_per_step=True, **options)
-    if variant == "thesis":
-        from sigmar.encoders.cnf.thesis import build as build_thesis
-
-        return build_thesis(board, literal=False)
-    if variant == "thesis-literal":
-        from sigmar.encoders.cnf.thesis import build as build_thesis
-
-        return build_thesis(board, literal=True)
-    raise ValueError(f"unknown cnf variant '{variant}' (choose from {', '.join(VARIANTS)})")
