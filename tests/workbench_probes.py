@@ -108,8 +108,13 @@ def misposts(served: Served) -> list[tuple[str, dict[str, str]]]:
         ("JSON in latin-1", own(served, **{"Content-Type": "application/json; charset=latin-1"})),
         ("no content type", {k: v for k, v in page.items() if k != "Content-Type"}),
         ("missing token", {k: v for k, v in page.items() if k != "X-Sigmar-Token"}),
-        ("wrong token", own(served, **{"X-Sigmar-Token": "x" + served.token[1:]})),
+        ("wrong token", own(served, **{"X-Sigmar-Token": wrong_token(served.token)})),
     ]
+
+
+def wrong_token(token: str) -> str:
+    """The token with its first character changed (``"x" + token[1:]`` was the token itself one time in 64)."""
+    return ("y" if token[0] == "x" else "x") + token[1:]
 
 
 POSTS = ("/api/verdict", "/api/draw", "/api/explain", "/api/play")
