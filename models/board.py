@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import cached_property
 
+from sigmar.models.cached import cached
 from sigmar.models.hexgrid import Hex, on_board, to_rowcol
 from sigmar.models.tiles import METALS
 
@@ -28,24 +28,38 @@ class Board:
     tiles: tuple[Tile, ...]
     name: str = ""
 
-    @cached_property
+    def __hash__(self) -> int:
+        # Kept: the caches keyed by board (``facts_of``) hash it at every look-up, and hashing 55 tiles costs
+        # more than some of what they cache.
+        found: int | None = self.__dict__.get("_hash")
+        if found is None:
+            found = hash((self.dim, self.tiles, self.name))
+            self.__dict__["_hash"] = found
+        return found
+
+    def __getstate__(self) -> dict[str, object]:
+        # Without what is kept under private names (the hash: a string's hash differs from process to
+        # process; the facts: rebuilt where they are needed): a board sent to a worker is its fields.
+        return {key: value for key, value in self.__dict__.items() if not key.startswith("_")}
+
+    @cached
     def index_of(self) -> dict[Hex, int]:
         return {tile.cell: i for i, tile in enumerate(self.tiles)}
 
-    @cached_property
+    @cached
     def symbol_at(self) -> dict[Hex, str]:
         return {tile.cell: tile.symbol for tile in self.tiles}
 
-    @cached_property
+    @cached
     def counts(self) -> Counter[str]:
         return Counter(tile.symbol for tile in self.tiles)
 
-    @cached_property
+    @cached
     def metals(self) -> tuple[str, ...]:
         """Metal digits on the board, ascending (the order they must leave in)."""
         return tuple(sorted(t.symbol for t in self.tiles if t.symbol in METALS))
 
-    @cached_property
+    @cached
     def gold(self) -> str | None:
         """The highest metal digit: it leaves alone, last among the metals."""
         return self.metals[-1] if self.metals else None

@@ -31,11 +31,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cache, lru_cache
 
 from sigmar.models.bits import mask_of_ids, tile_ids, union
 from sigmar.models.board import Board
-from sigmar.models.hexgrid import Hex, ring_neighbours
+from sigmar.models.cached import cached
+from sigmar.models.hexgrid import Hex, ring_neighbours, side
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
 Window = tuple[int, ...]
@@ -47,20 +48,25 @@ class Facts:
 
     board: Board
 
-    @cached_property
+    @cached
     def size(self) -> int:
         return len(self.board.tiles)
 
-    @cached_property
+    @cached
     def symbols(self) -> tuple[str, ...]:
         return tuple(t.symbol for t in self.board.tiles)
 
-    @cached_property
+    @cached
+    def layout(self) -> Layout:
+        """Where the tiles are, read through their side's geometry (shared by every board of that layout)."""
+        return layout_of(self.board.dim, tuple(t.cell for t in self.board.tiles))
+
+    @property
     def neighbours(self) -> tuple[tuple[int | None, ...], ...]:
         """Per tile, its six ring-order neighbours as tile ids (None: no tile there)."""
-        return _ring_ids_of(tuple(t.cell for t in self.board.tiles))
+        return self.layout.neighbours
 
-    @cached_property
+    @cached
     def windows(self) -> tuple[tuple[Window, ...], ...]:
         """Per tile, its six windows in ring order, each the sorted tile ids in it."""
         out = []
@@ -72,32 +78,34 @@ class Facts:
             out.append(tuple(runs))
         return tuple(out)
 
-    @cached_property
+    @cached
     def window_masks(self) -> tuple[tuple[int, ...], ...]:
-        """Per tile, its minimal windows (those holding no other window) as masks, fewest tiles first.
+        """Per tile, its minimal windows (those holding no other window) as masks, fewest tiles first
+        (among windows of as many tiles, in ring order).
 
         A tile is free exactly when one of them is empty; a tile free from the start has just ``(0,)``.
         """
-        return _window_masks_of(self.neighbours)
+        return self.layout.window_masks
 
-    @cached_property
+    @cached
     def minimal_windows(self) -> tuple[tuple[Window, ...], ...]:
         """:attr:`window_masks` as sorted tile ids; ``((),)`` for a tile free from the start."""
         return tuple(tuple(sorted(tuple(tile_ids(m)) for m in masks)) for masks in self.window_masks)
 
-    @cached_property
+    @cached
     def metal_mask(self) -> int:
         return mask_of_ids(self.metal_chain)
 
-    @cached_property
+    @cached
     def quicksilver_mask(self) -> int:
         return self.symbol_masks.get(QUICKSILVER, 0)
 
-    @cached_property
+    @cached
     def neighbour_masks(self) -> tuple[int, ...]:
-        return tuple(mask_of_ids(n for n in ring if n is not None) for ring in self.neighbours)
+        """Per tile, the mask of the tiles next to it."""
+        return self.layout.neighbour_masks
 
-    @cached_property
+    @cached
     def symbol_masks(self) -> dict[str, int]:
         out: dict[str, int] = {}
         for i, symbol in enumerate(self.symbols):
@@ -106,19 +114,23 @@ class Facts:
 
     def mask_of(self, symbols: str) -> int:
         """The tiles of any of ``symbols``."""
-        return union(self.symbol_masks.get(s, 0) for s in symbols)
+        get = self.symbol_masks.get
+        out = 0
+        for s in symbols:
+            out |= get(s, 0)
+        return out
 
-    @cached_property
+    @cached
     def metal_chain(self) -> tuple[int, ...]:
         """The metals' tile ids, in the order they must leave (gold last)."""
         return tuple(sorted((i for i, s in enumerate(self.symbols) if s in METALS), key=self.symbols.__getitem__))
 
-    @cached_property
+    @cached
     def gold(self) -> int:
         """Gold's tile id, -1 when the board has no metal."""
         return self.metal_chain[-1] if self.metal_chain else -1
 
-    @cached_property
+    @cached
     def lower(self) -> tuple[int, ...]:
         """Per tile, the mask of metals that must leave before it (0 for a tile that is not a metal)."""
         out = [0] * self.size
@@ -128,40 +140,17 @@ class Facts:
             before |= 1 << t
         return tuple(out)
 
-    @cached_property
+    @cached
     def partners(self) -> tuple[int, ...]:
         """Per tile, the mask of the tiles it could ever pair with (never itself)."""
-        elements = self.mask_of("".join(sorted(ELEMENTS)))
-        salt = self.mask_of(SALT)
-        quintessence = self.mask_of(QUINTESSENCE)
-        gold_bit = 1 << self.gold if self.gold >= 0 else 0
-        non_gold_metals = mask_of_ids(self.metal_chain) & ~gold_bit
-        out = []
-        for i, s in enumerate(self.symbols):
-            if s in ELEMENTS:
-                mask = self.mask_of(s) | salt | quintessence
-            elif s == QUINTESSENCE:
-                mask = elements
-            elif s == SALT:
-                mask = salt | elements
-            elif s == VITAE:
-                mask = self.mask_of(MORS)
-            elif s == MORS:
-                mask = self.mask_of(VITAE)
-            elif s == QUICKSILVER:
-                mask = non_gold_metals
-            elif s in METALS and i != self.gold:
-                mask = self.mask_of(QUICKSILVER)
-            else:
-                mask = 0
-            out.append(mask & ~(1 << i))
-        return tuple(out)
+        of_symbol = symbol_partners(self.symbol_masks, 1 << self.gold if self.gold >= 0 else 0)
+        return tuple(0 if i == self.gold else of_symbol[s] & ~(1 << i) for i, s in enumerate(self.symbols))
 
     def partners_of(self, tile: int) -> list[int]:
         """The tile ids of ``tile``'s partners, ascending."""
         return tile_ids(self.partners[tile])
 
-    @cached_property
+    @cached
     def partner_pairs(self) -> tuple[tuple[int, int], ...]:
         """Every pair ``i < j`` of tiles that could ever leave together as a pair (quintessence never does)."""
         quintessence = self.mask_of(QUINTESSENCE)
@@ -173,17 +162,52 @@ class Facts:
             if j > i
         )
 
-    @cached_property
+    @cached
     def quintessence(self) -> tuple[int, ...]:
         """The quintessence tiles (the variant of docs/formats.md#the-rules); empty on a standard board."""
         return tuple(tile_ids(self.mask_of(QUINTESSENCE)))
 
-    @cached_property
+    @cached
     def horizon(self) -> int:
         """Moves in any solution: quintessence moves, pairs, and gold alone."""
         gold = 1 if self.gold >= 0 else 0
         fives = len(self.quintessence)
         return fives + (self.size - 5 * fives - gold + 1) // 2 + gold
+
+
+def symbol_partners(symbol_masks: dict[str, int], gold_bit: int) -> dict[str, int]:
+    """Per symbol, the mask of the tiles a tile of it could ever pair with (:attr:`Facts.partners`), in any
+    numbering of the tiles: ``symbol_masks`` and ``gold_bit`` say where they are.  Gold, which pairs with
+    nothing, and the tile itself are the caller's to leave out (gold's digit is listed as a metal)."""
+    get = symbol_masks.get
+    elements = 0
+    for e in ELEMENTS:
+        elements |= get(e, 0)
+    salt, quintessence, quicksilver = get(SALT, 0), get(QUINTESSENCE, 0), get(QUICKSILVER, 0)
+    non_gold_metals = 0
+    for s, mask in symbol_masks.items():
+        if s in METALS:
+            non_gold_metals |= mask
+    non_gold_metals &= ~gold_bit
+    out: dict[str, int] = {}
+    for s, mask in symbol_masks.items():
+        if s in ELEMENTS:
+            out[s] = mask | salt | quintessence
+        elif s == QUINTESSENCE:
+            out[s] = elements
+        elif s == SALT:
+            out[s] = salt | elements
+        elif s == VITAE:
+            out[s] = get(MORS, 0)
+        elif s == MORS:
+            out[s] = get(VITAE, 0)
+        elif s == QUICKSILVER:
+            out[s] = non_gold_metals
+        elif s in METALS:
+            out[s] = quicksilver
+        else:
+            out[s] = 0
+    return out
 
 
 def ring_ids(cells: Sequence[Hex]) -> tuple[tuple[int | None, ...], ...]:
@@ -197,28 +221,126 @@ def ring_ids(cells: Sequence[Hex]) -> tuple[tuple[int | None, ...], ...]:
     return tuple(tuple(index.get(n) for n in ring_neighbours(cell)) for cell in cells)
 
 
-# The geometry depends on where the tiles are, not on what they are: boards that differ by a swap
-# (the thousands of candidates of ``explain``'s repair) share it, so it is made once per layout.
-@lru_cache(maxsize=256)
-def _ring_ids_of(cells: tuple[Hex, ...]) -> tuple[tuple[int | None, ...], ...]:
-    return ring_ids(cells)
+@dataclass(frozen=True, eq=False)
+class Layout:
+    """The geometry of one layout of tiles (where they are, not what they are), per tile id.
+
+    Boards that differ by a swap (the thousands of candidates of ``explain``'s repair) share it, so
+    it is made once per layout, from the tables of its side (:func:`hexgrid.side`), made once per side.
+    """
+
+    cells: tuple[Hex, ...]
+    cell_ids: tuple[int, ...]  # per tile, its cell's index in its side's tables; () when off that side
+    neighbour_masks: tuple[int, ...]
+    window_masks: tuple[tuple[int, ...], ...]
+    _dim: int
+
+    @cached
+    def neighbours(self) -> tuple[tuple[int | None, ...], ...]:
+        if not self.cell_ids:
+            return ring_ids(self.cells)
+        tile_at: list[int | None] = [None] * (side(self._dim).count + 1)  # the last: off the board
+        for t, c in enumerate(self.cell_ids):
+            tile_at[c] = t
+        ring = side(self._dim).ring
+        return tuple(tuple(tile_at[c] for c in ring[i]) for i in self.cell_ids)
 
 
 @lru_cache(maxsize=256)
-def _window_masks_of(rings: tuple[tuple[int | None, ...], ...]) -> tuple[tuple[int, ...], ...]:
+def layout_of(dim: int, cells: tuple[Hex, ...]) -> Layout:
+    """The layout of tiles on ``cells`` of a board of side ``dim``."""
+    geometry = side(dim)
+    index = geometry.index
+    if not all(cell in index for cell in cells):  # not on a board of that side: the plain walk
+        return _walked(dim, cells)
+    ids = tuple(index[cell] for cell in cells)
+    bit_at = [0] * (geometry.count + 1)  # per cell, its tile's bit; the last: off the board
+    for t, c in enumerate(ids):
+        bit_at[c] = 1 << t
+    ring = geometry.ring
+    table = _minimal_windows()
+    neighbour_masks = []
+    window_masks: list[tuple[int, ...]] = []
+    free = (0,)
+    for i in ids:
+        c0, c1, c2, c3, c4, c5 = ring[i]
+        b0, b1, b2, b3, b4, b5 = bit_at[c0], bit_at[c1], bit_at[c2], bit_at[c3], bit_at[c4], bit_at[c5]
+        neighbour_masks.append(b0 | b1 | b2 | b3 | b4 | b5)
+        starts = table[(b0 and 1) | (b1 and 2) | (b2 and 4) | (b3 and 8) | (b4 and 16) | (b5 and 32)]
+        if not starts:  # a window with no tile: free from the start
+            window_masks.append(free)
+        elif len(starts) == 1:
+            k = starts[0]
+            bits = (b0, b1, b2, b3, b4, b5, b0, b1)
+            window_masks.append((bits[k] | bits[k + 1] | bits[k + 2],))
+        else:
+            bits = (b0, b1, b2, b3, b4, b5, b0, b1)
+            window_masks.append(tuple([bits[k] | bits[k + 1] | bits[k + 2] for k in starts]))
+    return Layout(cells, ids, tuple(neighbour_masks), tuple(window_masks), dim)
+
+
+def _walked(dim: int, cells: tuple[Hex, ...]) -> Layout:
+    """The layout of cells that are not all on a board of side ``dim``, by walking their rings."""
+    table = _minimal_windows()
+    neighbour_masks = []
+    window_masks: list[tuple[int, ...]] = []
+    for around in ring_ids(cells):
+        bits = [0 if n is None else 1 << n for n in around]
+        neighbour_masks.append(union(bits))
+        starts = table[sum(1 << k for k in range(6) if bits[k])]
+        window_masks.append(tuple(bits[k] | bits[(k + 1) % 6] | bits[(k + 2) % 6] for k in starts) or (0,))
+    return Layout(cells, (), tuple(neighbour_masks), tuple(window_masks), dim)
+
+
+def cell_windows(dim: int) -> list[dict[int, tuple[int, ...]]]:
+    """For the boards of side ``dim`` numbered by cell (bit ``c``: the cell of index ``c``, ``hexgrid.side``),
+    per cell and per mask of its neighbours that hold a tile, its minimal windows as cell masks (``(0,)``:
+    free from the start): :attr:`Facts.window_masks` with no board to derive them from.  Filled as boards
+    ask (:func:`cell_windows_of`), once per side, cell and neighbourhood: at most 64 of each cell."""
+    found = _CELL_WINDOWS.get(dim)
+    if found is None:
+        found = _CELL_WINDOWS[dim] = [{} for _ in range(side(dim).count)]
+    return found
+
+
+def cell_windows_of(dim: int, c: int, held: int) -> tuple[int, ...]:
+    """The entry of :func:`cell_windows` for cell ``c`` whose neighbours ``held`` (a mask of cells) hold a tile."""
+    row = cell_windows(dim)[c]
+    found = row.get(held)
+    if found is None:
+        geometry = side(dim)
+        pattern = sum(1 << k for k, n in enumerate(geometry.ring[c]) if held >> n & 1)
+        runs = geometry.runs[c]
+        found = row[held] = tuple(runs[k] for k in _minimal_windows()[pattern]) or (0,)
+    return found
+
+
+_CELL_WINDOWS: dict[int, list[dict[int, tuple[int, ...]]]] = {}
+
+
+@cache
+def _minimal_windows() -> tuple[tuple[int, ...], ...]:
+    """Per pattern of ring positions holding a tile (bit ``k``: neighbour ``k``), the minimal windows, by
+    their first position: one per set of tiles, holding no other window's tiles, fewest tiles first;
+    none when some window holds no tile (the tile is free from the start)."""
     out: list[tuple[int, ...]] = []
-    for ring in rings:
-        bits = [0 if n is None else 1 << n for n in ring]
-        masks = {bits[k] | bits[(k + 1) % 6] | bits[(k + 2) % 6] for k in range(6)}
-        if 0 in masks:
-            out.append((0,))
+    for pattern in range(64):
+        held = {k: frozenset(j % 6 for j in range(k, k + 3) if pattern >> (j % 6) & 1) for k in range(6)}
+        if not all(held.values()):
+            out.append(())
             continue
-        minimal = [m for m in masks if not any(o != m and o & m == o for o in masks)]
-        out.append(tuple(sorted(minimal, key=lambda m: (m.bit_count(), m))))
+        first: dict[frozenset[int], int] = {}
+        for k, tiles in held.items():
+            first.setdefault(tiles, k)
+        minimal = [(len(tiles), k) for tiles, k in first.items() if not any(other < tiles for other in first)]
+        out.append(tuple(k for _, k in sorted(minimal)))
     return tuple(out)
 
 
-@lru_cache(maxsize=64)
 def facts_of(board: Board) -> Facts:
-    """The facts of ``board``, computed once (boards are immutable, so they can be shared)."""
-    return Facts(board)
+    """The facts of ``board``, computed once (boards are immutable, so they can be shared): kept on the board
+    itself, where finding them costs nothing (a cache keyed by board would hash its tiles at every look-up)."""
+    found: Facts | None = board.__dict__.get("_facts")
+    if found is None:
+        found = board.__dict__["_facts"] = Facts(board)
+    return found

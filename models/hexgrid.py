@@ -10,6 +10,7 @@ left of that row.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 
 Hex = tuple[int, int]
@@ -79,3 +80,63 @@ def distance(a: Hex, b: Hex) -> int:
 def has_three_empty_in_a_row(empty: tuple[bool, ...] | list[bool]) -> bool:
     """True when three cyclically consecutive entries of a six-ring are empty."""
     return any(empty[i] and empty[(i + 1) % 6] and empty[(i + 2) % 6] for i in range(6))
+
+
+@dataclass(frozen=True, eq=False)
+class Side:
+    """The geometry of a board of one side, as tables over cell indices (reading order), made once per side.
+
+    Every board of a side shares it: the search, the stuck-set finder and the rule engine's replay
+    (and the certificate checks, each with its own windows) look a neighbour up here instead of
+    computing it for every board.  ``ring[c]`` holds the six ring-order neighbours of cell ``c`` as
+    cell indices, ``count`` (one past the last cell) where the neighbour is off the board: a
+    sentinel that indexes a per-board table one longer than the board.
+    """
+
+    dim: int
+    cells: tuple[Hex, ...]
+    index: dict[Hex, int]
+    ring: tuple[tuple[int, ...], ...]
+    # Per cell, its six windows in ring order (window k: neighbours k, k+1 and k+2) as masks of cell bits,
+    # the cells off the board left out.
+    runs: tuple[tuple[int, ...], ...]
+    neighbours: tuple[int, ...]  # per cell, the mask of the cells next to it
+    # Per cell, its six windows (three ring-consecutive neighbours) as masks of cell bits, the cells off
+    # the board left out (they are empty for good), fewest cells first: the cell is free in a position
+    # (a mask of the cells holding a tile) when one of its windows holds no tile.
+    windows: tuple[tuple[int, ...], ...]
+    centre: tuple[int, ...]  # per cell, its distance to the centre
+    rowcol: tuple[tuple[int, int], ...]  # per cell, its [row, col] in board files and JSON
+
+    @property
+    def count(self) -> int:
+        return len(self.cells)
+
+    def distances(self, c: int) -> tuple[int, ...]:
+        """Per cell, its distance to cell ``c`` (made once per cell)."""
+        return _distances(self.dim, c)
+
+
+@cache
+def side(dim: int) -> Side:
+    """The shared geometry of the boards of side ``dim``."""
+    every = cells(dim)
+    index = {cell: i for i, cell in enumerate(every)}
+    off = len(every)
+    ring = tuple(tuple(index.get(n, off) for n in ring_neighbours(cell)) for cell in every)
+    runs, neighbours, windows = [], [], []
+    for around in ring:
+        bits = [0 if c == off else 1 << c for c in around]
+        own = tuple(bits[k] | bits[(k + 1) % 6] | bits[(k + 2) % 6] for k in range(6))
+        runs.append(own)
+        neighbours.append(bits[0] | bits[1] | bits[2] | bits[3] | bits[4] | bits[5])
+        windows.append(tuple(sorted(set(own), key=lambda m: (m.bit_count(), m))))
+    centre = tuple(max(abs(q), abs(r), abs(q + r)) for q, r in every)
+    rowcol = tuple(to_rowcol(cell, dim) for cell in every)
+    return Side(dim, every, index, ring, tuple(runs), tuple(neighbours), tuple(windows), centre, rowcol)
+
+
+@cache
+def _distances(dim: int, c: int) -> tuple[int, ...]:
+    every = cells(dim)
+    return tuple(distance(every[c], other) for other in every)

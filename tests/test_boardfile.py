@@ -166,3 +166,32 @@ def test_templates_read_their_blocks_as_board_files_do() -> None:
 
     text = "# left\n  o o\n o o o\n  o o\n# right\n  . o\n o o o\n  o .\n"
     assert [t.name for t in parse_templates(text, "t.txt")] == ["left", "right"]
+
+
+def test_a_board_sent_to_another_process_is_its_fields_there() -> None:
+    """A board keeps its hash and its facts under private names; pickled (to a worker) it carries neither:
+    a string's hash differs from process to process, and a kept hash from the parent would put two equal
+    boards apart in the worker's dictionaries."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+
+    from sigmar.models.facts import facts_of
+
+    board = parse_boards(GOOD)[0]
+    hash(board)
+    assert facts_of(board).partners
+    assert {"_hash", "_facts"} <= board.__dict__.keys()
+    sent = pickle.dumps(board)
+    assert pickle.loads(sent) == board and not {"_hash", "_facts"} & pickle.loads(sent).__dict__.keys()
+    check = (
+        "import pickle, sys\n"
+        "from sigmar.models.boardfile import parse_boards\n"
+        "board = pickle.loads(sys.stdin.buffer.read())\n"
+        "again = parse_boards(sys.argv[1])[0]\n"
+        "assert board == again and hash(board) == hash(again) and len({board, again}) == 1\n"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    run = subprocess.run([sys.executable, "-c", check, GOOD], input=sent, capture_output=True, env=env, timeout=60)
+    assert run.returncode == 0, run.stderr.decode()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from sigmar.models.hexgrid import (
@@ -14,6 +16,7 @@ from sigmar.models.hexgrid import (
     on_board,
     ring_neighbours,
     row_lengths,
+    side,
     to_rowcol,
 )
 
@@ -103,3 +106,26 @@ def test_rows_match_the_file_picture() -> None:
 )
 def test_three_in_a_row(empty: tuple[bool, ...], expected: bool) -> None:
     assert has_three_empty_in_a_row(empty) is expected
+
+
+@pytest.mark.parametrize("dim", DIMS)
+def test_a_sides_tables_are_the_cells_neighbours_and_windows(dim: int) -> None:
+    """The tables made once per side say what the cell-by-cell functions say: the neighbours in ring
+    order (off the board: one past the last cell), the distances, and freeness by the windows for
+    random sets of cells holding tiles."""
+    geometry = side(dim)
+    assert geometry is side(dim) and geometry.cells == cells(dim)
+    off = geometry.count
+    rng = random.Random(dim)
+    for c, cell in enumerate(geometry.cells):
+        assert geometry.index[cell] == c
+        assert [geometry.cells[n] if n != off else None for n in geometry.ring[c]] == [
+            n if on_board(n, dim) else None for n in ring_neighbours(cell)
+        ]
+        assert geometry.centre[c] == distance(cell, (0, 0))
+        assert geometry.distances(c) == tuple(distance(cell, other) for other in geometry.cells)
+        for _ in range(20):
+            held = {other for other in geometry.cells if rng.random() < 0.6}
+            mask = sum(1 << geometry.index[other] for other in held)
+            by_windows = any(not mask & window for window in geometry.windows[c])
+            assert by_windows == has_three_empty_in_a_row([n not in held for n in ring_neighbours(cell)])

@@ -332,3 +332,42 @@ def test_benchmark_script_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     locked = bench.deadlocked(read_boards(ROOT / "instances" / "real-game.txt")[0])
     if locked is not None:
         assert SearchBackend().solve(locked, 10).reason is Reason.STATIC
+
+
+def _every_tile_free(engine: Engine) -> None:
+    engine.windows = [(0,) for _ in engine.windows]
+
+
+def _highest_metal_first(engine: Engine) -> None:
+    highest = list(reversed(engine.metal_bits))
+    engine.current_of = {key: next((b for b in highest if key & b), 0) for key in engine.current_of}
+
+
+@pytest.mark.parametrize("mutant", [_every_tile_free, _highest_metal_first], ids=["every-tile-free", "gold-first"])
+def test_a_search_that_breaks_a_rule_is_caught_by_the_replay(mutant, monkeypatch) -> None:
+    """The replay reads the rules apart from the search: a search that takes a tile that is not free, or
+    a metal out of its order, answers "solved" with an illegal move, and the replay rejects it (in the
+    race too, where search runs in the runner's own process)."""
+    from sigmar.runners.checking.replay import replayed
+    from sigmar.runners.race import Race
+
+    keys = Engine._order_keys  # made after the masks, in either numbering of the tiles
+
+    def mutated(engine: Engine, *args: object) -> None:
+        mutant(engine)
+        keys(engine, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Engine, "_order_keys", mutated)
+    boards = read_boards(ROOT / "instances" / "hexmatch-hard-100.txt")[:8]
+    caught = 0
+    for board in boards:
+        claimed = SearchBackend().solve(board, 1.0)
+        if claimed.status is not Status.SOLVED or verify(board, claimed.moves).valid:
+            continue
+        checked = replayed(board, claimed, "search")
+        assert checked.status is Status.ERROR and checked.wrong and "rule engine rejects" in checked.message
+        with Race(["search"]) as race:
+            raced = race.solve(board, 1.0)
+        assert raced.result.status is Status.ERROR and raced.result.wrong and "search" in raced.wrong
+        caught += 1
+    assert caught >= 2  # the mutant does break the rules on these boards

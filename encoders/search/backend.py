@@ -23,6 +23,7 @@ from typing import Any
 from sigmar.encoders.backend import Backend
 from sigmar.encoders.search.certificates import Solvable, TooLarge, dead_states, dead_states_text, stuck_witness
 from sigmar.encoders.search.engine import Engine, Outcome
+from sigmar.models.bits import tile_ids
 from sigmar.models.board import Board
 from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
@@ -117,6 +118,7 @@ class SearchBackend(Backend):
             safe=self.options.safe,
             locks=self.options.locks,
             stuck=self.options.stuck,
+            by_cell=True,
         )
         self._engine = engine
         if self._stopped:
@@ -126,10 +128,8 @@ class SearchBackend(Backend):
         seconds = time.perf_counter() - start
         stats = outcome.statistics
         if outcome.status is Status.SOLVED:
-            tiles = board.tiles
-            moves = tuple(
-                Move(tuple(tiles[i].cell for i in range(len(tiles)) if r >> i & 1)) for r in reversed(outcome.solution)
-            )
+            cell_of = engine.cell_of
+            moves = tuple(Move(tuple(cell_of(p) for p in tile_ids(r))) for r in reversed(outcome.solution))
             return Result(Status.SOLVED, self.name, seconds, moves=moves, statistics=stats)
         if outcome.status is Status.UNSOLVABLE:
             return self._refutation(engine, outcome, start, time_limit)
@@ -161,6 +161,8 @@ class SearchBackend(Backend):
         if stuck:
             cells = tuple(board.rowcol(tile.cell) for t, tile in enumerate(board.tiles) if stuck >> t & 1)
             return unsolvable(reason, statistics=stats, certificate=Certificate(CertificateKind.STUCK, cells))
+        if engine.by_cell:  # the dead states are written by tile id, the numbering of the certificates
+            engine = Engine(board, order=self.options.order, safe=self.options.safe, locks=self.options.locks)
         try:
             dead = dead_states(engine, None if time_limit is None else start + time_limit)
         except Solvable:

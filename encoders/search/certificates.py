@@ -55,8 +55,9 @@ class DeadStates:
 
 
 def stuck_witness(engine: Engine, occ: int) -> int:
-    """The largest stuck set of state ``occ`` under rules (a)-(e) of docs/formats.md#stuck-sets, as a mask (0: none)."""
-    return largest_stuck_set(facts_of(engine.board), occ)
+    """The largest stuck set of state ``occ`` (the engine's bits) under rules (a)-(e) of
+    docs/formats.md#stuck-sets, as a mask of tile ids (0: none)."""
+    return largest_stuck_set(facts_of(engine.board), engine.in_tiles(occ))
 
 
 def _metal_lock(engine: Engine, occ: int, cache: dict[int, int]) -> int:

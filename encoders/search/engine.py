@@ -58,7 +58,6 @@ from typing import Any
 from sigmar.encoders.search.moves import MoveGeneration
 from sigmar.encoders.search.pruning import Pruning
 from sigmar.encoders.search.state import MAX_DEAD, ORDERS, RESTART_ORDERS
-from sigmar.models.facts import tile_ids
 from sigmar.models.result import Status
 from sigmar.models.stuck_sets import explain_stuck
 
@@ -117,7 +116,7 @@ class Engine(Pruning, MoveGeneration):
             # 215 boards the full finder (``sigmar.models.stuck_sets``) catches in a sample of 3,030, at a third
             # of its cost on solvable boards.  The certificate always comes from the full finder.
             stuck = self.stuck_set_fast(occ, free)
-            problem = explain_stuck(self.board, frozenset(tile_ids(stuck))) if stuck else None
+            problem = explain_stuck(self.board, frozenset(self.tile_ids(stuck))) if stuck else None
         if problem is not None:
             status, why, explanation = Status.UNSOLVABLE, "static", problem
         else:
@@ -146,15 +145,13 @@ class Engine(Pruning, MoveGeneration):
         start: Any = frozenset() if sleep else None
         if self.order != "restarts":
             return dfs(occ, free, deadline, start)
-        rng = random.Random(len(self.sym) * 7919 + occ % 1000003)
+        rng = random.Random(self.seed)
         try:
             while True:
                 self.restarts += 1
                 self.order = RESTART_ORDERS[(self.restarts - 1) % len(RESTART_ORDERS)]
                 if self.order == "random":
-                    bias = self.key_bias
-                    self.key_random = [rng.randrange(1 << 16) + bias[i] for i in range(self.n)]
-                    self._weights = {}
+                    self.random_keys(rng)
                 self.cap = self.nodes + self.restart_base * luby(self.restarts)
                 try:
                     return dfs(occ, free, deadline, start)

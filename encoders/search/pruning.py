@@ -57,7 +57,7 @@ class Pruning(EngineState):
         return None
 
     def _where(self, i: int) -> str:
-        row, col = self.board.rowcol(self.board.tiles[i].cell)
+        row, col = self.board.rowcol(self.cell_of(i))
         return f"[{row}, {col}]"
 
     def stuck_set_fast(self, occ: int, free: int) -> int:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
+from sigmar.models.bits import mask_of_ids, tile_ids
 from sigmar.models.board import Board
-from sigmar.models.facts import facts_of, tile_ids
-from sigmar.models.hexgrid import distance
+from sigmar.models.cached import cached
+from sigmar.models.facts import cell_windows, cell_windows_of, facts_of, symbol_partners
+from sigmar.models.hexgrid import Hex, distance, side
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
+ELEMENT_ORDER = sorted(ELEMENTS)
 ORDERS = ("none", "centre", "metal", "neighbours", "freed", "mixed", "random", "restarts")
 # The orders a restart cycles through (``restarts``), each with a fresh random tie-break.
 RESTART_ORDERS = ("random",)
@@ -19,10 +23,24 @@ MAX_DEAD = 4_000_000
 
 
 class EngineState:
-    """Precomputed masks for one board (from ``sigmar.models.facts``), the dead table and the counters."""
+    """Precomputed masks for one board (from ``sigmar.models.facts``), the dead table and the counters.
+
+    A bit of a mask stands for a tile.  With ``by_cell`` (what the backend's solve uses), bit ``c`` is
+    the tile on the cell of index ``c`` in its side's tables (``hexgrid.side``): the windows and the
+    neighbours are then the side's, made once for every board of that side, and a board costs only
+    its symbols.  Otherwise bit ``i`` is tile ``i`` (``Board.tiles``), the numbering of ``facts``, the
+    stuck-set finder and the certificates.  The search runs the same in both: its orders break ties
+    by position, and both numberings follow the reading order.
+    """
 
     def __init__(
-        self, board: Board, order: str = "restarts", safe: bool = True, locks: bool = True, stuck: bool = True
+        self,
+        board: Board,
+        order: str = "restarts",
+        safe: bool = True,
+        locks: bool = True,
+        stuck: bool = True,
+        by_cell: bool = False,
     ) -> None:
         if order not in ORDERS:
             raise ValueError(f"unknown move order '{order}' (choose from {', '.join(ORDERS)})")
@@ -37,64 +55,174 @@ class EngineState:
         self.stuck_root = stuck
         self.stuck_after = 0
         self.stuck_min = len(board.tiles) + 1
-        self._masks(board)
+        try:
+            if not by_cell:
+                raise KeyError
+            self._cell_masks(board)
+        except KeyError:  # numbered by tile, or a tile off its board's side
+            self._masks(board)
         self._order_keys(board, order)
         self._counters()
 
     def _masks(self, board: Board) -> None:
-        """The board's facts as the search's masks (``sigmar.models.facts``)."""
+        """The board's facts as the search's masks (``sigmar.models.facts``), bit ``i`` for tile ``i``."""
         n = len(board.tiles)
         self.n = n
+        self.by_cell = False
+        self.positions: list[int] = list(range(n))  # per tile id, its bit
         self.full = (1 << n) - 1
         facts = facts_of(board)
-        sym = list(facts.symbols)
-        self.sym = sym
-        self.nbr = list(facts.neighbour_masks)
-        self.windows = facts.window_masks  # minimal windows: a tile is free when one is empty
+        self.sym: list[str] = list(facts.symbols)  # per position ("" where no tile is)
+        self.nbr: Sequence[int] = facts.neighbour_masks
+        self.windows: Sequence[tuple[int, ...]] = facts.window_masks  # minimal windows: free when one is empty
         self.mask = dict(facts.symbol_masks)
         self.metal_tiles = list(facts.metal_chain)
         self.gold_tile = facts.gold
-        self.metal_mask = facts.mask_of("".join(sorted(METALS)))
-        self.q_mask = facts.mask_of(QUICKSILVER)
-        self.salt_mask = facts.mask_of(SALT)
-        self.el_masks = [self.mask[e] for e in sorted(ELEMENTS) if e in self.mask]
-        self.el_masks_all = [self.mask.get(e, 0) for e in sorted(ELEMENTS)]  # one per element, even if absent
-        self.x_mask = facts.mask_of(QUINTESSENCE)
-        self.vitae_mask = facts.mask_of(VITAE)
-        self.mors_mask = facts.mask_of(MORS)
+        self._symbol_masks()
+        # Stuck sets: per tile its partners, and per metal the lower metals it waits for.
+        self.partners = list(facts.partners)
+        self.lower = list(facts.lower)
+        self.key_nbrs = [-m.bit_count() for m in self.nbr]
+
+    def _cell_masks(self, board: Board) -> None:
+        """The same masks, bit ``c`` for the tile on cell ``c``: the neighbours are the side's, and the windows
+        the side's for the neighbours that hold a tile (``facts.cell_windows``).  KeyError: a tile off the side."""
+        dim = board.dim
+        geometry = side(dim)
+        index = geometry.index
+        tiles = board.tiles
+        positions = [index[t.cell] for t in tiles]
+        count = geometry.count
+        self.n = len(tiles)
+        self.by_cell = True
+        self.positions = positions
+        full = 0
+        sym = [""] * count
+        mask: dict[str, int] = {}
+        for tile, c in zip(tiles, positions, strict=True):
+            bit = 1 << c
+            full |= bit
+            sym[c] = symbol = tile.symbol
+            mask[symbol] = mask.get(symbol, 0) | bit
+        self.full = full
+        self.sym = sym
+        near = self.nbr = geometry.neighbours
+        table = cell_windows(dim)
+        windows: list[tuple[int, ...]] = [()] * count
+        key_nbrs = [0] * count
+        for c in positions:
+            held = full & near[c]
+            windows[c] = table[c].get(held) or cell_windows_of(dim, c, held)
+            key_nbrs[c] = -held.bit_count()
+        self.windows = windows
+        self.key_nbrs = key_nbrs
+        self.mask = mask
+        self.metal_tiles = [c for _, c in sorted((sym[c], c) for c in positions if sym[c] in METALS)]
+        self.gold_tile = self.metal_tiles[-1] if self.metal_tiles else -1
+        self._symbol_masks()
+        of_symbol = symbol_partners(mask, self.gold_bit)
+        partners = [0] * count
+        for tile, c in zip(tiles, positions, strict=True):
+            partners[c] = of_symbol[tile.symbol] & ~(1 << c)
+        if self.gold_tile >= 0:
+            partners[self.gold_tile] = 0  # gold pairs with nothing
+        self.partners = partners
+        lower = [0] * count
+        before = 0
+        for bit, c in zip(self.metal_bits, self.metal_tiles, strict=True):
+            lower[c] = before
+            before |= bit
+        self.lower = lower
+
+    def _symbol_masks(self) -> None:
+        """The masks of symbols and metals the search reads at every node, from ``mask`` and the metal chain."""
+        mask = self.mask
+        self.metal_mask = 0
+        for m in self.metal_tiles:
+            self.metal_mask |= 1 << m
+        self.q_mask = mask.get(QUICKSILVER, 0)
+        self.salt_mask = mask.get(SALT, 0)
+        self.el_masks = [mask[e] for e in ELEMENT_ORDER if e in mask]
+        self.el_masks_all = [mask.get(e, 0) for e in ELEMENT_ORDER]  # one per element, even if absent
+        self.x_mask = mask.get(QUINTESSENCE, 0)
+        self.vitae_mask = mask.get(VITAE, 0)
+        self.mors_mask = mask.get(MORS, 0)
         self.vm_mask = self.vitae_mask | self.mors_mask
         self.element_mask = sum(self.el_masks)
         self.metal_bits = [1 << m for m in self.metal_tiles]
         self.gold_bit = 1 << self.gold_tile if self.metal_tiles else 0
-        # Per set of metals left, the current metal's bit (a lookup: the search asks at every node).
+        # Per set of metals left, the current metal's bit (a lookup: the search asks at every node): the
+        # sets with ``bit`` as their lowest metal are ``bit`` with any set of the later metals.
         self.current_of = {0: 0}
-        for rank, bit in enumerate(self.metal_bits):
-            later = self.metal_bits[rank + 1 :]
-            for subset in range(1 << len(later)):
-                rest = sum(b for k, b in enumerate(later) if subset >> k & 1)
-                self.current_of[bit | rest] = bit
+        for bit in reversed(self.metal_bits):
+            self.current_of.update({later | bit: bit for later in list(self.current_of)})
         self._lock_cache: dict[int, str | None] = {}
-        # Stuck sets: per tile its partners, and per metal the lower metals it waits for.
-        self.partners = list(facts.partners)
-        self.lower = list(facts.lower)
 
     def _order_keys(self, board: Board, order: str) -> None:
-        """Static move-order keys (lower first)."""
+        """Static move-order keys (lower first); those by distance are made when an order asks for them."""
         n = self.n
-        cells = [t.cell for t in board.tiles]
-        centre = (0, 0)
-        self.key_centre = [distance(c, centre) for c in cells]
-        self.key_nbrs = [-self.nbr[i].bit_count() for i in range(n)]
-        self.key_metal = [[distance(c, cells[m]) for c in cells] for m in self.metal_tiles] or [[0] * n]
-        self.key_random = [0] * n
+        # The restarts draw their random order from this seed (the same in both numberings).
+        self.seed = n * 7919 + ((1 << n) - 1) % 1000003
+        self.key_random = [0] * len(self.sym)
         # The restarts' random weights lean towards tiles with many neighbours at the start (they
         # wall in the most): each neighbour is worth a quarter of the random range.  On 2,000
         # public variant boards this cut the p99 of the nodes from 3,279 to about 1,800.
-        self.key_bias = [NEIGHBOUR_BIAS * k for k in self.key_nbrs]
+        keys = self.key_nbrs
+        bias = self.key_bias = [0] * len(self.sym)
+        for p in self.positions:
+            bias[p] = NEIGHBOUR_BIAS * keys[p]
         self._weights: dict[int, int] = {}
         if order == "random":  # one fixed random order (``restarts`` draws a new one per restart)
-            rng = random.Random(n * 7919 + len(board.name))
-            self.key_random = [rng.randrange(1 << 16) for _ in range(n)]
+            self.random_keys(random.Random(n * 7919 + len(board.name)), bias=False)
+
+    def random_keys(self, rng: random.Random, bias: bool = True) -> None:
+        """A fresh random order: a random weight per tile (drawn in tile order), leaning by ``key_bias``."""
+        keys = [0] * len(self.sym)
+        lean = self.key_bias
+        for p in self.positions:
+            keys[p] = rng.randrange(1 << 16) + (lean[p] if bias else 0)
+        self.key_random = keys
+        self._weights = {}
+
+    def cell_of(self, p: int) -> Hex:
+        """The cell of the tile at bit ``p``."""
+        return self.cells[p]
+
+    @cached
+    def cells(self) -> tuple[Hex, ...]:
+        """Per position, its cell."""
+        return side(self.board.dim).cells if self.by_cell else tuple(t.cell for t in self.board.tiles)
+
+    def tile_ids(self, mask: int) -> list[int]:
+        """The tile ids (``Board.tiles``) of the tiles in ``mask``, ascending."""
+        if not self.by_cell:
+            return tile_ids(mask)
+        tile_at = self.tile_at
+        return [tile_at[p] for p in tile_ids(mask)]
+
+    @cached
+    def tile_at(self) -> dict[int, int]:
+        """Per position, its tile's id."""
+        return {p: t for t, p in enumerate(self.positions)}
+
+    def in_tiles(self, mask: int) -> int:
+        """``mask`` with bit ``i`` for tile ``i`` (the numbering of ``facts`` and the certificates)."""
+        return mask_of_ids(self.tile_ids(mask)) if self.by_cell else mask
+
+    @cached
+    def key_centre(self) -> list[int]:
+        """Per position, the tile's distance to the centre."""
+        if self.by_cell:
+            return list(side(self.board.dim).centre)
+        return [distance(t.cell, (0, 0)) for t in self.board.tiles]
+
+    @cached
+    def key_metal(self) -> list[list[int]]:
+        """Per metal of the chain, each tile's distance to it (by position)."""
+        if self.by_cell:
+            return [list(side(self.board.dim).distances(m)) for m in self.metal_tiles] or [[0] * len(self.sym)]
+        cells = [t.cell for t in self.board.tiles]
+        return [[distance(c, cells[m]) for c in cells] for m in self.metal_tiles] or [[0] * self.n]
 
     def _counters(self) -> None:
         """The dead table, the restart budget and the statistics."""
