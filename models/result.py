@@ -6,7 +6,7 @@ answer, the solver's statistics carried alongside.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
 
@@ -116,4 +116,17 @@ class Result:
     claims: tuple[Result, ...] = ()
 
     def with_(self, **changes: Any) -> Result:
-        return replace(self, **changes)
+        """A copy with ``changes`` (``dataclasses.replace``, without its cost: every answer is copied a few times
+        on its way out, and the fields need no check beyond their names)."""
+        if type(self) is not Result:  # a subclass's own __init__ runs, as dataclasses.replace does it
+            return replace(self, **changes)
+        unknown = changes.keys() - _RESULT_FIELDS
+        if unknown:
+            raise TypeError(f"Result has no field {', '.join(sorted(unknown))}")
+        copy = object.__new__(Result)
+        copy.__dict__.update(self.__dict__)
+        copy.__dict__.update(changes)
+        return copy
+
+
+_RESULT_FIELDS = frozenset(f.name for f in fields(Result))

@@ -1,10 +1,13 @@
 """The reference rule engine (docs/formats.md#the-rules): every answer of every backend is replayed here.
 
-Clarity before speed: this is the judge, not a solver.  Positions are
-immutable; a move is checked by :meth:`Position.why_illegal`, which names the
-first rule it breaks.  It reads a cell's six neighbours itself
-(:func:`Position.is_free`), not through :mod:`sigmar.models.facts`, which the
-solvers share: the judge must not inherit a mistake from what it judges.
+This is the judge, not a solver.  Positions are immutable; a move is checked
+by :meth:`Position.why_illegal`, which names the first rule it breaks.  A whole
+solution is replayed by :func:`verify` over a bit mask of the occupied cells
+(every answer passes there, so it costs what the search's own reading of a
+state costs), and a rejected one again through :class:`Position` to name the
+fault.  Both read a cell's six neighbours themselves, not through
+:mod:`sigmar.models.facts`, which the solvers share: the judge must not inherit
+a mistake from what it judges.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from functools import cached_property
 from itertools import combinations, product
 
 from sigmar.models.board import Board
-from sigmar.models.hexgrid import Hex, has_three_empty_in_a_row, ring_neighbours
+from sigmar.models.hexgrid import Hex, has_three_empty_in_a_row, ring_neighbours, side
 from sigmar.models.result import Move
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of, pairs_with
 
@@ -165,7 +168,17 @@ class ReplayVerdict:
 
 
 def verify(board: Board, moves: list[Move] | tuple[Move, ...]) -> ReplayVerdict:
-    """Replay ``moves`` from the start; valid only when every move is legal and the board ends empty."""
+    """Replay ``moves`` from the start; valid only when every move is legal and the board ends empty.
+
+    The replay runs over bit masks (:func:`first_bad_move`); a sequence it rejects is replayed again
+    move by move through :class:`Position`, which names the rule broken.
+    """
+    if first_bad_move(board, moves) is None:
+        return ReplayVerdict(True)
+    return _first_fault(board, moves)
+
+
+def _first_fault(board: Board, moves: list[Move] | tuple[Move, ...]) -> ReplayVerdict:
     position = Position.start(board)
     for number, move in enumerate(moves, start=1):
         why = position.why_illegal(move)
@@ -176,6 +189,77 @@ def verify(board: Board, moves: list[Move] | tuple[Move, ...]) -> ReplayVerdict:
         left = len(position.occupied)
         return ReplayVerdict(False, 0, Fault.TILES_LEFT, f"{left} tile{'s' if left != 1 else ''} left")
     return ReplayVerdict(True)
+
+
+def first_bad_move(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | None:
+    """None when ``moves`` are all legal and clear the board, else the number (from 1) of the first illegal
+    move, 0 when tiles are left, -1 when a tile is off its board's side (only :class:`Position` reads that).
+
+    The rules of :meth:`Position.why_illegal`, over a bit mask of the occupied cells, one bit per cell of
+    the board's side, with the side's windows (``hexgrid.side``).  As fast as the search's own reading of
+    a state, and apart from it: the search numbers tiles, reads their minimal windows from
+    ``models/facts.py`` and keeps its own free set; this reads cells and all six windows of each, and
+    decides freeness at every move.
+    """
+    geometry = side(board.dim)
+    index, windows = geometry.index, geometry.windows
+    symbol_at = board.symbol_at
+    occupied = 0  # bit c: cell c holds a tile
+    for cell in symbol_at:
+        c = index.get(cell)
+        if c is None:
+            return -1
+        occupied |= 1 << c
+    metals = sorted((symbol, index[cell]) for cell, symbol in symbol_at.items() if symbol in METALS)
+    lowest = 0  # metals[lowest] is the current metal once the metals before it have left
+    gold = board.gold
+    for number, move in enumerate(moves, start=1):
+        cells = move.cells
+        ids = _held(cells, index, occupied)
+        if ids is None:
+            return number
+        while lowest < len(metals) and not occupied >> metals[lowest][1] & 1:
+            lowest += 1
+        current = metals[lowest][0] if lowest < len(metals) else None
+        if len(ids) == 2:
+            if not pairs_with(symbol_at[cells[0]], symbol_at[cells[1]], current, gold):
+                return number
+        elif not _leave_together([symbol_at[cell] for cell in cells], current, gold):
+            return number
+        for c in ids:
+            for window in windows[c]:
+                if not occupied & window:
+                    break  # three neighbours in a row are empty: free
+            else:
+                return number
+        for c in ids:  # after both are judged free: a pair's tiles must both be free before the move
+            occupied ^= 1 << c
+    return 0 if occupied else None
+
+
+def _held(cells: tuple[Hex, ...], index: dict[Hex, int], occupied: int) -> tuple[int, ...] | None:
+    """The cells of a move as cell indices, when they are one, two or five different cells holding a tile."""
+    if len(cells) == 2:  # a pair: most moves
+        a, b = index.get(cells[0]), index.get(cells[1])
+        if a is None or b is None or a == b or not occupied >> a & 1 or not occupied >> b & 1:
+            return None
+        return a, b
+    ids = []
+    for cell in cells:
+        c = index.get(cell)
+        if c is None or not occupied >> c & 1:
+            return None
+        ids.append(c)
+    return tuple(ids) if len(ids) in (1, 5) and len(set(ids)) == len(ids) else None
+
+
+def _leave_together(symbols: list[str], current: str | None, gold: str | None) -> bool:
+    """Whether tiles of these symbols may leave together now: a pair, gold alone last, or quintessence's five."""
+    if len(symbols) == 2:
+        return pairs_with(symbols[0], symbols[1], current, gold)
+    if len(symbols) == 1:
+        return symbols[0] == gold and current == gold
+    return sorted(symbols) == QUINTESSENCE_MOVE
 
 
 def count_problem(board: Board) -> str | None:

@@ -19,7 +19,7 @@ from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.boardfile import MAX_DIM, BoardFileError
 from sigmar.models.hexgrid import cells as hex_cells
-from sigmar.models.hexgrid import from_rowcol, to_rowcol
+from sigmar.models.hexgrid import from_rowcol, side, to_rowcol
 from sigmar.models.input_limits import SOLUTION, InputError
 from sigmar.models.result import Move
 
@@ -249,8 +249,10 @@ def to_moves(board: Board, solution: Solution, filename: str = "<solution>") -> 
 
 
 def move_to_json(board: Board, move: Move) -> dict[str, Any]:
+    geometry = side(board.dim)
+    index, rowcol = geometry.index, geometry.rowcol
     return {
-        "cells": [list(to_rowcol(c, board.dim)) for c in move.cells],
+        "cells": [list(rowcol[index[c]]) if c in index else list(to_rowcol(c, board.dim)) for c in move.cells],
         "tiles": "".join(board.symbol_at[c] for c in move.cells),
     }
 

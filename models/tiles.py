@@ -43,18 +43,18 @@ def pairs_with(a: str, b: str, current_metal: str | None, gold: str | None) -> b
     Freeness is not checked here.  Quicksilver pairs with the current metal
     only while that metal is not gold (gold pairs with nothing).
     """
-    if a in ELEMENTS and b in ELEMENTS:
-        return a == b
+    if a in ELEMENTS:
+        return a == b or b == SALT
     if a == SALT:
         return b == SALT or b in ELEMENTS
-    if b == SALT:
-        return a in ELEMENTS
-    if {a, b} == {VITAE, MORS}:
-        return True
-    if a == QUICKSILVER and b in METALS:
-        return b == current_metal and b != gold
-    if b == QUICKSILVER and a in METALS:
-        return a == current_metal and a != gold
+    if a == VITAE:
+        return b == MORS
+    if a == MORS:
+        return b == VITAE
+    if a == QUICKSILVER:
+        return b in METALS and b == current_metal and b != gold
+    if a in METALS:
+        return b == QUICKSILVER and a == current_metal and a != gold
     return False
 
 

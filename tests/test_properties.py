@@ -7,9 +7,12 @@ import random
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from sigmar.models.board import Board
+from sigmar.models import rules
+from sigmar.models.board import Board, Tile
+from sigmar.models.hexgrid import cells, distance
 from sigmar.models.result import Move
 from sigmar.models.rules import Fault, Position, verify
+from sigmar.models.tiles import pairs_with
 from tests.bruteforce import solve_by_brute_force
 from tests.conftest import small_boards as boards
 
@@ -109,3 +112,58 @@ def test_verify_rejects_swaps_that_break_a_move(board: Board, data: st.DataObjec
         assert verdict.valid
     else:
         assert not verdict.valid and verdict.move_number == first_bad
+
+
+def played_or_made_up(board: Board, rng: random.Random) -> list[Move]:
+    """Moves from the start: mostly legal ones, some made up (any one, two or five cells, on the board or
+    off it, with a tile or not, repeated or not), so that a sequence breaks any rule at any point, or none."""
+    position = Position.start(board)
+    every = [*cells(board.dim), (board.dim, 0)]  # and one cell off the board
+    played: list[Move] = []
+    for _ in range(rng.randrange(1, len(board) + 3)):
+        legal = position.legal_moves()
+        held = sorted(position.occupied)
+        chance = rng.random()
+        if legal and chance < 0.7:
+            move = rng.choice(legal)
+        elif chance < 0.9 and held:  # tiles still there, whether free, paired or in order or not
+            move = Move(tuple(rng.sample(held, min(len(held), rng.choice((1, 2, 2, 5))))))
+        elif chance < 0.93 and held:
+            move = Move((rng.choice(held),) * 2)  # one tile twice
+        elif chance < 0.97 and held:  # a pair by the symbols, free or not (one may be free only once the other left)
+            symbol, current, gold = board.symbol_at, position.current_metal, board.gold
+            pairs = [(a, b) for a in held for b in held if a != b and pairs_with(symbol[a], symbol[b], current, gold)]
+            beside = [(a, b) for a, b in pairs if distance(a, b) == 1]
+            move = Move(rng.choice(beside or pairs)) if pairs else Move((rng.choice(held),))
+        else:
+            move = Move(tuple(rng.choice(every) for _ in range(rng.choice((1, 2, 2, 2, 3, 5)))))
+        played.append(move)
+        if position.why_illegal(move) is None:
+            position = position.play(move)
+    return played
+
+
+@st.composite
+def boards_with_quintessence(draw: st.DrawFn) -> Board:
+    """Small boards that may hold quintessence (with the four elements it takes), on a side of 2-4."""
+    dim = draw(st.integers(2, 4))
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    spots = list(cells(dim))
+    rng.shuffle(spots)
+    pool = ["x", "a", "e", "f", "w", *rng.sample("aaeeffwwssvvmmqq1234", 8)]
+    symbols = pool[: draw(st.integers(1, min(len(spots), len(pool))))]
+    tiles = sorted((Tile(c, s) for c, s in zip(spots, symbols, strict=False)), key=lambda t: (t.cell[1], t.cell[0]))
+    return Board(dim, tuple(tiles), "hypothesis")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(boards(), boards_with_quintessence()), st.randoms(use_true_random=False))
+def test_the_replay_over_bit_masks_agrees_with_the_replay_move_by_move(board: Board, rng: random.Random) -> None:
+    """``verify`` decides over bit masks and names a fault through ``Position``: both must find the same
+    first bad move in every sequence, legal or not (a wrong "valid" would let a bad solution through)."""
+    moves = played_or_made_up(board, rng)
+    verdict = rules._first_fault(board, moves)
+    assert rules.first_bad_move(board, moves) == (None if verdict.valid else verdict.move_number)
+    solution = solve_by_brute_force(board) if len(board) <= 8 else None
+    if solution is not None:
+        assert rules.first_bad_move(board, solution) is None and verify(board, solution).valid

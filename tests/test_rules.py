@@ -179,3 +179,25 @@ def test_standard_board_counts() -> None:
     assert len(b) == 55 and b.gold == "6" and count_problem(b) is None
     assert all(b.counts[e] == 8 for e in "aefw")
     assert (b.counts["s"], b.counts["v"], b.counts["m"], b.counts["q"]) == (4, 4, 4, 5)
+
+
+def test_a_results_copy_is_dataclasses_replace() -> None:
+    """``Result.with_`` copies without ``dataclasses.replace`` (every answer is copied a few times on its way
+    out): the same fields and values, the original unchanged, an unknown field refused, and a subclass
+    (a plugin's) copied by its own class as ``replace`` would."""
+    import dataclasses
+
+    from sigmar.models.result import Reason, Result, Status
+
+    answer = Result(Status.UNSOLVABLE, "search", 0.5, reason=Reason.STATIC, statistics={"nodes": 3})
+    copy = answer.with_(seconds=0.75, checked=True)
+    assert copy == dataclasses.replace(answer, seconds=0.75, checked=True) and type(copy) is Result
+    assert (answer.seconds, answer.checked) == (0.5, False)
+    with pytest.raises(TypeError, match="no field"):
+        answer.with_(second=1.0)
+
+    class Own(Result):
+        pass
+
+    own = Own(Status.SOLVED, "toy").with_(seconds=2.0)
+    assert type(own) is Own and own.seconds == 2.0

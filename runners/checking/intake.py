@@ -177,18 +177,37 @@ def _moves(value: object) -> tuple[Move, ...]:
         cells = move.cells
         if type(cells) is not tuple or not 1 <= len(cells) <= 5:
             raise Malformed(f"move {number}'s cells are {_shown(cells)}, not a tuple of one to five cells")
-        moves.append(Move(tuple(_cell(c, f"move {number}'s cells") for c in cells)))
+        if all(type(c) is tuple and len(c) == 2 and type(c[0]) is int and type(c[1]) is int for c in cells):
+            moves.append(Move(cells))  # plain tuples of plain ints cannot change: shared, not copied
+        else:
+            moves.append(Move(tuple(_cell(c, f"move {number}'s cells") for c in cells)))
     return tuple(moves)
+
+
+# Values a copy of the statistics may share: they cannot change, and JSON writes them as they are (an int
+# only while it is short: JSON writes no int of more than 4,300 digits, and the round trip below says so).
+_PLAIN = (str, bool, type(None))
+_SHORT = 1 << 63
 
 
 def _statistics(value: object) -> dict[str, Any]:
     if type(value) is not dict or not all(type(k) is str for k in value):
         raise Malformed(f"statistics is {_shown(value)}, not a dict with string keys")
+    if all(_plain(v) for v in value.values()):
+        return dict(value)  # flat and plain (the search's own): a copy the backend cannot change
     try:  # the answer JSON prints them: only what JSON can say, and a copy the backend cannot change
         copied: dict[str, Any] = json.loads(json.dumps(value, allow_nan=False))
     except (TypeError, ValueError, RecursionError) as exc:
         raise Malformed(f"statistics cannot be written as JSON ({exc})") from None
     return copied
+
+
+def _plain(value: object) -> bool:
+    if type(value) is int:
+        return -_SHORT <= value < _SHORT
+    if type(value) is float:
+        return math.isfinite(value)
+    return type(value) in _PLAIN
 
 
 def _certificate(value: object) -> Certificate:
