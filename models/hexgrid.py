@@ -86,8 +86,8 @@ def has_three_empty_in_a_row(empty: tuple[bool, ...] | list[bool]) -> bool:
 class Side:
     """The geometry of a board of one side, as tables over cell indices (reading order), made once per side.
 
-    Every board of a side shares it: the search, the stuck-set finder and the rule engine's replay
-    (and the certificate checks, each with its own windows) look a neighbour up here instead of
+    Every board of a side shares it: the search and the stuck-set finder look a neighbour up here
+    (the rule engine's replay and the certificate checks make their own windows) instead of
     computing it for every board.  ``ring[c]`` holds the six ring-order neighbours of cell ``c`` as
     cell indices, ``count`` (one past the last cell) where the neighbour is off the board: a
     sentinel that indexes a per-board table one longer than the board.

@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cached_property
+from functools import cache, cached_property
 from itertools import combinations, product
 
 from sigmar.models.board import Board
-from sigmar.models.hexgrid import Hex, has_three_empty_in_a_row, ring_neighbours, side
+from sigmar.models.hexgrid import Hex, has_three_empty_in_a_row, ring_neighbours
+from sigmar.models.hexgrid import cells as cells_of_side
 from sigmar.models.result import Move
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of, pairs_with
 
@@ -196,13 +197,13 @@ def first_bad_move(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | 
     move, 0 when tiles are left, -1 when a tile is off its board's side (only :class:`Position` reads that).
 
     The rules of :meth:`Position.why_illegal`, over a bit mask of the occupied cells, one bit per cell of
-    the board's side, with the side's windows (``hexgrid.side``).  As fast as the search's own reading of
-    a state, and apart from it: the search numbers tiles, reads their minimal windows from
-    ``models/facts.py`` and keeps its own free set; this reads cells and all six windows of each, and
-    decides freeness at every move.
+    the board's side, with windows of its own (:func:`_replay_windows`, made from ``ring_neighbours`` as
+    :class:`Position` reads them).  As fast as the search's own reading of a state, and apart from it:
+    the search reads the side's tables (``hexgrid.side``) and the minimal windows of ``models/facts.py``
+    and keeps its own free set; this reads all six windows of each cell and decides freeness at every
+    move, so a wrong table of the search's cannot make a wrong move pass.
     """
-    geometry = side(board.dim)
-    index, windows = geometry.index, geometry.windows
+    index, windows = _replay_windows(board.dim)
     symbol_at = board.symbol_at
     occupied = 0  # bit c: cell c holds a tile
     for cell in symbol_at:
@@ -235,6 +236,20 @@ def first_bad_move(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | 
         for c in ids:  # after both are judged free: a pair's tiles must both be free before the move
             occupied ^= 1 << c
     return 0 if occupied else None
+
+
+@cache
+def _replay_windows(dim: int) -> tuple[dict[Hex, int], tuple[tuple[int, ...], ...]]:
+    """The replay's own geometry of side ``dim``, made once: each cell's index (reading order), and per cell
+    its six windows (three ring-consecutive neighbours) as masks of cell bits, the cells off the board left
+    out (they are empty for good)."""
+    every = cells_of_side(dim)
+    index = {cell: i for i, cell in enumerate(every)}
+    windows = []
+    for cell in every:
+        bits = [1 << index[n] if n in index else 0 for n in ring_neighbours(cell)]
+        windows.append(tuple(bits[k] | bits[(k + 1) % 6] | bits[(k + 2) % 6] for k in range(6)))
+    return index, tuple(windows)
 
 
 def _held(cells: tuple[Hex, ...], index: dict[Hex, int], occupied: int) -> tuple[int, ...] | None:

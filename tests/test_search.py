@@ -14,7 +14,7 @@ from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.facts import facts_of
 from sigmar.models.hexgrid import cells
-from sigmar.models.result import Reason, Status
+from sigmar.models.result import Move, Reason, Status
 from sigmar.models.rules import Position, count_problem, verify
 from sigmar.models.stuck_sets import held, largest_stuck_set
 from tests.bruteforce import is_solvable
@@ -371,3 +371,52 @@ def test_a_search_that_breaks_a_rule_is_caught_by_the_replay(mutant, monkeypatch
         assert raced.result.status is Status.ERROR and raced.result.wrong and "search" in raced.wrong
         caught += 1
     assert caught >= 2  # the mutant does break the rules on these boards
+
+
+def test_a_wrong_table_of_the_sides_geometry_is_caught_by_the_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search reads the geometry made once per side (``hexgrid.side``); the replay makes its own from
+    ``ring_neighbours``.  With the side's windows wrong (every window empty: every tile free) the search
+    answers "solved" with moves that take tiles that are not free, and the replay still rejects them."""
+    import dataclasses
+
+    from sigmar.encoders.search import state
+    from sigmar.models import facts, hexgrid
+    from sigmar.runners.checking.replay import replayed
+
+    real = hexgrid.side
+
+    def wrong(dim: int) -> hexgrid.Side:
+        geometry = real(dim)
+        empty = tuple((0,) * 6 for _ in geometry.cells)
+        return dataclasses.replace(geometry, runs=empty, windows=empty)
+
+    for module in (hexgrid, state, facts):
+        monkeypatch.setattr(module, "side", wrong)
+    monkeypatch.setattr(facts, "_CELL_WINDOWS", {})
+    facts.layout_of.cache_clear()
+    try:
+        caught = 0
+        for board in read_boards(ROOT / "instances" / "hexmatch-hard-100.txt")[:8]:
+            claimed = SearchBackend().solve(board, 1.0)
+            if claimed.status is not Status.SOLVED:
+                continue
+            verdict = verify(board, claimed.moves)
+            first = _first_illegal(board, claimed.moves)  # found move by move
+            if first is None:
+                continue
+            assert not verdict.valid and verdict.move_number == first
+            checked = replayed(board, claimed, "search")
+            assert checked.status is Status.ERROR and checked.wrong and "rule engine rejects" in checked.message
+            caught += 1
+        assert caught >= 2  # the wrong tables do make the search break the rules on these boards
+    finally:
+        facts.layout_of.cache_clear()
+
+
+def _first_illegal(board: Board, moves: tuple[Move, ...]) -> int | None:
+    position = Position.start(board)
+    for number, move in enumerate(moves, start=1):
+        if position.why_illegal(move) is not None:
+            return number
+        position = position.play(move)
+    return None
