@@ -5,8 +5,9 @@ Why these sources:
 - CPU comes from the kernel's own accounting, ``resource.getrusage``:
   ``RUSAGE_SELF`` (every thread of the worker) plus ``RUSAGE_CHILDREN``
   (every descendant the worker waited for: ``minizinc`` waits for
-  ``fzn-gecode``, so the solver's time rolls up into ours).  Two calls per
-  run, exact, no sampling.
+  ``fzn-gecode``, so the solver's time rolls up into ours), plus what the
+  live descendants have used meanwhile (``/proc``: a child that serves many
+  runs, as the warm WebAssembly MiniZinc does, is waited for only at the end).
 - Peak memory is the peak of the *sum* of resident set sizes of the worker
   and its live descendants (what a cgroup or the OOM killer sees), read from
   ``/proc``: the worker's own ``VmHWM`` (reset at each run's start by writing
@@ -60,6 +61,28 @@ def _cpu(usage: resource.struct_rusage) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def live_descendants_cpu(pid: int) -> float:
+    """CPU seconds of ``pid``'s live descendants, each with the children it has waited for (``/proc``).
+
+    A child that outlives a run (the warm WebAssembly MiniZinc serves a worker's runs one after the
+    other) is waited for only when the worker ends, so ``RUSAGE_CHILDREN`` would never show its work
+    in the run that caused it; read live, it is.  A child counted here while alive moves into
+    ``RUSAGE_CHILDREN`` (or its waiting parent's count) when waited for, so nothing counts twice.
+    """
+    total = 0
+    for child in descendants(pid):
+        try:
+            with open(f"/proc/{child}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+        except (OSError, ValueError, IndexError):  # gone meanwhile, or no /proc
+            continue
+    return total / _TICK
+
+
 def rss_bytes(pid: int) -> int:
     """Resident set size of ``pid`` now (0 when it is gone)."""
     try:
@@ -107,6 +130,7 @@ class Meter:
     def begin(self) -> None:
         self._self0 = resource.getrusage(resource.RUSAGE_SELF)
         self._child0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self._live0 = live_descendants_cpu(self._pid)
         reset_own_peak()
         with self._lock:
             self._generation += 1
@@ -123,10 +147,11 @@ class Meter:
             return generation == self._generation
 
     def cpu_so_far(self) -> float:
-        """CPU seconds of this run until now (children count once the worker has waited for them)."""
+        """CPU seconds of this run until now: the worker's, its waited-for children's, its live descendants'."""
         self_1 = resource.getrusage(resource.RUSAGE_SELF)
         child_1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return max(0.0, _cpu(self_1) - _cpu(self._self0) + _cpu(child_1) - _cpu(self._child0))
+        live = live_descendants_cpu(self._pid) - self._live0
+        return max(0.0, _cpu(self_1) - _cpu(self._self0) + _cpu(child_1) - _cpu(self._child0) + live)
 
     def end(self) -> Usage:
         self._running.clear()

@@ -18,7 +18,6 @@ from sigmar.encoders.minizinc.data import FIND, MODELS, data_text
 from sigmar.encoders.minizinc.solvers import (
     GECODE_CONFIG,
     NOGOODS,
-    WASM_RUNNER,
     from_wasm,
     has_presolver_library,
     installed_solvers,
@@ -56,8 +55,7 @@ async def run_once(
     async def run() -> Any:
         NOTES.set(notes)  # this run's task only
         with base.branch() as child:
-            copy_analysis(base, child)
-            child.add_string(data_text(board, variant, strategy, off))
+            with_data(base, child, data_text(board, variant, strategy, off))
             return await child.solve_async(**kwargs)
 
     try:
@@ -101,8 +99,7 @@ async def list_solutions(
 
     async def listed() -> bool:
         with base.branch() as child:
-            copy_analysis(base, child)
-            child.add_string(data_text(board, variant, FIND, frozenset({"symmetry"})))
+            with_data(base, child, data_text(board, variant, FIND, frozenset({"symmetry"})))
             async for result in child.solutions(**kwargs):
                 if result.solution is not None:
                     seen.add(projected(result.solution))
@@ -133,33 +130,52 @@ def base_instance(solver_name: str, model: str, thread: int) -> Any:
     import minizinc
 
     from sigmar.encoders.minizinc.driver import guarded_driver
+    from sigmar.encoders.minizinc.wasm import WasmDriver
 
-    wasm = solver_name in from_wasm()
-    executable = WASM_RUNNER if wasm else minizinc.default_driver.executable
-    driver = guarded_driver(str(executable))
+    warm = solver_name in from_wasm()
+    driver = WasmDriver() if warm else guarded_driver(str(minizinc.default_driver.executable))
     if solver_name == "gecode" and has_presolver_library():
         solver = minizinc.Solver.load(GECODE_CONFIG)
     elif solver_name == "gecode":
         solver = minizinc.Solver.lookup("gecode")  # another MiniZinc build: its own Gecode config
     else:
         solver = minizinc.Solver.lookup(installed_solvers().get(solver_name, solver_name), driver=driver)
-    instance = minizinc.Instance(solver, minizinc.Model(Path(model)), driver)
-    if wasm and "gecode" in installed_solvers():
-        # The model's interface is the same on every solver; the native MiniZinc reads it
-        # in 0.15 s, the WebAssembly one in about 1.2 s.
+    if warm and "gecode" in installed_solvers():
+        # The model's interface is the same on every solver; the native MiniZinc reads it in 0.15 s,
+        # the WebAssembly one in about 1.2 s.  Made first, the native instance also gives the model
+        # its output type, so making this one compiles nothing.
         native = base_instance("gecode", model, thread)
+        instance = minizinc.Instance(solver, _model(model), driver)
         for cache in ("_method_cache", "_input_cache", "_output_cache", "_has_output_item_cache"):
             setattr(instance, cache, getattr(native, cache))
     else:
+        instance = minizinc.Instance(solver, _model(model), driver)
         instance.analyse()
     return instance
 
 
-def copy_analysis(base: Any, child: Any) -> None:
-    """``Instance.branch`` copies neither the driver nor whether there is an output item (0.10)."""
+@functools.cache
+def _model(path: str) -> Any:
+    """One ``minizinc.Model`` per file: the first instance made of it learns its output type, and the
+    others (on another solver) then need not compile it to learn it again."""
+    import minizinc
+
+    return minizinc.Model(Path(path))
+
+
+def with_data(base: Any, child: Any, data: str) -> None:
+    """A branch of ``base`` with the board's data added, knowing what ``base`` knows of the model.
+
+    ``Instance.branch`` copies neither the driver nor whether there is an output item (0.10), and
+    ``add_string`` forgets the analysis, which the package would then redo for every board by
+    compiling the model once more (0.15 s natively, more on the WebAssembly MiniZinc): data
+    changes neither the model's method nor its output.
+    """
     child._driver = base._driver
     if getattr(child, "_has_output_item_cache", None) is None and hasattr(base, "_has_output_item_cache"):
         child._has_output_item_cache = base._has_output_item_cache
+    child.add_string(data)
+    child._method_cache = base._method_cache
 
 
 def plain_stats(statistics: dict[str, Any]) -> dict[str, Any]:
