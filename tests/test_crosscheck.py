@@ -142,7 +142,9 @@ def test_crosscheck_with_minizinc_leaves_stderr_clean_when_its_compiler_refutes_
     (ringed,) = [b for b in read_boards(ROOT / "instances" / "small.txt") if b.name.startswith("lead ringed")]
     path = tmp_path / "ringed.txt"
     path.write_text(format_boards([ringed]))
-    command = [sys.executable, "-m", "sigmar.runners.cli", "crosscheck", "-b", "minizinc,search", str(path)]
+    # a time limit far beyond the second it needs: the answer, not the machine's load, decides
+    command = [sys.executable, "-m", "sigmar.runners.cli", "crosscheck", "-b", "minizinc,search", "--time-limit", "600"]
+    command.append(str(path))
     for extra in ([], ["--json"]):  # the table, and JSON Lines
         done = subprocess.run([*command, *extra], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done
