@@ -75,6 +75,7 @@ SOLUTION = Limit("solution file", "SIGMAR_MAX_SOLUTION", 16 * MiB)
 DEAD_STATES = Limit("dead-states file", "SIGMAR_MAX_DEAD_STATES", 512 * MiB)
 DRUP = Limit("DRUP proof", "SIGMAR_MAX_DRUP", 1024 * MiB, line_bytes=10_000_000)
 DRCP = Limit("DRCP proof", "SIGMAR_MAX_DRCP", 256 * MiB, line_bytes=10_000_000)
+LRAT = Limit("proof in LRAT", "SIGMAR_MAX_LRAT", 4096 * MiB, line_bytes=10_000_000)
 DRCP_MODEL = Limit("DRCP model (.drcp-model)", "SIGMAR_MAX_DRCP_MODEL", 64 * MiB, line_bytes=MiB)
 CNF = Limit("formula (.cnf)", "SIGMAR_MAX_CNF", 256 * MiB, line_bytes=256 * MiB)
 VARS_JSON = Limit("variable map (.vars.json)", "SIGMAR_MAX_VARS_JSON", 32 * MiB, line_bytes=32 * MiB)
@@ -102,6 +103,7 @@ LIMITS = (
     DEAD_STATES,
     DRUP,
     DRCP,
+    LRAT,
     DRCP_MODEL,
     CNF,
     VARS_JSON,

@@ -27,6 +27,13 @@
  * ignores unit deletions too): ignoring a deletion only keeps an implied
  * clause, which stays sound.
  *
+ * LRAT (when asked): for every lemma it checks, the checker also writes the clauses its reverse unit
+ * propagation used, in the order they became unit (the reasons of the literals behind the conflict,
+ * back to the lemma's own negated literals, the clause of the conflict last), so that a checker with
+ * no search at all can re-check it (runners/checking/lrat_check.py).  The formula's clauses are IDs
+ * 1..m in the order given; the lemmas checked get m+1, m+2, ... in proof order; the lemmas not
+ * checked, and the deletions, are not written.
+ *
  * The proof text is parsed here, line by line, with the rules of
  * rup_check.iter_drup: blank lines and lines starting with 'c' are skipped,
  * a line is one clause ("d" first for a deletion) ending in a single 0, and
@@ -38,7 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SIZE = 0, NEXT = 1, FLAGS = 2, HEADER = 3 };
+enum { SIZE = 0, NEXT = 1, FLAGS = 2, ID = 3, HEADER = 4 };
 /* FLAGS: two bits, and above them the number of extra copies of the clause (a lemma written again
  * while an equal clause is alive is counted there, not stored: a proof repeating one lemma
  * millions of times costs no memory; a deletion takes a copy off before the clause itself). */
@@ -67,12 +74,21 @@ typedef struct {
     uint64_t mask;
     int64_t alive;
     int refuted;        /* a conflict with no assumption */
+    int32_t inputs;     /* how many clauses the formula gave (LRAT IDs 1..inputs) */
+    int32_t empty_id;   /* the ID of the formula's first empty clause (0: none) */
     int32_t conflict;   /* the clause of the last conflict (0: the empty clause itself) */
     Vec steps;          /* per kept proof step: clause, negated for a deletion */
     Vec step_lines;     /* its proof line */
     Vec step_trail;     /* the fixed trail's length before it */
     Vec scratch, stack, touched;
     int nomem;
+    /* LRAT: per checked step (in the order checked, the last step first) its step index plus 2, then
+     * the refs of its hints, then 0; the final conflict's hints are the first record (step -1). */
+    int lrat;
+    Vec hints;
+    uint32_t *seen;     /* per variable: stamp of the hint collection that visited it */
+    uint32_t seen_now;
+    Vec order;          /* scratch: (trail position, ref) pairs of one collection */
 } Checker;
 
 static int grow(Vec *v) {
@@ -295,7 +311,9 @@ static int add_clause(Checker *c, int32_t *ref_out) {
     if (c->arena.n + HEADER + m >= INT32_MAX) return 0;
     int32_t ref = (int32_t)c->arena.n;
     uint64_t slot = hash & c->mask;
-    if (!vec_push(&c->arena, (int32_t)m) || !vec_push(&c->arena, c->buckets[slot]) || !vec_push(&c->arena, 0)) return 0;
+    if (!vec_push(&c->arena, (int32_t)m) || !vec_push(&c->arena, c->buckets[slot]) || !vec_push(&c->arena, 0) ||
+        !vec_push(&c->arena, 0))
+        return 0;
     for (int64_t k = 0; k < m; k++)
         if (!vec_push(&c->arena, c->scratch.data[k])) return 0;
     c->buckets[slot] = ref;
@@ -364,8 +382,56 @@ static int mark_reasons(Checker *c, int32_t conflict, int32_t start) {
     return 1;
 }
 
-/* Whether the clause `ref` follows by RUP from the clauses alive; marks what it needs. */
-static int implied(Checker *c, int32_t ref) {
+
+static int by_position(const void *a, const void *b) {
+    const int32_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* LRAT: record the hints of one checked lemma (`step`, -1 for the final conflict): the reasons of every
+ * literal behind `conflict` (a clause all false), or behind the variable `start` when the lemma has a
+ * literal fixed true (its reason is then the clause that ends false), in trail order, the end clause
+ * last.  The lemma's own literals (`lemma`, `size`) are given by its negation and are not followed. */
+static int record_hints(Checker *c, int32_t step, int32_t conflict, int32_t start, const int32_t *lemma, int32_t size) {
+    if (++c->seen_now == 0) {
+        memset(c->seen, 0, (size_t)(c->variables + 1) * sizeof(uint32_t));
+        c->seen_now = 1;
+    }
+    for (int32_t k = 0; k < size; k++) c->seen[lemma[k] >> 1] = c->seen_now;
+    int32_t end = conflict;
+    c->stack.n = 0;
+    c->order.n = 0;
+    if (start >= 0) {
+        end = c->reason[start];
+        c->seen[start] = c->seen_now;
+    }
+    if (!end) return vec_push(&c->hints, step + 2) && vec_push(&c->hints, 0); /* the formula's empty clause */
+    int32_t *clause = clause_at(c, end);
+    for (int32_t k = 0; k < clause[SIZE]; k++)
+        if (!vec_push(&c->stack, clause[HEADER + k] >> 1)) return 0;
+    while (c->stack.n) {
+        int32_t v = c->stack.data[--c->stack.n];
+        if (c->seen[v] == c->seen_now) continue;
+        c->seen[v] = c->seen_now;
+        int32_t ref = c->reason[v];
+        if (!ref || c->val[2 * v] == 0) continue; /* an assumption (the lemma's negation), or not assigned */
+        if (!vec_push(&c->order, c->pos[v]) || !vec_push(&c->order, ref)) return 0;
+        int32_t *r = clause_at(c, ref);
+        for (int32_t k = 0; k < r[SIZE]; k++) {
+            int32_t u = r[HEADER + k] >> 1;
+            if (c->seen[u] != c->seen_now && !vec_push(&c->stack, u)) return 0;
+        }
+    }
+    qsort(c->order.data, (size_t)(c->order.n / 2), 2 * sizeof(int32_t), by_position);
+    if (!vec_push(&c->hints, step + 2)) return 0; /* never 0, which ends a record */
+    for (int64_t i = 1; i < c->order.n; i += 2)
+        if (!vec_push(&c->hints, c->order.data[i])) return 0;
+    return vec_push(&c->hints, end) && vec_push(&c->hints, 0);
+}
+
+/* Whether the clause `ref` follows by RUP from the clauses alive; marks what it needs (and with LRAT,
+ * records the hints of step `step`). */
+static int implied(Checker *c, int32_t ref, int32_t step) {
     int32_t *clause = clause_at(c, ref);
     int32_t *lits = clause + HEADER;
     int64_t base = c->trail_n;
@@ -373,6 +439,7 @@ static int implied(Checker *c, int32_t ref) {
         int32_t li = lits[k];
         if (c->val[li] == 1) { /* fixed true (a clause's literals are distinct, so not assumed) */
             int ok = mark_reasons(c, 0, li >> 1);
+            if (ok && c->lrat) ok = record_hints(c, step, 0, li >> 1, lits, clause[SIZE]);
             backtrack(c, base);
             if (!ok) c->nomem = 1;
             return 1;
@@ -381,6 +448,7 @@ static int implied(Checker *c, int32_t ref) {
     }
     int conflict = propagate(c);
     if (conflict && !mark_reasons(c, c->conflict, -1)) c->nomem = 1;
+    if (conflict && c->lrat && !record_hints(c, step, c->conflict, -1, lits, clause[SIZE])) c->nomem = 1;
     backtrack(c, base);
     return conflict;
 }
@@ -524,7 +592,7 @@ static int mark_goals(Checker *c, Outcome *out, const int32_t *goals, int64_t co
 /* Pass 2: from the conflict (or the marked goals) back, check each lemma the refutation uses. */
 static void backward(Checker *c, Outcome *out) {
     c->top = c->trail_n; /* the conflict's own propagation counts as fixed */
-    if (c->refuted && !mark_reasons(c, c->conflict, -1)) {
+    if (c->refuted && (!mark_reasons(c, c->conflict, -1) || (c->lrat && !record_hints(c, -1, c->conflict, -1, NULL, 0)))) {
         out->code = TOO_LARGE;
         return;
     }
@@ -546,7 +614,7 @@ static void backward(Checker *c, Outcome *out) {
         clause_at(c, step)[FLAGS] |= DELETED;
         backtrack(c, c->step_trail.data[s]);
         if (!(clause_at(c, step)[FLAGS] & CORE)) continue;
-        int follows = implied(c, step);
+        int follows = implied(c, step, (int32_t)s);
         if (c->nomem) {
             out->code = TOO_LARGE;
             return;
@@ -561,12 +629,86 @@ static void backward(Checker *c, Outcome *out) {
     }
 }
 
+
+typedef struct {
+    char *data;
+    size_t n, cap;
+} Text;
+
+static int text_grow(Text *t, size_t more) {
+    if (t->n + more <= t->cap) return 1;
+    size_t cap = t->cap ? t->cap : 1 << 16;
+    while (cap < t->n + more) cap *= 2;
+    char *data = realloc(t->data, cap);
+    if (!data) return 0;
+    t->data = data;
+    t->cap = cap;
+    return 1;
+}
+
+static void text_int(Text *t, int64_t x) {
+    char digits[24];
+    int n = 0;
+    uint64_t u = x < 0 ? (uint64_t)(-x) : (uint64_t)x;
+    do digits[n++] = (char)('0' + u % 10);
+    while ((u /= 10));
+    if (x < 0) t->data[t->n++] = '-';
+    while (n) t->data[t->n++] = digits[--n];
+    t->data[t->n++] = ' ';
+}
+
+/* The LRAT text of the checked lemmas, in proof order (the records were made from the last back). */
+static int write_lrat(Checker *c, Text *t) {
+    int64_t records = 0;
+    for (int64_t i = 0; i < c->hints.n; i++) records += c->hints.data[i] == 0;
+    int64_t *starts = malloc((size_t)(records ? records : 1) * sizeof(int64_t));
+    if (!starts) return 0;
+    int64_t r = 0, at = 0;
+    for (int64_t i = 0; i < c->hints.n; i++)
+        if (c->hints.data[i] == 0) {
+            starts[r++] = at;
+            at = i + 1;
+        }
+    int64_t next = c->inputs;
+    int ok = 1;
+    for (int64_t k = records - 1; k >= 0 && ok; k--) {
+        const int32_t *rec = c->hints.data + starts[k];
+        int32_t step = rec[0] - 2;
+        int32_t ref = step >= 0 ? c->steps.data[step] : 0;
+        int32_t size = ref ? clause_at(c, ref)[SIZE] : 0;
+        int64_t hints = 0;
+        while (rec[1 + hints]) hints++;
+        if (!text_grow(t, (size_t)(size + hints + 4) * 13)) {
+            ok = 0;
+            break;
+        }
+        text_int(t, ++next);
+        if (ref) {
+            clause_at(c, ref)[ID] = (int32_t)next;
+            for (int32_t j = 0; j < size; j++) {
+                int32_t li = clause_at(c, ref)[HEADER + j];
+                text_int(t, li & 1 ? -(li >> 1) : li >> 1);
+            }
+        }
+        t->data[t->n++] = '0';
+        t->data[t->n++] = ' ';
+        for (int64_t j = 0; j < hints; j++) text_int(t, clause_at(c, rec[1 + j])[ID]);
+        if (!hints && step < 0 && c->empty_id) text_int(t, c->empty_id); /* the formula gives the empty clause */
+        t->data[t->n++] = '0';
+        t->data[t->n++] = '\n';
+        if (next >= INT32_MAX) ok = 0;
+    }
+    free(starts);
+    return ok;
+}
+
 static void release(Checker *c) {
     if (c->watches)
         for (int64_t i = 0; i < 2 * c->variables + 2; i++) free(c->watches[i].data);
     void *blocks[] = {c->watches, c->val,        c->stamp,           c->reason,         c->pos,
                       c->marked,  c->trail,      c->arena.data,      c->buckets,        c->steps.data,
-                      c->step_lines.data, c->step_trail.data, c->scratch.data, c->stack.data, c->touched.data};
+                      c->step_lines.data, c->step_trail.data, c->scratch.data, c->stack.data, c->touched.data,
+                      c->hints.data, c->seen, c->order.data};
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) free(blocks[i]);
 }
 
@@ -583,30 +725,44 @@ static int load(Checker *c, const int32_t *formula, int64_t count) {
     c->trail = malloc(variables * sizeof(int32_t));
     c->buckets = calloc(buckets, sizeof(int32_t));
     c->mask = buckets - 1;
+    c->seen = c->lrat ? calloc(variables, sizeof(uint32_t)) : NULL;
     if (!c->val || !c->stamp || !c->watches || !c->reason || !c->pos || !c->marked || !c->trail || !c->buckets ||
-        !vec_push(&c->arena, 0))
+        (c->lrat && !c->seen) || !vec_push(&c->arena, 0))
         return 0;
     c->scratch.n = 0;
+    int32_t id = 0;
     for (int64_t i = 0; i < count; i++) {
         int32_t lit = formula[i];
         if (lit != 0) {
             if (!vec_push(&c->scratch, lit_index(lit))) return 0;
             continue;
         }
-        int32_t ref;
+        int32_t ref = 0;
+        id++;
+        if (c->scratch.n == 0 && !c->empty_id) c->empty_id = id;
         if (!c->refuted && !add_clause(c, &ref)) return 0;
+        if (ref) clause_at(c, ref)[ID] = id;
         c->scratch.n = 0;
     }
+    c->inputs = id;
     return 1;
 }
 
 static PyObject *check(PyObject *self, PyObject *args) {
     Py_buffer formula, proof, goals = {0};
     long long variables, max_line;
-    if (!PyArg_ParseTuple(args, "y*Ly*L|y*", &formula, &variables, &proof, &max_line, &goals)) return NULL;
+    PyObject *goals_obj = Py_None;
+    int lrat = 0;
+    if (!PyArg_ParseTuple(args, "y*Ly*L|Op", &formula, &variables, &proof, &max_line, &goals_obj, &lrat)) return NULL;
+    if (goals_obj != Py_None && PyObject_GetBuffer(goals_obj, &goals, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&formula);
+        PyBuffer_Release(&proof);
+        return NULL;
+    }
     Checker c;
     memset(&c, 0, sizeof c);
     c.variables = variables;
+    c.lrat = lrat;
     const int32_t *lits = formula.buf;
     int64_t count = formula.len / (Py_ssize_t)sizeof(int32_t);
     const int32_t *goal_lits = goals.buf;
@@ -622,7 +778,8 @@ static PyObject *check(PyObject *self, PyObject *args) {
                                                  : "the goals do not end with 0");
         return NULL;
     }
-    int loaded;
+    int loaded, written = 1;
+    Text text = {0};
     Outcome out = {TOO_LARGE, 0, 0, 0, 0, 0, NULL};
     Py_BEGIN_ALLOW_THREADS
     loaded = load(&c, lits, count);
@@ -632,13 +789,15 @@ static PyObject *check(PyObject *self, PyObject *args) {
             if (!mark_goals(&c, &out, goal_lits, goal_count)) out.code = TOO_LARGE;
         }
         if (out.code == VALID_CONFLICT || out.code == DERIVED) backward(&c, &out);
+        if (lrat && (out.code == VALID_CONFLICT || out.code == DERIVED)) written = write_lrat(&c, &text);
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&formula);
     PyBuffer_Release(&proof);
     if (goals.buf) PyBuffer_Release(&goals);
-    if (!loaded || out.code == TOO_LARGE) {
+    if (!loaded || out.code == TOO_LARGE || !written) {
         release(&c);
+        free(text.data);
         return PyErr_NoMemory();
     }
     PyObject *detail;
@@ -655,21 +814,38 @@ static PyObject *check(PyObject *self, PyObject *args) {
         detail = Py_NewRef(Py_None);
     }
     release(&c);
-    if (!detail) return NULL;
-    return Py_BuildValue("iLLLLN", out.code, (long long)out.line, (long long)out.lemmas, (long long)out.deletions,
-                         (long long)out.checked, detail);
+    PyObject *lrat_text = Py_NewRef(Py_None);
+    if (lrat && (out.code == VALID_CONFLICT || out.code == DERIVED)) {
+        Py_DECREF(lrat_text);
+        lrat_text = PyBytes_FromStringAndSize(text.data ? text.data : "", (Py_ssize_t)text.n);
+    }
+    free(text.data);
+    if (!detail || !lrat_text) {
+        Py_XDECREF(detail);
+        Py_XDECREF(lrat_text);
+        return NULL;
+    }
+    if (!lrat) {
+        Py_DECREF(lrat_text);
+        return Py_BuildValue("iLLLLN", out.code, (long long)out.line, (long long)out.lemmas, (long long)out.deletions,
+                             (long long)out.checked, detail);
+    }
+    return Py_BuildValue("iLLLLNN", out.code, (long long)out.line, (long long)out.lemmas, (long long)out.deletions,
+                         (long long)out.checked, detail, lrat_text);
 }
 
 static PyMethodDef methods[] = {
     {"check", check, METH_VARARGS,
-     "check(formula, variables, proof, max_line[, goals]) -> (code, line, lemmas, deletions, checked, detail)\n\n"
+     "check(formula, variables, proof, max_line[, goals[, lrat]]) -> (code, line, lemmas, deletions, checked,\n"
+     "detail[, lrat])\n\n"
      "formula: native int32 literals, each clause ended by 0; proof: DRUP text bytes.\n"
      "code 1: refuted, every lemma it uses checked ('checked' of them); 2: the lemma on 'line' does\n"
      "not follow (detail: its literals); 3: no conflict is reached; 4: 'line' does not parse\n"
      "(detail: why).\n"
-     "goals (int32 clauses like formula): with no conflict, each goal must be a clause alive at the end\n"
-     "of the proof, and the lemmas they rest on are checked: code 6, every goal derived; 7, goal\n"
-     "number 'line' (from 1) is not among the clauses at the end."},
+     "goals (int32 clauses like formula, or None): with no conflict, each goal must be a clause alive at\n"
+     "the end of the proof, and the lemmas they rest on are checked: code 6, every goal derived; 7, goal\n"
+     "number 'line' (from 1) is not among the clauses at the end.\n"
+     "lrat (true): one more item, the LRAT text of the lemmas checked (bytes; None unless code 1 or 6)."},
     {NULL, NULL, 0, NULL},
 };
 

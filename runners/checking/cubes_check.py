@@ -219,19 +219,28 @@ def read_lemmas(path: Path, variables: int) -> array:
 
 
 def check_node(
-    formula: array, variables: int, node: SplitNode, proof_path: Path, passed_on: list[array], goals: array | None
+    formula: array,
+    variables: int,
+    node: SplitNode,
+    proof_path: Path,
+    passed_on: list[array],
+    goals: array | None,
+    lrat: bool = False,
 ) -> CheckReport:
-    """One node's proof: a refutation (a leaf), or a derivation of ``goals`` (a node that splits)."""
+    """One node's proof: a refutation (a leaf), or a derivation of ``goals`` (a node that splits).
+
+    With ``lrat`` the report carries the proof as LRAT (:func:`.rup_check.check_proof`).
+    """
     base = premises(formula, node.cube, passed_on)
     goal_clauses = None if goals is None else unflatten(goals)
     try:
         with input_limits.open_input(proof_path, DRUP) as stream:
             if input_limits.regular_size(proof_path, DRUP) == 0:
-                return check_proof(base, b"", variables, goals=goal_clauses)
+                return check_proof(base, b"", variables, goals=goal_clauses, lrat=lrat)
             with mmap.mmap(stream.inner.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
                 skip = len(input_limits.BOM) if mapped[:3] == input_limits.BOM else 0
                 with memoryview(mapped) as view:
-                    return check_proof(base, view[skip:], variables, goals=goal_clauses)
+                    return check_proof(base, view[skip:], variables, goals=goal_clauses, lrat=lrat)
     except InputError as exc:
         raise CertificateError(str(exc)) from None
     except MemoryError:
@@ -314,8 +323,25 @@ def _node_files(cubes_path: Path, nodes: list[SplitNode]) -> dict[int, tuple[Pat
     return files
 
 
-def check_cubes(board: Board, cubes_path: Path) -> Verdict:
-    """Whether the cubes certificate named by ``NAME.cubes`` proves ``board`` unsolvable."""
+@dataclass(frozen=True)
+class Split:
+    """A cubes certificate read and found sound in its formula and its cover: what each node is checked against."""
+
+    formula: array  # the board's own clauses, flat
+    variables: int
+    nodes: list[SplitNode]
+    parents: dict[int, int | None]
+    files: dict[int, tuple[Path, Path]]  # node -> its proof, its lemmas
+    passed: dict[int, array]  # a splitting node -> the clauses it passes on (its goals), flat
+    above: dict[int, list[array]]  # node -> its ancestors' clauses, each file once
+
+    def premises(self, node: SplitNode) -> array:
+        """The clauses the node's proof is checked against: the formula, its cube's units, its ancestors'."""
+        return premises(self.formula, node.cube, self.above[node.node])
+
+
+def read_certificate(board: Board, cubes_path: Path) -> Split | Verdict:
+    """The split of ``NAME.cubes`` with its nodes' clauses, or the verdict when its formula or cover fails."""
     stem = stem_of(cubes_path)
     cnf_path, vars_path = cubes_path.with_name(stem + ".cnf"), cubes_path.with_name(stem + ".vars.json")
     for path in (cnf_path, vars_path):
@@ -339,14 +365,25 @@ def check_cubes(board: Board, cubes_path: Path) -> Verdict:
             if key not in lemma_sets:
                 lemma_sets[key] = read_lemmas(files[n.node][1], variables)
     passed = {n.node: lemma_sets[passed_on.identity[n.node]] for n in nodes if n.split is not None}
+    above = {n.node: [lemma_sets[key] for key in passed_on.above[n.node]] for n in nodes}
     formula = array("i")
     for clause in own.formula.clauses:
         formula.extend(clause)
         formula.append(0)
+    return Split(formula, variables, nodes, parents, files, passed, above)
+
+
+def check_cubes(board: Board, cubes_path: Path) -> Verdict:
+    """Whether the cubes certificate named by ``NAME.cubes`` proves ``board`` unsolvable."""
+    split = read_certificate(board, cubes_path)
+    if isinstance(split, Verdict):
+        return split
+    nodes, files = split.nodes, split.files
 
     def one(n: SplitNode) -> CheckReport:
-        above = [lemma_sets[key] for key in passed_on.above[n.node]]
-        return check_node(formula, variables, n, files[n.node][0], above, passed.get(n.node))
+        return check_node(
+            split.formula, split.variables, n, files[n.node][0], split.above[n.node], split.passed.get(n.node)
+        )
 
     threads = max(1, min(len(nodes), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="sigmar-cubes-check") as pool:

@@ -50,6 +50,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 _drup: ModuleType | None
 try:
@@ -91,6 +92,7 @@ class CheckReport:
     message: str
     failed_at: int | None = None
     malformed: bool = False  # the text does not parse (then ``message`` says where)
+    lrat: bytes | None = None  # with ``lrat=True`` and a valid proof: the lemmas checked, with their hints
 
 
 def parse_dimacs(text: str) -> tuple[int, list[Clause]]:
@@ -222,6 +224,7 @@ def check_proof(
     variables: int | None = None,
     engine: str | None = None,
     goals: list[Clause] | None = None,
+    lrat: bool = False,
 ) -> CheckReport:
     """Check a DRUP proof text (bytes) against ``clauses``; literals may name variables 1..``variables``.
 
@@ -230,7 +233,10 @@ def check_proof(
     allocate per variable, and a lemma gains nothing from a variable no clause names).
     ``engine`` is ``c`` or ``pysat`` (default: :func:`default_engine`).  A proof that does not
     parse is an invalid proof.  With ``goals`` the proof need not refute: it is valid when each
-    goal follows by RUP from the clauses at its end (or when it refutes after all).
+    goal follows by RUP from the clauses at its end (or when it refutes after all).  With ``lrat``
+    (the ``c`` engine only), a valid proof's report carries it as LRAT: the lemmas checked, each with
+    the clauses its reverse unit propagation used (:mod:`.lrat_check` reads it; the clauses are IDs
+    1..m in the order given).
     """
     start = time.perf_counter()
     flat = clauses if isinstance(clauses, array) else _flatten(clauses)
@@ -239,6 +245,8 @@ def check_proof(
     ok, why = engine_available(engine)
     if not ok:
         raise ValueError(why)
+    if lrat and engine != "c":
+        raise ValueError(f"LRAT is written by the c engine only: {_DRUP_MISSING or 'ask for engine c'}")
     proof_lines = 0
     if goals is not None:  # the goals are read after the proof, as lemmas; their lines are counted past its end
         text = bytes(proof)
@@ -260,28 +268,36 @@ def check_proof(
             report = CheckReport(False, counted[0], counted[1], 0, 0.0, str(exc), malformed=True)
         return replace(_about_goals(report, proof_lines, goals), seconds=time.perf_counter() - start)
     assert _drup is not None
-    if goals is None:
+    written = None
+    if lrat:
+        answer = _drup.check(flat, bound, proof, MAX_LINE, None if goals is None else _flatten(goals), True)
+        code, line, lemmas, deletions, checked, detail, written = answer
+    elif goals is None:
         code, line, lemmas, deletions, checked, detail = _drup.check(flat, bound, proof, MAX_LINE)
     else:
         code, line, lemmas, deletions, checked, detail = _drup.check(flat, bound, proof, MAX_LINE, _flatten(goals))
     valid = code in (1, 6)
-    if code == 1:
-        message = f"unit propagation reaches a conflict, and the {checked:,} lemmas it uses follow"
-    elif code == 6:
-        message = f"each clause to derive follows ({len(goals or []):,}), with the {checked:,} lemmas checked"
-    elif code == 2:
-        shown = " ".join(map(str, detail or [])) or "the empty clause"
-        message = f"lemma on proof line {line} ({shown}) does not follow by unit propagation"
-    elif code == 3:
-        message = "every lemma checks but no conflict is reached"
-    elif code == 7:  # cannot happen: each goal was read as a lemma, so it is alive at the end
-        message = f"derived clause {line} is not among the clauses at the end of the proof"
-    else:
-        message = f"proof line {line}: {detail} ({bound} variables)"
+    message = _c_message(code, line, checked, detail, len(goals or []), bound)
     failed_at = line if code == 2 else None
     seconds = time.perf_counter() - start
-    report = CheckReport(valid, lemmas, deletions, checked, seconds, message, failed_at, malformed=code == 4)
+    report = CheckReport(valid, lemmas, deletions, checked, seconds, message, failed_at, code == 4, written)
     return _about_goals(report, proof_lines, goals)
+
+
+def _c_message(code: int, line: int, checked: int, detail: Any, goals: int, bound: int) -> str:
+    """What the C engine's answer means, in a sentence."""
+    if code == 1:
+        return f"unit propagation reaches a conflict, and the {checked:,} lemmas it uses follow"
+    if code == 6:
+        return f"each clause to derive follows ({goals:,}), with the {checked:,} lemmas checked"
+    if code == 2:
+        shown = " ".join(map(str, detail or [])) or "the empty clause"
+        return f"lemma on proof line {line} ({shown}) does not follow by unit propagation"
+    if code == 3:
+        return "every lemma checks but no conflict is reached"
+    if code == 7:  # cannot happen: each goal was read as a lemma, so it is alive at the end
+        return f"derived clause {line} is not among the clauses at the end of the proof"
+    return f"proof line {line}: {detail} ({bound} variables)"
 
 
 def _flatten(clauses: Iterable[Clause]) -> array:

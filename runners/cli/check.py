@@ -41,7 +41,7 @@ from sigmar.runners.checking.play_bound_check import PLAY_BOUND_FORMAT
 from sigmar.runners.checking.verdict import CertificateError, Verdict
 from sigmar.runners.cli.board_args import selected_names
 from sigmar.runners.cli.conventions import follow
-from sigmar.runners.cli.options import BOARD_ARGUMENT_HELP
+from sigmar.runners.cli.options import BOARD_ARGUMENT_HELP, writable_folder
 
 # The header format of a certificate file that is one JSON header line and states -> its kind.
 FILE_KINDS = {DEAD_STATES_FORMAT: "dead-states", PLAY_BOUND_FORMAT: "play-bound"}
@@ -70,6 +70,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "answer for a board of FILE that was not picked is skipped)",
     )
     parser.add_argument("certificate", metavar="CERT", help="the certificate or answers file")
+    parser.add_argument(
+        "--lrat",
+        action="store_true",
+        help="check a drup or cubes certificate's every refutation a second way: the C checker writes the lemmas "
+        "it checked with their hints (LRAT) and a short LRAT checker of its own checks those (docs/certificates.md)",
+    )
+    parser.add_argument(
+        "--export",
+        type=writable_folder,
+        metavar="DIR",
+        help="write a drup or cubes certificate's every refutation into DIR as a pair a standard checker reads "
+        "(NAME.cnf and NAME.drup for drat-trim, NAME.lrat for lrat-check) with manifest.json saying what each "
+        "pair proves (docs/certificates.md); nothing is written for an invalid certificate",
+    )
     follow(
         parser,
         boards=True,
@@ -87,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
     if first is None:
         raise CertificateError(f"{cert}: holds no certificate and no answer")
     if first.answer:
+        if args.lrat or args.export:
+            raise CertificateError(f"{cert}: --lrat and --export take a drup or cubes certificate, not an answers file")
         return _check_answers(boards, every, itertools.chain([first], items), args)
     return _check_certificates(boards, every, itertools.chain([first], items), args)
 
@@ -128,6 +144,7 @@ def _check_certificates(boards: list[Board], every: set[str], items: Iterable[It
         start = time.perf_counter()
         try:
             verdict = check_claim(board, record, base=cert.parent)  # each kind for what it proves
+            verdict = _travel(board, record, verdict, cert, args)
         except CertificateError as exc:
             raise CertificateError(f"{cert}: board {board.name!r}: {exc}") from None
         seconds = time.perf_counter() - start
@@ -137,6 +154,23 @@ def _check_certificates(boards: list[Board], every: set[str], items: Iterable[It
     if not checked:
         raise CertificateError(f"{cert}: holds no certificate for the boards picked")
     return 0 if all_valid else 3
+
+
+def _travel(board: Board, record: dict[str, Any], verdict: Verdict, cert: Path, args: argparse.Namespace) -> Verdict:
+    """With --lrat, the verdict of the LRAT re-check too; with --export, the pairs written (valid proofs only)."""
+    if not (args.lrat or args.export) or not verdict.valid:
+        return verdict
+    from sigmar.runners.checking.travel import export, lrat_recheck
+
+    if args.lrat:
+        second = lrat_recheck(board, record, base=cert.parent)
+        verdict = Verdict(second.valid, f"{verdict.reason}; {second.reason}", verdict.proves if second.valid else "")
+    if args.export and verdict.valid:
+        manifest = export(board, record, args.export, base=cert.parent)
+        pairs = len(json.loads(manifest.read_text())["pairs"])
+        said = f"{pairs} pair{'s' if pairs != 1 else ''} for a standard checker in {manifest}"
+        verdict = Verdict(verdict.valid, f"{verdict.reason}; {said}", verdict.proves)
+    return verdict
 
 
 def _check_answers(boards: list[Board], every: set[str], answers: Iterable[Item], args: argparse.Namespace) -> int:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
-from sigmar.models.result import Status
+from sigmar.models.board import Board
+from sigmar.models.result import CertificateKind, Result, Status
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.cli.conventions import AnswersOutput, Summary, add_answers_output, add_time_limit, follow
 from sigmar.runners.cli.options import (
@@ -17,6 +19,7 @@ from sigmar.runners.cli.options import (
     dask_client,
     read_board_files,
     seconds,
+    writable_folder,
 )
 from sigmar.runners.prove import DEFAULT_PROVER, PROVERS, Proved, Prover
 from sigmar.runners.render.answer_json import exit_code, result_json, summary_line
@@ -70,6 +73,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="ADDR",
         help="with --cubes: refute the cubes on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786)",
     )
+    parser.add_argument(
+        "--export",
+        type=writable_folder,
+        metavar="DIR",
+        help="also write each drup or cubes certificate's every refutation into DIR/NAME (NAME the certificate's "
+        "stem) as pairs a standard checker reads: NAME.cnf and NAME.drup for drat-trim, NAME.lrat for an LRAT "
+        "checker, with manifest.json saying what each pair proves and what it cannot (docs/certificates.md)",
+    )
     add_answers_output(parser)
     follow(parser, boards=True)
     parser.set_defaults(run=run)
@@ -98,11 +109,30 @@ def run(args: argparse.Namespace) -> int:
             proved = engine.prove(board, args.time_limit)
             result = proved.result
             results.append(result)
-            answers.write(result_json(board, result, **proved.json_extra()))
+            extra = proved.json_extra()
+            exported = None if args.export is None else _export(board, result, args.export)
+            if args.export is not None:
+                extra["export"] = exported
+            answers.write(result_json(board, result, **extra))
             if table:  # each board as it is done: a long run shows its progress
-                print(fixed_row(row(board.name, proved), widths, width), flush=True)
+                print(fixed_row(row(board.name, proved, exported), widths, width), flush=True)
     summary.print(results)
     return exit_code(results)
+
+
+def _export(board: Board, result: Result, folder: Path) -> str | None:
+    """The manifest of the board's certificate exported into ``folder``/STEM (drup and cubes only), else None."""
+    certificate = result.certificate
+    if result.status is not Status.UNSOLVABLE or not result.checked or certificate is None or not certificate.file:
+        return None
+    if certificate.kind not in (CertificateKind.DRUP, CertificateKind.CUBES):
+        return None
+    from sigmar.runners.checking.travel import export
+
+    file = Path(certificate.file)
+    stem = file.name.removesuffix(".drup").removesuffix(".cubes")
+    record = {"kind": certificate.kind.value, "file": str(file)}
+    return str(export(board, record, folder / stem, temporary=certificate.temporary))
 
 
 def _engine(args: argparse.Namespace, proofs: ProofStore) -> Any:
@@ -122,7 +152,7 @@ def _engine(args: argparse.Namespace, proofs: ProofStore) -> Any:
     )
 
 
-def row(name: str, proved: Proved) -> tuple[str, ...]:
+def row(name: str, proved: Proved, exported: str | None = None) -> tuple[str, ...]:
     """One line of the table; text, not markup, as board names and paths may hold square brackets."""
     result = proved.result
     unsolvable = result.status is Status.UNSOLVABLE
@@ -132,6 +162,8 @@ def row(name: str, proved: Proved) -> tuple[str, ...]:
         detail += f" [{certificate.file}]"
     if result.message and result.status is not Status.ERROR:
         detail += f" ({result.message})"
+    if exported:
+        detail += f"; exported: {exported}"
     if "preferred" in proved.details:
         detail += f"; {proved.details['preferred']}"
     if proved.corroboration:
