@@ -9,8 +9,9 @@ imports keep working.  Everything else is internal.  ``Position`` is the rule en
 playing a move, whether the board is clear), so that a plugin reuses the rules rather than
 writing them again.
 
-The package stays cheap to import (no solver package, no numpy): a plugin
-imports it when ``sigmar backends`` lists it.
+The package stays cheap to import (no solver package, no numpy; each name imported from its
+home on first use): a plugin imports it when ``sigmar backends`` lists it, and every command imports
+it, being inside it.
 """
 
 from __future__ import annotations
@@ -21,9 +22,31 @@ from pkgutil import extend_path
 # root) must not hide the installed subpackages, which a regular install puts in another ``sigmar/``.
 __path__ = extend_path(__path__, __name__)
 
-from sigmar.encoders.backend import Backend
-from sigmar.models.board import Board
-from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
-from sigmar.models.rules import Position
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sigmar.encoders.backend import Backend
+    from sigmar.models.board import Board
+    from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
+    from sigmar.models.rules import Position
 
 __all__ = ["Backend", "Board", "Certificate", "CertificateKind", "Move", "Position", "Reason", "Result", "Status"]
+_HOMES = {
+    "Backend": "sigmar.encoders.backend",
+    "Board": "sigmar.models.board",
+    **dict.fromkeys(("Certificate", "CertificateKind", "Move", "Reason", "Result", "Status"), "sigmar.models.result"),
+    "Position": "sigmar.models.rules",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Each name imported from its home on first use: every command imports this package (``sigmar.runners``
+    is inside it), and ``sigmar --help`` or a one-board solve has no use for the plugin API's base class."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'sigmar' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

@@ -118,16 +118,16 @@ def test_s1_certify_only_stamps_checked_on_a_proof_of_unsolvability(
 ) -> None:
     """The runner's gate: a certificate is checked only when its verdict proves unsolvability, not when it is
     merely valid (a verdict of a play-bound, were one ever to reach it)."""
-    from sigmar.runners.checking import certify as certify_module
+    from sigmar.runners.checking import certificates  # certify imports its check_certificate when it checks
 
     board = next(b for b in parse_boards(SMALL.read_text(), "small") if "salt must take" in b.name)
     claim = Result(Status.UNSOLVABLE, "x", reason=Reason.STATIC, certificate=Certificate(CertificateKind.COUNTS))
     with ProofStore(tmp_path) as store:
         counts = certify(board, claim, store)
         assert not counts.checked and "counts alone prove nothing" in counts.message
-        monkeypatch.setattr(certify_module, "check_certificate", lambda *_, **__: Verdict(True, "a bound", PLAY_BOUND))
+        monkeypatch.setattr(certificates, "check_certificate", lambda *_, **__: Verdict(True, "a bound", PLAY_BOUND))
         assert not certify(board, claim, store).checked
-        monkeypatch.setattr(certify_module, "check_certificate", lambda *_, **__: Verdict(True, "shown", UNSOLVABLE))
+        monkeypatch.setattr(certificates, "check_certificate", lambda *_, **__: Verdict(True, "shown", UNSOLVABLE))
         assert certify(board, claim, store).checked
 
 

@@ -273,11 +273,11 @@ def test_cli_table_keeps_square_brackets(tmp_path: Path, capsys: pytest.CaptureF
 
 def test_a_certificate_that_does_not_check_is_a_wrong_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     needs_cnf()
-    from sigmar.runners.checking import certify
+    from sigmar.runners.checking import certificates  # certify imports its check_certificate when it checks
     from sigmar.runners.checking.verdict import Verdict
 
     board = unsolvable_without_static_reason(5)
-    monkeypatch.setattr(certify, "check_certificate", lambda board, certificate: Verdict(False, "tampered"))
+    monkeypatch.setattr(certificates, "check_certificate", lambda board, certificate: Verdict(False, "tampered"))
     proved = prove(board, 60, corroborate_limit=None)
     assert not proved.checked and proved.result.wrong and "tampered" in proved.result.message
     assert exit_code([proved.result]) == 3

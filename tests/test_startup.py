@@ -96,3 +96,109 @@ def test_the_listing_of_help_is_each_subcommands_own_summary() -> None:
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     assert {action.dest: action.help for action in sub._choices_actions} == cli.SUBCOMMANDS
     assert list(sub.choices) == list(cli.SUBCOMMANDS)
+
+
+# What a one-board solve may import of sigmar (issue 48): the command line, the parser, the rules, the
+# search, the replay and the output, and the race that runs them.  A module that joins this path is a cost
+# every `sigmar solve` pays: add it here only when a solvable board needs it, else import it where it is
+# used (the certificates and their checkers, for instance, only for an "unsolvable").
+ONE_BOARD = frozenset(
+    {
+        "sigmar",
+        # the command line
+        "sigmar.runners",
+        "sigmar.runners.cli",
+        "sigmar.runners.cli.solve",
+        "sigmar.runners.cli.conventions",
+        "sigmar.runners.cli.options",
+        "sigmar.runners.cli.board_args",
+        "sigmar.runners.lifetime",
+        "sigmar.encoders.processes",
+        "sigmar.encoders.processes.guard",
+        # the parser and the rules
+        "sigmar.models",
+        "sigmar.models.board",
+        "sigmar.models.boardfile",
+        "sigmar.models.cached",
+        "sigmar.models.counting",
+        "sigmar.models.errors",
+        "sigmar.models.hexgrid",
+        "sigmar.models.input_limits",
+        "sigmar.models.output_files",
+        "sigmar.models.result",
+        "sigmar.models.rules",
+        "sigmar.models.tiles",
+        # the search
+        "sigmar.encoders",
+        "sigmar.encoders.backend",
+        "sigmar.encoders.exports",
+        "sigmar.encoders.plugins",
+        "sigmar.encoders.registry",
+        "sigmar.encoders.search",
+        "sigmar.encoders.search.backend",
+        "sigmar.encoders.search.engine",
+        "sigmar.encoders.search.moves",
+        "sigmar.encoders.search.pruning",
+        "sigmar.encoders.search.state",
+        "sigmar.models.bits",
+        "sigmar.models.facts",
+        "sigmar.models.stuck_sets",
+        # the race, the replay and the grading of an answer
+        "sigmar.runners.race",
+        "sigmar.runners.checking",
+        "sigmar.runners.checking.certify",
+        "sigmar.runners.checking.count_grade",
+        "sigmar.runners.checking.grading",
+        "sigmar.runners.checking.intake",
+        "sigmar.runners.checking.replay",
+        "sigmar.runners.checking.trust",
+        "sigmar.runners.statistics",
+        "sigmar.runners.statistics.scores",
+        # the output
+        "sigmar.models.solution",
+        "sigmar.runners.render",
+        "sigmar.runners.render.answer_json",
+        "sigmar.runners.render.columns",
+    }
+)
+# Of the standard library, what a one-board solve had no use for and once imported: platform (a version
+# string), hashlib and tempfile (a proof folder no solvable board writes to).
+NOT_FOR_ONE_BOARD = ("platform", "hashlib")
+
+
+def sigmar_modules_after(*argv: str) -> tuple[int, set[str]]:
+    """The exit status of ``sigmar ARGV`` and every module it imported."""
+    run = subprocess.run([sys.executable, "-c", REPORT, *argv], capture_output=True, text=True, timeout=120)
+    line = next((x for x in run.stderr.splitlines() if x.startswith("MODULES=")), None)
+    assert line is not None, run.stderr
+    return run.returncode, set(json.loads(line.removeprefix("MODULES=")))
+
+
+@pytest.mark.parametrize("argv", [(), ("-b", "search"), ("--json",)], ids=["race", "search", "json"])
+def test_a_one_board_solve_imports_only_what_it_uses(argv: tuple[str, ...], one_board: Path) -> None:
+    code, imported = sigmar_modules_after("solve", str(one_board), *argv)
+    assert code == 0
+    ours = {name for name in imported if name.split(".")[0] == "sigmar"}
+    assert ours <= ONE_BOARD, f"a one-board solve imported {sorted(ours - ONE_BOARD)}"
+    assert imported.isdisjoint(NOT_FOR_ONE_BOARD), f"imported {sorted(imported & set(NOT_FOR_ONE_BOARD))}"
+
+
+def test_sigmar_help_imports_no_module_of_sigmar_but_its_command_line() -> None:
+    """``sigmar --help`` lists the commands from a table: the plugin API (``sigmar``'s own names) is
+    imported on first use, so it costs the help nothing."""
+    code, imported = sigmar_modules_after("--help")
+    assert code == 0
+    ours = {name for name in imported if name.split(".")[0] == "sigmar"}
+    assert ours == {"sigmar", "sigmar.runners", "sigmar.runners.cli"}
+
+
+def test_an_unsolvable_board_imports_the_certificate_checks(tmp_path: Path) -> None:
+    """The list above can fail: a board the search refutes brings its certificate and the checkers in."""
+    blocks = (ROOT / "instances" / "small.txt").read_text().split("\n\n")
+    refuted = next(b for b in blocks if "[unsolvable: search]" in b)
+    path = tmp_path / "refuted.txt"
+    path.write_text(refuted.strip() + "\n")
+    code, imported = sigmar_modules_after("solve", str(path), "-b", "search")
+    assert code == 0
+    assert {"sigmar.encoders.search.certificates", "sigmar.runners.checking.certificates"} <= imported
+    assert not {name for name in imported if name.startswith("sigmar.")} <= ONE_BOARD

@@ -15,13 +15,12 @@ at the start off, for measuring).
 from __future__ import annotations
 
 import gc
-import platform
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from sigmar.encoders.backend import Backend
-from sigmar.encoders.search.certificates import Solvable, TooLarge, dead_states, dead_states_text, stuck_witness
 from sigmar.encoders.search.engine import Engine, Outcome
 from sigmar.models.bits import tile_ids
 from sigmar.models.board import Board
@@ -60,7 +59,7 @@ class SearchBackend(Backend):
 
     @classmethod
     def version(cls) -> str:
-        return f"sigmar-search 1 (Python {platform.python_version()})"
+        return f"sigmar-search 1 (Python {sys.version.split()[0]})"
 
     @classmethod
     def subs(cls) -> tuple[str, ...]:
@@ -155,6 +154,9 @@ class SearchBackend(Backend):
             return Result(
                 Status.UNSOLVABLE, self.name, seconds, reason=reason, explanation=outcome.explanation, **extra
             )
+
+        # Imported only for an "unsolvable": a solvable board's run does not pay for the certificates.
+        from sigmar.encoders.search.certificates import Solvable, TooLarge, dead_states, dead_states_text, stuck_witness
 
         reason = Reason.EXHAUSTED if outcome.why == "exhausted" else Reason.STATIC
         stuck = stuck_witness(engine, engine.full)

@@ -10,23 +10,17 @@ any backend.  Only a certificate that passed makes an "unsolvable" an answer.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
-from sigmar.encoders import order_model
 from sigmar.models.board import Board
-from sigmar.models.boardfile import format_board
 from sigmar.models.output_files import cannot_write, write_file
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Reason, Result, Status
-from sigmar.runners.checking.certificates import check_certificate
-from sigmar.runners.checking.fresh_formula import fresh, release
-from sigmar.runners.checking.verdict import CertificateError
 
 
 def proof_stem(board: Board) -> str:
@@ -35,26 +29,47 @@ def proof_stem(board: Board) -> str:
     Two boards that share a name (two files, or two runs on one folder) get
     different stems; the same board always gets the same one.
     """
+    import hashlib
+
+    from sigmar.models.boardfile import format_board
+
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", board.name).strip("._-")[:80] or "board"
     digest = hashlib.sha256(format_board(board, with_name=False).encode()).hexdigest()[:10]
     return f"{name}-{digest}"
 
 
 class ProofStore:
-    """The folder certificate files go to: ``--proof-dir``, or a temporary one removed on close."""
+    """The folder certificate files go to: ``--proof-dir``, or a temporary one removed on close.
+
+    The temporary folder is made when a certificate is first written (most runs of a solvable board
+    write none, and a one-board solve should not pay for ``tempfile`` and a folder it never uses).
+    """
 
     def __init__(self, directory: Path | None = None) -> None:
-        self._temporary = tempfile.TemporaryDirectory(prefix="sigmar-proofs-") if directory is None else None
-        folder = Path(self._temporary.name) if self._temporary is not None else directory
-        assert folder is not None
-        self.path: Path = folder
-        self.path.mkdir(parents=True, exist_ok=True)
+        self._directory = directory
+        self._temporary: Any = None  # a tempfile.TemporaryDirectory, once made
+        self._path: Path | None = None
+        if directory is not None:
+            self.path.mkdir(parents=True, exist_ok=True)  # a --proof-dir that cannot be made: said at the start
         self._used: set[str] = set()
+
+    @property
+    def path(self) -> Path:
+        """The folder, made now if it is the temporary one and not made yet."""
+        if self._path is None:
+            if self._directory is not None:
+                self._path = self._directory
+            else:
+                import tempfile
+
+                self._temporary = tempfile.TemporaryDirectory(prefix="sigmar-proofs-")
+                self._path = Path(self._temporary.name)
+        return self._path
 
     @property
     def kept(self) -> bool:
         """Whether the files outlive the run (a ``--proof-dir`` was given)."""
-        return self._temporary is None
+        return self._directory is not None
 
     def close(self) -> None:
         if self._temporary is not None:
@@ -131,9 +146,13 @@ def with_formula(board: Board, certificate: Certificate) -> Certificate:
     model as ``NAME.drcp-model``, always the runner's, whatever the prover sent.
     """
     if certificate.kind is CertificateKind.DRCP:
+        from sigmar.encoders import order_model
+
         return replace(certificate, texts={**certificate.texts, ".drcp-model": order_model.build(board).text()})
     if certificate.kind is not CertificateKind.DRUP or ".cnf" in certificate.texts:
         return certificate
+    from sigmar.runners.checking.fresh_formula import fresh
+
     own = fresh(board)
     return replace(certificate, texts={**certificate.texts, ".cnf": own.text, ".vars.json": own.sidecar})
 
@@ -151,6 +170,11 @@ def certify(board: Board, result: Result, store: ProofStore) -> Result:
         certificate = Certificate(CertificateKind.COUNTS)
     if certificate is None:
         return result
+    # Imported only for an "unsolvable": a solvable board's run needs none of the checkers.
+    from sigmar.runners.checking.certificates import check_certificate
+    from sigmar.runners.checking.fresh_formula import release
+    from sigmar.runners.checking.verdict import CertificateError
+
     certificate = store.write(board, with_formula(board, certificate))
     start = time.perf_counter()
     try:
