@@ -82,6 +82,40 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(base_of "$VENV/bin/python")" != "$(base_o
 fi
 # The cpmpy extra: CPMpy and the solvers it reaches (Choco, Exact, Z3) for the cpmpy:SOLVER backends.
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[dev,cpmpy]"
+# pip's editable install brings the dependencies, the `sigmar` command and the package's metadata; the
+# checkout is then reached through a plain path entry rather than setuptools' editable finder, which every
+# start of this Python imported (pathlib, urllib.parse, ipaddress: 35 modules before any work, a fifth of a
+# one-board solve).  The entry is .venv/sigmar-path, whose sigmar/ links to the checkout's folders as
+# pyproject.toml maps them (sigmar.models is models/, ...): an edit, or a new module, is seen at once, as
+# with the finder (setuptools' strict mode links each file, so a new module would need this script again).
+"$VENV/bin/python" - <<'PY'
+import shutil
+import sys
+import sysconfig
+import tomllib
+from pathlib import Path
+
+root = Path.cwd()
+links = Path(sys.prefix) / "sigmar-path"
+mapping = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+shutil.rmtree(links, ignore_errors=True)
+(links / "sigmar").mkdir(parents=True)
+for name, folder in mapping.items():
+    if name == "sigmar":  # the top-level package's own files (its subpackages are mapped apart)
+        for entry in (root / folder).iterdir():
+            if entry.name != "__pycache__":
+                (links / "sigmar" / entry.name).symlink_to(entry)
+    else:
+        place = links.joinpath(*name.split("."))
+        place.parent.mkdir(parents=True, exist_ok=True)
+        place.symlink_to(root / folder, target_is_directory=True)
+site = Path(sysconfig.get_paths()["purelib"])
+hooks = list(site.glob("__editable__.sigmar-*.pth"))
+if not hooks:
+    sys.exit("install.sh: pip's editable install wrote no __editable__.sigmar-*.pth: cannot point it at the checkout")
+for hook in hooks:  # pip's own file (its uninstall removes it): now a path entry, the finder never imported
+    hook.write_text(f"{links}\n")
+PY
 "$VENV/bin/python" -c "import sigmar.runners.checking._drup" 2>/dev/null \
     || echo "note: the C DRUP checker was not built (no compiler or Python headers); proofs are checked the slower way"
 echo "sigmar installed: $PWD/$VENV/bin/sigmar (activate with: . $VENV/bin/activate)"
