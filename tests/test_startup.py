@@ -161,9 +161,9 @@ ONE_BOARD = frozenset(
         "sigmar.runners.render.columns",
     }
 )
-# Of the standard library, what a one-board solve had no use for and once imported: platform (a version
-# string), hashlib and tempfile (a proof folder no solvable board writes to).
-NOT_FOR_ONE_BOARD = ("platform", "hashlib")
+# Of the standard library, what a one-board solve has no use for and once imported: platform (for a version
+# string), hashlib (a proof's file name), logging (Dask's loggers), shlex (--sat-cmd), traceback (a crash).
+NOT_FOR_ONE_BOARD = ("platform", "hashlib", "logging", "shlex", "traceback")
 
 
 def sigmar_modules_after(*argv: str) -> tuple[int, set[str]]:

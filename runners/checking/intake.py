@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import traceback
 from typing import Any
 
 from sigmar.models.errors import SigmarError
@@ -42,6 +41,8 @@ class Malformed(SigmarError, ValueError):
 
 def crashed(name: str, exc: BaseException, seconds: float = 0.0) -> Result:
     """The one answer of a backend that raised: ``error``, naming the exception and the line that raised it."""
+    import traceback  # only for a crash: a one-board solve has no use for it
+
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
     return Result(Status.ERROR, name, seconds, message=f"{name} raised {type(exc).__name__}: {exc}{where}")

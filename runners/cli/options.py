@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 import gc
-import logging
 import math
 import os
-import shlex
 import shutil
 from pathlib import Path
 from typing import Any
@@ -79,6 +77,8 @@ def job_count(text: str) -> int:
 def sat_command(text: str) -> str:
     """``--sat-cmd``: split as a shell would (``shlex``), and its program found, before any board is read."""
     try:
+        import shlex
+
         argv = shlex.split(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"cannot split '{text}': {exc}") from None
@@ -266,6 +266,8 @@ def dask_client(address: str) -> Any:
         from distributed import Client
     except ImportError:
         raise UsageError("--cluster needs dask.distributed: pip install 'dask[distributed]'") from None
+    import logging  # here, not at the top: a solve without --cluster has no use for it
+
     if not os.environ.get("SIGMAR_VERBOSE"):  # Dask's own log (a lost scheduler's tracebacks): with --verbose only
         names = [name for name in logging.root.manager.loggerDict if name.split(".")[0] == "distributed"]
         for name in ["distributed", *names]:  # its loggers carry levels of their own (Dask's config)
