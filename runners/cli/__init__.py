@@ -29,6 +29,7 @@ SUBCOMMANDS = {
     "count": "count the ways each board can be cleared (sequences or pairings), checked against the rule engine",
     "prove": "prove boards unsolvable with a checked certificate (or solve them)",
     "explain": "say why a board cannot be cleared: its deepest play and its smallest repair",
+    "hint": "mark every legal move of a position safe or losing, each with its proof",
     "check": "check a certificate, or a whole answers file, against the boards",
     "bench": "every backend on every board: summary (PAR-2, VBS), CSV, plots, HTML report, BenchExec XML",
     "generate": "new boards: solvable by construction (with a witness), or refuted unsolvable",

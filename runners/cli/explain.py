@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
@@ -10,6 +11,7 @@ from sigmar.models.result import Result, Status
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.cli.conventions import AnswersOutput, Summary, add_answers_output, add_time_limit, follow
 from sigmar.runners.cli.options import add_board_files, add_proof_dir, read_board_files
+from sigmar.runners.design.difficulty import difficulty, difficulty_lines
 from sigmar.runners.design.explain import VERDICT_BACKENDS, Deepest, Explanation, explain, explanation_json
 from sigmar.runners.design.repair import Repair
 from sigmar.runners.race import Race
@@ -26,11 +28,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "a checked play-bound certificate; else 'at least') and the smallest repair (one swap of two tiles or "
         "one move of a tile to an empty cell that makes the board solvable, with the changed board and its "
         "replayed solution; or 'no repair with one change', said only when every candidate was refuted with a "
-        "checked certificate). The time limit applies to each of the three parts. Exit 0 every board "
-        "answered, 1 some board not, 2 bad input, 3 a wrong answer or a rejected certificate.",
+        "checked certificate). With --difficulty, every board's difficulty too (docs/explain.md#difficulty). The "
+        "time limit applies to each part on its own. Exit 0 every board answered, 1 some board not, 2 bad input, "
+        "3 a wrong answer or a rejected certificate.",
     )
     add_board_files(parser)
-    add_time_limit(parser, "seconds for each of the three parts of a board (verdict, deepest play, repair)")
+    parser.add_argument(
+        "--difficulty",
+        action="store_true",
+        help="also each board's difficulty: the exact probability that uniformly random play clears it (over the "
+        "play graph; sampled, with a 95%% interval, past the graph's limit), its safe first moves, the mean safe "
+        "moves along the solutions, the deepest trap (replayed, its loss certified) and the pairings count",
+    )
+    add_time_limit(parser, "seconds for each part of a board (verdict, deepest play, repair, each difficulty figure)")
     add_proof_dir(parser)
     add_answers_output(parser)
     follow(parser, boards=True)
@@ -50,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
             outcome = race.solve(board, args.time_limit)
             verdict = outcome.result.with_(wrong=True) if outcome.wrong else outcome.result
             explanation = explain(board, verdict, args.time_limit, proofs)
+            if args.difficulty:
+                explanation = replace(explanation, difficulty=difficulty(board, args.time_limit, proofs=proofs))
             verdicts.append(verdict.with_(wrong=True) if explanation.wrong else verdict)
             answers.write(explanation_json(explanation))
             if not args.json and not args.quiet:
@@ -66,6 +78,8 @@ def text(explanation: Explanation) -> str:
         lines += deepest_lines(board, explanation.deepest)
     if explanation.repair is not None:
         lines += repair_lines(board, explanation.repair)
+    if explanation.difficulty is not None:
+        lines += difficulty_lines(explanation.difficulty)
     return "\n".join(lines) + "\n"
 
 

@@ -111,7 +111,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--stats",
         action="store_true",
         help="add the random-play clear rate, the count of pairings (exact, or 'at least N' past a few thousand "
-        "positions) and the search nodes",
+        "positions) and the search nodes; and a line of the exact difficulty (docs/explain.md#difficulty): the "
+        "probability that random play clears the board over its play graph (sampled, with an interval, past "
+        "the graph's limit), the safe first moves, the mean safe moves along the solutions, the deepest trap",
     )
     parser.add_argument(
         "--runs", type=positive_int, default=100, metavar="R", help="random plays per board for --stats (default 100)"
@@ -228,6 +230,13 @@ def refute(board: Board, time_limit: float) -> tuple[Reason, str] | None:
     return None
 
 
+def difficulty_line(board: Board, time_limit: float) -> str:
+    """``--stats``' second line: the exact difficulty (docs/explain.md#difficulty), or its sample past the limit."""
+    from sigmar.runners.design.difficulty import difficulty, stats_text
+
+    return stats_text(difficulty(board, time_limit, pairings=False))
+
+
 def stats_line(board: Board, runs: int, time_limit: float, rng: random.Random) -> str:
     rate = clear_rate(board, runs, rng)
     parts = [f"random play clears {rate:.3f} of {runs} runs", f"pairings {stats_pairings(board)}"]
@@ -330,6 +339,7 @@ def _notes(args: argparse.Namespace, k: int, board: Board, note: str) -> list[st
     if args.stats:
         stats_rng = random.Random(f"sigmar-stats:{args.seed}:{k}")
         notes.append(stats_line(board, args.runs, args.time_limit, stats_rng))
+        notes.append(difficulty_line(board, args.time_limit))
     return notes
 
 

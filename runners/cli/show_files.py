@@ -18,7 +18,7 @@ from typing import Any
 from sigmar.models.board import Board
 from sigmar.models.boardfile import BoardFileError
 from sigmar.models.output_files import write_file
-from sigmar.models.result import Move, Result
+from sigmar.models.result import Move, Result, Status
 from sigmar.models.rules import Position
 from sigmar.models.solution import Solution, to_moves
 from sigmar.runners.cli.board_args import selected_names, split_selector, stream_picked
@@ -146,10 +146,23 @@ def write_files(args: argparse.Namespace, boards: list[Board], played: dict[str,
 
 
 def explain(board: Board, time_limit: float) -> tuple[str, Result]:
-    """The page for a board given without a solution, and the answer it draws (for the exit status)."""
+    """The page for a board given without a solution, and the answer it draws (for the exit status).
+
+    An unsolvable board's page also gives its deepest play and smallest repair (``sigmar explain``'s),
+    whatever certificate refuted it.
+    """
+    from sigmar.runners.checking.certify import ProofStore
+    from sigmar.runners.checking.trust import accepted
+    from sigmar.runners.design.explain import explain as explained
+    from sigmar.runners.design.explain_page import explained_page
     from sigmar.runners.prove import prove  # the race behind prove is only started for ``--html`` without a solution
     from sigmar.runners.render.proof_page import page_for
 
     with tempfile.TemporaryDirectory(prefix="sigmar-show-") as folder:
         proved = prove(board, time_limit, proof_dir=Path(folder), corroborate_limit=None)
-        return page_for(board, proved.result, time_limit), proved.result
+        result = proved.result
+        if result.status is Status.UNSOLVABLE and accepted(result) and result.certificate is not None:
+            with ProofStore(Path(folder) / "explain") as proofs:
+                explanation = explained(board, result, time_limit, proofs)
+            return explained_page(board, result, explanation), result
+        return page_for(board, result, time_limit), result

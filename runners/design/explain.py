@@ -35,6 +35,7 @@ from sigmar.models.stuck_sets import explain_dead_end, stuck_set
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.play_bound_check import check_play_bound
 from sigmar.runners.checking.verdict import CertificateError
+from sigmar.runners.design.difficulty import Difficulty, difficulty_json
 from sigmar.runners.design.repair import Repair, smallest_repair
 from sigmar.runners.prove import DEFAULT_PROVER
 from sigmar.runners.render.answer_json import result_json
@@ -77,6 +78,7 @@ class Explanation:
     verdict: Result
     deepest: Deepest | None = None
     repair: Repair | None = None
+    difficulty: Difficulty | None = None  # ``--difficulty`` (:mod:`.difficulty`)
 
     @property
     def wrong(self) -> bool:
@@ -197,4 +199,6 @@ def explanation_json(explanation: Explanation) -> dict[str, Any]:
     record = result_json(board, explanation.verdict)
     record["deepest"] = None if explanation.deepest is None else deepest_json(board, explanation.deepest)
     record["repair"] = None if explanation.repair is None else repair_json(board, explanation.repair)
+    if explanation.difficulty is not None:
+        record["difficulty"] = difficulty_json(explanation.difficulty)
     return record

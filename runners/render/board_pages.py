@@ -37,7 +37,8 @@ table{border-collapse:collapse;margin-top:.6em}td,th{border:1px solid #bbb;paddi
 REPLAY_SCRIPT = """
 (function(){
 var items=[].slice.call(document.querySelectorAll('#moves li'));
-var tiles={};[].forEach.call(document.querySelectorAll('.board [data-cell]'),function(g){tiles[g.dataset.cell]=g;});
+var tiles={};
+[].forEach.call(document.querySelectorAll('.replay .board [data-cell]'),function(g){tiles[g.dataset.cell]=g;});
 var endFree=document.getElementById('moves').dataset.endFree;
 var n=items.length,k=0,status=document.getElementById('status');
 function list(s){return s?s.split(' '):[];}
@@ -53,7 +54,8 @@ function show(step){
  status.textContent=k<n?'move '+(k+1)+' of '+n+': '+items[k].dataset.say:'after move '+n+': '+endSay();
 }
 function endSay(){var left=Object.keys(tiles).length;for(var i=0;i<n;i++)left-=list(items[i].dataset.cells).length;
- return left?left+' tiles left':'the board is clear';}
+ var said=document.getElementById('moves').dataset.endSay;
+ return (left?left+' tiles left':'the board is clear')+(said?': '+said:'');}
 var go={first:function(){show(0);},prev:function(){show(k-1);},next:function(){show(k+1);},last:function(){show(n);}};
 for(var id in go)document.getElementById(id).onclick=go[id];
 items.forEach(function(li,i){li.onclick=function(){show(i);};});
@@ -94,13 +96,13 @@ def _cell_text(board: Board, cells: Sequence[Hex]) -> str:
     return " ".join("{},{}".format(*board.rowcol(c)) for c in cells)
 
 
-def _board_box(board: Board, svg: str) -> str:
+def board_box(board: Board, svg: str) -> str:
     """The drawing at a width that suits its side: a side-2 board is not blown up to fill the page."""
     width = min(620, 120 + 90 * board.dim)
     return f'<div class="board" style="width:{width}px">{svg}</div>'
 
 
-def _page(title: str, body: str, script: str = "") -> str:
+def page(title: str, body: str, script: str = "") -> str:
     tail = f"<script>{script}</script>" if script else ""
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
@@ -122,13 +124,14 @@ def legend(board: Board) -> str:
     return f'<p class="legend">{"".join(spans)}</p>'
 
 
-def _heading(board: Board, what: str) -> str:
+def heading(board: Board, what: str) -> str:
     plural = "" if len(board) == 1 else "s"
     return f"<h1>{escape(board.name)}</h1><p>{len(board)} tile{plural}, side {board.dim}. {what}</p>"
 
 
-def replay_page(board: Board, moves: Sequence[Move], note: str = "") -> str:
-    """A page that steps through ``moves`` (already checked legal) with buttons and arrow keys."""
+def replay_block(board: Board, moves: Sequence[Move], end: str = "") -> str:
+    """The drawing that steps through ``moves`` (already checked legal) with buttons and arrow keys, and the list
+    of moves beside it (:data:`REPLAY_SCRIPT` drives it; one a page).  ``end`` is said after the last move."""
     position = Position.start(board)
     items = []
     for number, move in enumerate(moves, start=1):
@@ -151,17 +154,27 @@ def replay_page(board: Board, moves: Sequence[Move], note: str = "") -> str:
         '<p class="note">Dashed outline: the tiles of the next move. Thick outline: the free tiles. '
         "Arrow keys step through the moves; click a move to jump to it.</p>"
     )
-    body = (
-        _heading(board, f"{len(moves)} moves. {escape(note)}")
-        + f'<div class="wrap">{_board_box(board, svg)}<div class="side">{controls}{key}'
-        + f'<ol id="moves" data-end-free="{end_free}">{"".join(items)}</ol></div></div>'
-        + legend(board)
+    said = f' data-end-say="{escape(end)}"' if end else ""
+    return (
+        f'<div class="wrap replay">{board_box(board, svg)}<div class="side">{controls}{key}'
+        f'<ol id="moves" data-end-free="{end_free}"{said}>{"".join(items)}</ol></div></div>'
     )
-    return _page(f"{board.name}: replay", body, REPLAY_SCRIPT)
+
+
+def replay_page(board: Board, moves: Sequence[Move], note: str = "") -> str:
+    """A page that steps through ``moves`` (already checked legal) with buttons and arrow keys."""
+    body = heading(board, f"{len(moves)} moves. {escape(note)}") + replay_block(board, moves) + legend(board)
+    return page(f"{board.name}: replay", body, REPLAY_SCRIPT)
 
 
 def stuck_page(board: Board, held: dict[Hex, str], explanation: str) -> str:
     """A page marking the stuck set K and saying, tile by tile, which rule of docs/formats.md#stuck-sets holds it."""
+    body = heading(board, escape(explanation)) + stuck_section(board, held) + legend(board)
+    return page(f"{board.name}: stuck set", body)
+
+
+def stuck_section(board: Board, held: dict[Hex, str]) -> str:
+    """The drawing of the stuck set K, outlined, and a table of the rule that holds each of its tiles."""
     rows = []
     for cell in sorted(held, key=board.index_of.__getitem__):
         row, col = board.rowcol(cell)
@@ -179,12 +192,11 @@ def stuck_page(board: Board, held: dict[Hex, str], explanation: str) -> str:
         "so they never leave at all. Each is held by a rule of the stuck-set certificate:</p><table>"
         "<tr><th>cell</th><th>tile</th><th>rule</th><th>why it is held</th></tr>" + "".join(rows) + "</table>"
     )
-    body = _heading(board, escape(explanation)) + _board_box(board, svg) + why + legend(board)
-    return _page(f"{board.name}: stuck set", body)
+    return board_box(board, svg) + why
 
 
 def verdict_page(board: Board, verdict: str, detail: str = "") -> str:
     """A page for an answer with nothing to replay or mark: the board, and a sentence or two."""
     more = f'<p class="note">{escape(detail)}</p>' if detail else ""
-    body = _heading(board, "") + f"{_board_box(board, board_svg(board))}<p>{escape(verdict)}</p>{more}"
-    return _page(f"{board.name}: {verdict[:40]}", body + legend(board))
+    body = heading(board, "") + f"{board_box(board, board_svg(board))}<p>{escape(verdict)}</p>{more}"
+    return page(f"{board.name}: {verdict[:40]}", body + legend(board))

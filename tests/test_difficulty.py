@@ -1,0 +1,200 @@
+"""The exact difficulty (encoders/search/playgraph.py, runners/design/difficulty.py) against brute force.
+
+The reference here enumerates every play over the rule engine alone (``Position.legal_moves``,
+positions memoised by their cells, no pruning and no shared keys), so a mistake in the play
+graph's masks, its dead-state cuts or its loose-tile keys shows up as a different figure.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from sigmar.encoders.search.playgraph import play_graph
+from sigmar.models.board import Board
+from sigmar.models.boardfile import parse_boards
+from sigmar.models.counting import Notion, reference_count
+from sigmar.models.difficulty import Play, wilson
+from sigmar.models.fuzz_deal import fuzz_board
+from sigmar.models.hexgrid import Hex
+from sigmar.models.rules import Fault, Position, verify
+from sigmar.runners.cli import main
+from sigmar.runners.design.difficulty import difficulty, difficulty_json, stats_text
+from tests.conftest import INSTANCES, small_boards
+
+
+@dataclass(frozen=True)
+class Truth:
+    """What brute force says of one position: random play's chance, the clearing sequences, the safe-move sum
+    over them, and the deepest trap's move number below it (-1: none)."""
+
+    win: Fraction
+    sequences: int
+    safe_sum: int
+    trap: int
+
+
+def brute(board: Board) -> tuple[Truth, int, int]:
+    """The start's truth, its legal moves and its safe ones, by plain enumeration over the rule engine."""
+    memo: dict[frozenset[Hex], Truth] = {}
+
+    def walk(occupied: frozenset[Hex]) -> Truth:
+        if not occupied:
+            return Truth(Fraction(1), 1, 0, -1)
+        if occupied in memo:
+            return memo[occupied]
+        moves = Position(board, occupied).legal_moves()
+        children = [walk(occupied - set(m.cells)) for m in moves]
+        alive = [c for c in children if c.sequences]
+        if not alive:
+            found = Truth(Fraction(0), 0, 0, -1)
+        else:
+            sequences = sum(c.sequences for c in alive)
+            deeper = [c.trap + 1 for c in alive if c.trap >= 0]
+            trap = max([*deeper, 1 if len(alive) < len(children) else -1])
+            found = Truth(
+                sum((c.win for c in children), Fraction(0)) / len(moves),
+                sequences,
+                sum(c.safe_sum for c in alive) + len(alive) * sequences,
+                trap,
+            )
+        memo[occupied] = found
+        return found
+
+    start = Position.start(board)
+    moves = start.legal_moves()
+    safe = sum(1 for m in moves if walk(start.occupied - set(m.cells)).sequences)
+    return walk(start.occupied), len(moves), safe
+
+
+@st.composite
+def side3_boards(draw: st.DrawFn) -> Board:
+    """The suite's board strategy and the fuzzer's deals (both variants), side 3 at most."""
+    if draw(st.booleans()):
+        board = draw(small_boards())
+    else:
+        board = fuzz_board(draw(st.integers(0, 10**6)), draw(st.integers(0, 10**6)), 19, "both")
+    assume(board.dim <= 3)
+    return board
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(side3_boards())
+def test_the_exact_figures_equal_brute_force_on_every_small_board(board: Board) -> None:
+    truth, first, safe = brute(board)
+    graph = play_graph(board)
+    assert graph.complete
+    assert graph.win == truth.win, board
+    assert graph.sequences == truth.sequences
+    assert (graph.first_moves, graph.safe_first) == (first, safe)
+    if truth.sequences:
+        assert graph.mean_safe == Fraction(truth.safe_sum, truth.sequences * graph.moves)
+        depth = truth.trap if truth.trap >= 0 else None  # the losing move's number, from the start
+        assert (graph.trap.depth if graph.trap is not None else None) == depth
+    else:
+        assert graph.mean_safe is None and graph.trap is not None and graph.trap.depth == 0
+    if graph.trap is not None and graph.trap.moves:
+        # the trap is a legal play whose last move leaves a position nothing clears
+        position = Position.start(board)
+        cells = [tuple(board.tiles[t].cell for t in range(len(board.tiles)) if m >> t & 1) for m in graph.trap.moves]
+        for move in cells:
+            assert position.why_illegal(_move(move)) is None
+            position = position.play(_move(move))
+        assert not reference_count(_left(board, position.occupied), Notion.SEQUENCES).value
+
+
+def _move(cells: tuple[Hex, ...]):  # type: ignore[no-untyped-def]
+    from sigmar.models.result import Move
+
+    return Move(cells)
+
+
+def _left(board: Board, occupied: frozenset[Hex]) -> Board:
+    return Board(board.dim, tuple(t for t in board.tiles if t.cell in occupied), board.name)
+
+
+@settings(max_examples=60, deadline=None)
+@given(side3_boards())
+def test_the_sequences_are_the_rule_engines_count(board: Board) -> None:
+    assert play_graph(board).sequences == reference_count(board, Notion.SEQUENCES).value
+
+
+def test_a_walk_past_its_state_limit_says_so_and_difficulty_samples_instead() -> None:
+    board = parse_boards((INSTANCES / "real-game.txt").read_text())[0]
+    graph = play_graph(board, max_states=200)
+    assert not graph.complete and graph.win is None and graph.trap is None and graph.states >= 200
+    found = difficulty(board, 5, max_states=200, runs=50, pairings=False)
+    assert not found.exact and found.sample is not None and found.sample.runs == 50
+    low, high = found.sample.interval
+    assert low <= found.sample.rate <= high
+    assert found.safe_first is not None and found.safe_first <= found.first_moves  # from the proved hint
+    record = difficulty_json(found)
+    assert record["win"]["exact"] is False and record["win"]["runs"] == 50 and "fraction" not in record["win"]
+    assert "sampled" in stats_text(found)
+
+
+def test_the_wilson_interval_holds_the_rate_and_narrows_with_runs() -> None:
+    assert wilson(0, 0) == (0.0, 1.0)
+    low, high = wilson(0, 100)
+    assert low == 0.0 and 0 < high < 0.05
+    wide, narrow = wilson(30, 100), wilson(300, 1000)
+    assert wide[0] < 0.3 < wide[1] and narrow[1] - narrow[0] < wide[1] - wide[0]
+
+
+def test_random_play_lists_the_rule_engines_moves_quintessence_included() -> None:
+    for index in range(200):
+        board = fuzz_board(5, index, 19, "quintessence")
+        play, position = Play(board), Position.start(board)
+        rng = random.Random(index)
+        while True:
+            mask = sum(1 << board.index_of[c] for c in position.occupied)
+            mine = sorted(tuple(sorted(m)) for m in play.legal_moves(mask))
+            theirs = sorted(tuple(sorted(board.index_of[c] for c in m.cells)) for m in position.legal_moves())
+            assert mine == theirs, board
+            if not theirs:
+                break
+            position = position.play(rng.choice(position.legal_moves()))
+
+
+def test_explain_difficulty_reports_every_figure_with_the_trap_replayed_and_certified(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "b.txt"
+    assert main(["generate", "--dim", "4", "--seed", "2", "--count", "2", "-o", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["explain", "--difficulty", "--json", "--time-limit", "20", str(path)]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    for record, board in zip(records, parse_boards(path.read_text()), strict=True):
+        figures = record["difficulty"]
+        numerator, denominator = map(int, figures["win"]["fraction"].split("/"))
+        assert figures["win"]["exact"] and Fraction(numerator, denominator) == play_graph(board).win
+        assert 0 < figures["win"]["value"] <= 1
+        assert figures["safe_first_moves"] <= figures["first_moves"]
+        assert figures["mean_safe_moves"] >= 1
+        trap = figures["deepest_trap"]
+        moves = [_move(tuple(_cell(board, c) for c in m["cells"])) for m in trap["moves"]]
+        assert verify(board, moves).fault is Fault.TILES_LEFT and trap["checked"]  # legal, but tiles are left
+        assert trap["move"] == len(moves) <= trap["of"]
+        assert figures["pairings"]["exact"] and figures["graph"]["complete"]
+
+
+def _cell(board: Board, rowcol: list[int]) -> Hex:
+    from sigmar.models.hexgrid import from_rowcol
+
+    return from_rowcol(rowcol[0], rowcol[1], board.dim)
+
+
+def test_generate_stats_adds_the_exact_difficulty_line(tmp_path: Path) -> None:
+    out = tmp_path / "g.txt"
+    assert main(["generate", "--dim", "4", "--seed", "7", "--stats", "--runs", "20", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "# random play clears" in text and "# difficulty: exact win probability" in text
+    board = parse_boards(text)[0]
+    assert f"{float(play_graph(board).win or 0):.4g}" in text
