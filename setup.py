@@ -1,8 +1,11 @@
-"""The one compiled piece: the DRUP checker's core (runners/checking/_drup.c).
+"""The two compiled pieces: the DRUP checker's core (runners/checking/_drup.c) and the play graph's
+(encoders/search/_playgraph.c).
 
-Everything else is in pyproject.toml.  The extension is optional: without a
-C compiler the install still succeeds and rup_check falls back to checking
-with python-sat's propagation (slower, and blind to deletions).
+Everything else is in pyproject.toml.  Both extensions are optional: without a
+C compiler the install still succeeds; rup_check then falls back to checking
+with python-sat's propagation (slower, and blind to deletions), and the play
+graph to its Python walk (a hundred times slower: side-6 difficulty is then
+mostly sampled).
 """
 
 from setuptools import Extension, setup
@@ -11,6 +14,12 @@ setup(
     ext_modules=[
         Extension(
             "sigmar.runners.checking._drup", ["runners/checking/_drup.c"], extra_compile_args=["-O2"], optional=True
+        ),
+        Extension(
+            "sigmar.encoders.search._playgraph",
+            ["encoders/search/_playgraph.c"],
+            extra_compile_args=["-O2"],
+            optional=True,
         ),
     ]
 )

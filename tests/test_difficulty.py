@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from sigmar.encoders.search.playgraph import play_graph
+from sigmar.encoders.search.playgraph import _playgraph, play_graph
 from sigmar.models.board import Board
 from sigmar.models.boardfile import parse_boards
 from sigmar.models.counting import Notion, reference_count
@@ -26,7 +26,15 @@ from sigmar.models.fuzz_deal import fuzz_board
 from sigmar.models.hexgrid import Hex
 from sigmar.models.rules import Fault, Position, verify
 from sigmar.runners.cli import main
-from sigmar.runners.design.difficulty import difficulty, difficulty_json, stats_text
+from sigmar.runners.design.difficulty import (
+    SCREEN_FIRST,
+    Band,
+    band_of,
+    difficulty,
+    difficulty_json,
+    screen,
+    stats_text,
+)
 from tests.conftest import INSTANCES, small_boards
 
 
@@ -85,17 +93,26 @@ def side3_boards(draw: st.DrawFn) -> Board:
     return board
 
 
+WALKS = [False, *([True] if _playgraph is not None else [])]  # the Python walk, and the C core when built
+
+
+def test_the_compiled_core_is_built_where_a_compiler_is() -> None:
+    """install.sh builds it; a test run without it says so rather than test one walk in silence."""
+    if _playgraph is None:
+        pytest.skip("the play graph's C core is not built (no C compiler or Python headers at install)")
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(side3_boards())
-def test_the_exact_figures_equal_brute_force_on_every_small_board(board: Board) -> None:
+@given(side3_boards(), st.sampled_from(WALKS))
+def test_the_exact_figures_equal_brute_force_on_every_small_board(board: Board, compiled: bool) -> None:
     truth, first, safe = brute(board)
-    graph = play_graph(board)
-    assert graph.complete
+    graph = play_graph(board, compiled=compiled)
+    assert graph.complete and graph.compiled == compiled
     assert graph.win == truth.win, board
     assert graph.sequences == truth.sequences
     assert (graph.first_moves, graph.safe_first) == (first, safe)
     if truth.sequences:
-        assert graph.mean_safe == Fraction(truth.safe_sum, truth.sequences * graph.moves)
+        assert graph.mean_safe == pytest.approx(truth.safe_sum / (truth.sequences * graph.moves), rel=1e-12)
         depth = truth.trap if truth.trap >= 0 else None  # the losing move's number, from the start
         assert (graph.trap.depth if graph.trap is not None else None) == depth
     else:
@@ -121,15 +138,16 @@ def _left(board: Board, occupied: frozenset[Hex]) -> Board:
 
 
 @settings(max_examples=60, deadline=None)
-@given(side3_boards())
-def test_the_sequences_are_the_rule_engines_count(board: Board) -> None:
-    assert play_graph(board).sequences == reference_count(board, Notion.SEQUENCES).value
+@given(side3_boards(), st.sampled_from(WALKS))
+def test_the_sequences_are_the_rule_engines_count(board: Board, compiled: bool) -> None:
+    assert play_graph(board, compiled=compiled).sequences == reference_count(board, Notion.SEQUENCES).value
 
 
 def test_a_walk_past_its_state_limit_says_so_and_difficulty_samples_instead() -> None:
     board = parse_boards((INSTANCES / "real-game.txt").read_text())[0]
     graph = play_graph(board, max_states=200)
-    assert not graph.complete and graph.win is None and graph.trap is None and graph.states >= 200
+    assert not graph.complete and graph.stopped_by == "limit" and graph.states >= 200
+    assert graph.win is None and graph.trap is None
     found = difficulty(board, 5, max_states=200, runs=50, pairings=False)
     assert not found.exact and found.sample is not None and found.sample.runs == 50
     low, high = found.sample.interval
@@ -198,3 +216,65 @@ def test_generate_stats_adds_the_exact_difficulty_line(tmp_path: Path) -> None:
     assert "# random play clears" in text and "# difficulty: exact win probability" in text
     board = parse_boards(text)[0]
     assert f"{float(play_graph(board).win or 0):.4g}" in text
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("15-10", "reversed"),
+        ("10-10", "empty"),
+        ("ten-15", "not a band"),
+        ("10", "not a band"),
+        ("0-101", "within 0-100"),
+        ("nan-5", "not a band"),
+    ],
+)
+def test_a_bad_band_is_one_line_and_exit_2(text: str, says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError, match=says):
+        band_of(text)
+    assert main(["generate", "--difficulty", text]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and says in err and "--difficulty" in err
+
+
+def test_a_band_reads_percentages() -> None:
+    assert band_of("10-15") == Band(0.10, 0.15) and band_of(" 2.5-40% ") == Band(0.025, 0.40)
+    assert str(Band(0.1, 0.15)) == "10-15%" and Band(0.1, 0.15).holds(0.15) and not Band(0.1, 0.15).holds(0.16)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--difficulty", "10-20", "--unsolvable"],
+        ["--difficulty", "10-20", "--deal", "dense"],
+        ["--exact-difficulty"],
+    ],
+)
+def test_difficulty_options_that_do_not_go_together_are_refused(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["generate", *argv]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_generate_to_a_band_makes_boards_inside_it_with_their_witness(tmp_path: Path, exact: bool) -> None:
+    out, witness = tmp_path / "b.txt", tmp_path / "w.jsonl"
+    argv = ["generate", "--dim", "4", "--difficulty", "25-40", "--count", "3", "--seed", "5", "-o", str(out)]
+    assert main([*argv, "--witness", str(witness), *(["--exact-difficulty"] if exact else [])]) == 0
+    text = out.read_text()
+    assert text.count("inside 25-40%") == 3 and ("exactly" in text) == exact
+    assert main(["verify", str(out), str(witness), "--quiet"]) == 0
+    for board in parse_boards(text):
+        win = play_graph(board).win
+        assert win is not None and Fraction(1, 4) <= win <= Fraction(2, 5), board.name
+
+
+def test_screening_lets_in_only_what_its_interval_puts_inside() -> None:
+    board = parse_boards((INSTANCES / "real-game.txt").read_text())[0]
+    near = screen(board, Band(0.0, 1.0), seed=1)
+    assert near.inside is True and near.sample.runs == SCREEN_FIRST
+    far = screen(board, Band(0.99, 1.0), seed=1)
+    assert far.inside is False
+    low, high = far.interval
+    assert high < 0.99 and low <= far.sample.rate <= high

@@ -45,13 +45,24 @@ import sys
 import time
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING, NamedTuple
 
 from sigmar.encoders.search.certificates import legal_moves
 from sigmar.encoders.search.engine import Engine
 from sigmar.models.board import Board
+from sigmar.models.facts import facts_of
+from sigmar.models.tiles import ELEMENTS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
-# Positions memoised before the walk gives up (each costs about 300 bytes here).
+if TYPE_CHECKING:
+    from sigmar.encoders.search._playgraph import Spec as _Spec
+try:
+    from sigmar.encoders.search import _playgraph
+except ImportError:  # not built (no C compiler at install): the Python walk does it all, slower
+    _playgraph = None  # type: ignore[assignment]
+
+# Positions memoised before the walk gives up: each costs about 300 bytes in Python, about 110 in the C core.
 MAX_STATES = 1_000_000
+MAX_STATES_COMPILED = 6_000_000
 # How many tiles of one kind a key counts (8 bits each): more than any board side up to 10 has.
 _COUNT_BITS = 8
 _ZERO = Fraction(0)
@@ -80,8 +91,9 @@ class PlayGraph:
     """What a walk of the play graph found (module docstring); the figures are None unless ``complete``.
 
     ``states`` counts the memoised positions (keys), ``alive`` those that can be cleared, ``edges``
-    the moves followed from expanded positions, ``cut`` the positions shown dead without expanding
-    them (tile counts, stuck sets, locked metals).
+    the moves followed from expanded positions, ``cut`` the positions shown dead without walking on
+    (tile counts, stuck sets, locked metals); ``compiled`` says which walk ran (the C core or Python),
+    ``stopped_by`` what ended an incomplete one (``limit``: the time or the state limit).
     """
 
     tiles: int
@@ -91,24 +103,28 @@ class PlayGraph:
     first_moves: int
     safe_first: int | None
     sequences: int | None
-    safe_sum: int | None
+    mean_safe: float | None  # safe moves per position along the solutions, each clearing sequence weighted alike
     trap: Trap | None
     states: int
     alive: int
     edges: int
     cut: int
     seconds: float
+    compiled: bool = False
+    stopped_by: str = ""
 
     @property
     def solvable(self) -> bool | None:
         return None if self.win is None else self.win > 0
 
-    @property
-    def mean_safe(self) -> Fraction | None:
-        """Safe moves per position along the solutions, each clearing sequence weighted alike."""
-        if not self.sequences or self.safe_sum is None:
-            return None
-        return Fraction(self.safe_sum, self.sequences * self.moves)
+
+class Sizes(NamedTuple):
+    """The play graph's size, in :class:`PlayGraph`'s order."""
+
+    states: int
+    alive: int
+    edges: int
+    cut: int
 
 
 class _Walk:
@@ -122,7 +138,7 @@ class _Walk:
         # Per tile, every tile in one of its minimal windows: those a tile that is not free waits on.
         self.waits_on = [sum_masks(engine.windows[i]) for i in range(n)]
         self.metals = engine.metal_mask
-        self.kinds = [mask for symbol, mask in sorted(engine.mask.items()) if mask & ~engine.metal_mask]
+        self.kinds = _kinds(engine)
         self.x_mask = engine.x_mask
         self.gold_bit = engine.gold_bit
         self.memo: dict[int, tuple[Fraction, int, int] | None] = {}
@@ -154,11 +170,12 @@ class _Walk:
 
     def depth(self, occ: int) -> int:
         """Moves played to reach ``occ``: a function of the tiles left (each move's size is fixed by its kind)."""
-        engine = self.engine
-        gone = engine.full & ~occ
-        fives = (gone & self.x_mask).bit_count()
-        gold = 1 if gone & self.gold_bit else 0
-        return fives + gold + (gone.bit_count() - 5 * fives - gold) // 2
+        return _depth(self.engine, occ)
+
+    @staticmethod
+    def moves_of(engine: Engine) -> int:
+        """Moves in every solution: the depth of the empty position."""
+        return _depth(engine, 0) if engine.full else 0
 
     def counts_dead(self, occ: int) -> bool:
         """The tile counts of ``occ`` cannot pair up (:func:`sigmar.models.rules.counts_problem`, on masks)."""
@@ -206,6 +223,7 @@ class _Walk:
             if not child:
                 found: tuple[Fraction, int, int] | None = (_ONE, 1, 0)
             elif self.counts_dead(child):
+                self.cut += 1
                 found = None
             else:
                 found = self.walk(child, engine._child_free(occ, free, move))
@@ -227,6 +245,13 @@ class _Walk:
         result = (win / len(moves), sequences, safe_sum + safe * sequences)
         memo[key] = result
         return result
+
+
+def _depth(engine: Engine, occ: int) -> int:
+    gone = engine.full & ~occ
+    fives = (gone & engine.x_mask).bit_count()
+    gold = 1 if gone & engine.gold_bit else 0
+    return fives + gold + (gone.bit_count() - 5 * fives - gold) // 2
 
 
 def sum_masks(masks: tuple[int, ...]) -> int:
@@ -265,8 +290,25 @@ def play_to(engine: Engine, target: int) -> tuple[int, ...]:
     return tuple(path)
 
 
-def play_graph(board: Board, time_limit: float | None = None, max_states: int = MAX_STATES) -> PlayGraph:
-    """Walk ``board``'s play graph (module docstring); stopped by ``time_limit`` seconds or ``max_states``."""
+def play_graph(
+    board: Board, time_limit: float | None = None, max_states: int | None = None, *, compiled: bool | None = None
+) -> PlayGraph:
+    """Walk ``board``'s play graph (module docstring); stopped by ``time_limit`` seconds or ``max_states``
+    positions (default: the walk's own limit, :data:`MAX_STATES` or :data:`MAX_STATES_COMPILED`).
+
+    The compiled core walks when it is built and the board has at most 64 tiles (``compiled`` False
+    forces the Python walk, True requires the core); both give the same figures.
+    """
+    engine = Engine(board)
+    usable = _playgraph is not None and engine.n <= 64
+    if compiled and not usable:
+        raise ValueError("the play graph's compiled core is not built, or the board has more than 64 tiles")
+    if usable if compiled is None else compiled:
+        return _compiled_walk(board, engine, time_limit, MAX_STATES_COMPILED if max_states is None else max_states)
+    return _python_walk(board, time_limit, MAX_STATES if max_states is None else max_states)
+
+
+def _python_walk(board: Board, time_limit: float | None, max_states: int) -> PlayGraph:
     start = time.perf_counter()
     deadline = start + time_limit if time_limit is not None else float("inf")
     walk = _Walk(board, deadline, max_states)
@@ -283,11 +325,22 @@ def play_graph(board: Board, time_limit: float | None = None, max_states: int = 
     finally:
         sys.setrecursionlimit(limit)
     seconds = time.perf_counter() - start
-    sizes = {"states": len(walk.memo), "alive": walk.alive, "edges": walk.edges, "cut": walk.cut}
+    sizes = Sizes(len(walk.memo), walk.alive, walk.edges, walk.cut)
     moves = walk.depth(0) if full else 0
     if not complete:
         return PlayGraph(
-            len(board.tiles), moves, False, None, len(first), None, None, None, None, **sizes, seconds=seconds
+            len(board.tiles),
+            moves,
+            False,
+            None,
+            len(first),
+            None,
+            None,
+            None,
+            None,
+            *sizes,
+            seconds=seconds,
+            stopped_by="limit",
         )
     trap = None
     if found is None:  # lost from the start: the trap is the start itself
@@ -297,8 +350,134 @@ def play_graph(board: Board, time_limit: float | None = None, max_states: int = 
         trap = Trap((*play_to(engine, before), move), before, before & ~move)
     safe_first = sum(1 for move in first if _alive(walk, full, free, move))
     win, sequences, safe_sum = found if found is not None else (_ZERO, 0, 0)
+    mean = safe_sum / (sequences * moves) if sequences and moves else None
     return PlayGraph(
-        len(board.tiles), moves, True, win, len(first), safe_first, sequences, safe_sum, trap, **sizes, seconds=seconds
+        len(board.tiles), moves, True, win, len(first), safe_first, sequences, mean, trap, *sizes, seconds=seconds
+    )
+
+
+def spec(engine: Engine) -> _Spec:
+    """The board's masks as the compiled core reads them (encoders/search/_playgraph.c)."""
+    elements = engine.el_masks_all
+    return (
+        engine.n,
+        (elements[0], elements[1], elements[2], elements[3]),
+        engine.salt_mask,
+        engine.vitae_mask,
+        engine.mors_mask,
+        engine.q_mask,
+        engine.x_mask,
+        tuple(engine.metal_tiles),
+        tuple(tuple(masks) for masks in engine.windows),
+        tuple(engine.nbr),
+        tuple(_kinds(engine)),
+    )
+
+
+class RandomPlays:
+    """Games of uniformly random legal moves on one board, as many as asked at a time (``plays(runs, seed)``:
+    how many cleared it): the compiled core's when it is built and the board has at most 64 tiles, else
+    :func:`sigmar.models.difficulty.random_play_clears`."""
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self._spec = board_spec(board) if _playgraph is not None and len(board.tiles) <= 64 else None
+
+    def __call__(self, runs: int, seed: int) -> int:
+        if self._spec is not None:
+            assert _playgraph is not None
+            return _playgraph.playouts(self._spec, runs, seed)
+        import random
+
+        from sigmar.models.difficulty import Play, random_play_clears
+
+        play, rng = Play(self.board), random.Random(seed)
+        return sum(random_play_clears(play, rng) for _ in range(runs))
+
+
+def random_plays(board: Board, runs: int, seed: int) -> int:
+    """How many of ``runs`` games of uniformly random legal moves clear ``board`` (:class:`RandomPlays`)."""
+    return RandomPlays(board)(runs, seed)
+
+
+def board_spec(board: Board) -> _Spec:
+    """:func:`spec` from the board's facts alone (no search engine made: the screen of ``generate --difficulty``
+    reads thousands of boards)."""
+    facts = facts_of(board)
+    masks = facts.symbol_masks
+    elements = [masks.get(e, 0) for e in sorted(ELEMENTS)]
+    metals = facts.metal_mask
+    return (
+        facts.size,
+        (elements[0], elements[1], elements[2], elements[3]),
+        masks.get(SALT, 0),
+        masks.get(VITAE, 0),
+        masks.get(MORS, 0),
+        masks.get(QUICKSILVER, 0),
+        masks.get(QUINTESSENCE, 0),
+        tuple(facts.metal_chain),
+        tuple(tuple(w) for w in facts.window_masks),
+        tuple(facts.neighbour_masks),
+        tuple(mask for _symbol, mask in sorted(masks.items()) if mask & ~metals),
+    )
+
+
+def _kinds(engine: Engine) -> list[int]:
+    """The kinds a key counts loose tiles of: every kind but the metals (which are always core)."""
+    return [mask for _symbol, mask in sorted(engine.mask.items()) if mask & ~engine.metal_mask]
+
+
+def _compiled_walk(board: Board, engine: Engine, time_limit: float | None, max_states: int) -> PlayGraph:
+    assert _playgraph is not None
+    start = time.perf_counter()
+    full = engine.full
+    first = list(legal_moves(engine, full, engine.free_set(full))) if full else []
+    seconds = 1e9 if time_limit is None else max(time_limit, 0.0)
+    found = _playgraph.walk(spec(engine), seconds, max_states)
+    complete, stopped_by, numerator, denominator, sequences, sequences_float, safe_sum = found[:7]
+    _first, safe_first, trap_found, states, alive, edges, cut, _walked, _exact = found[7:]
+    moves = _Walk.moves_of(engine)
+    sizes = Sizes(states, alive, edges, cut)
+    elapsed = time.perf_counter() - start
+    if not complete:
+        return PlayGraph(
+            len(board.tiles),
+            moves,
+            False,
+            None,
+            len(first),
+            None,
+            None,
+            None,
+            None,
+            *sizes,
+            seconds=elapsed,
+            compiled=True,
+            stopped_by=stopped_by,
+        )
+    assert numerator is not None and denominator is not None
+    win = Fraction(numerator, denominator)
+    trap = None
+    if not win:
+        trap = Trap((), full, full)
+        safe_first = 0
+    elif trap_found is not None:
+        before, move = trap_found
+        trap = Trap((*play_to(engine, before), move), before, before & ~move)
+    mean = safe_sum / (sequences_float * moves) if win and moves else None
+    return PlayGraph(
+        len(board.tiles),
+        moves,
+        True,
+        win,
+        len(first),
+        safe_first,
+        sequences if win else 0,
+        mean,
+        trap,
+        *sizes,
+        seconds=time.perf_counter() - start,
+        compiled=True,
     )
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sigmar.encoders.registry import UnknownBackend, make
+from sigmar.encoders.search.playgraph import play_graph
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.deal import KINDS as DEALS
@@ -52,11 +53,15 @@ from sigmar.models.templates import FOLDS, Template, ondrovo_templates, random_t
 from sigmar.runners.checking.replay import run_replayed
 from sigmar.runners.cli.conventions import add_output, add_time_limit, follow, say
 from sigmar.runners.cli.options import UsageError, positive_int, stats_pairings, writable_file
+from sigmar.runners.design.difficulty import Band, band_of, screen
 from sigmar.runners.render.answer_json import dumps, result_json
 
 SOUND = (Reason.COUNTS, Reason.STATIC, Reason.EXHAUSTED)
 KINDS = ("shuffle", "swap", "deadlock")
 CANDIDATES = 40  # tries per unsolvable board before falling back on a deadlock
+# Candidates per board for --difficulty before the board is skipped: on side 6 a band that holds a fifth
+# of the boards takes five on average; one that holds none is given up after about ten seconds.
+BAND_CANDIDATES = 500
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -118,6 +123,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--runs", type=positive_int, default=100, metavar="R", help="random plays per board for --stats (default 100)"
     )
+    parser.add_argument(
+        "--difficulty",
+        metavar="LO-HI",
+        type=band_argument,
+        help="only boards whose difficulty is in the band LO-HI, in percent: the probability that uniformly random "
+        "legal play clears the board (docs/explain.md#difficulty), such as 10-15. Candidates of the generator "
+        "(solvable by construction, the witness replayed) are screened by random plays until the 99.9%% "
+        "interval of their rate lies inside the band (the comment line says so); with --exact-difficulty each is "
+        "also computed exactly over its play graph within --time-limit and kept only when inside",
+    )
+    parser.add_argument(
+        "--exact-difficulty",
+        action="store_true",
+        help="with --difficulty: keep a board only when its exact win probability is inside the band",
+    )
     add_time_limit(parser, "seconds for the search that refutes (--unsolvable) or measures (--stats) each board")
     parser.add_argument(
         "--witness",
@@ -133,6 +153,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "instead of the board file on standard output",
     )
     parser.set_defaults(run=run)
+
+
+def band_argument(text: str) -> Band:
+    """``--difficulty LO-HI``: a band of percentages; a malformed, empty or reversed one is one line, exit 2."""
+    try:
+        return band_of(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def template_source(spec: str | None, dim: int | None, scale: bool = False) -> Callable[[random.Random], Template]:
@@ -254,24 +282,59 @@ def stats_line(board: Board, runs: int, time_limit: float, rng: random.Random) -
 
 
 def _solvable(
-    k: int, seed: int, pick: Callable[[random.Random], Template], variant: str = "standard"
-) -> tuple[Board, str, Result]:
+    k: int,
+    seed: int,
+    pick: Callable[[random.Random], Template],
+    variant: str = "standard",
+    band: Band | None = None,
+    exact: float | None = None,
+) -> tuple[Board, str, Result] | None:
+    """Board ``k`` of ``seed``, solvable by construction; with ``band``, the first of its candidates whose random
+    play win probability is shown inside the band (by random plays, or with ``exact`` seconds over the play
+    graph), None when :data:`BAND_CANDIDATES` candidates have none."""
     rng = random.Random(f"sigmar-generate:{seed}:{k}")
-    template = pick(rng)
-    mix = mix_for(len(template))
-    name = f"generated {seed}:{k} {_label(template)}"
-    if variant == "quintessence":
-        mix = quintessence_mix(mix)
-        name = f"generated quintessence {seed}:{k} {_label(template)}"
-    start = time.perf_counter()
-    made = generate(template, rng, mix, name)
-    seconds = time.perf_counter() - start
-    verdict = verify(made.board, made.witness)
-    if not verdict.valid:  # never expected: the construction guarantees it
-        raise RuntimeError(f"board {name}: the witness does not replay: {verdict}")
-    note = f"solvable by construction; witness of {len(made.witness)} moves replayed by the rule engine"
-    witness = Result(Status.SOLVED, "generate", seconds, moves=made.witness, verified=True)
-    return made.board, note + scaled_note(template, mix), witness
+    for candidate in range(1, (BAND_CANDIDATES if band is not None else 1) + 1):
+        template = pick(rng)
+        mix = mix_for(len(template))
+        name = f"generated {seed}:{k} {_label(template)}"
+        if variant == "quintessence":
+            mix = quintessence_mix(mix)
+            name = f"generated quintessence {seed}:{k} {_label(template)}"
+        start = time.perf_counter()
+        made = generate(template, rng, mix, name)
+        seconds = time.perf_counter() - start
+        banded = ""
+        if band is not None:
+            found = _in_band(made.board, band, rng.randrange(2**63), exact)
+            if found is None:
+                continue
+            banded = f"; {found}, candidate {candidate}"
+        verdict = verify(made.board, made.witness)
+        if not verdict.valid:  # never expected: the construction guarantees it
+            raise RuntimeError(f"board {name}: the witness does not replay: {verdict}")
+        note = f"solvable by construction; witness of {len(made.witness)} moves replayed by the rule engine"
+        witness = Result(Status.SOLVED, "generate", seconds, moves=made.witness, verified=True)
+        return made.board, note + banded + scaled_note(template, mix), witness
+    return None
+
+
+def _in_band(board: Board, band: Band, seed: int, exact: float | None) -> str | None:
+    """Why ``board``'s win probability is inside ``band``, in words; None when it is not shown to be."""
+    screened = screen(board, band, seed)
+    if not screened.inside:
+        return None
+    low, high = screened.interval
+    said = (
+        f"random play clears it with probability about {screened.sample.rate:.4f} ({screened.sample.runs:,} "
+        f"random plays, 99.9% interval {low:.4f}-{high:.4f}, inside {band})"
+    )
+    if exact is None:
+        return said
+    graph = play_graph(board, exact)
+    if graph.win is None or not band.holds(float(graph.win)):
+        return None
+    exactly = f"{float(graph.win):.6f} exactly ({graph.states:,} positions)"
+    return f"random play clears it with probability {exactly}, inside {band}"
 
 
 def _unsolvable(
@@ -370,9 +433,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--count must not be negative")
     if args.variant != "standard" and (args.deal is not None or args.unsolvable):
         raise UsageError("--variant quintessence makes solvable boards only (not with --deal or --unsolvable)")
+    if args.difficulty is not None and (args.deal is not None or args.unsolvable):
+        raise UsageError("--difficulty makes solvable boards of a difficulty (not with --deal or --unsolvable)")
+    if args.exact_difficulty and args.difficulty is None:
+        raise UsageError("--exact-difficulty checks the band of --difficulty: give --difficulty LO-HI too")
     if args.deal is not None:
         return _dealt(args)
     pick = template_source(args.template, args.dim, scale=args.scale_tiles)
+    exact = args.time_limit if args.exact_difficulty else None
     made: list[Made] = []
     missing = 0
     for k in range(args.count):
@@ -381,11 +449,14 @@ def run(args: argparse.Namespace) -> int:
             if args.unsolvable:
                 found = _unsolvable(k, args.seed, pick, args.time_limit)
             else:
-                found = _solvable(k, args.seed, pick, args.variant)
+                found = _solvable(k, args.seed, pick, args.variant, args.difficulty, exact)
         except (GenerationError, ValueError) as exc:
             raise UsageError(str(exc)) from None
         if found is None:
-            say(args, f"sigmar generate: board {k}: no candidate refuted; skipped", file=sys.stderr)
+            why = (
+                "no candidate refuted" if args.unsolvable else f"no candidate of {BAND_CANDIDATES} in {args.difficulty}"
+            )
+            say(args, f"sigmar generate: board {k}: {why}; skipped", file=sys.stderr)
             missing += 1
             continue
         board, note, witness = found

@@ -21,17 +21,18 @@ per board (docs/explain.md#difficulty says how each is computed):
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from sigmar.encoders.search.playgraph import MAX_STATES, PlayGraph, play_graph
+from sigmar.encoders.search.playgraph import PlayGraph, RandomPlays, play_graph, random_plays
 from sigmar.models.bits import tile_ids
 from sigmar.models.board import Board
 from sigmar.models.counting import Count, Notion, json_number
-from sigmar.models.difficulty import Play, random_play_clears, wilson
+from sigmar.models.difficulty import wilson
 from sigmar.models.result import Move, Result, Status
 from sigmar.models.solution import move_to_json
 from sigmar.runners.checking.certify import ProofStore
@@ -101,16 +102,87 @@ class Difficulty:
 
 
 def sample(board: Board, runs: int, rng: random.Random) -> Sample:
-    """``runs`` random plays of ``board`` (:func:`sigmar.models.difficulty.random_play_clears`)."""
-    play = Play(board)
-    return Sample(runs, sum(random_play_clears(play, rng) for _ in range(runs)))
+    """``runs`` random plays of ``board`` (the compiled core's when built: :func:`.playgraph.random_plays`)."""
+    return Sample(runs, random_plays(board, runs, rng.randrange(2**63)))
+
+
+@dataclass(frozen=True)
+class Band:
+    """A band of random play's win probability, ``low`` to ``high`` (fractions; ``generate --difficulty``)."""
+
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return f"{100 * self.low:g}-{100 * self.high:g}%"
+
+    def holds(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+
+def band_of(text: str) -> Band:
+    """``LO-HI`` in percent (``10-15``) as a Band; ValueError in one line for a malformed, empty or reversed band."""
+    low_text, dash, high_text = text.strip().removesuffix("%").partition("-")
+    try:
+        low, high = float(low_text.strip().removesuffix("%")), float(high_text.strip())
+    except ValueError:
+        raise ValueError(f"'{text}' is not a band LO-HI of percentages such as 10-15") from None
+    if not dash or not all(map(math.isfinite, (low, high))):
+        raise ValueError(f"'{text}' is not a band LO-HI of percentages such as 10-15")
+    if not 0 <= low <= 100 or not 0 <= high <= 100:
+        raise ValueError(f"the band {text} is not within 0-100 (percent)")
+    if low > high:
+        raise ValueError(f"the band {text} is reversed: LO must be below HI (say {high:g}-{low:g})")
+    if low == high:
+        raise ValueError(f"the band {text} is empty: give it a width, such as {low:g}-{min(low + 5, 100):g}")
+    return Band(low / 100, high / 100)
+
+
+@dataclass(frozen=True)
+class Screen:
+    """A board screened against a band by random plays: ``inside`` True (its interval within the band), False
+    (outside it), or None (still across an edge after the most plays)."""
+
+    inside: bool | None
+    sample: Sample
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.sample.wins, self.sample.runs, Z_SCREEN)
+
+
+# The screen's interval: 99.9%, so that a board is let in only when its win probability is in the band
+# beyond reasonable doubt (the benchmark computes each one exactly).
+Z_SCREEN = 3.2905267314919255
+SCREEN_FIRST = 250
+SCREEN_MOST = 32_000
+
+
+def screen(board: Board, band: Band, seed: int, first: int = SCREEN_FIRST, most: int = SCREEN_MOST) -> Screen:
+    """Random plays of ``board`` in doubling batches until the 99.9% interval of their rate is inside ``band`` or
+    clear of it, or ``most`` plays leave it across an edge (a board far from the band is let go after 250)."""
+    runs = wins = 0
+    rng = random.Random(seed)
+    plays = RandomPlays(board)
+    batch = first
+    while True:
+        wins += plays(batch, rng.randrange(2**63))
+        runs += batch
+        batch = min(2 * batch, most - runs)
+        low, high = wilson(wins, runs, Z_SCREEN)
+        if band.low <= low and high <= band.high:
+            return Screen(True, Sample(runs, wins))
+        if high < band.low or low > band.high:
+            return Screen(False, Sample(runs, wins))
+        if runs >= most:
+            return Screen(None, Sample(runs, wins))
 
 
 def difficulty(
     board: Board,
     time_limit: float = 60.0,
     *,
-    max_states: int = MAX_STATES,
+    max_states: int | None = None,
     runs: int = SAMPLE_RUNS,
     seed: int = 0,
     pairings: bool = True,
