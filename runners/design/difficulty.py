@@ -39,8 +39,10 @@ from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.design.hint import hint, settle
 from sigmar.runners.render.board_pages import tile_name
 
-# Random plays when the graph is past its limit: a 95% interval about 3 points wide at worst (rate 0.5).
-SAMPLE_RUNS = 1000
+# Random plays when the graph is past its limit: with the compiled core (a few microseconds a game) a 95%
+# interval a third of a point wide at worst (rate 0.5); in Python (a millisecond a game) about 3 points.
+SAMPLE_RUNS = 100_000
+PYTHON_SAMPLE_RUNS = 1000
 # Seconds the pairings count gets (its own count, beside the graph: docs/explain.md#difficulty).
 PAIRINGS_LIMIT = 10.0
 # A fraction is written out in words only while its numerator and denominator are this short.
@@ -183,7 +185,7 @@ def difficulty(
     time_limit: float = 60.0,
     *,
     max_states: int | None = None,
-    runs: int = SAMPLE_RUNS,
+    runs: int | None = None,
     seed: int = 0,
     pairings: bool = True,
     proofs: ProofStore | None = None,
@@ -196,6 +198,8 @@ def difficulty(
     safe_first = graph.safe_first
     trap = None
     if not graph.complete:
+        if runs is None:
+            runs = SAMPLE_RUNS if graph.compiled else PYTHON_SAMPLE_RUNS
         found_sample = sample(board, runs, random.Random(f"sigmar-difficulty:{seed}:{board.name}"))
         safe_first = hint(board, (), time_limit, proofs).count("safe")
     elif graph.trap is not None:

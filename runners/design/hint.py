@@ -143,20 +143,29 @@ def _hint(
 ) -> Hint:
     search = SearchBackend()
     answers: dict[int, Result] = {}
+    solutions: list[tuple[Move, ...]] = []  # the solutions found from the position, each from its first move
     open_ = list(range(len(moves)))
     for first_look in (True, False):
         still: list[int] = []
         for number, index in enumerate(open_):
+            move = moves[index]
+            reused = _reused(board, played, move, solutions)
+            if reused is not None:
+                answers[index] = reused
+                continue
             left = deadline - time.perf_counter()
             if left <= 0:
                 still.append(index)
                 continue
             # The second look shares what is left among the moves still open.
             limit = min(FIRST_LOOK, left) if first_look else left / (len(open_) - number)
-            after = Position(board, position.occupied - set(moves[index].cells))
-            answer = _settle(search, board, played + (moves[index],), after, limit, store, last=not first_look)
+            after = Position(board, position.occupied - set(move.cells))
+            answer = _settle(search, board, played + (move,), after, limit, store, last=not first_look)
             answers[index] = answer
-            if MoveHint(moves[index], answer).mark == "unknown":
+            mark = MoveHint(move, answer).mark
+            if mark == "safe":
+                solutions.append((move, *answer.moves))
+            elif mark == "unknown":
                 still.append(index)
         open_ = still
         if not open_:
@@ -173,6 +182,18 @@ def settle(board: Board, line: Sequence[Move], time_limit: float, proofs: ProofS
     with a checked certificate, or unknown within ``time_limit`` seconds."""
     after = position_after(board, line)
     return _settle(SearchBackend(), board, tuple(line), after, time_limit, proofs, last=True)
+
+
+def _reused(board: Board, played: tuple[Move, ...], move: Move, solutions: list[tuple[Move, ...]]) -> Result | None:
+    """A solution after ``move`` taken from one already found: a solution from the position that plays ``move``
+    later can play it first (a legal move stays legal until one of its own tiles leaves, and the position's
+    legal moves share no tile with the moves a solution plays before them), replayed from the start."""
+    for solution in solutions:
+        if move in solution:
+            rest = tuple(m for m in solution if m != move)
+            if verify(board, (*played, move, *rest)).valid:
+                return Result(Status.SOLVED, "hint", moves=rest, verified=True)
+    return None
 
 
 def _unknown(deadline: float) -> Result:
