@@ -9,10 +9,9 @@ from sigmar.models.result import Move
 from sigmar.models.solution import match_solutions, read_solutions, to_moves
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.cli.board_args import selected_names, solutions_for
-from sigmar.runners.cli.conventions import add_time_limit, follow
+from sigmar.runners.cli.conventions import AnswersOutput, add_answers_output, add_time_limit, follow
 from sigmar.runners.cli.options import add_board_files, add_proof_dir, read_board_files
 from sigmar.runners.design.hint import Hint, MoveHint, hint, hint_json
-from sigmar.runners.render.answer_json import dumps
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -37,6 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_time_limit(parser, "seconds for all the moves of one position")
     add_proof_dir(parser)
+    add_answers_output(parser, "also write each position's hint into FILE as JSON Lines (what --json prints)")
     follow(parser, boards=True)
     parser.set_defaults(run=run)
 
@@ -53,13 +53,12 @@ def positions(args: argparse.Namespace) -> list[tuple[Board, list[Move]]]:
 
 def run(args: argparse.Namespace) -> int:
     found: list[Hint] = []
-    with ProofStore(args.proof_dir) as proofs:
+    with AnswersOutput(args) as answers, ProofStore(args.proof_dir) as proofs:
         for board, played in positions(args):
             one = hint(board, played, args.time_limit, proofs)
             found.append(one)
-            if args.json:
-                print(dumps(hint_json(one)), flush=True)
-            elif not args.quiet:
+            answers.write(hint_json(one))
+            if not args.json and not args.quiet:
                 print(("\n" if len(found) > 1 else "") + text(one), flush=True)
     return 1 if any(one.status == "unknown" or one.count("unknown") for one in found) else 0
 
