@@ -11,7 +11,7 @@ from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.cli.board_args import selected_names, solutions_for
 from sigmar.runners.cli.conventions import AnswersOutput, add_answers_output, add_time_limit, follow
 from sigmar.runners.cli.options import add_board_files, add_proof_dir, read_board_files
-from sigmar.runners.design.hint import Hint, MoveHint, hint, hint_json
+from sigmar.runners.design.hint import Hint, MoveHint, PositionError, hint, hint_json
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -55,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
     found: list[Hint] = []
     with AnswersOutput(args) as answers, ProofStore(args.proof_dir) as proofs:
         for board, played in positions(args):
-            one = hint(board, played, args.time_limit, proofs)
+            try:
+                one = hint(board, played, args.time_limit, proofs)
+            except PositionError as exc:  # one line naming the file of the moves played, the board and the move
+                raise PositionError(f"{args.played}: {exc}") from None
             found.append(one)
             answers.write(hint_json(one))
             if not args.json and not args.quiet:
