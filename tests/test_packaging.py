@@ -78,6 +78,21 @@ def test_a_wheel_install_generates_boards_from_its_packaged_templates(tmp_path: 
         timeout=120,
     ).stdout
     assert page.strip() == "['/', '/static/workbench.css', '/static/workbench.js']", page
+    # So are the JSON Schemas of the outputs (docs/formats.md#json-schemas), where importlib.resources finds them.
+    shipped = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "from importlib.resources import files; print((files('sigmar') / 'schemas').joinpath("
+            "'solve.schema.json').read_text())",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    ).stdout
+    assert '"$id": "https://sigmar.invalid/schemas/solve.schema.json"' in shipped, shipped[:200]
 
 
 def test_every_package_folder_is_listed_for_the_wheel() -> None:
