@@ -29,7 +29,7 @@ import signal
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -118,10 +118,15 @@ class RacePolicy:
         self.wins: Counter[str] = Counter()
         self.win_times: dict[str, deque[float]] = {}  # each backend's last RECENT_WINS winning times
         self.late_wins: Counter[str] = Counter()  # wins on boards where the leader's head start ran out
+        # This board's leader when a selector named one (``solve --selector``): it leads whatever the wins,
+        # for ``lead_seconds`` alone when set (a selector's presolver), with ``second`` (its pick) as partner.
+        self.prefer: str | None = None
+        self.lead_seconds: float | None = None
+        self.second: str | None = None
 
     def order(self) -> list[str]:
-        """Backends by wins so far (most first); the leader may get a head start."""
-        return sorted(self.names, key=lambda n: -self.wins[n])
+        """Backends by wins so far (most first), the selector's pick first; the leader may get a head start."""
+        return sorted(self.names, key=lambda n: (n != self.prefer, -self.wins[n]))
 
     def won(self, name: str, seconds: float, late: bool = False) -> None:
         self.wins[name] += 1
@@ -139,7 +144,9 @@ class RacePolicy:
     def partner(self, leader: str) -> str | None:
         """The backend that starts soon after ``leader``: the winner of the hard boards, else the
         certifying backend with the most wins (so that one leader's early wins do not keep the other
-        from ever showing it is faster)."""
+        from ever showing it is faster); a selector's pick after its presolver."""
+        if self.second is not None and self.second != leader:
+            return self.second
         late = self.late_leader(leader)
         if late is not None:
             return late
@@ -149,6 +156,8 @@ class RacePolicy:
         """Seconds ``leader`` runs alone: long enough for nearly all of its recent wins."""
         if self.stagger <= 0:
             return 0.0
+        if self.lead_seconds is not None and leader == self.prefer:
+            return max(self.stagger, self.lead_seconds)
         times = sorted(self.win_times.get(leader, ()))
         if not times:
             return self.stagger
@@ -157,6 +166,8 @@ class RacePolicy:
 
     def inline_budget(self) -> float:
         """How long ``search`` runs in the runner's process before the workers are started."""
+        if self.lead_seconds is not None and self.prefer == INLINE:
+            return self.head_start(INLINE)
         return self.head_start(INLINE) if self.wins[INLINE] else self.FIRST_HEAD_START
 
     def plan(self, start: float, head_start: bool = True) -> Plan:
@@ -167,7 +178,8 @@ class RacePolicy:
         """
         order = self.order()
         leader = order[0]
-        staggered = head_start and self.stagger > 0 and len(order) > 1 and self.wins[leader] > 0
+        earned = self.wins[leader] > 0 or leader == self.prefer
+        staggered = head_start and self.stagger > 0 and len(order) > 1 and earned
         partner = self.partner(leader) if staggered else None
         release_at = start + self.head_start(leader)
         return Plan(
@@ -225,9 +237,13 @@ class Race:
         grace: float = 0.2,
         stagger: float = 0.02,
         optional: Iterable[str] = (),
+        selector: Callable[[Board], str | None] | None = None,
+        presolve: tuple[str, float] | None = None,
     ) -> None:
         """``optional``: names that are dropped, not refused, when unavailable (``all``); they are
-        looked at only when a board needs the workers, so an easy board never imports their solvers."""
+        looked at only when a board needs the workers, so an easy board never imports their solvers.
+        ``selector``: the backend to lead each board (``solve --selector``), instead of the most wins;
+        ``presolve``: a backend that leads every board alone for its seconds first, the pick as its partner."""
         if not names:
             raise registry.UnknownBackend("no backend named")
         self.optional = frozenset(optional)
@@ -235,6 +251,8 @@ class Race:
             if name not in self.optional:
                 registry.make(name)  # unknown or unavailable names fail here, in the parent (exit 2)
         self.policy = RacePolicy(list(dict.fromkeys(names)), stagger)
+        self.selector = selector
+        self.presolve = presolve
         self.slack = slack  # seconds past the time limit allowed for a backend's own "unknown"
         self.grace = grace  # seconds a loser gets to stop before it is killed
         # Each backend's wins so far, the policy's record (tests and benchmarks read them here).
@@ -369,12 +387,13 @@ class Race:
         early = counts_answer(board)
         if early is not None:
             return RaceOutcome(self._certified(board, early).with_(seconds=time.perf_counter() - start))
+        self._choose(board)
         inline: RaceOutcome | None = None
-        if self.inline is not None:
+        if self.inline is not None and self.policy.prefer in (None, INLINE):
             inline, settled = self._solve_inline(board, time_limit, start)
             if settled:
                 return inline
-            self.start_workers()
+        self.start_workers()  # once (a board the search did not settle, or one the selector gave another leader)
         self._job += 1
         for worker in self.workers.values():
             worker.collect()  # a loser that answered since: idle again, nothing to kill
@@ -396,6 +415,17 @@ class Race:
                 )
         outcome.result = winner if winner is not None else self._no_winner(outcome, heat.claims, elapsed, time_limit)
         return outcome
+
+    def _choose(self, board: Board) -> None:
+        """This board's leader (and partner) when a selector is given: its presolver, then its pick."""
+        if self.selector is None:
+            return
+        pick = self.selector(board)
+        pick = pick if pick in self.names else None
+        first = self.presolve if self.presolve is not None and self.presolve[0] in self.names else None
+        self.policy.prefer = first[0] if first else pick
+        self.policy.lead_seconds = first[1] if first else None
+        self.policy.second = pick if first and pick != first[0] else None
 
     def _solve_inline(self, board: Board, time_limit: float | None, start: float) -> tuple[RaceOutcome, bool]:
         """``search`` in this process for its head start (alone: for the whole time limit).

@@ -48,6 +48,7 @@ MAPS: dict[str, set[str]] = {
     "backends": {"missing"},
     "fuzz": {"answers", "certified"},
     "vars": {"names"},
+    "selector": {"trained", "trained.cross_validated_par2"},
 }
 
 

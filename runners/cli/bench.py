@@ -119,6 +119,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--html", type=writable_file, metavar="REPORT", help="write one self-contained HTML report here"
     )
     parser.add_argument("--xml", metavar="DIR", help="write BenchExec result XML here, one file per backend")
+    parser.add_argument(
+        "--aslib",
+        metavar="DIR",
+        help="export the bench as an ASlib scenario in DIR (description.txt, algorithm_runs.arff, "
+        "feature_values.arff, feature_costs.arff, feature_runstatus.arff, cv.arff): each board's runtimes and "
+        "run status per backend, its cheap features, 10 cross-validation folds (docs/bench.md#picking-the-backend)",
+    )
     parser.add_argument("--baseline", metavar="OLD.csv", help="compare with an earlier bench CSV")
     parser.add_argument(
         "--mem-limit",
@@ -200,11 +207,25 @@ def check_outputs(args: argparse.Namespace) -> list[OutputLock]:
             except OSError as exc:
                 raise UsageError(f"--xml {args.xml}: cannot make that folder ({exc.strerror or exc})") from None
             locks.append(OutputLock(args.xml, "--xml folder"))
+        if args.aslib:
+            locks.append(_aslib_folder(args.aslib))
     except BaseException:
         for lock in locks:
             lock.release()
         raise
     return locks
+
+
+def _aslib_folder(folder: str) -> OutputLock:
+    """``--aslib DIR``: a folder (made when missing), locked for the run; a file there is one line, exit 2."""
+    path = Path(folder)
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--aslib {folder}: a file, not a folder (the scenario is a folder of six files)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--aslib {folder}: cannot make that folder ({exc.strerror or exc})") from None
+    return OutputLock(folder, "--aslib folder")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -250,7 +271,7 @@ def _rerun(args: argparse.Namespace) -> Record:
         what = ", ".join(([f"FILE {args.files[0]}"] if args.files else []) + given)
         raise UsageError(
             f"--rerun takes the boards, backends and options from its record, not {what}; beside it give only "
-            "outputs (-o, --html, --xml, --plot, --scatter, --pair, --baseline, --json, --quiet), --verbose "
+            "outputs (-o, --html, --xml, --aslib, --plot, --scatter, --pair, --baseline, --json, --quiet), --verbose "
             "or --cluster"
         )
     try:
@@ -298,6 +319,8 @@ def _run(
         from sigmar.runners.render.benchexec_xml import write_xml
 
         write_xml(args.xml, result.rows, names, record, args.time_limit, args.mem_limit, started)
+    if args.aslib:
+        _write_aslib(args, boards_by_file, result.rows)
     if args.html:
         from sigmar.runners.render.bench_html import write_html
 
@@ -314,6 +337,16 @@ def _run(
     board_results = [v.result.with_(wrong=True) if v.any_wrong or not v.agree else v.result for _, v in result.verdicts]
     summary.print(board_results)
     return exit_code(board_results)
+
+
+def _write_aslib(args: argparse.Namespace, boards_by_file: list[tuple[str, list[Board]]], rows: list[Any]) -> None:
+    from sigmar.runners.bench import COLUMNS
+    from sigmar.runners.statistics.aslib import write_scenario
+
+    boards = {(file, board.name): board for file, bs in boards_by_file for board in bs}
+    name = "sigmar-" + "-".join(Path(file.split(":")[0]).stem for file, _ in boards_by_file)[:80]
+    plain = [dict(zip(COLUMNS, row.values(), strict=True)) for row in rows]
+    write_scenario(args.aslib, plain, boards, args.time_limit, name=name, memory_mb=args.mem_limit)
 
 
 def _record(
@@ -511,6 +544,7 @@ def _print_summary(
         (pair, f"drew {args.scatter} ({pair[0]} against {pair[1]})" if pair else ""),
         (args.html, f"wrote {args.html}"),
         (args.xml, f"wrote BenchExec results in {args.xml}"),
+        (args.aslib, f"wrote the ASlib scenario in {args.aslib}"),
     ]
     for given, line in written:
         if given:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from sigmar.encoders.registry import names_all
 from sigmar.models.board import Board
@@ -11,10 +12,13 @@ from sigmar.models.counting import Count
 from sigmar.models.result import Result, Status
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.cli.conventions import AnswersOutput, Summary, add_answers_output, add_time_limit, follow
-from sigmar.runners.cli.options import add_race_arguments, race_inputs, stats_pairings
+from sigmar.runners.cli.options import UsageError, add_race_arguments, race_inputs, stats_pairings
 from sigmar.runners.race import Race, RaceOutcome
 from sigmar.runners.render.answer_json import count_json, exit_code, result_json, summary_line
 from sigmar.runners.render.columns import columns, terminal_width
+
+if TYPE_CHECKING:
+    from sigmar.runners.statistics.selector import Selector
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -35,6 +39,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "clears), the rule engine's: exact, or a lower bound 'at least N' where it needs more than a few "
         "thousand positions (side 6)",
     )
+    parser.add_argument(
+        "--selector",
+        metavar="FILE",
+        help="lead each board's race with the backend this selector picks from the board's cheap features "
+        "(a JSON file that scripts/bench/selector.py trains on a bench's ASlib scenario; docs/bench.md"
+        "#picking-the-backend), instead of the backend with the most wins so far",
+    )
     add_time_limit(parser)
     add_answers_output(parser)
     follow(parser, boards=True)
@@ -52,14 +63,20 @@ def outcome_json(board: Board, outcome: RaceOutcome, pairings: Count | None = No
 
 def run(args: argparse.Namespace) -> int:
     summary = Summary(args)
+    selector = _selector(args.selector) if args.selector else None
     boards, names = race_inputs(args, check=False)
     optional = names if names_all(args.backend) else []  # looked at only when a board needs them
+    if selector is not None and not set(selector.backends) & set(names):
+        raise UsageError(
+            f"--selector {args.selector} picks among {', '.join(selector.backends)}; none of them races here "
+            f"({', '.join(names)})"
+        )
     results: list[Result] = []
     rows: list[tuple[str, ...]] = []
     with (
         AnswersOutput(args) as answers,
         ProofStore(args.proof_dir) as proofs,
-        Race(names, proofs=proofs, optional=optional) as race,
+        Race(names, proofs=proofs, optional=optional, **_led_by(selector)) as race,
     ):
         for board in boards:
             outcome = race.solve(board, args.time_limit)
@@ -80,6 +97,24 @@ def run(args: argparse.Namespace) -> int:
         print_table(rows, args.stats)
     summary.print(results)
     return exit_code(results)
+
+
+def _selector(path: str) -> Selector:
+    """``--selector FILE``, read before any board: a file that is not a selector is one line, exit 2."""
+    from sigmar.runners.statistics.selector import SelectorError, load
+
+    try:
+        return load(path)
+    except SelectorError as exc:
+        raise UsageError(f"--selector {exc}") from None
+
+
+def _led_by(selector: Selector | None) -> dict[str, Any]:
+    """The race's ``selector`` and ``presolve`` arguments for ``--selector``."""
+    if selector is None:
+        return {}
+    first = selector.presolve
+    return {"selector": selector.pick, "presolve": (first["backend"], first["seconds"]) if first else None}
 
 
 def print_table(rows: list[tuple[str, ...]], stats: bool = False) -> None:
