@@ -49,6 +49,7 @@ MAPS: dict[str, set[str]] = {
     "fuzz": {"answers", "certified"},
     "vars": {"names"},
     "selector": {"trained", "trained.cross_validated_par2"},
+    "hint": {f"stuck.{key}" for key in ANSWER_MAPS},
 }
 
 
@@ -333,6 +334,15 @@ def test_decode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out += run_json(["decode", f"{SMALL}:2", str(tmp_path / "unsat.out"), *sidecar], capsys, codes=(1,))
     holds("decode", out)
     assert [r["status"] for r in out] == ["solved", "unknown"]
+
+
+def test_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    played = tmp_path / "played.txt"
+    played.write_text("0,0 0,1\n")
+    out = run_json(["hint", str(SMALL), "--json", "--time-limit", "20"], capsys, codes=(0, 1))
+    out += run_json(["hint", f"{SMALL}:2", "--played", str(played), "--json"], capsys, codes=(0, 1))
+    holds("hint", out)
+    assert {m["mark"] for r in out for m in r["moves"]} >= {"safe", "losing"}
 
 
 def test_backends(capsys: pytest.CaptureFixture[str]) -> None:
