@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
@@ -158,3 +159,35 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     signals and Node's start-up rather than computing, so a third worker keeps two cores busy (measured on
     2 cores: 135 s with 3 workers, 141-156 s with 2, 144 s with 4)."""
     return (os.cpu_count() or 1) + 1
+
+
+# -- no skip on the suite's own import error
+
+OWN_PACKAGES = ("sigmar", "tests")
+
+
+def own_import_error(exc: BaseException | None) -> ImportError | None:
+    """The ImportError of the suite's own code behind ``exc`` (a skip), if one is there.
+
+    A missing solver package may skip a test (the skip says why); a module of ``sigmar`` or ``tests``
+    that fails to import is a broken suite, and a skip would hide it.  An ImportError names the module
+    it could not import (``exc.name``): one of ours, or one of ours that lacks a name it imports.
+    """
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, ImportError) and (exc.name or "").split(".")[0] in OWN_PACKAGES:
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A test skipped because the suite's own code failed to import is reported as failed."""
+    outcome = yield
+    report = outcome.get_result()
+    own = own_import_error(call.excinfo.value) if report.skipped and call.excinfo is not None else None
+    if own is not None:
+        report.outcome = "failed"
+        report.longrepr = f"skipped on the suite's own import error, which is a failure: {type(own).__name__}: {own}"

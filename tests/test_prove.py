@@ -26,13 +26,6 @@ from tests.bruteforce import solve_by_brute_force
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def needs_cnf() -> None:
-    try:
-        import sigmar.encoders.cnf  # noqa: F401
-    except ImportError as exc:
-        pytest.skip(f"the CNF encoding (encoders/cnf/__init__.py) cannot be imported: {exc}")
-
-
 def glucose_proof(clauses: list[list[int]]) -> list[rup_check.Step]:
     with Solver(name="glucose4", with_proof=True, bootstrap_with=clauses) as solver:
         assert solver.solve() is False
@@ -175,7 +168,6 @@ def unsolvable_without_static_reason(seed: int) -> Board:
 
 
 def test_the_drup_route_writes_a_checked_proof(tmp_path: Path) -> None:
-    needs_cnf()
     board = unsolvable_without_static_reason(5)
     proved = prove(board, 60, proof_dir=tmp_path, routes=("cnf",), corroborate_limit=None)
     result = proved.result
@@ -204,7 +196,6 @@ def test_the_search_route_writes_checked_dead_states(tmp_path: Path) -> None:
 
 
 def test_every_unsolvable_bundled_board_gets_a_checked_proof_or_sound_reason() -> None:
-    needs_cnf()
     files = [ROOT / "instances" / "small.txt", *sorted((ROOT / "instances").glob("*unsolvable*.txt"))]
     seen = 0
     for path in files:
@@ -220,7 +211,6 @@ def test_every_unsolvable_bundled_board_gets_a_checked_proof_or_sound_reason() -
 
 
 def test_solvable_boards_come_back_solved_and_verified() -> None:
-    needs_cnf()
     standard = read_boards(ROOT / "instances" / "real-game.txt")[:1]
     for board in [*read_boards(ROOT / "instances" / "small.txt"), *standard]:
         if "[unsolvable" in board.name:
@@ -240,7 +230,6 @@ def test_counts_come_first() -> None:
 
 
 def test_cli_json_and_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    needs_cnf()
     board = unsolvable_without_static_reason(5)
     path = tmp_path / "boards.txt"
     from sigmar.models.boardfile import format_board
@@ -272,19 +261,17 @@ def test_cli_table_keeps_square_brackets(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_a_certificate_that_does_not_check_is_a_wrong_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    needs_cnf()
     from sigmar.runners.checking import certificates  # certify imports its check_certificate when it checks
     from sigmar.runners.checking.verdict import Verdict
 
     board = unsolvable_without_static_reason(5)
-    monkeypatch.setattr(certificates, "check_certificate", lambda board, certificate: Verdict(False, "tampered"))
+    monkeypatch.setattr(certificates, "check_certificate", lambda board, certificate, **held: Verdict(False, "tampered"))
     proved = prove(board, 60, corroborate_limit=None)
     assert not proved.checked and proved.result.wrong and "tampered" in proved.result.message
     assert exit_code([proved.result]) == 3
 
 
 def test_a_corroborating_solution_against_a_refuted_cnf_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    needs_cnf()
     import sigmar.runners.prove as engine
 
     board = unsolvable_without_static_reason(5)
@@ -297,7 +284,6 @@ def test_a_corroborating_solution_against_a_refuted_cnf_is_reported(monkeypatch:
 
 def test_a_drup_proof_gives_way_to_the_dead_states_the_search_finds(tmp_path: Path, monkeypatch) -> None:
     """A DRUP proof that won the race is kept only when the search does not find the dead states in about as long."""
-    needs_cnf()
     from sigmar.runners.checking.certify import ProofStore
     from sigmar.runners.prove import Prover
     from sigmar.runners.race import RaceOutcome
