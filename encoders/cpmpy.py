@@ -35,12 +35,9 @@ import time
 from importlib.util import find_spec
 from typing import Any
 
-from sigmar.encoders.backend import Backend
-from sigmar.encoders.order_model import Atom, Clause, OrderModel, Tally, build, count_pairings
-from sigmar.encoders.processes.forked import Forked, count_in_child, time_left
-from sigmar.models.board import Board
+from sigmar.encoders.order_backend import Call, OrderModelBackend
+from sigmar.encoders.order_model import Atom, Clause, OrderModel, Tally, count_pairings
 from sigmar.models.result import Reason, Result, Status
-from sigmar.models.rules import count_problem
 
 # The solvers, in the order ``sigmar backends`` lists them, each with the Python package it needs.
 SOLVERS = {
@@ -66,18 +63,15 @@ def installed() -> tuple[str, ...]:
     return tuple(name for name, package in SOLVERS.items() if find_spec(package) is not None)
 
 
-class CpmpyBackend(Backend):
+class CpmpyBackend(OrderModelBackend):
     family = "cpmpy"
     default_sub = "pumpkin"
     description = "the order model through CPMpy on any solver it reaches (choco, exact, z3, pysat, ortools, pumpkin)"
-    plays_quintessence = True
-    count_notions = ("pairings",)
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
         if self.sub not in SOLVERS:
             raise ValueError(f"unknown cpmpy solver '{self.sub}' (choose from {', '.join(SOLVERS)})")
-        self._forked = Forked()
         self._unusable = ""
         try:
             preload(self.sub)
@@ -129,58 +123,24 @@ class CpmpyBackend(Backend):
             if name not in found
         }
 
-    def stop(self) -> None:
-        self._forked.stop()
+    def unusable(self) -> str:
+        return self._unusable
 
-    def solve(self, board: Board, time_limit: float | None = None) -> Result:
-        try:
-            return self._solve(board, time_limit)
-        finally:
-            self._forked.reset()
+    def solve_call(self, model: OrderModel, folder: str | None, limit: float | None) -> Call:
+        """No time limit for the solver: the child is killed at ours."""
+        return solve_model, (model, self.sub or "pumpkin")
 
-    def _solve(self, board: Board, time_limit: float | None) -> Result:
-        start = time.perf_counter()
-        refuted = self.counts_refutation(board, start)
-        if refuted is not None:
-            return refuted
-        if self._unusable:
-            return Result(Status.ERROR, self.name, time.perf_counter() - start, message=self._unusable)
-        solver = self.sub or "pumpkin"
-        model = build(board)
-        outcome = self._forked.call(solve_model, (model, solver), time_left(time_limit, start))
-        seconds = time.perf_counter() - start
-        if outcome.stopped:
-            return Result(Status.UNKNOWN, self.name, seconds, message="stopped")
-        if outcome.timed_out:
-            return Result(Status.UNKNOWN, self.name, seconds, message="time limit")
-        if outcome.error:
-            return Result(Status.ERROR, self.name, seconds, message=outcome.error)
-        answer, values, stats = outcome.value
-        stats = {"variables": len(model.variables), "constraints": len(model.constraints), **stats}
-        if answer == "solved":
-            return Result(Status.SOLVED, self.name, seconds, moves=model.decode(values), statistics=stats)
-        if answer == "unsolvable":
-            explanation = f"CPMpy's {solver} found the order model unsatisfiable (horizon {model.horizon} steps)"
-            return Result(
-                Status.UNSOLVABLE, self.name, seconds, reason=Reason.PROOF, explanation=explanation, statistics=stats
-            )
-        return Result(Status.UNKNOWN, self.name, seconds, message=f"{solver}: {answer}", statistics=stats)
+    def count_call(self, model: OrderModel, limit: float | None) -> Call:
+        return count_model, (model, self.sub or "pumpkin")
 
-    def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
-        """The board's ``pairings``, each a solution of the order model blocked once found."""
-        if of not in self.count_notions:
-            raise ValueError(f"{self.name} counts {', '.join(self.count_notions)}, not {of}")
-        try:
-            start = time.perf_counter()
-            if count_problem(board) is not None:
-                return 0, True
-            if self._unusable:
-                raise RuntimeError(self._unusable)
-            model = build(board)
-            left = time_left(time_limit, start)
-            return count_in_child(self._forked, count_model, (model, self.sub or "pumpkin"), left)
-        finally:
-            self._forked.reset()
+    def refutation(self, model: OrderModel, folder: str | None, seconds: float, stats: dict[str, Any]) -> Result:
+        explanation = f"CPMpy's {self.sub} found the order model unsatisfiable (horizon {model.horizon} steps)"
+        return Result(
+            Status.UNSOLVABLE, self.name, seconds, reason=Reason.PROOF, explanation=explanation, statistics=stats
+        )
+
+    def unknown(self, answer: str) -> str:
+        return f"{self.sub}: {answer}"
 
 
 def preload(solver: str) -> None:

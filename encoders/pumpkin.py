@@ -26,19 +26,17 @@ pairing (:func:`sigmar.encoders.order_model.count_pairings`).
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import time
 from dataclasses import dataclass
 from importlib.util import find_spec
 from typing import Any
 
-from sigmar.encoders.backend import Backend
+from sigmar.encoders.order_backend import Call, OrderModelBackend
 from sigmar.encoders.order_model import Atom, Clause, OrderModel, Tally, build, count_pairings
-from sigmar.encoders.processes.forked import Forked, count_in_child, time_left
+from sigmar.encoders.processes.forked import time_left
 from sigmar.models.board import Board
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
-from sigmar.models.rules import count_problem
 
 PROOF_MODES = ("after", "always", "never")
 
@@ -52,15 +50,13 @@ class PumpkinOptions:
     seed: int = 0
 
 
-class PumpkinBackend(Backend):
+class PumpkinBackend(OrderModelBackend):
     family = "pumpkin"
     default_sub = "order"
     description = "Pumpkin (lazy clause generation) on the order model; its refutations are DRCP proofs we check"
     encode_targets = ("drcp-model",)
     encode_variants = ("order",)
     options_type = PumpkinOptions
-    plays_quintessence = True
-    count_notions = ("pairings",)
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         super().__init__(sub, **options)
@@ -68,7 +64,6 @@ class PumpkinBackend(Backend):
             raise ValueError(f"unknown pumpkin formulation '{self.sub}' (choose from order)")
         if self.options.proof not in PROOF_MODES:
             raise ValueError(f"pumpkin: proof must be one of {', '.join(PROOF_MODES)}, not {self.options.proof!r}")
-        self._forked = Forked()
 
     @classmethod
     def available(cls) -> tuple[bool, str]:
@@ -91,71 +86,22 @@ class PumpkinBackend(Backend):
             return super().encode(board, target)
         return {".drcp-model": build(board).text()}
 
-    def stop(self) -> None:
-        self._forked.stop()
+    def empty_clause_certificate(self) -> Certificate:
+        """Pumpkin refuses a model with the empty clause; the proof is the conclusion alone."""
+        return Certificate(CertificateKind.DRCP, texts={".drcp": "c UNSAT\n"})
 
-    def solve(self, board: Board, time_limit: float | None = None) -> Result:
-        try:
-            return self._solve(board, time_limit)
-        finally:
-            self._forked.reset()
+    def scratch(self) -> tempfile.TemporaryDirectory[str]:
+        """Where Pumpkin writes its proof."""
+        return tempfile.TemporaryDirectory(prefix="sigmar-pumpkin-", ignore_cleanup_errors=True)
 
-    def _solve(self, board: Board, time_limit: float | None) -> Result:
-        start = time.perf_counter()
-        refuted = self.counts_refutation(board, start)
-        if refuted is not None:
-            return refuted
-        model = build(board)
-        if model.refuted:  # Pumpkin refuses a model with the empty clause; the proof is the conclusion alone
-            certificate = Certificate(CertificateKind.DRCP, texts={".drcp": "c UNSAT\n"})
-            explanation = "the order model holds the empty clause: some tile can never be freed"
-            return Result(
-                Status.UNSOLVABLE,
-                self.name,
-                time.perf_counter() - start,
-                reason=Reason.PROOF,
-                explanation=explanation,
-                certificate=certificate,
-            )
-        folder = tempfile.mkdtemp(prefix="sigmar-pumpkin-")
-        try:
-            proof = os.path.join(folder, "board.drcp")
-            left = time_left(time_limit, start)
-            outcome = self._forked.call(solve_model, (model, proof, self.options.proof, self.options.seed, left), left)
-            seconds = time.perf_counter() - start
-            if outcome.stopped:
-                return Result(Status.UNKNOWN, self.name, seconds, message="stopped")
-            if outcome.timed_out:
-                return Result(Status.UNKNOWN, self.name, seconds, message="time limit")
-            if outcome.error:
-                return Result(Status.ERROR, self.name, seconds, message=outcome.error)
-            answer, values, stats = outcome.value
-            stats = {"variables": len(model.variables), "constraints": len(model.constraints), **stats}
-            if answer == "solved":
-                return Result(Status.SOLVED, self.name, seconds, moves=model.decode(values), statistics=stats)
-            if answer == "unsolvable":
-                return self._refutation(model, proof, seconds, stats)
-            return Result(Status.UNKNOWN, self.name, seconds, message="time limit", statistics=stats)
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
+    def solve_call(self, model: OrderModel, folder: str | None, limit: float | None) -> Call:
+        return solve_model, (model, _proof_path(folder), self.options.proof, self.options.seed, limit)
 
-    def count(self, board: Board, of: str, time_limit: float | None = None) -> tuple[int, bool]:
-        """The board's ``pairings``, each a solution of the order model blocked once found (no proof is logged)."""
-        if of not in self.count_notions:
-            raise ValueError(f"pumpkin counts {', '.join(self.count_notions)}, not {of}")
-        try:
-            start = time.perf_counter()
-            if count_problem(board) is not None:
-                return 0, True
-            model = build(board)
-            if model.refuted:
-                return 0, True
-            left = time_left(time_limit, start)
-            return count_in_child(self._forked, count_model, (model, self.options.seed, left), left)
-        finally:
-            self._forked.reset()
+    def count_call(self, model: OrderModel, limit: float | None) -> Call:
+        """No proof is logged while counting."""
+        return count_model, (model, self.options.seed, limit)
 
-    def _refutation(self, model: OrderModel, proof: str, seconds: float, stats: dict[str, Any]) -> Result:
+    def refutation(self, model: OrderModel, folder: str | None, seconds: float, stats: dict[str, Any]) -> Result:
         explanation = (
             f"Pumpkin refuted the order model ({len(model.variables)} variables, {len(model.constraints)} "
             f"constraints; horizon {model.horizon} steps, which every solution fits)"
@@ -163,7 +109,7 @@ class PumpkinBackend(Backend):
         certificate = None
         message = ""
         if stats.get("proved"):
-            with open(proof, encoding="utf-8") as handle:
+            with open(_proof_path(folder), encoding="utf-8") as handle:
                 text = handle.read()
             stats["proof_bytes"] = len(text)
             certificate = Certificate(CertificateKind.DRCP, texts={".drcp": text})
@@ -179,6 +125,11 @@ class PumpkinBackend(Backend):
             statistics=stats,
             certificate=certificate,
         )
+
+
+def _proof_path(folder: str | None) -> str:
+    assert folder is not None
+    return os.path.join(folder, "board.drcp")
 
 
 # ---------------------------------------------------------------------------- in the child process

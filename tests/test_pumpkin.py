@@ -203,7 +203,7 @@ def test_the_model_names_what_the_proof_refers_to() -> None:
 def test_the_time_limit_counts_from_the_start_of_the_solve(monkeypatch: pytest.MonkeyPatch) -> None:
     """What comes before the fork (the model's building here) is spent out of the limit, for the solver's own
     limit and for the kill alike."""
-    from sigmar.encoders import pumpkin as family
+    from sigmar.encoders import order_backend as family  # the one solve both order-model families run
     from sigmar.encoders.processes.forked import Outcome
 
     real_build = family.build
