@@ -35,6 +35,7 @@ from sigmar.models.board import Board
 from sigmar.models.hexgrid import Hex
 from sigmar.models.result import Result, Status
 from sigmar.models.rules import Position, count_problem
+from sigmar.models.stopped import Stopped
 
 # States memoised before a count gives up with a lower bound: a state of a side-6 board costs about 1 KB
 # (its position as a frozenset of cells), so the cap keeps the judge near 1 GB.
@@ -87,14 +88,6 @@ def notion_of(text: str) -> Notion:
         raise ValueError(f"unknown notion '{text}' (choose from {', '.join(NOTIONS)})") from None
 
 
-class _Stopped(Exception):
-    """The deadline or the state cap was reached; ``partial`` is what had been counted (a lower bound)."""
-
-    def __init__(self, partial: int) -> None:
-        super().__init__(partial)
-        self.partial = partial
-
-
 def reference_count(
     board: Board, notion: Notion | str, time_limit: float | None = None, max_states: int = MAX_STATES
 ) -> Count:
@@ -108,7 +101,7 @@ def reference_count(
     counter.deadline, counter.max_states = deadline, max_states
     try:
         return Count(notion, counter.start(), True)
-    except _Stopped as stopped:
+    except Stopped as stopped:
         return Count(notion, stopped.partial, False)
 
 
@@ -124,9 +117,9 @@ class _Counter:
     def tick(self, memo_size: int) -> None:
         self.steps += 1
         if memo_size >= self.max_states:
-            raise _Stopped(0)
+            raise Stopped(0)
         if self.deadline is not None and not self.steps & 255 and time.perf_counter() > self.deadline:
-            raise _Stopped(0)
+            raise Stopped(0)
 
     def summed(self, parts: Sequence[Callable[[], int]]) -> int:
         """The sum of ``parts``; when one stops, what was summed so far travels up with its partial count."""
@@ -134,8 +127,8 @@ class _Counter:
         for part in parts:
             try:
                 total += part()
-            except _Stopped as stopped:
-                raise _Stopped(total + stopped.partial) from None
+            except Stopped as stopped:
+                raise Stopped(total + stopped.partial) from None
         return total
 
 

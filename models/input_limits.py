@@ -81,7 +81,7 @@ CNF = Limit("formula (.cnf)", "SIGMAR_MAX_CNF", 256 * MiB, line_bytes=256 * MiB)
 VARS_JSON = Limit("variable map (.vars.json)", "SIGMAR_MAX_VARS_JSON", 32 * MiB, line_bytes=32 * MiB)
 ANSWERS = Limit("certificate JSON file", "SIGMAR_MAX_ANSWERS", 256 * MiB)
 RESULTS = Limit("survey results file", "SIGMAR_MAX_RESULTS", 1024 * MiB)
-SAT_MODEL = Limit("SAT solver output", "SIGMAR_MAX_SAT_MODEL", 64 * MiB, line_bytes=64 * MiB)
+SAT_OUTPUT = Limit("SAT solver output", "SIGMAR_MAX_SAT_MODEL", 64 * MiB, line_bytes=64 * MiB)
 BENCH_CSV = Limit("bench CSV", "SIGMAR_MAX_BENCH_CSV", 256 * MiB)
 CUBES = Limit("cubes file", "SIGMAR_MAX_CUBES", 64 * MiB)
 # The .cnf beside a proof must be its board's formula: larger than that formula's text by
@@ -109,7 +109,7 @@ LIMITS = (
     VARS_JSON,
     ANSWERS,
     RESULTS,
-    SAT_MODEL,
+    SAT_OUTPUT,
     BENCH_CSV,
     CUBES,
 )

@@ -35,6 +35,14 @@ class Reason(StrEnum):
     CORROBORATED = "corroborated"  # two backends agree
 
 
+class Lost(StrEnum):
+    """How the runner lost a backend's worker: it died (``crash``) or outlived its time limit and was killed
+    (``overrun``).  Told by this, never by the words of the answer's message."""
+
+    CRASH = "crash"
+    OVERRUN = "overrun"
+
+
 @dataclass(frozen=True)
 class Move:
     """One move: two cells that pair, or gold's cell alone, in axial coordinates."""
@@ -112,6 +120,8 @@ class Result:
     # Set by the runner once code independent of the backend accepted ``certificate``.
     checked: bool = False
     check_seconds: float | None = None
+    # Set by the runner when the backend's worker was lost (it died, or it was killed past its time limit).
+    lost: Lost | None = None
     # For ``unknown``: what each backend said before the end (docs/formats.md#the-json-of-an-answer, ``claims``).
     claims: tuple[Result, ...] = ()
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
-from sigmar.models.result import Result, Status
+from sigmar.models.result import Lost, Result, Status
 from sigmar.runners.bench import Run
 from sigmar.runners.checking.intake import crashed, overrun_message, taken_in
 from sigmar.runners.host import HostError, HostTimeout, hosted
@@ -54,11 +54,13 @@ def run_task(
     start = time.perf_counter()
     try:
         timeout = None if time_limit is None else time_limit + slack
-        return hosted(solve_in_host, families, name, board, time_limit, timeout=timeout)
+        answer, seconds = hosted(solve_in_host, families, name, board, time_limit, timeout=timeout)
+        return taken_in(answer, name), seconds  # only this code marks an answer lost (lost_mark reads it)
     except HostTimeout:
-        return Result(Status.UNKNOWN, name, message=overrun_message(time_limit)), time.perf_counter() - start
+        overran = Result(Status.UNKNOWN, name, message=overrun_message(time_limit), lost=Lost.OVERRUN)
+        return overran, time.perf_counter() - start
     except HostError as exc:  # the host died under the backend: a crash, as a local worker's would be
-        return Result(Status.ERROR, name, message=f"{name}: {exc}"), time.perf_counter() - start
+        return Result(Status.ERROR, name, message=f"{name}: {exc}", lost=Lost.CRASH), time.perf_counter() - start
 
 
 def run_cluster(
@@ -93,11 +95,18 @@ def run_cluster(
                 message = f"cluster task returned {type(answer).__name__}, not (answer, seconds)"
                 yield run, Result(Status.ERROR, run.backend, message=message), None
                 continue
-            result = taken_in(answer[0], run.backend).with_(seconds=float(answer[1]))
+            result = taken_in(answer[0], run.backend).with_(seconds=float(answer[1]), lost=lost_mark(answer[0]))
             yield run, result, None  # CPU and memory are not measured on a cluster
     finally:
         if client is not address:
             client.close()
+
+
+def lost_mark(answer: object) -> Lost | None:
+    """The mark :func:`run_task` put on a task's answer whose host died or overran (it takes in every other
+    answer, which clears any mark a backend set itself)."""
+    lost = answer.lost if type(answer) is Result else None
+    return lost if type(lost) is Lost else None
 
 
 def describe(address: Any) -> str:

@@ -51,7 +51,7 @@ from sigmar.encoders import registry
 from sigmar.encoders.processes import capture
 from sigmar.encoders.processes.guard import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, descendants, kill_tree, prctl
 from sigmar.models.board import Board
-from sigmar.models.result import Result, Status
+from sigmar.models.result import Lost, Result, Status
 from sigmar.runners.checking.intake import counted, crashed, overrun_message
 from sigmar.runners.usage import Meter, Usage, kill_descendants, release_free_memory
 
@@ -567,7 +567,8 @@ class Heard(Generic[K]):
     def answer(self, seconds: float = 0.0) -> Result:
         """A death or an overrun as the answer of its backend: ``error`` or ``unknown`` with the one message."""
         status = Status.UNKNOWN if self.overran else Status.ERROR
-        return Result(status, self.name, seconds, message=self.message)
+        lost = Lost.OVERRUN if self.overran else Lost.CRASH
+        return Result(status, self.name, seconds, message=self.message, lost=lost)
 
 
 @dataclass

@@ -340,7 +340,7 @@ def test_solve_sat_cmd_option_runs_the_external_solver(
 
 def test_a_stop_asked_during_the_build_ends_it_and_an_unasked_build_is_unchanged() -> None:
     """cnf's stop() is honoured before the solver starts: the builder asks between groups."""
-    from sigmar.encoders.cnf.default import BuildStopped
+    from sigmar.models.stopped import Stopped
 
     board = read_boards(INSTANCES / "generated-dim8.txt")[0]
     asked: list[int] = []
@@ -349,7 +349,7 @@ def test_a_stop_asked_during_the_build_ends_it_and_an_unasked_build_is_unchanged
         asked.append(1)
         return len(asked) >= 3
 
-    with pytest.raises(BuildStopped):
+    with pytest.raises(Stopped):
         build_formula(board, "default", stop_on_third_question)
     assert len(asked) == 3
     for variant in ("default", "steps"):

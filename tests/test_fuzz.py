@@ -17,7 +17,7 @@ from sigmar.encoders import plugins
 from sigmar.models.board import Board
 from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.fuzz_deal import fuzz_board
-from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
+from sigmar.models.result import Certificate, CertificateKind, Lost, Reason, Result, Status
 from sigmar.models.rules import verify
 from sigmar.models.truth import Truth, settle
 from sigmar.runners.checking.fuzz_grade import Failure, failure_of
@@ -92,10 +92,14 @@ def test_every_failure_kind_is_told_apart() -> None:
     bad_certificate = said.with_(certificate=Certificate(CertificateKind.STUCK), checked=False)
     assert failure_of(bad_certificate, UNSOLVABLE) is Failure.REJECTED_CERTIFICATE
     assert failure_of(bad_certificate.with_(checked=True), UNSOLVABLE) is None
-    crashed = Result(Status.ERROR, "x", message="x: killed by SIGKILL while solving")
+    crashed = Result(Status.ERROR, "x", message="x: worker killed by signal SIGKILL", lost=Lost.CRASH)
     assert failure_of(crashed, SOLVABLE) is Failure.CRASH
+    # told by the runner's mark, not by the words: a backend's own message that reads like a crash is an error
+    assert failure_of(Result(Status.ERROR, "x", message="x: died while solving"), SOLVABLE) is Failure.ERROR
     assert failure_of(Result(Status.ERROR, "x", message="ValueError: no"), SOLVABLE) is Failure.ERROR
-    assert failure_of(Result(Status.UNKNOWN, "x", message="no answer in 1 s; killed"), SOLVABLE) is Failure.HANG
+    overran = Result(Status.UNKNOWN, "x", message="no answer in 1 s; killed", lost=Lost.OVERRUN)
+    assert failure_of(overran, SOLVABLE) is Failure.HANG
+    assert failure_of(Result(Status.UNKNOWN, "x", message="no answer in 1 s; killed"), SOLVABLE) is None
     assert failure_of(Result(Status.UNKNOWN, "x", message="time limit"), SOLVABLE) is None
     assert failure_of(Result(Status.SOLVED, "x", verified=True), SOLVABLE) is None
 

@@ -221,11 +221,11 @@ class CnfBackend(Backend):
             options = {"card": self.card} if variant in OUR_VARIANTS else {}
             return build_formula(board, variant, self._stop.is_set, **options)
 
-        from sigmar.encoders.cnf.default import BuildStopped
+        from sigmar.models.stopped import Stopped
 
         try:
             formula, projection = counting_formula(board, self.variant, of, build)
-        except BuildStopped:
+        except Stopped:
             return 0, False
         remaining = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 0.0)
         counted = count_in_child(formula, projection, remaining, self._set_live, self._stop.is_set)
@@ -258,11 +258,11 @@ class CnfBackend(Backend):
         refuted = self.counts_refutation(board, start)
         if refuted is not None:
             return refuted
-        from sigmar.encoders.cnf.default import BuildStopped
+        from sigmar.models.stopped import Stopped
 
         try:
             formula = build_formula(board, self.variant, self._stop.is_set, **self._build_options())
-        except BuildStopped:
+        except Stopped:
             return Result(Status.UNKNOWN, self.name, time.perf_counter() - start, message="stopped")
         encode_seconds = time.perf_counter() - start
         stats: dict[str, Any] = {

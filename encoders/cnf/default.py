@@ -47,6 +47,7 @@ from sigmar.encoders.cnf.names import describer
 from sigmar.models.board import Board
 from sigmar.models.facts import facts_of
 from sigmar.models.result import Move
+from sigmar.models.stopped import Stopped
 from sigmar.models.tiles import ELEMENTS
 
 CARD_ENCODINGS = {
@@ -84,15 +85,12 @@ class Options:
                 raise ValueError(f"cnf option {name}={getattr(self, name)!r}: choose from {', '.join(allowed)}")
 
 
-class BuildStopped(Exception):
-    """The caller asked to stop while the formula was being built (a side-8 board takes about a second)."""
-
-
 def build(board: Board, should_stop: Callable[[], bool] | None = None, **options: Any) -> Formula:
     """The default encoding of one board (see the module docstring); ``options`` as in :class:`Options`.
 
     ``should_stop`` is asked between constraint groups and every few cardinality
-    constraints; when it says yes, :class:`BuildStopped` ends the build, so a
+    constraints; when it says yes, :class:`~sigmar.models.stopped.Stopped` ends the build (a side-8 board takes about a
+    second), so a
     backend's stop() is honoured within its contract even before the solver starts.
     """
     known = {f.name for f in fields(Options)}
@@ -185,9 +183,9 @@ class _Builder:
         return self._formula()
 
     def checkpoint(self) -> None:
-        """Raise :class:`BuildStopped` when the caller has asked to stop."""
+        """Raise :class:`~sigmar.models.stopped.Stopped` when the caller has asked to stop."""
         if self.should_stop is not None and self.should_stop():
-            raise BuildStopped
+            raise Stopped
 
     def impossible(self) -> None:
         self.sink.group("impossible")

@@ -23,7 +23,7 @@ def build_formula(
 ) -> Formula:
     """The CNF of one board.  UNSAT of ``default`` or ``thesis`` means the board is unsolvable.
 
-    ``should_stop`` (our encodings only) ends a long build early with ``default.BuildStopped``.
+    ``should_stop`` (our encodings only) ends a long build early with ``sigmar.models.stopped.Stopped``.
     """
     if variant == "default":
         return build(board, should_stop, **options)

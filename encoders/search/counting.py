@@ -26,17 +26,10 @@ from collections.abc import Iterator
 
 from sigmar.encoders.search.certificates import counts_dead, legal_moves
 from sigmar.encoders.search.engine import Engine
+from sigmar.models.stopped import Stopped
 
 # States memoised before a count gives up with a lower bound.
 MAX_STATES = 2_000_000
-
-
-class Stopped(Exception):
-    """The clock, ``stop()`` or the cap ended the count; ``partial`` had been counted by then."""
-
-    def __init__(self, partial: int) -> None:
-        super().__init__(partial)
-        self.partial = partial
 
 
 class Counting:

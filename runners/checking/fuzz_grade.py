@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from sigmar.models.result import Result, Status
+from sigmar.models.result import Lost, Result, Status
 from sigmar.models.truth import Truth
 from sigmar.runners.checking.count_grade import CountGrade, CountVerdict
 
@@ -39,14 +39,13 @@ class Failure(StrEnum):
 
 
 def is_hang(answer: Result) -> bool:
-    """The race's own "killed past the time limit" answer (``Race.solve_all``)."""
-    return answer.status is Status.UNKNOWN and answer.message.startswith("no answer")
+    """The runner's own answer for a worker it killed past the time limit."""
+    return answer.lost is Lost.OVERRUN
 
 
 def is_crash(answer: Result) -> bool:
-    message = answer.message
-    # how a lost worker is described (runners/workers.py, crash_message); its output may follow
-    return answer.status is Status.ERROR and (" while solving" in message or " while counting" in message)
+    """The runner's own answer for a worker that died while solving or counting."""
+    return answer.lost is Lost.CRASH
 
 
 def failure_of(answer: Result, truth: Truth) -> Failure | None:

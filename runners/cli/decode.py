@@ -1,4 +1,4 @@
-"""``sigmar decode FILE MODEL [--sidecar S]``: an external SAT solver's answer, back as checked moves.
+"""``sigmar decode FILE OUTPUT [--sidecar S]``: an external SAT solver's answer, back as checked moves.
 
 The loop this closes: ``sigmar encode FILE --to dimacs -o b.cnf`` writes
 ``b.cnf`` and ``b.vars.json``; any solver run on ``b.cnf`` prints an assignment;
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
                 f"the sidecar says {sidecar[key]} {key} but board '{board.name}' encodes to {have}: "
                 "a different board or sigmar version wrote it"
             )
-    status, assignment = parse_assignment(input_limits.read_text(args.assignment, input_limits.SAT_MODEL, stdin=True))
+    status, assignment = parse_assignment(input_limits.read_text(args.assignment, input_limits.SAT_OUTPUT, stdin=True))
     record: dict = {"board": board.name, "variant": variant, "sat": status.lower()}
     code = 1
     if status == "UNSATISFIABLE":
