@@ -265,7 +265,9 @@ def test_a_certificate_that_does_not_check_is_a_wrong_answer(monkeypatch: pytest
     from sigmar.runners.checking.verdict import Verdict
 
     board = unsolvable_without_static_reason(5)
-    monkeypatch.setattr(certificates, "check_certificate", lambda board, certificate, **held: Verdict(False, "tampered"))
+    monkeypatch.setattr(
+        certificates, "check_certificate", lambda board, certificate, **held: Verdict(False, "tampered")
+    )
     proved = prove(board, 60, corroborate_limit=None)
     assert not proved.checked and proved.result.wrong and "tampered" in proved.result.message
     assert exit_code([proved.result]) == 3

@@ -29,9 +29,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sigmar.encoders.order_model import OrderModel
 from sigmar.models.board import Board
 from sigmar.models.hexgrid import from_rowcol
-from sigmar.models.result import CertificateKind
+from sigmar.models.result import CERTIFICATE_SUFFIXES, CertificateKind
 from sigmar.models.rules import count_problem
 from sigmar.runners.checking.dead_states_check import check_dead_states
 from sigmar.runners.checking.drcp_check import check_drcp
@@ -47,12 +48,21 @@ KINDS = tuple(str(kind) for kind in CertificateKind)
 PROVES: dict[str, str] = {**dict.fromkeys(KINDS, UNSOLVABLE), PLAY_BOUND: PLAY_BOUND}
 
 
-def check_certificate(board: Board, certificate: dict[str, Any], base: Path | None = None) -> Verdict:
+def check_certificate(
+    board: Board,
+    certificate: dict[str, Any],
+    base: Path | None = None,
+    *,
+    texts: dict[str, str] | None = None,
+    model: OrderModel | None = None,
+) -> Verdict:
     """Whether ``certificate`` proves ``board`` unsolvable; CertificateError when it is malformed.
 
     Only a kind that proves unsolvability can: a play-bound file (true of a solvable board too,
     for its ``cleared`` may be every tile) is refused with ``Verdict(False)``, unread.
-    A relative ``file`` is read from the working folder, else from ``base``.
+    A relative ``file`` is read from the working folder, else from ``base``.  The runner, which
+    holds the files it wrote (``texts``: suffix -> text) and the order model it wrote a drcp
+    certificate's from (``model``), has them checked in memory: ``file`` then only names them.
     """
     named = certificate.get("kind")
     if isinstance(named, str) and PROVES.get(named, UNSOLVABLE) != UNSOLVABLE:
@@ -61,7 +71,7 @@ def check_certificate(board: Board, certificate: dict[str, Any], base: Path | No
             f"a {named} certificate does not prove a board unsolvable: it bounds how many tiles a play clears "
             f"(explain's deepest play); an unsolvable answer needs one of {', '.join(KINDS)}",
         )
-    verdict = _unsolvable(board, named, certificate, base)
+    verdict = _unsolvable(board, named, certificate, base, texts, model)
     return Verdict(True, verdict.reason, UNSOLVABLE) if verdict.valid else Verdict(False, verdict.reason)
 
 
@@ -80,7 +90,14 @@ def check_claim(
     return check_certificate(board, certificate, base)
 
 
-def _unsolvable(board: Board, named: object, certificate: dict[str, Any], base: Path | None) -> Verdict:
+def _unsolvable(
+    board: Board,
+    named: object,
+    certificate: dict[str, Any],
+    base: Path | None,
+    texts: dict[str, str] | None = None,
+    model: OrderModel | None = None,
+) -> Verdict:
     """The check of one of the kinds that prove a board unsolvable, dispatched by kind."""
     if not isinstance(named, str) or named not in KINDS:
         expected = ", ".join((*KINDS, PLAY_BOUND))
@@ -90,6 +107,9 @@ def _unsolvable(board: Board, named: object, certificate: dict[str, Any], base: 
         return check_counts(board)
     if kind is CertificateKind.STUCK:
         return check_stuck(board, _cells(board, certificate.get("cells")))
+    if texts is not None and kind is not CertificateKind.CUBES:
+        path = Path(str(certificate.get("file") or f"certificate{CERTIFICATE_SUFFIXES[kind][0]}"))
+        return _in_memory(board, kind, path, texts, model)
     path = _file(certificate, base)
     if kind is CertificateKind.DEAD_STATES:
         return check_dead_states(board, path)
@@ -100,6 +120,20 @@ def _unsolvable(board: Board, named: object, certificate: dict[str, Any], base: 
 
         return check_cubes(board, path)
     return check_drup(board, path)
+
+
+def _in_memory(
+    board: Board, kind: CertificateKind, path: Path, texts: dict[str, str], model: OrderModel | None
+) -> Verdict:
+    """A certificate whose files the runner holds, checked from those texts (``path`` names them)."""
+    missing = [suffix for suffix in CERTIFICATE_SUFFIXES[kind] if suffix not in texts]
+    if missing:
+        raise CertificateError(f"a {kind} certificate without its {', '.join(missing)}")
+    if kind is CertificateKind.DEAD_STATES:
+        return check_dead_states(board, path, texts[".dead.jsonl"])
+    if kind is CertificateKind.DRCP:
+        return check_drcp(board, path, texts, model)
+    return check_drup(board, path, texts)
 
 
 def check_counts(board: Board) -> Verdict:

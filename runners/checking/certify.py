@@ -6,6 +6,10 @@ its proof folder, so that a killed backend never leaves a half-written file
 and two backends never write the same name, and then asks
 :func:`sigmar.runners.checking.certificates.check_certificate`, which shares no code with
 any backend.  Only a certificate that passed makes an "unsolvable" an answer.
+
+The check reads the texts the runner holds, the very ones it wrote, rather than read its own
+files back (the files are for the user, and for a second checker such as ``prove``'s); a cubes
+certificate, whose check follows the files of many nodes, is read from its files.
 """
 
 from __future__ import annotations
@@ -16,11 +20,14 @@ import time
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sigmar.models.board import Board
 from sigmar.models.output_files import cannot_write, write_file
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Reason, Result, Status
+
+if TYPE_CHECKING:
+    from sigmar.encoders.order_model import OrderModel
 
 
 def proof_stem(board: Board) -> str:
@@ -135,7 +142,7 @@ class ProofStore:
         return self.path / f"{stem}{suffixes[0]}"
 
 
-def with_formula(board: Board, certificate: Certificate) -> Certificate:
+def with_formula(board: Board, certificate: Certificate, model: OrderModel | None = None) -> Certificate:
     """A proof certificate with the runner's own encoding of the board beside the proof.
 
     The prover sends only what only it knows, the proof: what it refutes is the board's
@@ -143,12 +150,14 @@ def with_formula(board: Board, certificate: Certificate) -> Certificate:
     so the runner writes it rather than have the prover print and send it.  ``drup``: the
     default CNF as ``NAME.cnf`` and ``NAME.vars.json`` (printing them took the prover
     0.04-0.06 s on a side-6 board, on the way to every DRUP answer); ``drcp``: the order
-    model as ``NAME.drcp-model``, always the runner's, whatever the prover sent.
+    model as ``NAME.drcp-model``, always the runner's, whatever the prover sent (``model``: the board's
+    order model when the caller has it).
     """
     if certificate.kind is CertificateKind.DRCP:
         from sigmar.encoders import order_model
 
-        return replace(certificate, texts={**certificate.texts, ".drcp-model": order_model.build(board).text()})
+        text = (model if model is not None else order_model.build(board)).text()
+        return replace(certificate, texts={**certificate.texts, ".drcp-model": text})
     if certificate.kind is not CertificateKind.DRUP or ".cnf" in certificate.texts:
         return certificate
     from sigmar.runners.checking.fresh_formula import fresh
@@ -171,14 +180,20 @@ def certify(board: Board, result: Result, store: ProofStore) -> Result:
     if certificate is None:
         return result
     # Imported only for an "unsolvable": a solvable board's run needs none of the checkers.
+    from sigmar.encoders import order_model
     from sigmar.runners.checking.certificates import check_certificate
     from sigmar.runners.checking.fresh_formula import release
     from sigmar.runners.checking.verdict import CertificateError
 
-    certificate = store.write(board, with_formula(board, certificate))
+    # The texts written are the texts checked, from memory: no file of the runner's is read back, and
+    # a drcp certificate's order model is built once, for its file and its check.
+    model = order_model.build(board) if certificate.kind is CertificateKind.DRCP else None
+    full = with_formula(board, certificate, model)
+    certificate = store.write(board, full)
+    texts = full.texts if full.texts and full.kind is not CertificateKind.CUBES else None
     start = time.perf_counter()
     try:
-        verdict = check_certificate(board, {**certificate.json(), "file": certificate.file})
+        verdict = check_certificate(board, {**certificate.json(), "file": certificate.file}, texts=texts, model=model)
         valid, why = verdict.unsolvable, verdict.reason
     except CertificateError as exc:
         valid, why = False, str(exc)

@@ -9,6 +9,7 @@ child is listed, or its counts cannot pair up.
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -55,16 +56,20 @@ def line_of(row: int) -> int:
 
 
 def read_dead_states(
-    board: Board, path: str | Path, form: str = DEAD_STATES_FORMAT, key: str = "stuck"
+    board: Board, path: str | Path, form: str = DEAD_STATES_FORMAT, key: str = "stuck", text: str | None = None
 ) -> DeadStatesFile:
     """Parse and validate the file's form against ``board``; CertificateError names the line at fault.
 
     The file is read a line at a time and refused at its first bad line (or when it is not a
     regular file, or above the dead-states limit).  ``form`` is the header's ``format`` and
     ``key`` the optional tile list a state line may carry (a play-bound file,
-    :mod:`.play_bound_check`, is read the same way with its own two)."""
+    :mod:`.play_bound_check`, is read the same way with its own two).  ``text``: the file's text as the
+    runner holds it, read from memory (``path`` then only names it)."""
     where = str(path)
     try:
+        if text is not None:
+            in_memory = input_limits.Capped(io.BytesIO(text.encode()), where, DEAD_STATES)
+            return _read_dead_states(board, in_memory, where, form, key)
         with input_limits.open_input(path, DEAD_STATES) as stream:
             return _read_dead_states(board, stream, where, form, key)
     except InputError as exc:
@@ -248,11 +253,12 @@ def _stuck_indices(value: object, n: int, where: str, number: int, key: str = "s
     return mask_of_ids(value)
 
 
-def check_dead_states(board: Board, path: str | Path) -> Verdict:
-    """A ``dead-states`` certificate: the listed states, the first the whole board, are closed under moves."""
+def check_dead_states(board: Board, path: str | Path, text: str | None = None) -> Verdict:
+    """A ``dead-states`` certificate: the listed states, the first the whole board, are closed under moves
+    (``text``: the file's, in memory)."""
     import numpy as np
 
-    found = read_dead_states(board, path)
+    found = read_dead_states(board, path, text=text)
     m = Masks(board, found.order)
     full = (1 << m.size) - 1
     if found.state(0) != full:

@@ -33,6 +33,8 @@ of one stage; models/input_limits.py caps the last two (docs/formats.md, "Limits
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -444,26 +446,33 @@ def drcp_model_file(drcp: Path) -> Path:
     return drcp.with_name(stem + ".drcp-model")
 
 
-def check_drcp(board: Board, drcp: Path) -> Verdict:
+def check_drcp(
+    board: Board, drcp: Path, texts: dict[str, str] | None = None, model: OrderModel | None = None
+) -> Verdict:
     """The DRCP proof refutes this board's order model, built here afresh; ``NAME.drcp-model`` must be its text.
 
     The model file is refused unread when it is larger than this board's could be; the proof is
-    read a line at a time, and checked against the fresh model, never the file's.
+    read a line at a time, and checked against the fresh model, never the file's.  ``texts`` and
+    ``model``: the certificate's files and the board's order model as the runner holds them (it
+    wrote the model file from that model), checked in memory (``drcp`` then only names them).
     """
     model_path = drcp_model_file(drcp)
-    if not model_path.exists():
+    if texts is None and not model_path.exists():
         raise CertificateError(f"{model_path}: missing (a drcp certificate is NAME.drcp with NAME.drcp-model)")
-    model = order_model.build(board)
+    model = model if model is not None else order_model.build(board)
     own = model.text()
-    try:
-        text = read_bounded(model_path, DRCP_MODEL, len(own.encode()) + input_limits.DRCP_MODEL_SLACK_BYTES)
-    except InputError as exc:
-        raise CertificateError(str(exc)) from None
-    mismatch = _model_mismatch(own, text)
+    if texts is None:
+        try:
+            text = read_bounded(model_path, DRCP_MODEL, len(own.encode()) + input_limits.DRCP_MODEL_SLACK_BYTES)
+        except InputError as exc:
+            raise CertificateError(str(exc)) from None
+    else:
+        text = texts[".drcp-model"]
+    mismatch = _model_mismatch(own, text) if text != own else ""
     if mismatch:
         return Verdict(False, f"{model_path.name} is not this board's order model: {mismatch}")
     try:
-        with input_limits.open_input(drcp, DRCP) as stream:
+        with _proof_stream(drcp, texts) as stream:
             report = check(model, input_limits.lines(stream, DRCP))
     except InputError as exc:
         raise CertificateError(str(exc)) from None
@@ -471,6 +480,13 @@ def check_drcp(board: Board, drcp: Path) -> Verdict:
         raise CertificateError(f"{drcp}: {exc}") from None
     counted = f"{report.inferences:,} inferences, {report.nogoods:,} nogoods"
     return Verdict(report.valid, f"{drcp.name}: {report.message} ({counted})")
+
+
+def _proof_stream(drcp: Path, texts: dict[str, str] | None) -> contextlib.AbstractContextManager[input_limits.Capped]:
+    """The proof's lines: from memory when the runner holds its text, else from its file."""
+    if texts is None:
+        return input_limits.open_input(drcp, DRCP)
+    return contextlib.nullcontext(input_limits.Capped(io.BytesIO(texts[".drcp"].encode()), str(drcp), DRCP))
 
 
 def _model_mismatch(own: str, text: str) -> str:

@@ -21,7 +21,7 @@ from sigmar.models.board import Board
 from sigmar.models.input_limits import DRUP, InputError
 from sigmar.runners.checking.fresh_formula import fresh
 from sigmar.runners.checking.rup_check import check_proof
-from sigmar.runners.checking.same_formula import formula_verdict
+from sigmar.runners.checking.same_formula import formula_text_verdict, formula_verdict
 from sigmar.runners.checking.verdict import CertificateError, Verdict
 
 
@@ -31,12 +31,16 @@ def drup_files(drup: Path) -> tuple[Path, Path]:
     return drup.with_name(stem + ".cnf"), drup.with_name(stem + ".vars.json")
 
 
-def check_drup(board: Board, drup: Path) -> Verdict:
+def check_drup(board: Board, drup: Path, texts: dict[str, str] | None = None) -> Verdict:
     """The proof refutes this board's own formula (re-encoded here), by reverse unit propagation.
 
     The formula and its variable map are refused unread when they are larger than this board's
-    could be; the proof is mapped, not read, and streamed through the checker.
+    could be; the proof is mapped, not read, and streamed through the checker.  ``texts``: the
+    certificate's files as the runner holds them (``.drup``, ``.cnf``, ``.vars.json``), checked in
+    memory (``drup`` then only names them); a binary proof is read from its file.
     """
+    if texts is not None and not drat_binary.is_binary(texts[".drup"][: drat_binary.SNIFF].encode()):
+        return _check_texts(board, drup, texts)
     cnf_path, vars_path = drup_files(drup)
     for path in (cnf_path, vars_path):
         if not path.exists():
@@ -69,6 +73,23 @@ def check_drup(board: Board, drup: Path) -> Verdict:
     except MemoryError:
         why = "the proof needs more memory than there is; see docs/formats.md, 'Limits'"
         raise CertificateError(f"{drup}: {why}") from None
+    if report.malformed:
+        raise CertificateError(f"{drup}: {report.message}")
+    return Verdict(report.valid, f"{drup.name}: {report.message} ({report.lemmas:,} lemmas)")
+
+
+def _check_texts(board: Board, drup: Path, texts: dict[str, str]) -> Verdict:
+    cnf_path, vars_path = drup_files(drup)
+    own = fresh(board)
+    wrong = formula_text_verdict(own, texts[".cnf"], texts[".vars.json"], cnf_path, vars_path)
+    if wrong is not None:
+        return wrong
+    proof = texts[".drup"].encode()
+    if len(proof) > DRUP.bytes:  # the limit a proof file has
+        raise CertificateError(str(InputError(drup, DRUP.too_large(f"{len(proof):,}"))))
+    skip = len(input_limits.BOM) if proof[:3] == input_limits.BOM else 0
+    with memoryview(proof) as view:
+        report = check_proof(own.formula.clauses, view[skip:], own.formula.nv)
     if report.malformed:
         raise CertificateError(f"{drup}: {report.message}")
     return Verdict(report.valid, f"{drup.name}: {report.message} ({report.lemmas:,} lemmas)")

@@ -23,11 +23,34 @@ def formula_verdict(own: Fresh, cnf_path: Path, vars_path: Path) -> Verdict | No
 
     Both are refused unread (CertificateError) when larger than this board's could be.
     """
-    formula = own.formula
     try:
         text = read_bounded(cnf_path, CNF, len(own.text) + input_limits.CNF_SLACK_BYTES)
-        most = 256 * formula.nv + input_limits.MiB  # a name per variable, each far shorter than 256 bytes
-        names = input_limits.json_value(read_bounded(vars_path, VARS_JSON, most), vars_path)
+        sidecar = read_bounded(vars_path, VARS_JSON, _most_sidecar(own))
+    except InputError as exc:
+        raise CertificateError(str(exc)) from None
+    return formula_text_verdict(own, text, sidecar, cnf_path, vars_path)
+
+
+def _most_sidecar(own: Fresh) -> int:
+    return 256 * own.formula.nv + input_limits.MiB  # a name per variable, each far shorter than 256 bytes
+
+
+def formula_text_verdict(own: Fresh, text: str, sidecar: str, cnf_path: Path, vars_path: Path) -> Verdict | None:
+    """:func:`formula_verdict` of the two files' texts, in memory (the paths name them in what it says).
+
+    The runner's own encoding (the very strings of ``own``) is the board's formula without a look.
+    """
+    if text is own.text and sidecar is own.sidecar:
+        return None
+    formula = own.formula
+    for given, limit, most, path in (
+        (text, CNF, len(own.text) + input_limits.CNF_SLACK_BYTES, cnf_path),
+        (sidecar, VARS_JSON, _most_sidecar(own), vars_path),
+    ):
+        if len(given) > most:
+            raise CertificateError(f"{path}: larger than this board's {limit.kind} can be ({most:,} bytes at most)")
+    try:
+        names = input_limits.json_value(sidecar, vars_path)
     except InputError as exc:
         raise CertificateError(str(exc)) from None
     if _body(text) != own.body:  # the fast path compares text
