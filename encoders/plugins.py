@@ -23,10 +23,8 @@ import functools
 import importlib
 import os
 import re
-import signal
 import sys
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -184,31 +182,32 @@ def _import_survives(module_name: str) -> None:
 
     Why: a plugin whose import calls ``os._exit`` (or dies of a signal) would end the suite itself
     (``sigmar backends`` exited 7 with no output).  Where there is no ``fork``, the import is not tried
-    first.  The child's output goes nowhere; an exception there is left for the real import to report.
+    first.  The child's output goes nowhere; an exception there, or a hang past
+    :data:`ANSWER_SECONDS`, is left for the real import to report (the caller's thread bounds it).
     """
     if not hasattr(os, "fork"):
         return
-    pid = os.fork()
-    if pid == 0:  # the child: import, and say by the exit status whether it came back
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.dup2(devnull, 2)
-            importlib.import_module(module_name)
-        except BaseException:  # anything it raised, the parent's import reports
-            os._exit(1)
-        os._exit(0)
-    deadline = time.monotonic() + ANSWER_SECONDS
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        if time.monotonic() > deadline:  # hung: the real import is bounded by the caller's thread
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return
-        time.sleep(0.002)
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
+    from sigmar.encoders.processes.parent import (
+        ChildError,
+        ChildTimeout,
+        call_once,
+    )  # the child's home: only for plugins
+
+    try:
+        call_once(_quiet_import, (module_name,), ANSWER_SECONDS, lambda _child: None)
+    except ChildTimeout:
+        return
+    except ChildError as exc:
+        code = exc.code if exc.code is not None else 0
         how = f"exit status {code}" if code > 0 else f"signal {-code}"
-        raise PluginFailure(f"importing {module_name} ended the process ({how})")
+        raise PluginFailure(f"importing {module_name} ended the process ({how})") from None
+    except Exception:  # anything it raised, the parent's import reports
+        return
+
+
+def _quiet_import(module_name: str) -> None:
+    """In the forked child: the import, its output sent nowhere (the module itself stays in the child)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    importlib.import_module(module_name)

@@ -7,7 +7,7 @@ overstays its time limit or dies, so one bad run costs one row and nothing
 else.  ``seconds`` is the wall time of ``solve`` inside the worker: process
 start-up and the parent's checking are not the backend's time.  The worker
 also measures each run's CPU time and peak memory, its solver children
-included (:mod:`sigmar.runners.usage`), and holds it to ``--mem-limit``.
+included (:mod:`sigmar.encoders.processes.usage`), and holds it to ``--mem-limit``.
 
 Runs go to ``jobs`` local worker processes (default) or to an existing
 Dask distributed cluster (:mod:`sigmar.runners.cluster`).  Answers are
@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from sigmar.encoders import registry
+from sigmar.encoders.processes.usage import load_average
 from sigmar.models.board import Board
 from sigmar.models.output_files import OutputLock, cannot_write, write_file
 from sigmar.models.result import Result, Status
@@ -51,7 +52,6 @@ from sigmar.runners.statistics.cost import NO_USAGE, Usage
 from sigmar.runners.statistics.record import BackendRecord, FileRecord, Record, RecordError
 from sigmar.runners.statistics.runs import Row, Summary
 from sigmar.runners.statistics.scores import cpu_par2, par2, percentile, representatives, spread, vbs
-from sigmar.runners.usage import load_average
 from sigmar.runners.workers import Worker, WorkerSet, with_output
 
 COLUMNS = (

@@ -1,7 +1,7 @@
 """Benchmark runs on an existing Dask distributed cluster (``sigmar bench --cluster ADDRESS``).
 
 Each run is one Dask task, done in the worker thread's host process
-(:mod:`sigmar.runners.host`), so stock workers (a nanny, daemonic) can run
+(:class:`sigmar.encoders.processes.parent.Host`), so stock workers (a nanny, daemonic) can run
 backends that start processes.  The task carries the parent's backend
 registry, so a Dask worker only needs ``sigmar`` installed (and the solvers).
 Answers come back raw; the parent checks and grades them exactly as for local runs.
@@ -19,11 +19,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from sigmar.encoders import registry
+from sigmar.encoders.processes.parent import ChildError, ChildTimeout, hosted
 from sigmar.models.board import Board
 from sigmar.models.result import Lost, Result, Status
 from sigmar.runners.bench import Run
 from sigmar.runners.checking.intake import crashed, overrun_message, taken_in
-from sigmar.runners.host import HostError, HostTimeout, hosted
 from sigmar.runners.statistics.cost import Usage
 from sigmar.runners.survey import ClusterError, lost_cluster, task_failure
 
@@ -56,10 +56,10 @@ def run_task(
         timeout = None if time_limit is None else time_limit + slack
         answer, seconds = hosted(solve_in_host, families, name, board, time_limit, timeout=timeout)
         return taken_in(answer, name), seconds  # only this code marks an answer lost (lost_mark reads it)
-    except HostTimeout:
+    except ChildTimeout:
         overran = Result(Status.UNKNOWN, name, message=overrun_message(time_limit), lost=Lost.OVERRUN)
         return overran, time.perf_counter() - start
-    except HostError as exc:  # the host died under the backend: a crash, as a local worker's would be
+    except ChildError as exc:  # the host died under the backend: a crash, as a local worker's would be
         return Result(Status.ERROR, name, message=f"{name}: {exc}", lost=Lost.CRASH), time.perf_counter() - start
 
 

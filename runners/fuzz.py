@@ -24,6 +24,7 @@ from typing import Any
 
 from sigmar.encoders import registry
 from sigmar.encoders.backend import Backend, counts
+from sigmar.encoders.processes.parent import hosted
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.counting import Notion
@@ -35,7 +36,6 @@ from sigmar.models.truth import settle
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.count_grade import CountVerdict
 from sigmar.runners.checking.fuzz_grade import Failure, count_failure, failure_of
-from sigmar.runners.host import hosted
 from sigmar.runners.race import Race, count_board
 from sigmar.runners.shrink import shrink
 from sigmar.runners.survey import ClusterError, enter_worker, lost_cluster, task_failure
@@ -251,7 +251,8 @@ def fuzz_task(
     time_limit: float | None,
     compare_counts: bool = False,
 ) -> dict[str, Any]:
-    """One board in a Dask worker's host (:mod:`sigmar.runners.host`): graded and shrunk there, with its own races."""
+    """One board in a Dask worker's host (:class:`sigmar.encoders.processes.parent.Host`): graded and shrunk
+    there, with its own races."""
     enter_worker(families)
     key = (families, names, time_limit, compare_counts)
     if getattr(_local, "key", None) != key:

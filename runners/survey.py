@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from sigmar.encoders import registry
+from sigmar.encoders.processes.parent import ChildError, hosted
 from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.deal import deal
@@ -42,7 +43,6 @@ from sigmar.models.errors import SigmarError
 from sigmar.models.input_limits import RESULTS, InputError
 from sigmar.models.output_files import cannot_write
 from sigmar.runners.checking.certify import ProofStore
-from sigmar.runners.host import HostError, hosted
 from sigmar.runners.race import Race, RaceOutcome
 from sigmar.runners.render.answer_json import result_json
 from sigmar.runners.statistics.scores import percentile
@@ -324,7 +324,8 @@ def enter_worker(families: tuple[tuple[str, str, str], ...]) -> None:
 def race_task(
     families: tuple[tuple[str, str, str], ...], names: tuple[str, ...], board: Board, time_limit: float | None
 ) -> dict[str, Any]:
-    """One board in a Dask worker's host (:mod:`sigmar.runners.host`): the race there, its answer as JSON."""
+    """One board in a Dask worker's host (:class:`sigmar.encoders.processes.parent.Host`): the race there, its
+    answer as JSON."""
     enter_worker(families)
     key = (families, names)
     if getattr(_local, "key", None) != key:
@@ -341,7 +342,7 @@ def task_failure(future: Any) -> str:
     """Why a Dask task gave no answer, in one line: its error, or that it was cancelled (the scheduler was lost)."""
     if future.status == "error":
         exc = future.exception()
-        why = str(exc) if isinstance(exc, (ClusterError, HostError)) else repr(exc)
+        why = str(exc) if isinstance(exc, (ClusterError, ChildError)) else repr(exc)
         return f"cluster task failed: {why}"
     return f"cluster task {future.status} (was the scheduler lost?)"
 

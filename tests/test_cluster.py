@@ -3,7 +3,7 @@
 Each worker has its nanny, so its worker process is daemonic and may not start
 ``multiprocessing`` children; the race's workers and the cnf backend's solver
 are such children, so every task runs in the worker thread's host process
-(:mod:`sigmar.runners.host`).  The module's cluster is stopped as a user
+(:class:`sigmar.encoders.processes.parent.Host`).  The module's cluster is stopped as a user
 would stop it (SIGTERM), and nothing the tasks started may outlive it.
 """
 
@@ -104,13 +104,13 @@ def test_bench_on_stock_nanny_workers_runs_backends_that_start_processes(
 
 
 def test_a_host_that_misses_its_timeout_is_stopped_with_its_tree() -> None:
-    from sigmar.runners.host import Host, HostTimeout
+    from sigmar.encoders.processes.parent import ChildTimeout, Host
 
     host = Host()
     try:
         assert host.call(os.getpid) == host.call(os.getpid)  # one process, kept across calls
         pid = host.call(os.getpid)
-        with pytest.raises(HostTimeout):
+        with pytest.raises(ChildTimeout):
             host.call(time.sleep, 60, timeout=1)
         assert not host.alive()
         host.proc.wait(30)

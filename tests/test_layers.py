@@ -201,6 +201,71 @@ def test_the_packages_keep_their_layers() -> None:
     assert layer_faults(graph) == []
 
 
+def test_the_home_of_child_processes_stands_below_everything_but_the_error_base() -> None:
+    """encoders/processes/ starts, measures and stops every child process (docs/layout.md): the backends and
+    the runners both reach it, so it imports nothing of the suite but ``models.errors``; its guard runs as a
+    script with ``python -I -S`` and imports nothing of the suite at all."""
+    graph = import_graph(ROOT, type_only=True)
+    home = {m for m in graph if m.startswith("encoders.processes")}
+    assert {"encoders.processes.parent", "encoders.processes.child", "encoders.processes.usage"} <= home
+    for module in sorted(home):
+        outside = sorted(t for t in graph[module] if t not in home and t != "models.errors")
+        assert outside == [], f"{module} imports {outside}"
+    assert graph["encoders.processes.guard"] == set()
+
+
+def forks_outside_the_home(root: Path) -> list[str]:
+    """Every place outside encoders/processes/ that forks (``os.fork``) or starts a ``multiprocessing``
+    process (any of its modules but ``multiprocessing.connection``, which only waits), one line each."""
+    found = []
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            where = path.relative_to(root).as_posix()
+            if where.startswith("encoders/processes/"):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module]
+                if any(n.split(".")[0] == "multiprocessing" and n != "multiprocessing.connection" for n in names):
+                    found.append(f"{where}:{node.lineno} imports {', '.join(names)}")
+                if (
+                    isinstance(node, ast.Attribute)
+                    and node.attr in ("fork", "forkpty")
+                    and ast.unparse(node.value) == "os"
+                ):
+                    found.append(f"{where}:{node.lineno} calls os.{node.attr}")
+    return found
+
+
+def _names_os(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "os"
+
+
+def test_every_child_process_starts_in_its_home() -> None:
+    """A child process of the suite's own code is started (and measured, and stopped) in one place,
+    encoders/processes/ (issue 48: it had eight)."""
+    assert forks_outside_the_home(ROOT) == []
+
+
+def test_a_fork_outside_the_home_is_found(tmp_path: Path) -> None:
+    _package(
+        tmp_path,
+        {
+            "runners/a.py": "import os\ndef f():\n    return os.fork()\n",
+            "encoders/b.py": "from multiprocessing import get_context\n",
+            "encoders/processes/c.py": "import os\nos.fork()\n",
+            "models/d.py": "from multiprocessing.connection import wait\n",
+        },
+    )
+    assert forks_outside_the_home(tmp_path) == [
+        "encoders/b.py:1 imports multiprocessing",
+        "runners/a.py:3 calls os.fork",
+    ]
+
+
 def test_runners_has_no_import_cycle() -> None:
     assert cycle_in(import_graph(ROOT), "runners") is None
 
@@ -223,7 +288,7 @@ def test_the_imports_are_read_as_imports() -> None:
     graph = import_graph(ROOT)
     assert {"runners.cli.options", "runners.race", "models.result"} <= graph["runners.cli.solve"]
     assert "runners.checking.rup_check" in graph["runners.prove"]  # ``from .checking import rup_check``
-    assert "runners.lifetime" in graph["runners.cli"]  # ``from ..lifetime import ...``, inside a function
+    assert "encoders.processes.lifetime" in graph["runners.cli"]  # imported inside a function
     assert "models.board" in graph["runners.race"]  # ``from sigmar.models.board import Board``
     assert "runners.checking._drup" in graph["runners.checking.rup_check"]  # the C core, imported by name
     assert "runners.statistics.runs" not in graph["runners.statistics.scores"]  # only under TYPE_CHECKING

@@ -309,8 +309,8 @@ def test_a_job_stopped_before_it_starts_is_skipped(fakes, boards) -> None:
     worker = Worker("test")
     try:
         worker.submit(1, "honest:slow", boards["pair"], 5.0)  # keeps the worker busy for 0.5 s
-        worker.conn.send(("job", 2, "honest", boards["pair"], 5.0, None))  # queued behind it
-        worker.stops.send(2)  # ... and stopped before the worker has read it
+        worker.submit(2, "honest", boards["pair"], 5.0)  # queued behind it
+        worker.ask_stop()  # ... and stopped before the worker has read it
         assert worker.conn.poll(10)
         first = worker.receive()
         assert first is not None and first.job_id == 1 and first.result.status is Status.SOLVED

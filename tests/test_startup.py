@@ -112,7 +112,7 @@ ONE_BOARD = frozenset(
         "sigmar.runners.cli.conventions",
         "sigmar.runners.cli.options",
         "sigmar.runners.cli.board_args",
-        "sigmar.runners.lifetime",
+        "sigmar.encoders.processes.lifetime",
         "sigmar.encoders.processes",
         "sigmar.encoders.processes.guard",
         # the parser and the rules

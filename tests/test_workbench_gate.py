@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from sigmar.runners.workers import die_with_parent
+from sigmar.encoders.processes.guard import die_with_parent
 from tests import workbench_harness as harness
 from tests import workbench_probes as probes
 from tests.conftest import INSTANCES, wait_for

@@ -30,8 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sigmar.encoders.processes.guard import descendants
-from sigmar.runners.workers import die_with_parent
+from sigmar.encoders.processes.guard import descendants, die_with_parent
 
 CHROMIUM = Path("/usr/bin/chromium")
 # A board every check after a hostile request must still judge rightly (the real game's first).

@@ -25,7 +25,6 @@ kept to show why the repair is needed).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import subprocess
 import threading
@@ -38,6 +37,7 @@ from sigmar.encoders.cnf.external import EXTERNAL, PROOF_PLACEHOLDER, SAT_CMD_EN
 from sigmar.encoders.cnf.formula import Formula
 from sigmar.encoders.cnf.variants import OUR_VARIANTS, VARIANTS, build_formula
 from sigmar.encoders.processes import guard
+from sigmar.encoders.processes.forked import Forked
 from sigmar.models.board import Board
 from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
 from sigmar.models.rules import count_problem
@@ -86,21 +86,13 @@ def split_sub(sub: str | None) -> tuple[str, str]:
     return "default", sub
 
 
-def _solve_in_child(clauses: list[list[int]], solver: str, conn: Any, parent: int) -> None:
-    """Child-process body for solvers that cannot be interrupted; it dies with the worker that forked it."""
+def _solve_in_child(clauses: list[list[int]], solver: str) -> tuple[bool, list[int] | None, dict[str, Any]]:
+    """The solve of a solver that cannot be interrupted, in a forked child (:class:`Forked`)."""
     from pysat.solvers import Solver
 
-    guard.die_with_parent()
-    if os.getppid() != parent:  # the worker died before we could ask to die with it
-        os._exit(1)
-
-    try:
-        with Solver(name=solver, bootstrap_with=clauses) as sat:
-            ok = sat.solve()
-            conn.send((ok, sat.get_model() if ok else None, _stats(sat)))
-    except Exception as exc:  # reported by the parent as no answer, with the reason
-        conn.send((None, None, {"error": f"{type(exc).__name__}: {exc}"}))
-    conn.close()
+    with Solver(name=solver, bootstrap_with=clauses) as sat:
+        ok = bool(sat.solve())
+        return ok, sat.get_model() if ok else None, _stats(sat)
 
 
 def _stats(sat: Any) -> dict[str, Any]:
@@ -152,7 +144,8 @@ class CnfBackend(Backend):
                 raise ValueError(f"cnf:{EXTERNAL} needs the solver command in ${SAT_CMD_ENV} (e.g. 'cadical -q')")
         self.card: str = self.options.card
         self._stop = threading.Event()
-        self._live: Any = None  # the running pysat solver, a child process or a Popen
+        self._live: Any = None  # the running pysat solver or a Popen
+        self._forked = Forked(slack=0.0)  # the solve of a solver that ignores interrupt(), or a count
         self._proof: str | None = None  # the DRUP text of the last refutation, when logged
 
     @classmethod
@@ -213,6 +206,7 @@ class CnfBackend(Backend):
         from sigmar.encoders.cnf.counting import count_in_child, counting_formula
 
         self._stop.clear()
+        self._forked.reset()
         start = time.perf_counter()
         if count_problem(board) is not None:
             return 0, True
@@ -228,7 +222,7 @@ class CnfBackend(Backend):
         except Stopped:
             return 0, False
         remaining = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 0.0)
-        counted = count_in_child(formula, projection, remaining, self._set_live, self._stop.is_set)
+        counted = count_in_child(self._forked, formula, projection, remaining)
         return (0, False) if counted is None else (counted, True)
 
     def _set_live(self, process: Any) -> None:
@@ -237,6 +231,7 @@ class CnfBackend(Backend):
     # -- solve
     def stop(self) -> None:
         self._stop.set()
+        self._forked.stop()
         live = self._live
         if live is None:
             return
@@ -255,6 +250,7 @@ class CnfBackend(Backend):
             return refused
         start = time.perf_counter()
         self._stop.clear()
+        self._forked.reset()
         refuted = self.counts_refutation(board, start)
         if refuted is not None:
             return refuted
@@ -350,27 +346,17 @@ class CnfBackend(Backend):
             return answer, assignment, _stats(sat)
 
     def _solve_child(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
-        """CaDiCaL and friends ignore interrupt(): solve in a child process and kill it at the limit."""
-        # fork: the child needs only the clauses, and starts in milliseconds (spawn re-imports).
-        ctx: Any = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_solve_in_child, args=(formula.clauses, self.solver, child, os.getpid()), daemon=True)
-        proc.start()
-        child.close()
-        self._live = proc
-        try:
-            if self._stop.is_set() or not parent.poll(limit):
-                return None, None, {}
-            ok, assignment, stats = parent.recv()
+        """CaDiCaL and friends ignore interrupt(): solve in a forked child (it needs only the clauses, and
+        starts in milliseconds), killed at the limit or by stop()."""
+        if self._stop.is_set():
+            return None, None, {}
+        outcome = self._forked.call(_solve_in_child, (formula.clauses, self.solver), limit)
+        if outcome.returned:
+            ok, assignment, stats = outcome.value
             return ok, assignment, dict(stats or {})
-        except EOFError:  # killed by stop(), or crashed
-            return None, None, ({} if self._stop.is_set() else {"error": "solver process died"})
-        finally:
-            self._live = None
-            if proc.is_alive():
-                proc.kill()
-            proc.join(1)
-            parent.close()
+        if outcome.error and not self._stop.is_set():
+            return None, None, {"error": outcome.error}
+        return None, None, {}
 
     def _solve_external(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
         """The external solver's answer (:mod:`.external`), its proof kept for the certificate."""

@@ -15,19 +15,17 @@ variables, are that notion's objects one to one (docs/cnf.md#counting):
   the pair is played at some move, added for the count and projected on.
 
 Ganak has no time limit of its own and does not listen to interrupts, so it
-runs in a child process that is killed at the limit (the count is then a
-lower bound of 0: nothing was counted).
+runs in a forked child (:class:`~sigmar.encoders.processes.forked.Forked`) that
+is killed at the limit (the count is then a lower bound of 0: nothing was counted).
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable
-from typing import Any
 
 from sigmar.encoders.cnf.formula import Formula
-from sigmar.encoders.processes import guard
+from sigmar.encoders.processes.forked import Forked
 from sigmar.models.board import Board
 
 
@@ -82,54 +80,20 @@ def ganak_count(clauses: list[list[int]], projection: list[int], variables: int)
     return int(counter.count())
 
 
-def _count_in_child(args: tuple[list[list[int]], list[int], int], conn: Any, parent: int) -> None:
-    """Child-process body: one count; it dies with the worker that forked it."""
-    guard.die_with_parent()
-    if os.getppid() != parent:
-        os._exit(1)
+def _quiet_count(clauses: list[list[int]], projection: list[int], variables: int) -> int:
+    """The count in the forked child, its standard output closed: Ganak prints progress lines ("c o ...")
+    there, which is the runner's JSON when the count runs in the runner's own process."""
     quiet = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(quiet, 1)  # Ganak prints progress lines ("c o ...") on standard output, which is the runner's JSON
-    try:
-        conn.send(("counted", ganak_count(*args)))
-    except Exception as exc:  # reported by the parent as an error answer
-        conn.send(("error", f"{type(exc).__name__}: {exc}"))
-    conn.close()
+    os.dup2(quiet, 1)
+    return ganak_count(clauses, projection, variables)
 
 
-def count_in_child(
-    formula: Formula,
-    projection: list[int],
-    limit: float | None,
-    started: Callable[[Any], None],
-    stopped: Callable[[], bool],
-) -> int | None:
-    """The projected count in a forked child; None when ``limit`` passes or ``stop()`` killed the child.
-
-    ``started(process)`` hands the child to the backend, whose ``stop()`` kills it (and then
-    ``stopped()`` says so).  A child that fails or dies otherwise raises RuntimeError with why.
-    """
-    ctx: Any = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    receive, send = ctx.Pipe(duplex=False)
-    payload = (formula.clauses, projection, formula.nv)
-    process = ctx.Process(target=_count_in_child, args=(payload, send, os.getpid()), daemon=True)
-    process.start()
-    send.close()
-    started(process)
-    try:
-        if stopped() or not receive.poll(limit):
-            return None
-        kind, value = receive.recv()
-    except EOFError:  # killed by stop(), or crashed
-        if stopped():
-            return None
-        process.join(1)
-        raise RuntimeError(f"the counting process died (exit status {process.exitcode})") from None
-    finally:
-        started(None)
-        if process.is_alive():
-            process.kill()
-        process.join(1)
-        receive.close()
-    if kind == "error":
-        raise RuntimeError(f"ganak failed: {value}")
-    return int(value)
+def count_in_child(forked: Forked, formula: Formula, projection: list[int], limit: float | None) -> int | None:
+    """The projected count in a forked child (``forked``, whose ``stop()`` kills it); None when ``limit``
+    passes or a stop killed the child.  A count that fails or dies otherwise raises RuntimeError with why."""
+    outcome = forked.call(_quiet_count, (formula.clauses, projection, formula.nv), limit)
+    if outcome.returned:
+        return int(outcome.value)
+    if outcome.error and not forked.stopped():
+        raise RuntimeError(f"ganak failed: {outcome.error}")
+    return None

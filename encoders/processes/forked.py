@@ -1,10 +1,12 @@
 """One call in a forked child process, killed on a stop or at its time limit.
 
 Why: Pumpkin and most of the solvers CPMpy reaches hold the GIL and ignore
-interrupts while they search, so a solve in the worker's own thread could be
-neither stopped (a race's loser) nor bounded.  A forked child inherits the
-board and the model already built, starts in milliseconds, and dies with the
-worker that forked it (``PR_SET_PDEATHSIG``); killing it ends the solve at once.
+interrupts while they search, and CaDiCaL and Ganak do not listen either, so a
+solve or a count in the worker's own thread could be neither stopped (a race's
+loser) nor bounded.  A forked child inherits the board and the model already
+built, starts in milliseconds, and dies with the worker that forked it; killing
+it ends the solve at once.  The child is the home's
+(:func:`sigmar.encoders.processes.parent.call_once`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sigmar.encoders.processes.guard import die_with_parent
+from sigmar.encoders.processes.parent import Child, ChildError, ChildTimeout, call_once
 
 # The slack a child gets past the time limit before it is killed (Pumpkin answers "unknown" itself at the limit).
 SLACK = 0.1
@@ -46,48 +48,48 @@ class Outcome:
 class Forked:
     """Runs calls in forked children, one at a time; :meth:`stop` (from any thread) kills the running one."""
 
-    def __init__(self) -> None:
+    def __init__(self, slack: float = SLACK) -> None:
+        self.slack = slack
         self._lock = threading.Lock()
-        self._child: Any = None
+        self._child: Child | None = None
         self._stopped = False
 
     def stop(self) -> None:
         with self._lock:
             self._stopped = True
-            if self._child is not None and self._child.is_alive():
-                self._child.kill()
+            child = self._child
+        if child is not None:
+            child.stop_now()
 
     def reset(self) -> None:
         """Forget a stop: it ends one solve, not the backend."""
         with self._lock:
             self._stopped = False
 
-    def call(self, function: Callable[..., Any], args: tuple[Any, ...], limit: float | None) -> Outcome:
-        """``function(*args)`` in a child; it is killed after ``limit`` + SLACK seconds (None: no limit)."""
-        context: Any = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        receiver, sender = context.Pipe(duplex=False)
-        child = context.Process(target=_child_main, args=(function, args, sender, os.getpid()), daemon=True)
+    def stopped(self) -> bool:
         with self._lock:
-            if self._stopped:
-                return Outcome(stopped=True)
-            child.start()
+            return self._stopped
+
+    def _started(self, child: Child | None) -> None:
+        with self._lock:
             self._child = child
-        sender.close()
+            stopped = self._stopped
+        if child is not None and stopped:  # a stop that came while the child was being forked
+            child.stop_now()
+
+    def call(self, function: Callable[..., Any], args: tuple[Any, ...], limit: float | None) -> Outcome:
+        """``function(*args)`` in a child; it is killed after ``limit`` + slack seconds (None: no limit)."""
+        if self.stopped():
+            return Outcome(stopped=True)
+        wait = None if limit is None else max(limit, 0.0) + self.slack
         try:
-            wait = None if limit is None else max(limit, 0.0) + SLACK
-            if not receiver.poll(wait):
-                return Outcome(stopped=self._stopped, timed_out=not self._stopped)
-            ok, value = receiver.recv()
-            return Outcome(value) if ok else Outcome(error=str(value))
-        except (EOFError, OSError):  # killed by stop(), or it died
-            return Outcome(stopped=True) if self._stopped else Outcome(error="the solver process died")
-        finally:
-            with self._lock:
-                self._child = None
-            if child.is_alive():
-                child.kill()
-            child.join(5)
-            receiver.close()
+            return Outcome(call_once(function, args, wait, self._started))
+        except ChildTimeout:
+            return Outcome(stopped=True) if self.stopped() else Outcome(timed_out=True)
+        except ChildError:  # killed by stop(), or it died
+            return Outcome(stopped=True) if self.stopped() else Outcome(error="the solver process died")
+        except Exception as exc:  # the call raised in the child: the caller reports it as an error answer
+            return Outcome(stopped=True) if self.stopped() else Outcome(error=f"{type(exc).__name__}: {exc}")
 
 
 def shared_count() -> Any:
@@ -108,19 +110,3 @@ def count_in_child(
         count, exact = outcome.value
         return int(count), bool(exact)
     return int(tally.value), False
-
-
-def _child_main(function: Callable[..., Any], args: tuple[Any, ...], sender: Any, parent: int) -> None:
-    die_with_parent()
-    if os.getppid() != parent:  # the worker died before we could ask to die with it
-        os._exit(1)
-    try:
-        answer: tuple[bool, Any] = (True, function(*args))
-    except Exception as exc:  # the parent reports it as an error answer
-        answer = (False, f"{type(exc).__name__}: {exc}")
-    try:
-        sender.send(answer)
-    except Exception as exc:  # an answer that cannot be pickled
-        sender.send((False, f"answer not sendable: {exc}"))
-    sender.close()
-    os._exit(0)

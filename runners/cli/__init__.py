@@ -155,9 +155,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help (0) or bad arguments (2, already said in one line)
         return exc.code if isinstance(exc.code, int) else 2
     # Imported only now: `sigmar --help` needs none of them.
+    from sigmar.encoders.processes.lifetime import Terminated, run_lifetime
     from sigmar.models.errors import SigmarError
     from sigmar.models.input_limits import check_settings
-    from sigmar.runners.lifetime import Terminated, run_lifetime
 
     verbose = getattr(args, "verbose", False) and "SIGMAR_VERBOSE" not in os.environ
     if verbose:  # read where a backend's output is reported (runners/workers.py), in this process only

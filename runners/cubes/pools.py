@@ -1,8 +1,8 @@
 """Where the nodes of a cube-and-conquer split run: this machine's cores, or a Dask cluster's workers.
 
-Both pools run a call in a *host* (:mod:`sigmar.runners.host`): a Python
+Both pools run a call in a *host* (:class:`sigmar.encoders.processes.parent.Host`): a Python
 process of our own, under the guard, so a solver that crashes takes only its
-host down (the call raises HostError), and no process outlives the run.
+host down (the call raises ChildError), and no process outlives the run.
 
 - :class:`LocalPool`: one thread per core here, each with its own host.
   Closing the pool kills the hosts, a solver in the middle of a node included.
@@ -40,8 +40,8 @@ from concurrent.futures import CancelledError, Future
 from typing import Any
 
 from sigmar.encoders.processes.guard import stop
+from sigmar.encoders.processes.parent import Host, hosted
 from sigmar.models.errors import SigmarError
-from sigmar.runners.host import Host, hosted
 
 # What a Dask task that the cluster lost ends as (its status), and the errors Dask gives a task whose
 # worker or scheduler went away: faults of the cluster, never an answer about the board.

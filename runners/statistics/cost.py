@@ -1,17 +1,10 @@
-"""What one run cost, as a plain record: measured by :mod:`sigmar.runners.usage`, counted by the statistics."""
+"""What one run cost, as a plain record: measured in the run's child (:mod:`sigmar.encoders.processes.usage`),
+counted by the statistics."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class Usage:
-    """What one run cost: CPU seconds (worker and children) and peak memory in MB (RSS, summed)."""
-
-    cpu_seconds: float | None = None
-    memory_mb: float | None = None
-    over_memory: bool = False  # the run went over ``--mem-limit``
-
+from sigmar.encoders.processes.usage import Usage
 
 NO_USAGE = Usage()
+
+__all__ = ["NO_USAGE", "Usage"]

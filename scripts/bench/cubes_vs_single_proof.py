@@ -189,7 +189,7 @@ def warm_up(pool: LocalPool) -> None:
 
 
 def warm_up_dask(client: Any) -> None:
-    from sigmar.runners.host import hosted
+    from sigmar.encoders.processes.parent import hosted
 
     futures = [client.submit(hosted, os.getpid, pure=False, workers=[w]) for w in client.scheduler_info()["workers"]]
     client.gather(futures)

@@ -49,7 +49,7 @@ from typing import Any
 
 from benchlib import ROOT, markdown_table
 
-from sigmar.runners.usage import tree_rss_bytes
+from sigmar.encoders.processes.usage import tree_rss_bytes
 from tests import workbench_probes as probes
 from tests.workbench_harness import Served, flood, serve, still_well
 

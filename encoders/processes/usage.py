@@ -33,11 +33,21 @@ import resource
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sigmar.encoders.processes.guard import descendants
-from sigmar.runners.statistics.cost import Usage
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What one run cost: CPU seconds (the process and its children) and peak memory in MB (RSS, summed)."""
+
+    cpu_seconds: float | None = None
+    memory_mb: float | None = None
+    over_memory: bool = False  # the run went over its memory limit (``--mem-limit``)
+
 
 INTERVAL = 0.02  # seconds between memory samples while a run is going
 MB = 1024 * 1024

@@ -1,0 +1,53 @@
+"""What a worker of the race, crosscheck or bench runs, in its own process: one backend's solve or count of one board.
+
+The parent's side is :mod:`sigmar.runners.workers`; the process itself (its keeper, its stop pipe,
+its meter and memory limit, what it prints) is the home's (:mod:`sigmar.encoders.processes.child`).
+A worker keeps its backend instances alive between jobs, so a multi-board file pays the solver
+imports once; a backend that was stopped gets a fresh instance for the next job, to be safe.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sigmar.encoders import registry
+from sigmar.encoders.processes import child
+from sigmar.models.board import Board
+from sigmar.models.result import Result, Status
+from sigmar.runners.checking.intake import counted, crashed
+
+_backends: dict[str, Any] = {}  # this worker's backend instances, by name
+
+
+def use_families(families: tuple[tuple[str, str, str], ...]) -> None:
+    """The parent's backend registry (a test may have registered a family), before the first job."""
+    registry.FAMILIES = families
+
+
+def backend_job(name: str, board: Board, time_limit: float | None, notion: str | None) -> Result:
+    """``name``'s answer on ``board``: its solve, or with ``notion`` its count (``Backend.count``, taken in by
+    ``checking.intake.counted``).  A crash is an error answer; a MemoryError is left to the worker's loop,
+    which marks the run over memory."""
+    try:
+        backend = _backends.get(name)
+        if backend is None:
+            backend = _backends[name] = registry.make(name)
+        child.on_stop(backend.stop)
+        if child.stop_requested():  # a stop overtook its job (it has a pipe of its own): not solved
+            return Result(Status.UNKNOWN, name, message="stopped before it started")
+        if notion is not None:
+            refused = backend.refusal(board)  # a board it does not play (quintessence): not asked
+            if refused is not None:
+                return refused.with_(statistics={"refused": True})
+            return counted(backend.count(board, notion, time_limit), name, notion)
+        result = backend.solve(board, time_limit)
+        if not isinstance(result, Result):
+            raise TypeError(f"solve returned {type(result).__name__}, not a Result")
+        return result
+    except MemoryError:
+        raise
+    except Exception as exc:  # a crashing backend is an answer, not a crash of the worker
+        return crashed(name, exc)
+    finally:
+        if child.stop_requested():  # a stopped backend gets a fresh instance for the next job, to be safe
+            _backends.pop(name, None)
