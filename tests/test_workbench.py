@@ -23,6 +23,7 @@ from sigmar.models.boardfile import format_board, parse_boards
 from sigmar.models.deal import deal
 from sigmar.models.rules import Position
 from sigmar.runners.cli import main
+from sigmar.runners.design.difficulty import difficulty
 from sigmar.runners.render.svg import board_svg
 from tests import workbench_harness as harness
 from tests.conftest import INSTANCES, wait_for
@@ -118,6 +119,32 @@ def test_position_gives_the_free_tiles_and_legal_moves_as_the_rule_engine_does(s
     assert answer["status"] == "cleared" and answer["left"] == 0 and answer["free"] == []
     status, answer = server.post("/api/play", {"text": LOSABLE, "moves": cleared[:1]})
     assert answer["status"] == "clearable" and answer["solution_moves"] == len(cleared) - 1
+
+
+def test_the_proved_hint_marks_every_legal_move_with_its_evidence(server: Any) -> None:
+    board = parse_boards(LOSABLE, "losable")[0]
+    status, answer = server.post("/api/hint", {"text": LOSABLE, "moves": []})
+    assert status == 200 and answer["status"] == "clearable"
+    legal = [[list(board.rowcol(c)) for c in m.cells] for m in Position.start(board).legal_moves()]
+    assert [m["cells"] for m in answer["moves"]] == legal
+    marks = {tuple(map(tuple, m["cells"])): m for m in answer["moves"]}
+    losing = marks[((0, 1), (3, 0))]  # salt with fire: three air are left
+    assert losing["mark"] == "losing" and losing["certificate"]["checked"] and "air" in losing["why"]
+    safe = [m for m in answer["moves"] if m["mark"] == "safe"]
+    assert safe and all(m["replayed"] and m["solution"] for m in safe)
+    assert answer["safe"] + answer["losing"] + answer["unknown"] == len(legal) and answer["unknown"] == 0
+    status, answer = server.post("/api/hint", {"text": LOSABLE, "moves": [[[1, 1], [2, 1]]]})  # not free
+    assert status == 400 and "move 1" in answer["error"] and "not free" in answer["error"]
+
+
+def test_difficulty_is_exact_on_a_small_board(server: Any) -> None:
+    board = parse_boards(LOSABLE, "losable")[0]
+    status, answer = server.post("/api/difficulty", {"text": LOSABLE})
+    assert status == 200 and answer["win"]["exact"]
+    found = difficulty(board, 30)
+    assert answer["win"]["fraction"] == f"{found.graph.win.numerator}/{found.graph.win.denominator}"
+    assert answer["safe_first_moves"] == found.safe_first and answer["first_moves"] == found.first_moves
+    assert answer["lines"] and "random play clears it" in answer["lines"][0]
 
 
 def test_the_palette_draws_each_kind_with_its_sign(server: Any) -> None:

@@ -191,7 +191,7 @@ def test_a_hint_is_taken_and_undone(page: Any) -> None:
     assert counter(page) == (9, 9, 0)
     page.click("#hint")
     page.wait_for_selector("#play-status[data-status=hint]", timeout=WAIT)
-    assert "keeps the board clearable" in page.inner_text("#play-status")
+    assert "is safe" in page.inner_text("#play-status")
     hinted = page.eval_on_selector_all("#board .t.next", "ts => ts.map(t => t.dataset.cell)")
     assert 1 <= len(hinted) <= 2 and all(
         "free" in page.get_attribute(f"#board [data-cell='{c}']", "class") for c in hinted
@@ -204,6 +204,29 @@ def test_a_hint_is_taken_and_undone(page: Any) -> None:
     page.click("#undo")
     moved(page, 0)
     assert counter(page) == (9, 9, 0) and page.locator("#board .t.gone").count() == 0
+
+
+def test_the_proved_hint_marks_each_move_safe_or_losing(page: Any) -> None:
+    start_play(page, LOSABLE)
+    page.click("#hint")
+    page.wait_for_selector("#play-status[data-status=hint]", timeout=WAIT)
+    legal = int(page.inner_text("#count-legal"))
+    assert page.locator("#hint-list li").count() == legal
+    losing = page.locator("#hint-list li.losing")
+    assert losing.count() >= 1 and "certificate checked" in losing.first.inner_text()
+    assert page.locator("#hint-list li.safe").count() >= 1
+    page.click("#board [data-cell='0,1']")  # salt: with fire it loses, with air it is safe
+    assert "losing" in page.get_attribute("#board [data-cell='3,0']", "class")
+    assert page.locator("#board .t.partner.safe").count() >= 1
+
+
+def test_difficulty_is_shown_for_a_solvable_board(page: Any) -> None:
+    page.fill("#text", LOSABLE)
+    assert verdict_after(page, edits(page)) == "solved"
+    page.wait_for_selector("#difficulty", timeout=WAIT)
+    assert page.get_attribute("#difficulty", "data-exact") == "true"
+    text = page.inner_text("#difficulty")
+    assert "Random play clears it" in text and "exact" in text and "Safe first moves" in text
 
 
 def test_a_losing_move_is_flagged_and_the_banner_follows_the_position(page: Any) -> None:

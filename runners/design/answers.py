@@ -17,7 +17,9 @@ from sigmar.models.rules import Position
 from sigmar.models.solution import move_to_json
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.replay import counts_answer
+from sigmar.runners.design.difficulty import difficulty, difficulty_json, difficulty_lines
 from sigmar.runners.design.explain import VERDICT_BACKENDS, explain, explanation_json
+from sigmar.runners.design.hint import hint, hint_json
 from sigmar.runners.race import Race
 from sigmar.runners.render.answer_json import result_json
 
@@ -118,6 +120,18 @@ def _losing_move(board: Board, positions: list[Position], now: Result, time_limi
             return None, f"the position cannot be cleared: {now.explanation}"
         latest = before
     return 0, f"the board could not be cleared from the start: {latest.explanation}"
+
+
+def proved_hint(board: Board, moves: list[tuple[Hex, ...]], time_limit: float) -> dict[str, Any]:
+    """Every legal move of the position marked safe (a solution after it, replayed), losing (a checked
+    certificate) or unknown: ``sigmar hint``'s JSON (docs/formats.md#the-json-of-hint)."""
+    return hint_json(hint(board, [Move(cells) for cells in moves], time_limit))
+
+
+def figures(board: Board, time_limit: float) -> dict[str, Any]:
+    """How hard the board is (docs/explain.md#difficulty): ``explain --difficulty``'s JSON, with its lines in words."""
+    found = difficulty(board, time_limit)
+    return {**difficulty_json(found), "lines": [line.strip() for line in difficulty_lines(found)]}
 
 
 def warm() -> None:

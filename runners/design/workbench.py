@@ -236,6 +236,8 @@ class Workbench:
             Route("/api/explain", json_endpoint(self.explain, post, wait), methods=["POST"]),
             Route("/api/play", json_endpoint(self.play, post, wait), methods=["POST"]),
             Route("/api/position", json_endpoint(self.position, post, wait), methods=["POST"]),
+            Route("/api/hint", json_endpoint(self.hint, post, wait), methods=["POST"]),
+            Route("/api/difficulty", json_endpoint(self.difficulty, post, wait), methods=["POST"]),
             Route("/api/palette", self.palette),
         ]
         gate = Middleware(Gate, allowed=self.settings.allowed, token=self.settings.token)
@@ -307,6 +309,22 @@ class Workbench:
         """The position after the posted moves: free tiles and legal moves, in this process (milliseconds)."""
         board = posted_board(record)
         return position_json(board, posted_moves(record, board))
+
+    async def hint(self, request: Request, record: dict[str, Any]) -> Any:
+        """The proved hint of the position after the posted moves (each legal move safe, losing or unknown)."""
+        board = posted_board(record)
+        moves = posted_moves(record, board)
+        illegal = position_json(board, moves)
+        if not illegal["legal"]:
+            raise Refused(400, illegal["why"], move=illegal["move"])
+        limit = self.settings.time_limit
+        return await self.in_worker(request, answers.proved_hint, (board, moves, limit), 2 * limit + 5)
+
+    async def difficulty(self, request: Request, record: dict[str, Any]) -> Any:
+        """How hard the posted board is: random play's exact chance, safe moves, the deepest trap, pairings."""
+        limit = self.settings.time_limit  # the play graph, the trap's certificate and the pairings count each
+        work = (posted_board(record), limit)
+        return await self.in_worker(request, answers.figures, work, 3 * limit + 10, self.explainers)
 
     async def play(self, request: Request, record: dict[str, Any]) -> Any:
         board = posted_board(record)

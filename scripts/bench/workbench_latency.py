@@ -1,6 +1,7 @@
-"""How long the workbench takes from an edit to the verdict on the page, in a real browser.
+"""How long the workbench takes from an edit to the verdict on the page, and from Hint to the proved hint.
 
-    python scripts/bench/workbench_latency.py [--solvable 25] [--unsolvable 25] [--rounds 2] [--out FILE.md]
+    python scripts/bench/workbench_latency.py [--solvable 25] [--unsolvable 25] [--rounds 2] [--hints 50]
+        [--out FILE.md] [--hint-out FILE.md]
 
 Starts ``sigmar serve`` and Debian's Chromium (Playwright), warms the server with one board, then
 for each of 50 standard side-6 boards (55 tiles: the first solvable boards of
@@ -8,8 +9,15 @@ instances/hexmatch-hard-100.txt and the first unsolvable dense deals of ``genera
 --seed 1``) makes an edit and times, inside the page (``performance.now``), until the verdict of
 that edit is shown.  Two kinds of edit: pasting the board's text, then clicking one of its tiles
 with that tile's own symbol (the board is drawn and judged again).  Targets: median <= 100 ms and
-p95 <= 500 ms, for solvable and unsolvable boards alike.  Prints the table and writes it to OUT,
-with the load average (the machine may be shared).
+p95 <= 500 ms, for solvable and unsolvable boards alike.
+
+Then the proved hint (issue 51): ``--hints`` positions taken from play on the same boards (each
+board in turn, a random number of random legal moves from 0 to 12, clicked on the page in Play),
+and for each the time from a click on Hint until every legal move's mark is on the page (the
+page's own ``performance.now``).  Target: p95 <= 200 ms.  Prints the tables and writes them to
+OUT (the edits; default docs/measured/workbench-latency.md) and HINT_OUT (the hints; default
+docs/measured/workbench-hint.md), with the load average (the machine may be shared); ``--rounds 0``
+or ``--hints 0`` leaves that part out.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import random
 import sys
 from datetime import date
 from pathlib import Path
@@ -27,6 +36,7 @@ from benchlib import ROOT, boards, markdown_table, median, percentile
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.deal import deal
+from sigmar.models.rules import Position
 from sigmar.runners.design.answers import raced_answer
 from tests.workbench_harness import launch, serve, why_no_browser
 
@@ -58,6 +68,114 @@ SHOWN = """() => { window.shown = (box, target, t0) => new Promise((resolve) => 
   const watch = new MutationObserver(() => { if (done()) { watch.disconnect(); finish(); } });
   watch.observe(box, {attributes: true, childList: true, characterData: true, subtree: true});
 }); }"""
+
+
+# Click the tiles of one move and resolve once the page shows the position after it.
+MOVE = """async (cells) => {
+  const target = String(Number(document.getElementById('count-moves').textContent) + 1);
+  for (const cell of cells) {
+    document.querySelector(`#board [data-cell='${cell}']`).dispatchEvent(new MouseEvent('click', {bubbles: true}));
+  }
+  await new Promise((resolve) => {
+    const moved = () => document.getElementById('count-moves').textContent === target;
+    const check = () => moved() ? resolve() : setTimeout(check, 5);
+    check();
+  });
+}"""
+# Click Hint and resolve with the page's own milliseconds from the click to every move's mark shown.
+HINT = """async () => {
+  const list = document.getElementById('hint-list');
+  delete list.dataset.ms;
+  const t0 = performance.now();
+  document.getElementById('hint').click();
+  await new Promise((resolve) => {
+    const check = () => list.dataset.ms !== undefined ? resolve() : setTimeout(check, 2);
+    check();
+  });
+  return {ms: performance.now() - t0, moves: list.children.length, page_ms: Number(list.dataset.ms)};
+}"""
+SETTLED = "() => !['busy', ''].includes(document.getElementById('verdict').dataset.status)"
+
+
+def play_positions(picked: list[tuple[str, Board]], count: int, seed: int = 1) -> list[tuple[str, Board, list[Any]]]:
+    """``count`` positions from random play: (kind, board, the moves played), each move legal by the rule engine."""
+    rng = random.Random(seed)
+    out = []
+    for index in range(count):
+        kind, board = picked[index % len(picked)]
+        position, moves = Position.start(board), []
+        for _ in range(rng.randint(0, 12)):
+            legal = position.legal_moves()
+            if not legal:
+                break
+            move = rng.choice(legal)
+            moves.append(move)
+            position = position.play(move)
+        out.append((kind, board, moves))
+    return out
+
+
+def measure_hints(positions: list[tuple[str, Board, list[Any]]]) -> list[dict[str, Any]]:
+    from playwright.sync_api import sync_playwright
+
+    served = serve()
+    rows: list[dict[str, Any]] = []
+    try:
+        with sync_playwright() as playwright:
+            browser = launch(playwright)
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page.goto(served.url)
+            page.wait_for_selector("#verdict[data-status=solved]", timeout=120_000)
+            page.click("#mode-play")
+            page.wait_for_function(SETTLED, timeout=120_000)
+            page.evaluate(HINT)  # warm: the first hint of the worker
+            for kind, board, moves in positions:
+                page.fill("#text", format_board(board))
+                fresh = "n => document.getElementById('count-moves').textContent === '0'"
+                fresh += " && document.getElementById('count-tiles').textContent === String(n)"
+                page.wait_for_function(fresh, arg=len(board.tiles), timeout=120_000)
+                for move in moves:
+                    page.evaluate(MOVE, ["{},{}".format(*board.rowcol(c)) for c in move.cells])
+                page.wait_for_function(SETTLED, timeout=120_000)
+                got = page.evaluate(HINT)
+                rows.append({"board": board.name, "kind": kind, "played": len(moves), **got})
+                print(
+                    f"{board.name} ({kind}) after {len(moves)} moves: hint {got['ms']:.0f} ms "
+                    f"({got['moves']} moves marked)",
+                    flush=True,
+                )
+            browser.close()
+    finally:
+        served.stop()
+    return rows
+
+
+def hint_summary(rows: list[dict[str, Any]], args: argparse.Namespace, loads: tuple[float, float]) -> str:
+    table = []
+    for kind in ("solvable", "unsolvable", "all"):
+        times = [r["ms"] for r in rows if kind in ("all", r["kind"])]
+        if times:
+            table.append(
+                (kind, len(times), f"{median(times):.0f}", f"{percentile(times, 95):.0f}", f"{max(times):.0f}")
+            )
+    marked = sum(r["moves"] for r in rows)
+    met = percentile([r["ms"] for r in rows], 95) <= 200
+    command = (
+        f"python scripts/bench/workbench_latency.py --solvable {args.solvable} --unsolvable {args.unsolvable} "
+        f"--rounds 0 --hints {args.hints}"
+    )
+    machine = f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores"
+    return (
+        "# Workbench: from a click on Hint to every move marked\n\n"
+        f"`{command}` on {date.today().isoformat()}, {machine}, Chromium through Playwright; load average "
+        f"{loads[0]:.1f} at the start, {loads[1]:.1f} at the end (the machine is shared: times are inflated "
+        "under load).\n\n"
+        f"{len(rows)} positions from random play (0 to 12 random legal moves, clicked on the page) on the boards "
+        f"of [workbench-latency.md](workbench-latency.md); {marked} legal moves in all, each marked safe, losing "
+        f"or unknown by the server's worker. Target p95 <= 200 ms: {'met' if met else 'NOT met'} at this load.\n\n"
+        + markdown_table(("boards", "positions", "median ms", "p95 ms", "max ms"), table)
+        + "\n"
+    )
 
 
 def chosen_boards(solvable: int, unsolvable: int) -> list[tuple[str, Board]]:
@@ -130,7 +248,7 @@ def summary(rows: list[dict[str, Any]], args: argparse.Namespace, loads: tuple[f
             )
     command = (
         f"python scripts/bench/workbench_latency.py --solvable {args.solvable} --unsolvable {args.unsolvable} "
-        f"--rounds {args.rounds}"
+        f"--rounds {args.rounds} --hints 0"
     )
     machine = f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores"
     head = ("boards", "edit", "edits", "median ms", "p95 ms", "max ms", "verdict not as expected")
@@ -144,25 +262,35 @@ def summary(rows: list[dict[str, Any]], args: argparse.Namespace, loads: tuple[f
     )
 
 
+def write(out: Path, text: str) -> None:
+    print()
+    print(text)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--solvable", type=int, default=25)
     parser.add_argument("--unsolvable", type=int, default=25)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--hints", type=int, default=50)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "measured" / "workbench-latency.md")
+    parser.add_argument("--hint-out", type=Path, default=ROOT / "docs" / "measured" / "workbench-hint.md")
     args = parser.parse_args(argv)
     missing = why_no_browser()
     if missing:
         print(f"bench_workbench_latency: {missing}", file=sys.stderr)
         return 2
     picked = chosen_boards(args.solvable, args.unsolvable)
-    first = os.getloadavg()[0]
-    rows = measure(picked, args.rounds)
-    text = summary(rows, args, (first, os.getloadavg()[0]))
-    print()
-    print(text)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text)
+    if args.rounds:
+        first = os.getloadavg()[0]
+        rows = measure(picked, args.rounds)
+        write(args.out, summary(rows, args, (first, os.getloadavg()[0])))
+    if args.hints:
+        first = os.getloadavg()[0]
+        hints = measure_hints(play_positions(picked, args.hints))
+        write(args.hint_out, hint_summary(hints, args, (first, os.getloadavg()[0])))
     return 0
 
 

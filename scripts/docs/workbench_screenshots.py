@@ -54,6 +54,8 @@ def shoot(out: Path) -> list[Path]:
             settled(page, "solved")
             page.click("#palette button[data-sym='6']")
             shot("edit")
+            page.wait_for_selector("#difficulty", timeout=WAIT)  # how hard the real game's board is
+            shot("difficulty")
             page.click("#replay-solution")
             for _ in range(5):
                 page.click("#next")

@@ -158,6 +158,7 @@
       detail.appendChild(button("replay-solution", "Step through the solution", function () {
         startReplay(answer.moves.map(function (m) { return cellsOf(m.cells); }), "solution");
       }));
+      measure(seq);
       return;
     }
     if (answer.status === "unsolvable") {
@@ -225,6 +226,71 @@
     if (state.mode === "edit") markCells("change", cells);
     box.appendChild(note("Both cells it changes are outlined in green."));
     box.appendChild(button("apply-repair", "Apply the repair", function () { load(repair.board); }));
+  }
+
+  // ---------------------------------------------------------------- how hard: the difficulty figures
+
+  function percent(p) {
+    if (p === 0) return "0%";
+    if (p >= 0.01) return (100 * p).toFixed(p >= 0.1 ? 1 : 2) + "%";
+    return (100 * p).toPrecision(2) + "%";
+  }
+
+  function measure(seq) {
+    var box = $("explanation");
+    box.textContent = "";
+    box.appendChild(heading("Difficulty"));
+    var wait = note("Working out how hard it is: every position random play can reach…");
+    box.appendChild(wait);
+    post("difficulty", "/api/difficulty", {text: state.text}).then(function (reply) {
+      if (seq !== state.edits) return;
+      wait.remove();
+      if (!reply.ok) { box.appendChild(note("No difficulty: " + reply.data.error)); return; }
+      showDifficulty(box, reply.data);
+    }).catch(function (error) { if (!aborted(error)) wait.textContent = String(error); });
+  }
+
+  function showDifficulty(box, found) {
+    var win = found.win, graph = found.graph;
+    var chance = win.exact ?
+      "Random play clears it " + percent(win.value) + " of the time" +
+        (win.value > 0 ? " (about 1 game in " + Math.round(1 / win.value).toLocaleString("en") + ")" : "") +
+        ": exact, over all " + graph.states.toLocaleString("en") + " positions it can reach." :
+      "Random play clears it about " + percent(win.value) + " of the time: SAMPLED, " + win.wins + " of " +
+        win.runs + " random plays (95% interval " + percent(win.low) + " to " + percent(win.high) +
+        "); the positions were too many to walk.";
+    var list = document.createElement("ul");
+    list.id = "difficulty";
+    list.dataset.exact = String(win.exact);
+    var item = function (text) { var li = document.createElement("li"); li.textContent = text; list.appendChild(li); };
+    item(chance);
+    if (found.safe_first_moves !== null) {
+      item("Safe first moves: " + found.safe_first_moves + " of " + found.first_moves +
+        " (after the others the board cannot be cleared).");
+    }
+    if (found.mean_safe_moves !== null) {
+      item("Along the solutions a player has " + found.mean_safe_moves.toFixed(2) +
+        " safe moves to choose from on average.");
+    }
+    var trap = found.deepest_trap;
+    if (trap) {
+      var last = trap.moves.length ? describe(cellsOf(trap.moves[trap.moves.length - 1].cells)) : "the start";
+      item("Deepest trap: move " + trap.move + " of " + trap.of + " (" + last + ") loses with " + trap.tiles_left +
+        " tiles left: " + trap.why +
+        (trap.checked ? " (certificate checked)." : " (NOT certified in the time)."));
+    } else if (win.exact && win.value === 1) {
+      item("No trap: every play clears the board.");
+    }
+    if (found.pairings) {
+      item("Pairings (ways to split it into moves that clear it): " + (found.pairings.exact ? "" : "at least ") +
+        Number(found.pairings.count).toLocaleString("en") + (found.pairings.exact ? "." : " (the count ran out of time)."));
+    }
+    box.appendChild(list);
+    if (trap && trap.moves.length) {
+      box.appendChild(button("replay-trap", "Step through the deepest trap", function () {
+        startReplay(trap.moves.map(function (m) { return cellsOf(m.cells); }), "deepest trap");
+      }));
+    }
   }
 
   // ---------------------------------------------------------------- drawing and marks
@@ -317,7 +383,7 @@
   // A game in play: the moves made, the tiles picked, the position as the rule engine sees it (free tiles,
   // legal moves: /api/position, at once) and as a worker judges it (clearable or lost, a hint: /api/play).
   function newPlay() {
-    return {moves: [], pick: [], pos: null, judged: null, hint: null, seq: 0, free: {}};
+    return {moves: [], pick: [], pos: null, judged: null, hint: null, proved: null, seq: 0, free: {}};
   }
 
   function setMode(mode) {
@@ -342,7 +408,7 @@
 
   function clearPlayMarks() {
     showGone({});
-    ["pick", "partner", "lost", "next", "free", "blocked", "held", "change"].forEach(function (m) { mark(m, []); });
+    ["pick", "partner", "safe", "losing", "lost", "next", "free", "blocked", "held", "change"].forEach(function (m) { mark(m, []); });
     Object.keys(state.tiles || {}).forEach(function (c) {
       var t = state.tiles[c];
       t.removeAttribute("tabindex");
@@ -375,7 +441,9 @@
     var seq = play.seq;
     play.pick = [];
     play.hint = null;
+    play.proved = null;
     $("play-hint").hidden = true;
+    $("hint-list").hidden = true;
     post("position", "/api/position", {text: state.text, moves: moves.map(cellList)}).then(function (reply) {
       if (state.play !== play || seq !== play.seq) return;
       if (!reply.ok) { setPlayStatus("error", reply.data.error); return; }
@@ -409,7 +477,6 @@
       if (!answer.legal) { setPlayStatus("illegal", answer.why); return; }
       play.judged = answer;
       showPlayed();
-      if (play.wantHint) { play.wantHint = false; hint(); }
       var lost = answer.status === "lost";
       if (answer.status === "clearable") {
         var rest = answer.solution_moves;
@@ -481,13 +548,21 @@
   function showPicks() {
     var play = state.play;
     mark("pick", play.pick);
-    var partners = [];
+    var partners = [], safe = [], losing = [];
     if (play.pick.length) {
       (movesWith(play.pick) || []).forEach(function (move) {
-        move.forEach(function (c) { if (play.pick.indexOf(c) < 0 && partners.indexOf(c) < 0) partners.push(c); });
+        var verdict = markOf(move);
+        move.forEach(function (c) {
+          if (play.pick.indexOf(c) >= 0) return;
+          if (partners.indexOf(c) < 0) partners.push(c);
+          if (verdict === "safe") safe.push(c);
+          if (verdict === "losing") losing.push(c);
+        });
       });
     }
     mark("partner", partners);
+    mark("safe", safe);
+    mark("losing", losing);
     mark("next", play.hint || []);
   }
 
@@ -517,7 +592,8 @@
     if (listed.length) {
       play.pick = chosen;
       showPicks();
-      setPlayStatus("picked", tileName(symbol) + " at " + where(cell) + " picked: now a tile outlined to pair it with.");
+      setPlayStatus("picked", tileName(symbol) + " at " + where(cell) + " picked: now a tile outlined to pair it with" +
+        (play.proved ? " (green: safe, red: losing)." : "."));
       return;
     }
     var alone = movesWith([cell]);
@@ -568,22 +644,63 @@
     update(play.moves.slice(0, -1));
   }
 
+  // The proved hint: every legal move marked safe (a solution after it, replayed), losing (a checked
+  // certificate) or unknown. One safe move is ringed to play; picking a tile then shows which partners are safe.
   function hint() {
     var play = state.play;
-    if (!play || !play.pos) return;
-    var judged = play.judged;
-    if (!judged) {  // the hint comes with the judgement: shown as soon as it is here
-      play.wantHint = true;
-      setPlayStatus("busy", "Finding a move that keeps the board clearable…");
-      return;
-    }
-    if (!judged.hint) { setPlayStatus("nohint", "No hint: no move keeps this position clearable."); return; }
-    play.hint = cellsOf(judged.hint.cells);
+    if (!play || !play.pos || play.pos.status === "cleared") return;
+    var started = performance.now();
+    var seq = play.seq;
+    setPlayStatus("busy", "Judging every legal move…");
+    post("hint", "/api/hint", {text: state.text, moves: play.moves.map(cellList)}).then(function (reply) {
+      if (state.play !== play || seq !== play.seq) return;
+      if (!reply.ok) { setPlayStatus("error", reply.data.error); return; }
+      play.proved = reply.data;
+      showHint(reply.data, performance.now() - started);
+    }).catch(function (error) { if (!aborted(error)) setPlayStatus("error", String(error)); });
+  }
+
+  var MARKS = {safe: "✓ safe", losing: "✗ losing", unknown: "? unknown"};
+
+  function showHint(found, ms) {
+    var play = state.play;
+    var safe = found.moves.filter(function (m) { return m.mark === "safe"; });
+    play.hint = safe.length ? cellsOf(safe[0].cells) : null;
     play.pick = [];
     showPicks();
-    $("play-hint").hidden = false;
-    setPlayStatus("hint", "Hint: " + describe(play.hint) + " keeps the board clearable (a solution from there " +
-      "is replayed by the rule engine). Click the tiles ringed in pink, or Play the hint.");
+    $("play-hint").hidden = !play.hint;
+    var counts = found.safe + " safe, " + found.losing + " losing" + (found.unknown ? ", " + found.unknown +
+      " unknown" : "") + " of " + found.moves.length + " legal moves";
+    if (play.hint) {
+      setPlayStatus("hint", "Hint: " + describe(play.hint) + " is safe (a solution after it is replayed by the " +
+        "rule engine); " + counts + ". Click the tiles ringed in pink, or Play the hint.");
+    } else {
+      setPlayStatus("nohint", "No safe move: " + counts + ".");
+    }
+    var list = $("hint-list");
+    list.textContent = "";
+    list.dataset.ms = String(Math.round(ms));
+    found.moves.forEach(function (m) {
+      var item = document.createElement("li");
+      item.className = m.mark;
+      item.dataset.cells = cellsOf(m.cells).join(" ");
+      var proof = m.mark === "safe" ? "a solution of " + m.solution.length + " more moves after it, replayed" :
+        m.mark === "losing" ? m.why + " (" + m.certificate.kind + " certificate checked)" : m.why;
+      item.textContent = MARKS[m.mark] + ": " + describe(cellsOf(m.cells)) + " — " + proof;
+      item.onmouseenter = function () { mark("next", cellsOf(m.cells)); };
+      item.onmouseleave = function () { showPicks(); };
+      list.appendChild(item);
+    });
+    list.hidden = false;
+  }
+
+  // What the proved hint says of the move made of ``cells``: "safe", "losing", "unknown" or undefined.
+  function markOf(cells) {
+    var found = state.play && state.play.proved;
+    if (!found) return undefined;
+    var key = cells.slice().sort().join(" ");
+    var hit = found.moves.filter(function (m) { return cellsOf(m.cells).sort().join(" ") === key; });
+    return hit.length ? hit[0].mark : undefined;
   }
 
   // ---------------------------------------------------------------- the page's controls
