@@ -244,3 +244,22 @@ def test_a_folder_that_is_not_a_scenario_is_named(tmp_path: Path) -> None:
 
     with pytest.raises(ScenarioError, match="no description.txt"):
         read_scenario(tmp_path)
+
+
+def test_a_tree_of_one_leaf_reads_no_feature(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A selector whose tree is a leaf (its cross-validation chose depth 0) places a board at no cost."""
+    import sigmar.runners.statistics.selector as selector_module
+
+    def no_features(board: object) -> list[float]:
+        raise AssertionError("a leaf read the board's features")
+
+    monkeypatch.setattr(selector_module, "features", no_features)
+    leaf = Selector(backends=("search", "cnf"), features=FEATURES, tree={"backend": "cnf"})
+    assert leaf.pick(read_boards(SMALL)[9]) == "cnf"
+    split = Selector(
+        backends=("search", "cnf"),
+        features=("side",),
+        tree={"feature": "side", "threshold": 5.5, "low": {"backend": "search"}, "high": {"backend": "cnf"}},
+    )
+    with pytest.raises(AssertionError, match="features"):
+        split.pick(read_boards(SMALL)[9])

@@ -1,4 +1,7 @@
-"""A board's cheap features, for algorithm selection (docs/bench.md#picking-the-backend): under 1 ms a board.
+"""A board's cheap features, for algorithm selection (docs/bench.md#picking-the-backend): about a millisecond.
+
+Measured CPU a board (300 dense deals each, load 4): median 0.6 ms on side 6 and 1.4 ms on side 8, of which the
+largest stuck set is 1.2 ms; a selector whose tree is one leaf reads none of them (:meth:`Selector.pick`).
 
 What a selector may look at before any backend starts: the side and tile counts, how many tiles are free
 at the start and how many pairs they make, whether the counts can pair up, and the static check (the

@@ -55,6 +55,8 @@ class Selector:
         return str(node["backend"])
 
     def pick(self, board: Board) -> str:
+        if "backend" in self.tree:  # a tree of one leaf reads no feature: the board costs nothing to place
+            return str(self.tree["backend"])
         values = features(board)
         return self.pick_values([values[FEATURES.index(f)] for f in self.features])
 
