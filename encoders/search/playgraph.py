@@ -118,6 +118,27 @@ class PlayGraph:
         return None if self.win is None else self.win > 0
 
 
+def _stopped(
+    board: Board, moves: int, first_moves: int, sizes: Sizes, seconds: float, stopped_by: str, *, compiled: bool
+) -> PlayGraph:
+    """An incomplete walk (the Python walk's and the C core's alike): its sizes, no figure."""
+    return PlayGraph(
+        len(board.tiles),
+        moves,
+        False,
+        None,
+        first_moves,
+        None,
+        None,
+        None,
+        None,
+        *sizes,
+        seconds=seconds,
+        compiled=compiled,
+        stopped_by=stopped_by,
+    )
+
+
 class Sizes(NamedTuple):
     """The play graph's size, in :class:`PlayGraph`'s order."""
 
@@ -328,20 +349,7 @@ def _python_walk(board: Board, time_limit: float | None, max_states: int) -> Pla
     sizes = Sizes(len(walk.memo), walk.alive, walk.edges, walk.cut)
     moves = walk.depth(0) if full else 0
     if not complete:
-        return PlayGraph(
-            len(board.tiles),
-            moves,
-            False,
-            None,
-            len(first),
-            None,
-            None,
-            None,
-            None,
-            *sizes,
-            seconds=seconds,
-            stopped_by="limit",
-        )
+        return _stopped(board, moves, len(first), sizes, seconds, "limit", compiled=False)
     trap = None
     if found is None:  # lost from the start: the trap is the start itself
         trap = Trap((), full, full)
@@ -440,21 +448,7 @@ def _compiled_walk(board: Board, engine: Engine, time_limit: float | None, max_s
     sizes = Sizes(states, alive, edges, cut)
     elapsed = time.perf_counter() - start
     if not complete:
-        return PlayGraph(
-            len(board.tiles),
-            moves,
-            False,
-            None,
-            len(first),
-            None,
-            None,
-            None,
-            None,
-            *sizes,
-            seconds=elapsed,
-            compiled=True,
-            stopped_by=stopped_by,
-        )
+        return _stopped(board, moves, len(first), sizes, elapsed, stopped_by, compiled=True)
     assert numerator is not None and denominator is not None
     win = Fraction(numerator, denominator)
     trap = None
