@@ -213,9 +213,15 @@ def split_name(name: str) -> tuple[str, str | None]:
     return family, (sub or None)
 
 
-def make(name: str, **options: object) -> Backend:
-    """A backend instance from a name (docs/formats.md#backend-names) such as ``cnf:glucose42``."""
+def make(name: str, *, check: bool = True, **options: object) -> Backend:
+    """A backend instance from a name (docs/formats.md#backend-names) such as ``cnf:glucose42``.
+
+    ``check=False`` skips a built-in's ``available()``, which imports its solver (OR-Tools, with NumPy and
+    pandas, takes a second or more): for the race's own process, which only asks what a backend is
+    (``certifies``) and leaves the solving, and the check, to its worker."""
     family, sub = split_name(name)
+    if not check and family in builtin_names():
+        return load(family)(sub, **options)
     if family not in builtin_names():
         _plugin(family, name)  # unknown or refused: UnknownBackend
     found = info(family, with_version=False)

@@ -46,7 +46,7 @@ from sigmar.runners.checking.trust import accepted, claims_message, corroborated
 from sigmar.runners.statistics.scores import percentile
 
 if TYPE_CHECKING:
-    from sigmar.runners.workers import Heard, Worker
+    from sigmar.runners.workers import Heard, Worker, WorkerSet
 
 # Certificates whose check can take seconds (a DRUP proof of a side-8 board: up to a minute; a DRCP
 # proof of a side-6 one: up to a second or two).  The
@@ -84,6 +84,8 @@ class RacePolicy:
     # Past the leader's head start the board is a hard one.  If another backend has won more such boards
     # (cnf on dense side-8 deals: 42 of the 53 that took over 1 s), the leader runs LATE_NICENESS
     # lower for the rest of the board, so that on 2 cores it does not take half the CPU from that backend.
+    # The backends that join at the head start's end, neither leader nor partner, run so too: the
+    # leader and its partner have a core each, the others what those two leave.
     LATE_NICENESS = 5
     LATE_WINS_NEEDED = 3
 
@@ -165,17 +167,36 @@ class RacePolicy:
         return min(max(self.stagger, self.HEAD_START_FACTOR * typical), max(self.stagger, self.HEAD_START_CAP))
 
     def inline_budget(self) -> float:
-        """How long ``search`` runs in the runner's process before the workers are started."""
+        """How long ``search``, in the runner's own process, leads alone before the others join (a
+        selector's presolving time when it chose search: ``solve --selector``)."""
         if self.lead_seconds is not None and self.prefer == INLINE:
             return self.head_start(INLINE)
         return self.head_start(INLINE) if self.wins[INLINE] else self.FIRST_HEAD_START
 
-    def plan(self, start: float, head_start: bool = True) -> Plan:
+    def plan(self, start: float, head_start: bool = True, inline: bool = False) -> Plan:
         """When each backend starts on a board begun at ``start`` (perf_counter seconds).
 
         The leader starts at once; with a head start (it has won before, and others race), its
-        partner joins after ``PARTNER_DELAY`` and the others when the head start ends.
+        partner joins after ``PARTNER_DELAY`` and the others when the head start ends.  With
+        ``inline``, the leader is ``search`` in the runner's own process, for
+        :meth:`inline_budget`; who joins it is only decided when they are due (``partner`` and
+        ``later`` are then left for :meth:`partner` and :meth:`order` to say), so that a board
+        search answers at once never looks at the others (nor imports their solvers).
         """
+        if inline:
+            staggered = self.stagger > 0 and len(self.names) > 1
+            release_at = start + self.inline_budget()
+            return Plan(
+                leader=INLINE,
+                partner=None,
+                later=[],
+                first=[INLINE],
+                staggered=staggered,
+                partner_at=start + min(self.PARTNER_DELAY, self.inline_budget()) if staggered else None,
+                release_at=release_at,
+                hold_until=release_at + self.CLAIMS_WAIT,
+                prepare_at=start + self.PREPARE_AFTER if staggered else None,
+            )
         order = self.order()
         leader = order[0]
         earned = self.wins[leader] > 0 or leader == self.prefer
@@ -265,30 +286,88 @@ class Race:
         self.claims_only: frozenset[str] = frozenset()  # set with the workers
         # What happened when, for tests and benchmarks: set to a list to record (seconds, event, names).
         self.events: list[tuple[float, str, tuple[str, ...]]] | None = None
-        # ``search`` in this process until a board needs more (see the module's docstring); with
-        # ``stagger`` 0 everything starts at once, as asked.
+        # ``search`` in this process, the leader of every board (see the module's docstring); with
+        # ``stagger`` 0 everything starts at once, as asked, each in its worker.
         self.inline: Any = None
+        self._settled = False  # the certifying backends known
+        self._probe: Any = None  # the child that finds them out (:meth:`settle`), while it runs
         if INLINE in self.names and stagger > 0:
             self.inline = registry.make(INLINE)
         else:
             self.start_workers()
 
-    def start_workers(self) -> None:
-        """The worker processes, one per backend (once); optional backends not available here are dropped."""
-        if self.workers:
-            return
-        self.inline = None
-        self.names = [name for name in self.names if name not in self.optional or _available(name)]
-        from sigmar.runners.workers import Worker  # here: a race that search settles in this process never needs it
+    def settle(self, wait: bool = True) -> bool:
+        """Whether it is known which backends certify their "no" (learned once); with ``wait``, it is.
 
+        Asked of a forked child (:func:`_certifying`), started on the first call: to say, each backend
+        is made, which imports its family's module (python-sat, MiniZinc's driver: 0.05-0.3 s), and
+        here search may be running on a board.  Without ``wait`` the answer is taken only if it is
+        there.  A child that dies, raises or takes longer than ``PROBE_WAIT`` is not waited for: the
+        backends are asked here.  Only when a board needs more than search in this process (or the
+        workers start ahead): an easy board never looks.  Whether an optional backend is available
+        here is its worker's to find out (one that is not is dropped then, :meth:`drop`)."""
+        if self._settled:
+            return True
+        if self._probe is None:
+            from sigmar.encoders.processes.parent import Child
+
+            self._probe = Child("certifies", keeper=False, stops=False, only=(_certifying, (tuple(self.names),)))
+        probe = self._probe
+        try:
+            ready = probe.conn.poll(PROBE_WAIT if wait else 0)
+        except (EOFError, OSError):
+            ready = True
+        if not ready and not wait:
+            return False
+        answer = probe.answer() if ready else None
+        probe.kill()
+        self._probe = None
+        if answer is not None and not answer.raised and isinstance(answer.value, frozenset):
+            certifying = answer.value & set(self.names)
+        else:
+            certifying = _certifying(tuple(self.names))
+        self._settled = True
         # A backend whose "no" is only a claim yields the CPU to those that certify theirs.
-        certifying = {name for name in self.names if registry.make(name).certifies}
         self.policy.certifying = frozenset(certifying)
         self.claims_only = frozenset(self.names) - certifying if certifying else frozenset()
+        for name, worker in self.workers.items():  # started before it was known
+            if name in self.claims_only:
+                worker.lower(RacePolicy.CLAIMS_ONLY_NICENESS)
+        return True
+
+    def drop(self, name: str) -> None:
+        """An optional backend its worker found unavailable here: out of the race, its worker closed."""
+        self.names = [n for n in self.names if n != name]
+        worker = self.workers.pop(name, None)
+        if worker is not None:
+            worker.kill()
+
+    def expect(self, boards: int) -> None:
+        """The race is told how many boards it will see: with more than one, every worker starts now, each
+        importing its solver in the background (:func:`~sigmar.runners.worker_jobs.warm_up`), so that the
+        first board that needs them does not wait for their start (issue 48)."""
+        if boards > 1 and self.inline is not None and len(self.names) > 1:
+            self.start_workers()
+
+    def worker(self, name: str) -> Worker:
+        """The worker of backend ``name``, started now if it has none (a fork; the worker imports its solver
+        itself, before its first job)."""
+        worker = self.workers.get(name)
+        if worker is None:
+            self.settle(wait=False)
+            from sigmar.runners.workers import Worker  # here: a race that search settles in this process never needs it
+
+            low = name in self.claims_only  # else lowered once that is known (settle)
+            worker = Worker(name, niceness=RacePolicy.CLAIMS_ONLY_NICENESS if low else 0, warm=name)
+            self.workers[name] = worker
+        return worker
+
+    def start_workers(self) -> None:
+        """Every backend's worker process, now (optional backends not available here are dropped)."""
+        self.settle(wait=False)
         try:
             for name in self.names:
-                low = bool(certifying) and name not in certifying
-                self.workers[name] = Worker(name, niceness=RacePolicy.CLAIMS_ONLY_NICENESS if low else 0)
+                self.worker(name)
         except BaseException:
             self.close()
             raise
@@ -316,6 +395,9 @@ class Race:
         self.close()
 
     def close(self) -> None:
+        if self._probe is not None:
+            self._probe.kill()
+            self._probe = None
         for worker in self.workers.values():
             if worker.job_id is not None:
                 worker.kill()
@@ -324,7 +406,7 @@ class Race:
         if self._own_proofs and hasattr(self, "proofs"):
             self.proofs.close()
 
-    def _certified(
+    def check(
         self,
         board: Board,
         raw: object,
@@ -343,17 +425,18 @@ class Race:
         with _paused(others if slow else ()):
             return certify(board, result, self.proofs)
 
-    def trace(self, event: str, *names: str) -> None:
-        """Record ``event`` (start, release, join, prepare, answer, checked) when ``events`` is a list."""
+    def trace(self, event: str, *names: str, at: float | None = None) -> None:
+        """Record ``event`` (board, start, release, join, prepare, answer, checked) when ``events`` is a list,
+        at ``at`` (a perf_counter time; now by default)."""
         if self.events is not None:
-            self.events.append((time.perf_counter(), event, names))
+            self.events.append((time.perf_counter() if at is None else at, event, names))
 
     def pids(self) -> list[int]:
         return [w.pid for w in self.workers.values() if w.pid is not None]
 
     # -- one board -------------------------------------------------------
 
-    def _ready_for(self, worker: Worker, now: float) -> bool:
+    def ready_for(self, worker: Worker, now: float) -> bool:
         """True when ``worker`` can take a new job now (restarting it when dead or stuck)."""
         if not worker.alive():
             worker.restart()
@@ -386,23 +469,16 @@ class Race:
         start = time.perf_counter()
         early = counts_answer(board)
         if early is not None:
-            return RaceOutcome(self._certified(board, early).with_(seconds=time.perf_counter() - start))
+            return RaceOutcome(self.check(board, early).with_(seconds=time.perf_counter() - start))
         self._choose(board)
-        inline: RaceOutcome | None = None
-        if self.inline is not None and self.policy.prefer in (None, INLINE):
-            inline, settled = self._solve_inline(board, time_limit, start)
-            if settled:
-                return inline
-        self.start_workers()  # once (a board the search did not settle, or one the selector gave another leader)
+        if self._probe is not None:
+            self.settle(wait=False)  # its answer, if it has come: claims-only workers are lowered now
         self._job += 1
         for worker in self.workers.values():
             worker.collect()  # a loser that answered since: idle again, nothing to kill
-            worker.promote()  # a leader held back on the last board gets its priority back
             if worker.job_id is not None and worker.stop_sent and start - worker.stop_sent >= self.grace:
                 worker.kill()  # a loser still busy past its grace burns CPU: kill it now
-        heat = _Heat(self, board, self._job, time_limit, start, head_start=inline is None)
-        if inline is not None:  # a wrong answer from search in this process still counts (exit 3)
-            heat.outcome.wrong.update(inline.wrong)
+        heat = _Heat(self, board, self._job, time_limit, start)
         winner = heat.run()
         for name in heat.running:
             self.workers[name].ask_stop()
@@ -426,35 +502,6 @@ class Race:
         self.policy.prefer = first[0] if first else pick
         self.policy.lead_seconds = first[1] if first else None
         self.policy.second = pick if first and pick != first[0] else None
-
-    def _solve_inline(self, board: Board, time_limit: float | None, start: float) -> tuple[RaceOutcome, bool]:
-        """``search`` in this process for its head start (alone: for the whole time limit).
-
-        The outcome, and whether it settles the board (else the workers take over).  A search
-        that overruns its budget is interrupted (:func:`_run_bounded`) and not used here again.
-        """
-        alone = len(self.names) == 1
-        budget = time_limit if alone else self.policy.inline_budget()
-        if time_limit is not None and budget is not None:
-            budget = min(budget, time_limit)
-        outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
-        ran = _run_bounded(self.inline, board, budget, self.slack)
-        if ran is None:  # it overran its budget: never again in this process
-            return outcome, False
-        answer = self._certified(board, *ran)
-        outcome.answers[INLINE] = answer
-        if answer.wrong:
-            outcome.wrong[INLINE] = answer.message
-        seconds = time.perf_counter() - start
-        if accepted(answer):
-            self.won(INLINE, seconds)
-            outcome.result = answer.with_(seconds=seconds)
-            return outcome, True
-        if not alone:
-            return outcome, False  # unanswered or a claim: the full race runs the board again
-        claims = [answer] if answer.status is Status.UNSOLVABLE and not answer.wrong else []
-        outcome.result = self._no_winner(outcome, claims, seconds, time_limit)
-        return outcome, True
 
     def _no_winner(self, outcome: RaceOutcome, claims: list[Result], elapsed: float, limit: float | None) -> Result:
         answers = outcome.answers
@@ -501,10 +548,10 @@ class Race:
         job = self._job
         deadline = None if time_limit is None else start + time_limit + self.slack
         answers: dict[str, Result] = {}
-        from sigmar.runners.workers import (  # here, like the workers: not on a board search settles
+        from sigmar.runners.workers import (
             WorkerSet,
             with_output,
-        )
+        )  # here, like the workers: not on a board search settles
 
         busy: WorkerSet[str] = WorkerSet()
         for name, worker in self.workers.items():
@@ -521,7 +568,7 @@ class Race:
                     answer = count_taken_in(heard.done.result, heard.key, notion).with_(seconds=heard.done.seconds)
                     answers[heard.key] = with_output(answer, heard.done.output)
                 else:
-                    answer = self._certified(board, heard.done.result, heard.key, heard.done.seconds)
+                    answer = self.check(board, heard.done.result, heard.key, heard.done.seconds)
                     answers[heard.key] = with_output(answer, heard.done.output)
         return {name: answers[name] for name in self.workers}
 
@@ -535,54 +582,59 @@ def count_board(race: Race, board: Board, notion: Notion, time_limit: float | No
     return grade_counts(board, notion, answers, count, seconds)
 
 
-def _available(name: str) -> bool:
+# How long the runner waits for the child that finds out which backends certify (Race.settle), and how long
+# search in this process runs before the runner waits for it.
+PROBE_WAIT = 10.0
+PROBE_PATIENCE = 1.0
+
+
+def _certifying(names: tuple[str, ...]) -> frozenset[str]:
+    """Of ``names``, the backends whose "no" comes with a certificate."""
+    return frozenset(name for name in names if _certifies(name))
+
+
+def _certifies(name: str) -> bool:
+    """Whether ``name``'s "no" comes with a certificate, asked of an instance made without importing its
+    solver; False for one that cannot even be made here."""
     try:
-        registry.make(name)
-    except registry.UnknownBackend:
+        return bool(registry.make(name, check=False).certifies)
+    except Exception:
         return False
-    return True
 
 
 class _Overrun(BaseException):
-    """Raised by the alarm in a backend run in this process past its budget (not an Exception: no
+    """Raised by the timer in a search run in this process that outlives its stop (not an Exception: no
     ``except Exception`` inside the backend may swallow it)."""
 
 
-def _run_bounded(backend: Any, board: Board, budget: float | None, slack: float) -> tuple[object, str, float] | None:
-    """``backend.solve`` in this process: (its raw answer, its name, seconds); None when it ran past ``budget + slack``.
-
-    The backend honours ``budget`` itself (``search`` checks its clock and ``stop()`` every 256
-    nodes).  In case it does not, a timer signal (SIGALRM) interrupts it at ``budget + slack``:
-    Python runs the handler between any two bytecodes, so no loop can hold it up.  (A thread
-    with a timed wait did the same, but cost ~6 ms a board in wake-ups on the loaded 2 cores,
-    more than the search needs for most boards.)  Away from the main thread, where no handler
-    can be set, the backend's own budget is the bound.
-    """
-    began = time.perf_counter()
-    try:
-        with _alarm(None if budget is None else budget + slack):
-            result = backend.solve(board, budget)
-    except _Overrun:
-        return None
-    except Exception as exc:  # a crashing backend is an answer
-        result = crashed(INLINE, exc)
-    return result, INLINE, time.perf_counter() - began
+# How often the timer looks at the workers' pipes while search runs in this process and others race it.
+TICK = 0.005
 
 
 @contextlib.contextmanager
-def _alarm(seconds: float | None) -> Iterator[None]:
-    """Within, :class:`_Overrun` is raised once ``seconds`` have passed (None, or not the main thread: never)."""
-    if seconds is None or threading.current_thread() is not threading.main_thread():
-        yield
+def _ticks(tick: Callable[[], float | None], first: float | None) -> Iterator[bool]:
+    """Within, ``tick()`` runs at ``first`` (a perf_counter time) and again whenever it asks (the time it
+    returns; None: not again); yields whether it can (only the main thread can set a signal handler).
+
+    A timer signal (SIGALRM): Python runs the handler between any two bytecodes of the code it
+    interrupts, so search in this process needs no thread (a thread with a timed wait cost ~6 ms a
+    board in wake-ups on the loaded 2 cores, more than the search needs for most boards).  A tick
+    that forks a worker does so with the timer's signal held (:func:`~sigmar.encoders.processes.parent.held_signals`).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield False
         return
 
-    def overrun(signum: int, frame: object) -> None:
-        raise _Overrun()
+    def handler(signum: int, frame: object) -> None:
+        due = tick()
+        if due is not None:
+            signal.setitimer(signal.ITIMER_REAL, max(due - time.perf_counter(), 1e-5))
 
-    previous = signal.signal(signal.SIGALRM, overrun)
+    previous = signal.signal(signal.SIGALRM, handler)
     try:
-        signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-6))
-        yield
+        if first is not None:
+            signal.setitimer(signal.ITIMER_REAL, max(first - time.perf_counter(), 1e-5))
+        yield True
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -602,85 +654,123 @@ def _paused(workers: Iterable[Worker]) -> Iterator[None]:
 
 
 class _Heat:
-    """One board's race: which workers run it, which still finish an earlier board, and what came back."""
+    """One board's race: search in this process (when the race has it there) leads, the workers join on the
+    policy's schedule, and the first answer accepted wins.
 
-    def __init__(
-        self, race: Race, board: Board, job: int, time_limit: float | None, start: float, head_start: bool = True
-    ) -> None:
+    While search runs here, the timer's ticks (:func:`_ticks`) do what the wait loop does between
+    answers: the others join when due, and as soon as one of them has news, search is asked to stop
+    so that the news is heard (and checked) here.  Search's work is not thrown away when the others
+    join: a board it answers a little past its head start is still its own.
+    """
+
+    def __init__(self, race: Race, board: Board, job: int, time_limit: float | None, start: float) -> None:
         self.race, self.board, self.job, self.time_limit, self.start = race, board, job, time_limit, start
         self.deadline = None if time_limit is None else start + time_limit + race.slack
         self.outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
-        self.running: set[str] = set()  # working on this board
-        self.waiting: set[str] = set()  # still finishing an earlier board
-        from sigmar.runners.workers import WorkerSet  # here, like the workers: not on a board search settles
-
-        # Both, waited on: a waiting one until its grace ends, a running one until the heat's deadline.
-        self.busy: WorkerSet[str] = WorkerSet()
+        self.running: set[str] = set()  # workers on this board
+        self.waiting: set[str] = set()  # workers still finishing an earlier board
+        self._busy: WorkerSet[str] | None = None  # made on first use (:attr:`busy`)
         self.claims: list[Result] = []  # unsolvable answers without a checked certificate
-        plan = race.policy.plan(start, head_start)
-        self.leader = plan.leader
-        # The partner joins soon (RacePolicy.PARTNER_DELAY), the others after the head start.
-        self.partner = plan.partner
-        self.partner_at = plan.partner_at
-        self.later = plan.later
-        self.timing = plan.staggered  # the head start is running (its end may hold the leader back)
+        # Search in this process, or None (also when a selector gave this board another leader).
+        self.inline: Any = race.inline if race.policy.prefer in (None, INLINE) else None
+        self.inline_running = False
+        self.inline_stop_asked = 0.0  # perf_counter when search here was asked to stop, 0 if not
+        self.resume = False  # search was stopped here with the board still open: it goes on in its worker
+        if self.inline is None:
+            race.settle()  # every backend in its worker: who leads and who joins is decided now
+        self.plan = race.policy.plan(start, inline=self.inline is not None)
+        self.leader = self.plan.leader
+        self.partner: str | None = self.plan.partner
+        self.partner_due: float | None = self.plan.partner_at  # None once the partner has joined
+        self.release_due: float | None = self.plan.release_at if self.plan.staggered else None
         self.held: list[str] = []  # claim-only backends waiting while the partner proves
         self.late = False  # the head start ran out: a hard board
-        self.release_at = plan.release_at
-        self.hold_until = plan.hold_until
-        self.prepare_at = plan.prepare_at
-        self.dispatch(plan.first, start)
+        self.prepare_due: float | None = self.plan.prepare_at
+        race.trace("board", at=start)
+        if self.inline is None:
+            self.dispatch(self.plan.first, start)
 
-    def dispatch(self, names: list[str], now: float) -> None:
+    @property
+    def busy(self) -> WorkerSet[str]:
+        """Both, waited on: a waiting one until its grace ends, a running one until the heat's deadline.  Made
+        on first use, like the workers: the workers' module is not imported on a board search settles."""
+        if self._busy is None:
+            from sigmar.runners.workers import WorkerSet
+
+            self._busy = WorkerSet()
+        return self._busy
+
+    # -- who runs
+
+    def dispatch(self, names: list[str], now: float, low: bool = False) -> None:
+        """``names`` join this board; with ``low``, held back (``LATE_NICENESS``) so that they take only the
+        CPU that the leader and its partner leave (else at their own niceness again, if they were held back)."""
         for name in names:
-            worker = self.race.workers[name]
-            if self.race._ready_for(worker, now):
+            if name == INLINE and self.inline_running and not self.inline_stop_asked:
+                continue  # it runs here
+            worker = self.race.worker(name)
+            if low:
+                worker.demote(RacePolicy.LATE_NICENESS)
+            else:
+                worker.promote()  # where lowering its niceness is not allowed, a fresh worker
+                worker = self.race.worker(name)
+            if self.race.ready_for(worker, now):
                 self._submit(name)
             else:
                 self.waiting.add(name)
                 self.busy.add(name, worker, name, deadline=worker.stop_sent + self.race.grace)
 
     def _submit(self, name: str) -> None:
-        worker = self.race.workers[name]
+        worker = self.race.worker(name)
         worker.submit(self.job, name, self.board, self.time_limit)
         self.race.trace("start", name)
         self.running.add(name)
         self.busy.add(name, worker, name)  # the heat's own deadline ends it
 
-    def run(self) -> Result | None:
-        """The first accepted answer, or None when every backend answered without one or time ran out."""
-        while self.running or self.waiting or self.later or self.held or self.partner_at is not None:
-            now = time.perf_counter()
-            leader_done = self.leader not in self.running and self.leader not in self.waiting
-            if self.partner_at is not None and (now >= self.partner_at or leader_done):
-                self._join_partner(now)
-            if self.timing and (now >= self.release_at or leader_done):
-                self._release(now)
-            if self.held and (now >= self.hold_until or not self._partner_busy()):
-                self.race.trace("join", *self.held)
-                self.dispatch(self.held, now)
-                self.held = []
-            if self.prepare_at is not None and self.partner_at is None and now >= self.prepare_at:
-                self._prepare()
-            if self.deadline is not None and now >= self.deadline:
-                return None
-            for heard in self.busy.wait(self._until(now)):
-                winner = self._hear(heard)
-                if winner is not None:
-                    return winner
-        return None
+    def _leader_done(self) -> bool:
+        return not self.inline_running and self.leader not in self.running and self.leader not in self.waiting
+
+    def _schedule(self, now: float) -> None:
+        """The joins that are due: the partner, the others at the head start's end, the held claimers."""
+        done = self._leader_done()
+        if self.partner_due is not None and (now >= self.partner_due or done):
+            self._join_partner(now)
+        if self.release_due is not None and (now >= self.release_due or done):
+            self._release(now)
+        if self.held and (now >= self.plan.hold_until or not self._partner_busy()):
+            self.race.trace("join", *self.held)
+            self.dispatch(self.held, now, low=True)
+            self.held = []
+        # The runner is idle while the workers prove; not while search runs here.
+        if (
+            self.prepare_due is not None
+            and self.partner_due is None
+            and now >= self.prepare_due
+            and not self.inline_running
+        ):
+            self._prepare()
+
+    def _may_wait(self, now: float) -> bool:
+        """Whether the runner may wait here for what it needs to know (:meth:`Race.settle`): not while search
+        runs in this process, unless that has gone on for ``PROBE_PATIENCE``."""
+        return not self.inline_running or now - self.start >= PROBE_PATIENCE
 
     def _join_partner(self, now: float) -> None:
-        self.partner_at = None
-        assert self.partner is not None
-        self.dispatch([self.partner], now)
+        if self.partner is None:  # decided now (search here leads): the backend that wins the hard boards
+            if not self.race.settle(wait=self._may_wait(now)):
+                self.partner_due = now + TICK  # asked again at the next tick
+                return
+            self.partner = self.race.partner(self.leader)
+        self.partner_due = None
+        if self.partner is not None:
+            self.dispatch([self.partner], now)
 
     def _partner_busy(self) -> bool:
         return self.partner is not None and (self.partner in self.running or self.partner in self.waiting)
 
     def _prepare(self) -> None:
         """The partner is still at work: the runner makes the DRUP check's own encoding meanwhile."""
-        self.prepare_at = None
+        self.prepare_due = None
         if self.partner in self.running:
             from sigmar.runners.checking import fresh_formula
 
@@ -692,32 +782,136 @@ class _Heat:
 
         Backends that only claim wait while the partner (the winner of the hard boards) proves.
         """
-        self.timing = False
-        self.late = self.leader in self.running
-        if self.late:
-            favourite = self.race.late_leader(self.leader)
-            if favourite is not None:
+        if not self.race.settle(wait=self._may_wait(now)):
+            self.release_due = now + TICK  # asked again at the next tick
+            return
+        self.release_due = None
+        if self.partner_due is not None:
+            self._join_partner(now)
+        later = self.plan.later or [n for n in self.race.order() if n not in (self.leader, self.partner)]
+        self.late = not self._leader_done()
+        if self.late and self.race.late_leader(self.leader) is not None:
+            if self.inline_running:  # it goes on in its worker, held back there
+                self._stop_inline(now)
+                self.dispatch([INLINE], now, low=True)
+            else:
                 self.race.workers[self.leader].demote(RacePolicy.LATE_NICENESS)
         if self._partner_busy():
-            self.held = [n for n in self.later if n in self.race.claims_only]
-        joining = [n for n in self.later if n not in self.held]
+            self.held = [n for n in later if n in self.race.claims_only]
+        joining = [n for n in later if n not in self.held]
         self.race.trace("release", *joining)
-        self.dispatch(joining, now)
-        self.later = []
+        # On 2 cores the leader and its partner each have one; the others take what those two leave.
+        self.dispatch(joining, now, low=self.partner is not None)
 
     def _until(self, now: float) -> float | None:
         """When to look again at the latest: the deadline, the head start's end, the partner's start, ...
         (a straggler's grace is its own deadline in the worker set)."""
         until = self.deadline
-        for due, pending in (
-            (self.release_at, self.timing),
-            (self.partner_at, self.partner_at is not None),
-            (self.hold_until, self.held),
-            (self.prepare_at, self.prepare_at is not None and self.partner_at is None),
+        for due in (
+            self.release_due,
+            self.partner_due,
+            self.plan.hold_until if self.held else None,
+            self.prepare_due if self.partner_due is None and not self.inline_running else None,
         ):
-            if pending and due is not None:
+            if due is not None:
                 until = due if until is None else min(until, due)
         return until
+
+    # -- search in this process
+
+    def _stop_inline(self, now: float) -> None:
+        if not self.inline_stop_asked:
+            self.inline_stop_asked = now
+            self.inline.stop()
+
+    def _tick(self) -> float | None:
+        """A timer tick while search runs here (it runs between two of search's bytecodes): the joins that are
+        due, the stragglers of the last board seen to, and search asked to stop as soon as a worker on this
+        board has news.  The time of the next tick, or None."""
+        now = time.perf_counter()
+        if self.inline_stop_asked:
+            if now - self.inline_stop_asked >= self.race.slack:
+                raise _Overrun()  # it does not listen: it is interrupted here, and never used here again
+            return self.inline_stop_asked + self.race.slack
+        if self.deadline is not None and now >= self.deadline:
+            self._stop_inline(now)
+            return now + self.race.slack
+        self._schedule(now)
+        if self.waiting:
+            for heard in self.busy.wait(now, among=self.waiting):
+                self._hear(heard)  # a straggler answered, died or ran out of grace: a job of this board for it
+        if self.running and self.busy.news(self.running):
+            self._stop_inline(now)
+            return now + self.race.slack
+        due = self._until(now)
+        if self.running or self.waiting:
+            due = now + TICK if due is None else min(due, now + TICK)
+        return due
+
+    def _run_inline(self) -> Result | None:
+        """Search in this process, the others joining on the timer's ticks: its answer when it wins.
+
+        Where no tick can run (not the main thread), search leads for its head start and then hands
+        the board over: the others join, and search goes on in its worker."""
+        start = time.perf_counter()
+        ticking = threading.current_thread() is threading.main_thread()
+        budget = self.time_limit
+        handing_over = not ticking and self.plan.staggered
+        if handing_over:
+            head = self.race.policy.inline_budget()
+            budget = head if budget is None else min(budget, head)
+        self.race.trace("start", INLINE)
+        self.inline_running = True
+        try:
+            with _ticks(self._tick, self._until(start)):
+                raw: object = self.inline.solve(self.board, budget)
+        except _Overrun:
+            self.race.inline = None  # it ignored its stop: never again in this process
+            raw = None
+        except Exception as exc:  # a crashing backend is an answer
+            raw = crashed(INLINE, exc)
+        finally:
+            self.inline_running = False
+        seconds = time.perf_counter() - start
+        if raw is None or ((self.inline_stop_asked or handing_over) and _gave_up(raw)):
+            # Stopped (for the others' news, at the head start's end, or it did not stop): not its answer.
+            # Unless the board is over, it goes on in its worker.
+            past = self.deadline is not None and time.perf_counter() >= self.deadline
+            if len(self.race.names) > 1 and not past and INLINE not in self.running | self.waiting:
+                self.resume = True
+            return None
+        return self._heard(INLINE, raw, seconds, "")
+
+    # -- the wait loop
+
+    def run(self) -> Result | None:
+        """The first accepted answer, or None when every backend answered without one or time ran out."""
+        if self.inline is not None:
+            winner = self._run_inline()
+            if winner is not None:
+                return winner
+        while (
+            (self.running or self.waiting or self.resume or self.held)
+            or self.release_due is not None
+            or self.partner_due is not None
+        ):
+            now = time.perf_counter()
+            if self.resume and not self.running:  # nothing to hear first
+                self._resume(now)
+            self._schedule(now)
+            if self.deadline is not None and now >= self.deadline:
+                return None
+            for heard in self.busy.wait(self._until(now)):
+                winner = self._hear(heard)
+                if winner is not None:
+                    return winner
+            if self.resume:  # what stopped search here was no win: search goes on in its worker
+                self._resume(time.perf_counter())
+        return None
+
+    def _resume(self, now: float) -> None:
+        self.resume = False
+        self.dispatch([INLINE], now)
 
     def _hear(self, heard: Heard[str]) -> Result | None:
         """What one busy worker did (answered, died, or outlived its grace); the answer when it wins."""
@@ -738,13 +932,20 @@ class _Heat:
             elif name in self.running:
                 self.busy.add(name, worker, name)  # still at this board
             return None
+        self.running.discard(name)
+        return self._heard(name, done.result, done.seconds, done.output)
+
+    def _heard(self, name: str, raw: object, seconds: float, output: str) -> Result | None:
+        """``name``'s answer to this board checked and recorded; the answer when it wins."""
         from sigmar.runners.workers import with_output  # here, like the workers (imported by then)
 
-        self.running.discard(name)
+        if name in self.race.optional and _unavailable(raw):  # ``all``'s backend not installed here: dropped
+            self.race.drop(name)
+            return None
+
         self.race.trace("answer", name)
         others = [self.race.workers[n] for n in self.running | self.waiting]
-        answer = self.race._certified(self.board, done.result, name, done.seconds, others)
-        answer = with_output(answer, done.output)
+        answer = with_output(self.race.check(self.board, raw, name, seconds, others), output)
         self.race.trace("checked", name)
         self.outcome.answers[name] = answer
         if answer.wrong:
@@ -758,3 +959,14 @@ class _Heat:
         elif answer.status is Status.UNSOLVABLE:
             self.claims.append(answer)
         return None
+
+
+def _unavailable(raw: object) -> bool:
+    """Whether a worker's answer says its backend is not available here
+    (:func:`~sigmar.runners.worker_jobs.backend_job`)."""
+    return isinstance(raw, Result) and raw.status is Status.ERROR and raw.statistics.get("unavailable") is True
+
+
+def _gave_up(raw: object) -> bool:
+    """Whether search's answer says nothing (it was stopped): neither a solution nor a refutation."""
+    return isinstance(raw, Result) and raw.status in (Status.UNKNOWN, Status.ERROR)

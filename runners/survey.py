@@ -302,7 +302,9 @@ def answer_locally(
     deals: Deals, todo: Iterable[int], names: list[str], time_limit: float | None, proof_dir: Path | None = None
 ) -> Iterator[dict[str, Any]]:
     """The race on this machine, board after board; yields each answer with its index."""
+    todo = list(todo)
     with ProofStore(proof_dir) as proofs, Race(names, proofs=proofs) as race:
+        race.expect(len(todo))  # several boards: the workers start now, in the background
         for index in todo:
             board = deals.board(index)
             record = outcome_record(board, race.solve(board, time_limit))
@@ -332,6 +334,7 @@ def race_task(
         if getattr(_local, "race", None) is not None:
             _local.race.close()
         _local.race, _local.key = Race(list(names)), key
+        _local.race.expect(2)  # a host answers board after board: its workers start now
     race: Race = _local.race
     record = outcome_record(board, race.solve(board, time_limit))
     _clear(race.proofs)

@@ -12,7 +12,7 @@ from typing import Any
 
 from sigmar.encoders import registry
 from sigmar.encoders.processes import child
-from sigmar.models.board import Board
+from sigmar.models.board import Board, Tile
 from sigmar.models.result import Result, Status
 from sigmar.runners.checking.intake import counted, crashed
 
@@ -24,14 +24,38 @@ def use_families(families: tuple[tuple[str, str, str], ...]) -> None:
     registry.FAMILIES = families
 
 
+# A board every backend answers at once (two air tiles, both free): what a worker solves to warm up.
+_WARM_UP = Board(dim=3, tiles=(Tile(cell=(0, -2), symbol="a"), Tile(cell=(0, 0), symbol="a")), name="warm-up")
+
+
+def warm_up(families: tuple[tuple[str, str, str], ...], name: str | None) -> None:
+    """Before a worker's first job: the parent's registry, and backend ``name`` made and run once on a tiny
+    board, so that its solver's imports and first-use costs are paid now, while the worker waits, not on
+    the first board that needs it.  Nothing here may fail the worker: a backend that cannot be made says
+    so on its first job."""
+    use_families(families)
+    if name is None:
+        return
+    try:
+        backend = _backends[name] = registry.make(name)
+        backend.solve(_WARM_UP, 5.0)
+    except Exception:
+        _backends.pop(name, None)
+
+
 def backend_job(name: str, board: Board, time_limit: float | None, notion: str | None) -> Result:
     """``name``'s answer on ``board``: its solve, or with ``notion`` its count (``Backend.count``, taken in by
     ``checking.intake.counted``).  A crash is an error answer; a MemoryError is left to the worker's loop,
-    which marks the run over memory."""
+    which marks the run over memory.  A backend that is not available here is an error answer marked
+    ``unavailable`` (the race drops an optional one)."""
     try:
         backend = _backends.get(name)
         if backend is None:
-            backend = _backends[name] = registry.make(name)
+            try:
+                backend = registry.make(name)
+            except registry.UnknownBackend as exc:
+                return Result(Status.ERROR, name, message=str(exc), statistics={"unavailable": True})
+            _backends[name] = backend
         child.on_stop(backend.stop)
         if child.stop_requested():  # a stop overtook its job (it has a pipe of its own): not solved
             return Result(Status.UNKNOWN, name, message="stopped before it started")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -34,7 +34,7 @@ from sigmar.encoders.processes.usage import Usage
 from sigmar.models.board import Board
 from sigmar.models.result import Lost, Result, Status
 from sigmar.runners.checking.intake import crashed, overrun_message
-from sigmar.runners.worker_jobs import backend_job, use_families
+from sigmar.runners.worker_jobs import backend_job, warm_up
 
 K = TypeVar("K")  # what an engine calls its busy workers by: a backend's name, the worker itself
 
@@ -80,7 +80,10 @@ class Worker(Child):
         niceness: int = 0,
         mem_limit_mb: float | None = None,
         measure: bool = False,
+        warm: str | None = None,
     ) -> None:
+        """``warm``: the backend it will run, made and run once on a tiny board before its first job
+        (:func:`~sigmar.runners.worker_jobs.warm_up`)."""
         self._names: dict[int, str] = {}  # the backend of each job sent and not yet answered
         # CPU and memory per run (bench): a sampler thread and a heap trim per job, which a race does
         # not need and cannot afford (about 1.5 ms a board on the public boards).
@@ -89,7 +92,7 @@ class Worker(Child):
             niceness=niceness,
             memory_limit_mb=mem_limit_mb,
             measure=measure,
-            setup=(use_families, (registry.FAMILIES,)),
+            setup=(warm_up, (registry.FAMILIES, warm)),
         )
 
     @property
@@ -152,6 +155,10 @@ class _Busy:
     deadline: float | None
     time_limit: float | None
     doing: str  # "solving" or "counting", for the message of a death
+    # Its pipe ended: the worker is gone and its keeper is cleaning up.  Then only its end is waited for
+    # (its pipe would wake every wait at once, and the loop would spin, taking the CPU from the keeper),
+    # and no deadline turns its death into an overrun.
+    ended: bool = False
 
 
 class WorkerSet(Generic[K]):
@@ -194,19 +201,35 @@ class WorkerSet(Generic[K]):
     def workers(self) -> list[Worker]:
         return [busy.worker for busy in self._busy.values()]
 
-    def wait(self, until: float | None = None) -> list[Heard[K]]:
-        """What the busy workers did, waiting for the first news until ``until`` or the next deadline."""
+    def news(self, keys: Iterable[K]) -> bool:
+        """Whether one of the workers under ``keys`` has something to say now (an answer, or its end)."""
+        from multiprocessing.connection import wait
+
+        handles: list[Any] = []
+        for key in keys:
+            busy = self._busy.get(key)
+            if busy is not None:
+                handles += [busy.worker.conn, *_sentinel(busy.worker)]
+        return bool(handles) and bool(wait(handles, 0))
+
+    def wait(self, until: float | None = None, among: Iterable[K] | None = None) -> list[Heard[K]]:
+        """What the busy workers did (only those under ``among``, if given), waiting for the first news until
+        ``until`` or the next deadline."""
         from multiprocessing.connection import wait  # here: a race that search settles in-process never waits
 
-        ends = [b.deadline for b in self._busy.values() if b.deadline is not None]
+        chosen = self._busy if among is None else {k: self._busy[k] for k in among if k in self._busy}
+        ends = [b.deadline for b in chosen.values() if b.deadline is not None]
         if until is not None:
             ends.append(until)
         end = min(ends) if ends else None
         handles: dict[Any, K] = {}
-        for key, busy in self._busy.items():
-            handles[busy.worker.conn] = key
+        for key, busy in chosen.items():
+            if not busy.ended:
+                handles[busy.worker.conn] = key
             for sentinel in _sentinel(busy.worker):
                 handles[sentinel] = key
+            if busy.ended and not _sentinel(busy.worker):  # no sentinel here: look again soon
+                end = time.perf_counter() + 0.01 if end is None else min(end, time.perf_counter() + 0.01)
         timeout = None if end is None else max(end - time.perf_counter(), 0.0)
         if handles:
             ready = wait(list(handles), timeout)
@@ -215,17 +238,21 @@ class WorkerSet(Generic[K]):
             if timeout:
                 time.sleep(timeout)
         heard: list[Heard[K]] = []
-        for key in dict.fromkeys(handles[h] for h in ready):
+        ended = [k for k, b in chosen.items() if b.ended]
+        for key in dict.fromkeys([*(handles[h] for h in ready), *ended]):
             busy = self._busy[key]
-            done = busy.worker.receive() if busy.worker.conn.poll() else None
+            done = None
+            if not busy.ended and busy.worker.conn.poll():
+                done = busy.worker.receive()
+                busy.ended = done is None
             if done is None and busy.worker.alive():
-                continue  # woken by nothing readable; look again
+                continue  # woken by nothing readable, or its end is not yet complete; look again
             del self._busy[key]
             message = "" if done is not None else busy.worker.crash_message(busy.name, busy.doing)
             heard.append(Heard(key, busy.worker, busy.name, done, message=message))
         now = time.perf_counter()
-        for key, busy in list(self._busy.items()):
-            if busy.deadline is not None and now >= busy.deadline:
+        for key, busy in list(chosen.items()):
+            if key in self._busy and not busy.ended and busy.deadline is not None and now >= busy.deadline:
                 del self._busy[key]
                 heard.append(Heard(key, busy.worker, busy.name, overran=True, message=overrun_message(busy.time_limit)))
         return heard

@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from sigmar.models.board import Board
 from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import verify
 from sigmar.runners import cli
@@ -347,8 +348,11 @@ def test_a_leader_that_loses_the_hard_boards_is_held_back_on_them(fakes, boards,
 # -- start-up follows the work: search in this process first, workers only when a board needs them
 
 
-def test_a_board_search_answers_at_once_starts_no_worker(fakes, boards) -> None:
-    """``honest`` is never needed: search (in this process) answers within its head start."""
+def test_a_board_search_answers_at_once_starts_no_worker(fakes, boards, monkeypatch) -> None:
+    """``honest`` is never needed: search (in this process) answers within its head start (a long one here,
+    so that a loaded machine's pause does not end it)."""
+    monkeypatch.setattr(RacePolicy, "FIRST_HEAD_START", 30.0)
+    monkeypatch.setattr(RacePolicy, "PARTNER_DELAY", 30.0)
     before = descendants()
     with Race(["search", "honest"]) as race:
         solved = race.solve(boards["pair"], 30.0)
@@ -372,12 +376,74 @@ def _search_gives_up(monkeypatch: pytest.MonkeyPatch, hang: bool = False) -> Non
     monkeypatch.setattr(SearchBackend, "solve", solve)
 
 
-def test_a_board_search_does_not_answer_in_its_head_start_gets_the_others(fakes, boards, monkeypatch) -> None:
+def test_a_board_search_does_not_answer_gets_the_others(fakes, boards, monkeypatch) -> None:
+    """search gives up here: the others join at once, and only they need a worker."""
     _search_gives_up(monkeypatch)
     with Race(["search", "honest"]) as race:
         result = race.solve(boards["pair"], 30.0).result
-        assert set(race.workers) == {"search", "honest"} and len(race.pids()) == 2
+        assert set(race.workers) == {"honest"} and len(race.pids()) == 1
     assert (result.status, result.backend, result.verified) == (Status.SOLVED, "honest:dfs", True)
+
+
+def _search_takes(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """search answers like honest (the rule engine's exhaustive search) after ``seconds``, unless stopped."""
+    from sigmar.encoders.search import SearchBackend
+    from tests.broken_backend import dfs
+
+    def solve(self: SearchBackend, board: Board, time_limit: float | None = None) -> Result:
+        self._stopped = False
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            if self._stopped:
+                return Result(Status.UNKNOWN, self.name, message="stopped")
+            sum(range(2000))  # Python bytecodes: the timer's ticks run between them
+        moves = dfs(board)
+        assert moves is not None
+        return Result(Status.SOLVED, self.name, moves=moves)
+
+    monkeypatch.setattr(SearchBackend, "solve", solve)
+
+
+def test_search_keeps_the_board_it_answers_a_little_past_its_head_start(fakes, boards, monkeypatch) -> None:
+    """The others join when search's head start ends, but search goes on here: its answer, 0.3 s in, wins,
+    and it is never run again in a worker (issue 48: no board waits for a restart)."""
+    _search_takes(monkeypatch, 0.3)
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "5")
+    with Race(["search", "honest:slow"]) as race:
+        race.events = []
+        outcome = race.solve(boards["pair"], 30.0)
+        assert _events(race, "start") == ["search", "honest:slow"], "the other joined"
+        assert "search" not in race.workers, "search never went to a worker"
+    assert (outcome.result.backend, outcome.result.status) == ("search", Status.SOLVED)
+    assert outcome.result.seconds < 3.0
+
+
+def test_the_others_join_held_back_so_that_leader_and_partner_keep_a_core_each(fakes, boards, monkeypatch) -> None:
+    """search leads here; past its head start its partner joins at its own niceness, and the other backend
+    LATE_NICENESS lower (on 2 cores, three at one priority would take a third from the likely winner)."""
+    from tests.broken_backend import HonestBackend
+
+    _search_takes(monkeypatch, 1.0)
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "5")
+    monkeypatch.setattr(HonestBackend, "certifies", property(lambda self: True))  # both certify, as cnf and pumpkin
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    with Race(["search", "honest:slow", "honest:sticky"]) as race:
+        race.events = []
+        assert race.solve(boards["pair"], 30.0).result.backend == "search"
+        assert _events(race, "start") == ["search", "honest:slow", "honest:sticky"], "partner, then the other"
+        niceness = {name: os.getpriority(os.PRIO_PROCESS, w.pid) for name, w in race.workers.items() if w.pid}
+    assert niceness == {"honest:slow": base, "honest:sticky": min(base + RacePolicy.LATE_NICENESS, 19)}
+
+
+def test_a_worker_that_answers_stops_search_in_this_process(fakes, boards, monkeypatch) -> None:
+    """search would take 30 s here; honest answers in its worker, the timer sees it, search is stopped."""
+    _search_takes(monkeypatch, 30.0)
+    with Race(["search", "honest"]) as race:
+        start = time.perf_counter()
+        outcome = race.solve(boards["pair"], 60.0)
+        assert time.perf_counter() - start < 20.0, "search was not stopped"
+        assert "search" not in outcome.answers, "a search stopped for the others' answer did not answer"
+    assert (outcome.result.backend, outcome.result.status) == ("honest:dfs", Status.SOLVED)
 
 
 def test_a_search_that_ignores_its_budget_is_stopped_in_process(fakes, boards, monkeypatch) -> None:
@@ -458,7 +524,7 @@ def test_claim_only_backends_wait_while_the_partner_proves(fakes, boards, monkey
         assert outcome.result.backend == "honest:slow"
         assert _events(race, "release") == ["broken:crash"], "the certifying backend joins at the head start"
         assert "broken:unknown" not in _events(race, "start"), "the claim-only backend waited"
-        assert race.events[0][1] == "start" and set(_events(race, "start")[:2]) == {"broken:hang", "honest:slow"}
+        assert race.events[1][1] == "start" and set(_events(race, "start")[:2]) == {"broken:hang", "honest:slow"}
 
 
 def test_claim_only_backends_join_after_a_while_if_the_partner_proves_on(fakes, boards, monkeypatch) -> None:
@@ -534,7 +600,8 @@ def test_the_partner_joins_after_the_leader_has_had_a_moment(fakes, boards, monk
         race.solve(boards["pair"], 60.0)
         starts = [(at, names[0]) for at, kind, names in race.events if kind == "start"]
         assert [name for _, name in starts] == ["honest:slow", "honest"]
-        assert starts[1][0] - starts[0][0] >= 0.15, "the partner waited (the leader's start is traced after its submit)"
+        board = next(at for at, kind, _ in race.events if kind == "board")
+        assert starts[1][0] - board >= 0.2, "the partner waited for its delay from the board's start"
 
 
 # -- the policy alone, without a process

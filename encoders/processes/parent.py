@@ -366,6 +366,15 @@ class Child:
             with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
                 send(target, signum)
 
+    def lower(self, extra: int) -> None:
+        """``extra`` more niceness for good (the child proper now, and every start of it after)."""
+        self.niceness += extra
+        self.priority = min(self.priority + extra, 19)
+        pid = self.pid
+        if pid is not None and not self._killed and not self.demoted:
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, pid, self.priority)
+
     def demote(self, extra: int) -> None:
         """Run at ``extra`` more niceness (the child proper only) until :meth:`promote`."""
         pid = self.pid

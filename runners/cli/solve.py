@@ -78,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         ProofStore(args.proof_dir) as proofs,
         Race(names, proofs=proofs, optional=optional, **_led_by(selector)) as race,
     ):
+        race.expect(len(boards))  # several boards: the workers start now, in the background
         for board in boards:
             outcome = race.solve(board, args.time_limit)
             result = outcome.result
