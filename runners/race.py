@@ -3,11 +3,13 @@
 Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.checking.trust`):
 
 - The count precheck answers before any backend is asked.
-- Start-up follows the work: while no board has needed more, ``search`` runs
-  in the runner's own process for the leader's head start (it finds a stuck
-  set at once, and answers most boards in milliseconds).  Only a board it does
-  not answer in that time starts the worker processes, and only then are the
-  other backends imported.
+- Start-up follows the work: ``search`` leads every board in the runner's own
+  process (it finds a stuck set at once, and answers most boards in
+  milliseconds); its head start is counted in its own CPU time, so a loaded
+  machine does not make an easy board look hard.  On one board, only a board
+  it does not answer in that time starts the worker processes and imports the
+  other backends; with more than one (:meth:`Race.expect`) the workers start
+  ahead and warm up while search works, so no board waits for their start.
 - Every backend runs in its own worker process (:mod:`sigmar.runners.workers`);
   the workers live across the boards of a file, so solver imports are paid once.
 - ``solved`` wins when the rule engine replays the moves (``replay.replayed`` sets ``verified``).
@@ -609,6 +611,10 @@ class _Overrun(BaseException):
 
 # How often the timer looks at the workers' pipes while search runs in this process and others race it.
 TICK = 0.005
+# While search runs in this process the race's schedule goes by search's CPU time (_Heat._search_clock), but
+# never more than this many seconds behind the wall clock: a search that gets no CPU for so long (a machine
+# that swaps) is joined by the others all the same.
+SEARCH_CLOCK_LAG = 1.0
 
 
 @contextlib.contextmanager
@@ -675,6 +681,9 @@ class _Heat:
         self.inline: Any = race.inline if race.policy.prefer in (None, INLINE) else None
         self.inline_running = False
         self.inline_stop_asked = 0.0  # perf_counter when search here was asked to stop, 0 if not
+        # Search's own clock while it runs here (:meth:`_search_clock`): when it began, and its CPU time then.
+        self.inline_began = 0.0
+        self.inline_cpu = 0.0
         self.resume = False  # search was stopped here with the board still open: it goes on in its worker
         if self.inline is None:
             race.settle()  # every backend in its worker: who leads and who joins is decided now
@@ -730,14 +739,17 @@ class _Heat:
     def _leader_done(self) -> bool:
         return not self.inline_running and self.leader not in self.running and self.leader not in self.waiting
 
-    def _schedule(self, now: float) -> None:
-        """The joins that are due: the partner, the others at the head start's end, the held claimers."""
+    def _schedule(self, now: float, clock: float | None = None) -> None:
+        """The joins that are due: the partner, the others at the head start's end, the held claimers.
+
+        ``clock``: the time the schedule goes by (search's own clock while it runs here, else ``now``)."""
+        clock = now if clock is None else clock
         done = self._leader_done()
-        if self.partner_due is not None and (now >= self.partner_due or done):
-            self._join_partner(now)
-        if self.release_due is not None and (now >= self.release_due or done):
-            self._release(now)
-        if self.held and (now >= self.plan.hold_until or not self._partner_busy()):
+        if self.partner_due is not None and (clock >= self.partner_due or done):
+            self._join_partner(now, clock)
+        if self.release_due is not None and (clock >= self.release_due or done):
+            self._release(now, clock)
+        if self.held and (clock >= self.plan.hold_until or not self._partner_busy()):
             self.race.trace("join", *self.held)
             self.dispatch(self.held, now, low=True)
             self.held = []
@@ -745,7 +757,7 @@ class _Heat:
         if (
             self.prepare_due is not None
             and self.partner_due is None
-            and now >= self.prepare_due
+            and clock >= self.prepare_due
             and not self.inline_running
         ):
             self._prepare()
@@ -755,10 +767,10 @@ class _Heat:
         runs in this process, unless that has gone on for ``PROBE_PATIENCE``."""
         return not self.inline_running or now - self.start >= PROBE_PATIENCE
 
-    def _join_partner(self, now: float) -> None:
+    def _join_partner(self, now: float, clock: float) -> None:
         if self.partner is None:  # decided now (search here leads): the backend that wins the hard boards
             if not self.race.settle(wait=self._may_wait(now)):
-                self.partner_due = now + TICK  # asked again at the next tick
+                self.partner_due = clock + TICK  # asked again at the next tick
                 return
             self.partner = self.race.partner(self.leader)
         self.partner_due = None
@@ -777,17 +789,17 @@ class _Heat:
             self.race.trace("prepare", self.partner)
             fresh_formula.prepare(self.board)
 
-    def _release(self, now: float) -> None:
+    def _release(self, now: float, clock: float) -> None:
         """The others join: the leader did not answer within its head start, or answered without winning.
 
         Backends that only claim wait while the partner (the winner of the hard boards) proves.
         """
         if not self.race.settle(wait=self._may_wait(now)):
-            self.release_due = now + TICK  # asked again at the next tick
+            self.release_due = clock + TICK  # asked again at the next tick
             return
         self.release_due = None
         if self.partner_due is not None:
-            self._join_partner(now)
+            self._join_partner(now, clock)
         later = self.plan.later or [n for n in self.race.order() if n not in (self.leader, self.partner)]
         self.late = not self._leader_done()
         if self.late and self.race.late_leader(self.leader) is not None:
@@ -803,9 +815,13 @@ class _Heat:
         # On 2 cores the leader and its partner each have one; the others take what those two leave.
         self.dispatch(joining, now, low=self.partner is not None)
 
-    def _until(self, now: float) -> float | None:
-        """When to look again at the latest: the deadline, the head start's end, the partner's start, ...
-        (a straggler's grace is its own deadline in the worker set)."""
+    def _until(self, now: float, clock: float | None = None) -> float | None:
+        """When to look again at the latest (a perf_counter time): the deadline, the head start's end, the
+        partner's start, ... (a straggler's grace is its own deadline in the worker set).  The schedule's
+        times are on ``clock`` (search's own while it runs here, which lags ``now``): one that is due
+        there in ``d`` seconds is looked at in ``d`` seconds from ``now``, and then again if search has
+        not had the CPU meanwhile."""
+        lag = 0.0 if clock is None else now - clock
         until = self.deadline
         for due in (
             self.release_due,
@@ -814,10 +830,17 @@ class _Heat:
             self.prepare_due if self.partner_due is None and not self.inline_running else None,
         ):
             if due is not None:
-                until = due if until is None else min(until, due)
+                until = due + lag if until is None else min(until, due + lag)
         return until
 
     # -- search in this process
+
+    def _search_clock(self) -> float:
+        """The time the schedule goes by while search runs here: its start plus the CPU time it has had
+        since.  Its head start, and its partner's delay, are seconds of its own work: on a loaded machine
+        an easy board, which search settles in a few ms of CPU, never looks at the others (nor forks
+        them to take the CPU it needs), however long its few ms take on the clock."""
+        return self.inline_began + (time.thread_time() - self.inline_cpu)
 
     def _stop_inline(self, now: float) -> None:
         if not self.inline_stop_asked:
@@ -836,14 +859,15 @@ class _Heat:
         if self.deadline is not None and now >= self.deadline:
             self._stop_inline(now)
             return now + self.race.slack
-        self._schedule(now)
+        clock = min(max(self._search_clock(), now - SEARCH_CLOCK_LAG), now)
+        self._schedule(now, clock)
         if self.waiting:
             for heard in self.busy.wait(now, among=self.waiting):
                 self._hear(heard)  # a straggler answered, died or ran out of grace: a job of this board for it
         if self.running and self.busy.news(self.running):
             self._stop_inline(now)
             return now + self.race.slack
-        due = self._until(now)
+        due = self._until(now, clock)
         if self.running or self.waiting:
             due = now + TICK if due is None else min(due, now + TICK)
         return due
@@ -862,6 +886,7 @@ class _Heat:
             budget = head if budget is None else min(budget, head)
         self.race.trace("start", INLINE)
         self.inline_running = True
+        self.inline_began, self.inline_cpu = start, time.thread_time()
         try:
             with _ticks(self._tick, self._until(start)):
                 raw: object = self.inline.solve(self.board, budget)
@@ -937,15 +962,17 @@ class _Heat:
 
     def _heard(self, name: str, raw: object, seconds: float, output: str) -> Result | None:
         """``name``'s answer to this board checked and recorded; the answer when it wins."""
-        from sigmar.runners.workers import with_output  # here, like the workers (imported by then)
-
         if name in self.race.optional and _unavailable(raw):  # ``all``'s backend not installed here: dropped
             self.race.drop(name)
             return None
 
         self.race.trace("answer", name)
         others = [self.race.workers[n] for n in self.running | self.waiting]
-        answer = with_output(self.race.check(self.board, raw, name, seconds, others), output)
+        answer = self.race.check(self.board, raw, name, seconds, others)
+        if output:  # a worker's (search here prints nothing): the workers' module is imported by then
+            from sigmar.runners.workers import with_output
+
+            answer = with_output(answer, output)
         self.race.trace("checked", name)
         self.outcome.answers[name] = answer
         if answer.wrong:

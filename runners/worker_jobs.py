@@ -32,9 +32,12 @@ def warm_up(families: tuple[tuple[str, str, str], ...], name: str | None) -> Non
     """Before a worker's first job: the parent's registry, and backend ``name`` made and run once on a tiny
     board, so that its solver's imports and first-use costs are paid now, while the worker waits, not on
     the first board that needs it.  Nothing here may fail the worker: a backend that cannot be made says
-    so on its first job."""
+    so on its first job.  Only our own backends are warmed: a plugin's (or a test's fake's) code runs in
+    its jobs alone, where its crash, hang or output is an answer to a board, not a worker that died
+    before its first job."""
     use_families(families)
-    if name is None:
+    ours = {family for family, module, _ in families if module.startswith("sigmar.")}
+    if name is None or name.split(":")[0] not in ours:
         return
     try:
         backend = _backends[name] = registry.make(name)

@@ -228,3 +228,18 @@ def test_a_call_that_ends_its_child_says_how() -> None:
     with pytest.raises(ChildError) as raised:
         call_once(os._exit, (7,), 60, lambda _child: None)
     assert raised.value.code == 7
+
+
+@pytest.mark.parametrize("keeper", [True, False], ids=["keeper", "no-keeper"])
+def test_a_call_sent_to_a_child_dead_in_its_setup_is_lost_with_it_not_raised(keeper: bool) -> None:
+    """A worker's setup runs a backend once (its warm-up) and may end the child before its first call: the
+    call is then sent into a closed pipe, which must be that call's loss (heard as the child's end), never
+    a BrokenPipeError out of the runner (it was one line, exit 2, and no answers at all)."""
+    made = Child("dies-early", keeper=keeper, setup=(os._exit, (7,)))
+    try:
+        assert wait_for(lambda: not made.alive(), 10)
+        with pytest.raises(ChildError) as raised:
+            made.call(os.getpid, timeout=60)
+        assert raised.value.code == 7
+    finally:
+        made.kill()

@@ -257,8 +257,13 @@ class Child:
     # -- calls
 
     def send(self, call: int, function: Callable[..., Any], *args: Any) -> None:
-        """Start call ``call``: ``function(*args)`` in the child (both pickled: importable by name)."""
-        self.conn.send((call, pickle.dumps((function, args), pickle.HIGHEST_PROTOCOL)))
+        """Start call ``call``: ``function(*args)`` in the child (both pickled: importable by name).
+
+        A child that died before it read the call (in its ``setup``, say) does not make this raise: the
+        call is lost with it, and the wait for its answer hears its end, as for a death mid-call."""
+        payload = pickle.dumps((function, args), pickle.HIGHEST_PROTOCOL)
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.conn.send((call, payload))
         self.call_id = call
         self.stop_sent = 0.0
 
