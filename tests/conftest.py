@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import time
 from collections.abc import Callable
 from functools import cache
@@ -16,6 +17,12 @@ from hypothesis import strategies as st
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.hexgrid import cells
+
+# A suite started in the background by a non-interactive shell (`nohup ... &`, some CI runners) inherits
+# SIGINT ignored, and so would every `sigmar` the tests start: the tests that press Ctrl-C on a run would
+# wait for an exit that never comes.  Python's own handler here makes the children start with the default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parents[1]
 INSTANCES = ROOT / "instances"
