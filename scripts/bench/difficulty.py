@@ -1,6 +1,7 @@
 """Exact difficulty on side-6 boards: how many play graphs are walked whole, how fast, and the sampled rate beside it.
 
     python scripts/bench/difficulty.py [--count 100] [--seed 1] [--time-limit 60] [--out docs/measured/difficulty.md]
+                                       [--resume]
 
 Walks the play graph (``encoders/search/playgraph.py``, the compiled core when it is built) of each
 board of ``sigmar generate --seed S --count N`` and of the two real-game boards of
@@ -13,6 +14,11 @@ docs/measured/difficulty.md; every board's row goes to results/bench_difficulty.
 - the exact win probability against the rate ``generate --stats`` samples (its 100 random plays,
   seeded as it seeds them): how far apart, and how often the exact value lies outside the sample's
   95% Wilson interval (about one board in twenty if the sample is honest).
+
+A run takes up to an hour and a half (100 boards at 60 s), so it saves as it goes: after every
+board, results/bench_difficulty.json holds every row so far and OUT the summary of the boards done,
+headed "partial" until the last; ``--resume`` keeps the rows of an interrupted run with the same
+``--count``, ``--seed`` and ``--time-limit`` and measures only the boards it lacks.
 """
 
 from __future__ import annotations
@@ -82,6 +88,7 @@ def summary(rows: list[dict[str, Any]], real: list[dict[str, Any]], args: argpar
     sizes = [r["states"] for r in exact]
     apart = [abs(r["win"] - r["sampled"]) for r in exact]
     outside = [r for r in exact if not r["sampled_low"] <= r["win"] <= r["sampled_high"]]
+    stops = sorted({r["stopped_by"] for r in rows if not r["exact"]})
     table = [
         ("generated side-6 boards", len(rows), ""),
         ("walked whole (exact) within the limit", f"{len(exact)} of {len(rows)}", ">= 80 of 100"),
@@ -89,6 +96,12 @@ def summary(rows: list[dict[str, Any]], real: list[dict[str, Any]], args: argpar
             "time a board: median / p90 / max, wall (s)",
             f"{median(times):.3f} / {percentile(times, 90):.3f} / {max(times):.3f}",
             "median <= 1",
+        ),
+        ("boards done within 1 s wall", f"{sum(t <= 1 for t in times)} of {len(rows)}", ""),
+        (
+            "the others stopped by (limit: time or positions; memory; moves)",
+            ", ".join(f"{why or '?'} {sum(r['stopped_by'] == why for r in rows)}" for why in stops) or "-",
+            "",
         ),
         (
             "time a board: median / p90 / max, CPU (s)",
@@ -130,16 +143,57 @@ def summary(rows: list[dict[str, Any]], real: list[dict[str, Any]], args: argpar
     return head + markdown_table(("what", "value", "target"), table)
 
 
+Rows = list[dict[str, Any]]
+
+
+def save(rows: Rows, real: Rows, args: argparse.Namespace, load: str, total: int) -> str:
+    """Write the rows so far to results/bench_difficulty.json and their summary to ``args.out`` (atomically both:
+    an interrupted run leaves the last board's files whole); the summary says when boards are missing."""
+    done = len(rows) + len(real)
+    text = summary(rows, real, args, load)
+    if done < total:
+        note = f"**Partial:** {done} of {total} boards measured so far (the run saves after each board)."
+        text = text.replace("\n\n", f"\n\n{note}\n\n", 1)
+    record = {"count": args.count, "seed": args.seed, "time_limit": args.time_limit, "rows": rows, "real": real}
+    files = ((Path(args.out), text + "\n"), (RESULTS / "bench_difficulty.json", json.dumps(record, indent=1)))
+    for path, content in files:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(path.name + ".part")
+        part.write_text(content)
+        part.replace(path)
+    return text
+
+
+def resumed(args: argparse.Namespace) -> tuple[Rows, Rows]:
+    """The rows of an interrupted run of the same boards and limit (``--resume``), else none."""
+    path = RESULTS / "bench_difficulty.json"
+    if not args.resume or not path.exists():
+        return [], []
+    record = json.loads(path.read_text())
+    if (record.get("count"), record.get("seed"), record.get("time_limit")) != (args.count, args.seed, args.time_limit):
+        print(f"{path} holds another run (count, seed or time limit differ): starting afresh", file=sys.stderr)
+        return [], []
+    return list(record["rows"]), list(record["real"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--out", default=str(ROOT / "docs" / "measured" / "difficulty.md"))
+    parser.add_argument("--resume", action="store_true", help="keep the rows of an interrupted run of the same boards")
     args = parser.parse_args()
     before = os.getloadavg()[0]
-    rows = []
-    for index, board in enumerate(generated(args.count, args.seed)):
+    boards = generated(args.count, args.seed)
+    real_boards = read_boards(INSTANCES / "real-game.txt")
+    total = len(boards) + len(real_boards)
+    rows, real = resumed(args)
+    if rows or real:
+        print(f"resuming after {len(rows)} generated and {len(real)} real-game boards", file=sys.stderr)
+    for index, board in enumerate(boards):
+        if index < len(rows):
+            continue
         rows.append(measure(board, args.time_limit, f"sigmar-stats:{args.seed}:{index}"))
         r = rows[-1]
         print(
@@ -148,17 +202,14 @@ def main() -> None:
             file=sys.stderr,
             flush=True,
         )
-    real = [
-        measure(b, args.time_limit, f"sigmar-stats:real:{i}")
-        for i, b in enumerate(read_boards(INSTANCES / "real-game.txt"))
-    ]
+        save(rows, real, args, f"{before:.1f} at the start, {os.getloadavg()[0]:.1f} now", total)
+    for index, board in enumerate(real_boards):
+        if index < len(real):
+            continue
+        real.append(measure(board, args.time_limit, f"sigmar-stats:real:{index}"))
+        save(rows, real, args, f"{before:.1f} at the start, {os.getloadavg()[0]:.1f} now", total)
     after = os.getloadavg()[0]
-    text = summary(rows, real, args, f"{before:.1f} at the start, {after:.1f} at the end")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text + "\n")
-    (RESULTS / "bench_difficulty.json").write_text(json.dumps({"rows": rows, "real": real}, indent=1))
-    print(text)
+    print(save(rows, real, args, f"{before:.1f} at the start, {after:.1f} at the end", total))
 
 
 if __name__ == "__main__":
