@@ -358,3 +358,67 @@ def test_a_stop_asked_during_the_build_ends_it_and_an_unasked_build_is_unchanged
     backend = CnfBackend()
     backend.stop()  # a stop before solve() is forgotten: solve() starts afresh
     assert backend.solve(real_game_board(), 60).status is Status.SOLVED
+
+
+# The DIMACS text and variable map (sha256, first 16 hex digits) of the default encoding, as written by the
+# builder before it was made fast: a certificate's NAME.cnf must equal the board's encoding made afresh, so
+# a certificate written earlier stays checkable only while the same board gives the same text.
+FROZEN_ENCODINGS = [
+    ("real-game.txt", 0, {}, "33a90328a95096f5"),
+    ("real-game.txt", 0, {"card": "totalizer"}, "14458a9d4f2d69f2"),
+    ("real-game.txt", 0, {"one_move_per_step": True}, "327104d748650a3b"),
+    ("real-game.txt", 0, {"sync": "bits"}, "b86cec37bd9917da"),
+    ("real-game.txt", 0, {"free": "clear"}, "38a0f5cd7bdb1ba6"),
+    ("real-game.txt", 0, {"prune": False}, "bcc67bc4b72b0786"),
+    ("generated-dim8.txt", 0, {}, "07e792dee2104565"),
+    ("generated-dim8.txt", 0, {"one_move_per_step": True}, "f9a1a7ca2eac0fdb"),
+    ("generated-dim8.txt", 0, {"free": "clear"}, "315240830e450ae0"),
+    ("generated-dim8.txt", 0, {"prune": False}, "4347bd90a292b5cb"),
+    ("generated-unsolvable.txt", 0, {}, "954677959234713b"),
+    ("hexmatch-hard-quintessence.txt.xz", 0, {}, "edda40a77bb3bc4a"),
+    ("hexmatch-hard-quintessence.txt.xz", 0, {"one_move_per_step": True}, "e3a1f69d0ae0e93b"),
+    ("hexmatch-hard-quintessence.txt.xz", 0, {"prune": False}, "f1381dfda578a5a9"),
+    ("side10.txt", 0, {}, "9c784afe5c301bbe"),
+]
+
+
+@pytest.mark.parametrize(("name", "index", "options", "digest"), FROZEN_ENCODINGS)
+def test_the_encoding_is_the_one_earlier_certificates_hold(name: str, index: int, options: dict, digest: str) -> None:
+    import hashlib
+    import lzma
+
+    from sigmar.encoders.cnf.default import build
+
+    path = Path(__file__).parent / "data" / name if name == "side10.txt" else INSTANCES / name
+    text = lzma.decompress(path.read_bytes()).decode() if name.endswith(".xz") else path.read_text()
+    formula = build(parse_boards(text, name)[index], **options)
+    made = hashlib.sha256((formula.to_dimacs() + formula.sidecar()).encode()).hexdigest()[:16]
+    assert made == digest
+
+
+def test_the_build_gives_the_cycle_collector_back() -> None:
+    """The builder holds Python's cycle collector off while it makes its lists, and turns it back on
+    after, stopped or not; a collector that was off stays off."""
+    import gc
+
+    from sigmar.models.stopped import Stopped
+
+    board = read_boards(INSTANCES / "generated-dim8.txt")[0]
+    assert gc.isenabled()
+    seen: list[bool] = []
+
+    def stop_at_once() -> bool:
+        seen.append(gc.isenabled())
+        return True
+
+    with pytest.raises(Stopped):
+        build_formula(board, "default", stop_at_once)
+    assert seen == [False] and gc.isenabled()
+    build_formula(board)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        build_formula(board)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -8,8 +8,10 @@ away: reachability pruning then needs no special cases in the encoders.
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,9 +49,35 @@ class ClauseSink:
         self.clauses.append(clause)
         self.groups[self._group] = self.groups.get(self._group, 0) + 1
 
+    def add_plain(self, clauses: list[list[int]]) -> None:
+        """Clauses of variables' literals only, no constant among them (the caller knows): kept as they are.
+
+        The bulk of a large board's formula is such clauses, and :meth:`add`'s look at every literal
+        was a third of its build.
+        """
+        if clauses:
+            self.clauses.extend(clauses)
+            self.groups[self._group] = self.groups.get(self._group, 0) + len(clauses)
+
     def extend(self, clauses: Iterable[Sequence[int]]) -> None:
         for clause in clauses:
             self.add(clause)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector held off while a formula is built (and back on after, if it was on).
+
+    A side-10 formula is over a million small lists, none of them in a cycle; the collector, run
+    again and again as they are made, took half the build (0.85 s against 0.42 s on dense-10-s1-19).
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def neg(lit: Lit) -> Lit:
