@@ -10,6 +10,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pysat.formula import CNF
 from pysat.solvers import Solver
 
@@ -422,3 +424,71 @@ def test_the_build_gives_the_cycle_collector_back() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@given(
+    limit=st.floats(min_value=0.0, max_value=1e4, allow_nan=False),
+    encode=st.floats(min_value=0.0, max_value=1e4, allow_nan=False),
+)
+def test_a_refutation_leaves_its_check_time_inside_the_limit(limit: float, encode: float) -> None:
+    """The solver of a proof-logging backend stops where the runner's check still ends by the time limit
+    (its cost estimated from the encoding and the solve), and never gets a negative budget."""
+    from sigmar.encoders.cnf.backend import CHECK_PER_ENCODE, CHECK_PER_SOLVE, solve_budget
+
+    proving = solve_budget(limit, encode, certifies=True)
+    claiming = solve_budget(limit, encode, certifies=False)
+    assert 0.0 <= proving <= claiming == max(limit - encode, 0.0)
+    if proving > 0:
+        checked_by = encode + proving + CHECK_PER_ENCODE * encode + CHECK_PER_SOLVE * proving
+        assert checked_by == pytest.approx(limit)
+
+
+def test_the_solver_is_given_the_budget_that_leaves_the_check_its_time() -> None:
+    board = read_boards(INSTANCES / "generated-dim8.txt")[0]
+    answer = CnfBackend().solve(board, 30)
+    stats = answer.statistics
+    assert stats["solve_limit"] < 30 - stats["encode_seconds"]
+    assert answer.status in (Status.SOLVED, Status.UNSOLVABLE)
+
+
+def test_the_partner_solver_refutes_with_a_proof_that_checks() -> None:
+    """CaDiCaL in its forked child: its "no" comes with a DRUP proof of the formula, and it stops Glucose."""
+    from sigmar.encoders.cnf.backend import Partner
+    from sigmar.encoders.processes.forked import Forked
+    from sigmar.runners.checking.rup_check import check_proof
+
+    board = read_boards(INSTANCES / "generated-unsolvable.txt")[6]  # not refuted by unit propagation alone
+    formula = build_formula(board)
+    interrupted: list[int] = []
+    partner = Partner(Forked(), formula.clauses, 60)
+    partner.start(lambda: interrupted.append(1))
+    partner._thread.join(90)
+    heard = partner.answer()
+    partner.finish()
+    assert heard is not None and interrupted == [1]
+    ok, model, _, proof = heard
+    assert ok is False and model is None and proof is not None
+    assert check_proof(formula.clauses, proof.encode(), formula.nv).valid
+    assert not check_proof(formula.clauses, b"0\n", formula.nv).valid  # the proof is what makes it valid
+
+
+@pytest.mark.parametrize("which", ["unsolvable", "solvable"])
+def test_a_large_formula_is_solved_by_glucose_and_its_partner(monkeypatch: pytest.MonkeyPatch, which: str) -> None:
+    """From PARTNER_FROM_CLAUSES clauses up (here every formula) the first of the two answers: a "no" with a
+    proof of the board's own formula, a "yes" with moves the rules accept; no child is left behind."""
+    import multiprocessing
+
+    from sigmar.encoders.cnf import backend as cnf_backend
+    from sigmar.runners.checking.rup_check import check_proof
+
+    monkeypatch.setattr(cnf_backend, "PARTNER_FROM_CLAUSES", 0)
+    board = read_boards(INSTANCES / "generated-unsolvable.txt")[6] if which == "unsolvable" else real_game_board()
+    answer = CnfBackend().solve(board, 60)
+    assert answer.statistics["answered_by"] in ("glucose42", "cadical195")
+    if which == "solvable":
+        assert answer.status is Status.SOLVED and verify(board, list(answer.moves)).valid
+    else:
+        assert answer.status is Status.UNSOLVABLE and answer.certificate is not None
+        formula = build_formula(board)
+        assert check_proof(formula.clauses, answer.certificate.texts[".drup"].encode(), formula.nv).valid
+    assert multiprocessing.active_children() == []

@@ -95,6 +95,64 @@ def _solve_in_child(clauses: list[list[int]], solver: str) -> tuple[bool, list[i
         return ok, sat.get_model() if ok else None, _stats(sat)
 
 
+def _prove_in_child(clauses: list[list[int]], solver: str) -> tuple[bool, list[int] | None, dict[str, Any], str | None]:
+    """The partner's solve in a forked child (:class:`Partner`): its answer, model, counters and DRUP proof."""
+    from pysat.solvers import Solver
+
+    with Solver(name=solver, bootstrap_with=clauses, with_proof=True) as sat:
+        ok = bool(sat.solve())
+        proof = None if ok else proof_text(list(sat.get_proof() or []))
+        return ok, sat.get_model() if ok else None, _stats(sat), proof
+
+
+class Partner:
+    """A second proof-logging solver on the same formula, in a forked child, beside Glucose in this process.
+
+    Why: on dense side-10 deals (1.2 million clauses) Glucose and CaDiCaL each settle boards the other
+    does not in the time: dense-10-s1-24 is solvable and Glucose found no solution in 120 s, CaDiCaL
+    one in 6 s; on the boards both refute they take about as long (1-3 s quiet).  The first answer
+    wins: the partner's interrupts Glucose, Glucose's stops the partner.  Only formulas of at least
+    ``PARTNER_FROM_CLAUSES`` clauses get one: a smaller board is settled before a second solver pays
+    for its fork and its own copy of the clauses, and on two cores it would take the CPU of the
+    race's other backends.
+    """
+
+    SOLVER = "cadical195"
+
+    def __init__(self, forked: Forked, clauses: list[list[int]], limit: float | None) -> None:
+        self.forked, self.clauses, self.limit = forked, clauses, limit
+        self.outcome: Any = None
+        self._thread = threading.Thread(target=self._run, name="sigmar-cnf-partner", daemon=True)
+        self._interrupt: Any = None
+
+    def start(self, interrupt: Any) -> None:
+        """Start the child; ``interrupt()`` is called once it has an answer (it stops Glucose)."""
+        self._interrupt = interrupt
+        self._thread.start()
+
+    def _run(self) -> None:
+        outcome = self.forked.call(_prove_in_child, (self.clauses, self.SOLVER), self.limit)
+        self.outcome = outcome
+        if outcome.returned:
+            self._interrupt()
+
+    def answer(self) -> tuple[bool, list[int] | None, dict[str, Any], str | None] | None:
+        """The partner's answer once it has one (after :meth:`finish`), else None."""
+        outcome = self.outcome
+        return outcome.value if outcome is not None and outcome.returned else None
+
+    def finish(self) -> None:
+        """Stop the child if it still runs, and wait for its thread."""
+        if self._thread.is_alive():
+            self.forked.stop()
+        self._thread.join()
+        self.forked.reset()
+
+
+# Formulas from this many clauses up get a Partner solver (dense side-9 and side-10 deals; side 8 has 150,000).
+PARTNER_FROM_CLAUSES = 500_000
+
+
 def _stats(sat: Any) -> dict[str, Any]:
     """The solver's counters; some (Kissat) expose none."""
     try:
@@ -105,6 +163,29 @@ def _stats(sat: Any) -> dict[str, Any]:
 
 # python-sat solvers that run in this process and can log a DRUP proof (``with_proof=True``).
 PROOF_SOLVERS = frozenset({"glucose3", "glucose4", "glucose42"})
+
+
+# What checking a refutation costs the runner, in units this backend measures as it goes: the runner encodes
+# the board again, writes it as DIMACS and loads it into the checker (CHECK_PER_ENCODE times our encode),
+# then checks the lemmas, a share of the proof the solve wrote (CHECK_PER_SOLVE times its seconds).  A
+# dense side-10 board, quiet: encode 0.8 s, solve 0.2-3 s, the check 1.0-2.2 s plus the runner's own
+# encoding 1.1 s; at load 18 all of it ten times as long (docs/measured/side10.md).
+CHECK_PER_ENCODE = 2.5
+CHECK_PER_SOLVE = 0.15
+
+
+def solve_budget(time_limit: float, encode_seconds: float, certifies: bool) -> float:
+    """The solver's seconds: what the limit leaves after the encoding, and after the check of a refutation.
+
+    The time limit is the board's, to a checked answer; a refutation that arrives at the limit is
+    checked after it (a side-10 one took 24 s past a 60 s limit at load 18, docs/measured/side10.md).
+    So a proof-logging solve stops where the check still fits: with ``L`` its limit, the answer is
+    checked by ``encode + L + CHECK_PER_ENCODE * encode + CHECK_PER_SOLVE * L``, which is the limit.
+    """
+    left = time_limit - encode_seconds
+    if certifies:
+        left = (left - CHECK_PER_ENCODE * encode_seconds) / (1 + CHECK_PER_SOLVE)
+    return max(left, 0.0)
 
 
 def proof_text(lines: list[str]) -> str:
@@ -269,7 +350,9 @@ class CnfBackend(Backend):
             "horizon": formula.horizon,
             "encode_seconds": round(encode_seconds, 4),
         }
-        remaining = None if time_limit is None else max(time_limit - encode_seconds, 0.0)
+        remaining = None if time_limit is None else solve_budget(time_limit, encode_seconds, self.certifies)
+        if remaining is not None:
+            stats["solve_limit"] = round(remaining, 4)
         t0 = time.perf_counter()
         if self.sat_cmd:
             answer, assignment, solver_stats = self._solve_external(formula, remaining)
@@ -298,7 +381,7 @@ class CnfBackend(Backend):
                 seconds,
                 reason=Reason.PROOF,
                 explanation=f"the {self.variant} CNF encoding (horizon {formula.horizon} steps, which every "
-                f"solution fits) is unsatisfiable ({self.sat_cmd or self.solver})",
+                f"solution fits) is unsatisfiable ({self.sat_cmd or stats.get('answered_by') or self.solver})",
                 statistics=stats,
                 certificate=self._certificate(formula),
             )
@@ -325,6 +408,9 @@ class CnfBackend(Backend):
         # Only the default encoding is certified: the checker re-encodes the board with it.
         logging = self.certifies
         self._proof = None
+        partner = None
+        if logging and len(formula.clauses) >= PARTNER_FROM_CLAUSES and self.solver != Partner.SOLVER:
+            partner = Partner(self._forked, formula.clauses, limit)
         with Solver(name=self.solver, bootstrap_with=formula.clauses, with_proof=logging) as sat:
             self._live = sat
             timer = None
@@ -335,15 +421,26 @@ class CnfBackend(Backend):
             try:
                 if self._stop.is_set():
                     return None, None, {}
+                if partner is not None:
+                    partner.start(sat.interrupt)
                 answer = sat.solve_limited(expect_interrupt=True)
             finally:
                 if timer is not None:
                     timer.cancel()
                 self._live = None
+                if partner is not None:
+                    partner.finish()
+            heard = partner.answer() if partner is not None else None
+            if answer is None and heard is not None and not self._stop.is_set():
+                ok, assignment, stats, self._proof = heard
+                return ok, assignment, {**stats, "answered_by": Partner.SOLVER}
             assignment = sat.get_model() if answer else None
             if answer is False and logging:
                 self._proof = proof_text(list(sat.get_proof() or []))
-            return answer, assignment, _stats(sat)
+            stats = _stats(sat)
+            if partner is not None:
+                stats["answered_by"] = self.solver
+            return answer, assignment, stats
 
     def _solve_child(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
         """CaDiCaL and friends ignore interrupt(): solve in a forked child (it needs only the clauses, and
