@@ -12,6 +12,8 @@ and the report says so.
 
     python scripts/bench/side10_settled.py                  # the 100 deals of the target
     python scripts/bench/side10_settled.py --count 40       # a subset: the first 40
+    python scripts/bench/side10_settled.py --count 300 --out results/bench_side10_300 \
+        --doc docs/measured/side10-300.md                   # the survey of 300 (about an hour on 2 cores)
 
 Prints the table and writes results/bench_side10.json and .md (and docs/measured/side10.md).
 """
@@ -110,6 +112,26 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def survey_row(answers: list[dict[str, Any]], record: dict[str, Any]) -> str:
+    """The solvable fraction with its 95% Wilson interval, as a row of docs/measured/survey.md's table
+    (sides 6-9), to be pasted there beside them."""
+    from sigmar.runners.survey import wilson
+
+    n = len(answers)
+    solved = sum(a["status"] == "solved" for a in answers)
+    refuted = sum(a["status"] == "unsolvable" and bool(a.get("checked")) for a in answers)
+    low, high = wilson(solved, n)
+    seconds = [float(a["seconds"]) for a in answers]
+    times = f"{median(seconds):.3f} / {percentile(seconds, 99):.2f} / {max(seconds):.1f}"
+    wall = f"{record['survey_wall'] / 60:.1f} min" if record["survey_wall"] else "-"
+    return (
+        f"Solvable: {solved} of {n} ({100 * solved / n:.1f}%, 95% Wilson interval {100 * low:.1f}-{100 * high:.1f}%). "
+        f"As a row of the survey table (docs/measured/survey.md):\n\n"
+        f"| dense | 10 | {n:,} | {solved} ({100 * solved / n:.1f}%) | {100 * low:.1f}–{100 * high:.1f}% | {refuted} "
+        f"| {n - solved - refuted} | {times} | {wall} |"
+    )
+
+
 def settled_by(answer: dict[str, Any]) -> str:
     """How a board was settled: the backend, and for a "no" its certificate kind."""
     backend = str(answer.get("backend") or "-")
@@ -133,6 +155,7 @@ def report(args: argparse.Namespace, answers: list[dict[str, Any]], record: dict
         [
             a["board"],
             f"{a['seconds']:.1f}",
+            str((a.get("statistics") or {}).get("answered_by") or (a.get("statistics") or {}).get("solver") or "-"),
             *(f"{float((a.get('statistics') or {}).get(k) or 0):.1f}" for k in ("encode_seconds", "solve_seconds")),
             f"{float(a.get('check_seconds') or 0):.1f}",
             *(f"{int((a.get('statistics') or {}).get(k) or 0):,}" for k in ("conflicts", "clauses")),
@@ -173,15 +196,20 @@ def report(args: argparse.Namespace, answers: list[dict[str, Any]], record: dict
         f"Seconds a board (to the checked answer): median {median(seconds):.2f}, p99 {percentile(seconds, 99):.2f}, "
         f"max {max(seconds):.2f}.",
         "",
+        survey_row(answers, record),
+        "",
         markdown_table(["settled by", "boards"], sorted(ways.items(), key=lambda kv: -kv[1])),
         "",
         "The slowest boards:",
         "",
         markdown_table(["board", "answer", "seconds"], slowest),
         "",
-        "Where a DRUP proof's time goes (the answer's own statistics: the CNF encoding, Glucose, the check):",
+        "Where a DRUP proof's time goes (the answer's own statistics: the CNF encoding, the solver that "
+        "answered first, the check):",
         "",
-        markdown_table(["board", "seconds", "encode s", "solve s", "check s", "conflicts", "clauses"], proofs),
+        markdown_table(
+            ["board", "seconds", "solver", "encode s", "solve s", "check s", "conflicts", "clauses"], proofs
+        ),
         "",
         "What the race heard on the boards it left unknown:",
         "",
