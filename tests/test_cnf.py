@@ -492,3 +492,11 @@ def test_a_large_formula_is_solved_by_glucose_and_its_partner(monkeypatch: pytes
         formula = build_formula(board)
         assert check_proof(formula.clauses, answer.certificate.texts[".drup"].encode(), formula.nv).valid
     assert multiprocessing.active_children() == []
+
+
+@given(st.lists(st.lists(st.integers(min_value=-(2**31) + 1, max_value=2**31 - 1).filter(bool), max_size=6)))
+def test_dimacs_clause_lines_are_those_of_a_join_per_clause(clauses: list[list[int]]) -> None:
+    """The fast DIMACS text (the list's repr, edited) is the text a join per clause writes, empty clauses too."""
+    from sigmar.encoders.cnf.formula import dimacs_clauses
+
+    assert dimacs_clauses(clauses) == "".join(" ".join(map(str, c)) + " 0\n" for c in clauses)
