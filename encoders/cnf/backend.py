@@ -149,7 +149,7 @@ class Partner:
         self.forked.reset()
 
 
-# Formulas from this many clauses up get a Partner solver (dense side-9 and side-10 deals; side 8 has 150,000).
+# Formulas from this many clauses up get a Partner (dense side-9 and side-10 deals; side 8: about 160,000 at most).
 PARTNER_FROM_CLAUSES = 500_000
 
 
