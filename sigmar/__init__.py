@@ -16,14 +16,19 @@ it, being inside it.
 
 from __future__ import annotations
 
-from pkgutil import extend_path
+import os as _os
 
 # A checkout's ``sigmar/`` folder (on sys.path when Python or pytest runs from the repository
 # root) must not hide the installed subpackages, which a regular install puts in another ``sigmar/``.
-__path__ = extend_path(__path__, __name__)
+# Where this folder holds them (the README's install, a wheel) there is nothing to add, and pkgutil
+# (40 M instructions, a third of the public solver's whole one-board solve) is not imported.
+if not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "models")):
+    from pkgutil import extend_path
 
-from typing import TYPE_CHECKING
+    __path__ = extend_path(__path__, __name__)
+del _os
 
+TYPE_CHECKING = False  # not typing's (34 M instructions): see runners/cli/__init__.py
 if TYPE_CHECKING:
     from sigmar.encoders.backend import Backend
     from sigmar.models.board import Board

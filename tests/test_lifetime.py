@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from sigmar.encoders.processes.lifetime import JANITOR
 from tests.conftest import REAL_GAME_TEXT, wait_for
 
 DATA = Path(__file__).parent / "data"
@@ -89,7 +90,12 @@ def test_killed_run_leaves_nothing(tmp_path: Path, kind: str, target: str, sig: 
         if target == "parent":
             victim = proc.pid
         else:
-            workers = [pid for pid, (ppid, cmd) in tagged(tag).items() if ppid == proc.pid and "guard.py" not in cmd]
+            others = ("guard.py", JANITOR)  # an outside solver's guard, the run's janitor
+            workers = [
+                pid
+                for pid, (ppid, cmd) in tagged(tag).items()
+                if ppid == proc.pid and not any(other in cmd for other in others)
+            ]
             assert len(workers) == 1, f"expected one worker, found {workers}"
             victim = workers[0]
         os.kill(victim, sig)
@@ -151,3 +157,47 @@ def test_cadicals_child_process_dies_with_the_run(tmp_path: Path) -> None:
             proc.wait()
         for pid in tagged(tag):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_the_janitor_removes_the_folder_of_a_run_killed_outright(tmp_path: Path) -> None:
+    """SIGKILL to a run that forked nothing: the kernel closes its end of the janitor's pipe, and the janitor
+    (a shell, not the guard: every command pays for it) removes the folder, a file in it and all."""
+    code = (
+        "import os, sys, time\n"
+        "from sigmar.encoders.processes.lifetime import run_lifetime\n"
+        "with run_lifetime() as folder:\n"
+        "    assert folder is not None and os.environ['TMPDIR'] == folder\n"
+        "    os.mkdir(os.path.join(folder, 'inner'))\n"
+        "    open(os.path.join(folder, 'inner', 'proof.drup'), 'w').close()\n"
+        "    print(folder, flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        folder = Path(proc.stdout.readline().strip())
+        assert folder.parent == tmp_path and (folder / "inner" / "proof.drup").exists()
+        proc.kill()
+        proc.wait(15)
+        assert wait_for(lambda: not folder.exists(), 10), sorted(folder.rglob("*"))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_run_that_ends_leaves_no_janitor_and_no_folder(tmp_path: Path) -> None:
+    code = (
+        "import os\n"
+        "from sigmar.encoders.processes.lifetime import run_lifetime\n"
+        "with run_lifetime() as folder:\n"
+        "    open(os.path.join(folder, 'a.cnf'), 'w').close()\n"
+        "print(open(f'/proc/self/task/{os.getpid()}/children').read().strip() or 'none', flush=True)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, "TMPDIR": str(tmp_path)}, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "none"  # the janitor was killed and reaped
+    assert not any(tmp_path.iterdir())

@@ -17,13 +17,11 @@ SIGTERM to the guard (``stop``).  The file runs as a script with ``python -I -S`
 (no imports from the package, nor subprocess), so it starts in about 21 ms.
 
 The guard's exit status is the solver's (128 + signal when it was killed).
-With no command it is a *janitor*: it only waits for its starter to end and
-then removes the ``--cleanup`` folder (the run's temporary folder).
+(The run's own folder has a cheaper janitor: a shell, lifetime.py.)
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import sys
@@ -42,6 +40,8 @@ def prctl(option: int, value: int) -> bool:
     """``prctl(option, value)`` through libc; False where that is not possible (not Linux)."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes  # here: importing guard for remove_tree (lifetime.py, every command) costs no ctypes
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         return int(libc.prctl(option, value, 0, 0, 0)) == 0
@@ -175,6 +175,9 @@ def main(args: list[str]) -> int:
     if rest[:1] == ["--cleanup"]:
         cleanup, rest = rest[1], rest[2:]
     argv = rest[1:] if rest[:1] == ["--"] else rest
+    if not argv:
+        print("guard: no command to run", file=sys.stderr)
+        return 2
     # Its own process group, so a starter's last resort (killpg) spares the worker; not its own
     # session: the kernel's autogroup scheduling gives each session an equal share of the CPU, so
     # a solver in a session of its own ignores the niceness the race gives it (MiniZinc's claims
@@ -187,9 +190,6 @@ def main(args: list[str]) -> int:
         kill_tree(os.getpid(), child[0])
         if cleanup:
             remove_tree(cleanup)
-            if not argv:  # a janitor: the run's other processes may still be dying; sweep again
-                time.sleep(0.5)
-                remove_tree(cleanup)
         os._exit(code)
 
     def on_signal(signum: int, _frame: object) -> None:
@@ -200,9 +200,6 @@ def main(args: list[str]) -> int:
     prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent:  # the starter died before we asked to hear of it
         finish(128 + signal.SIGTERM)
-    if not argv:  # a janitor: nothing to run, only the folder to remove once the starter is gone
-        while True:
-            signal.pause()
     pid = os.fork()
     if pid == 0:
         try:
@@ -225,8 +222,9 @@ def remove_tree(folder: str) -> None:
     for root, dirs, files in os.walk(folder, topdown=False):
         for name in files:
             _quietly(os.remove, os.path.join(root, name))
-        for name in dirs:
-            _quietly(os.rmdir, os.path.join(root, name))
+        for name in dirs:  # a link to a folder is listed here, and removed as a file
+            path = os.path.join(root, name)
+            _quietly(os.remove if os.path.islink(path) else os.rmdir, path)
     _quietly(os.rmdir, folder)
 
 

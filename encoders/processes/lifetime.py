@@ -5,22 +5,29 @@ formula, proofs kept nowhere else) must not outlive a run however it ends.
 Every one of them goes in the run's folder: ``TMPDIR`` and ``tempfile.tempdir``
 point there, and child processes inherit it.  The folder is removed on a
 normal exit, on Ctrl-C and on SIGTERM by the run itself, and when the run is
-killed outright by a janitor (:mod:`sigmar.encoders.processes.guard` with no command)
-that the kernel tells of the run's death.  docs/runners.md, "Process lifetime".
+killed outright by a *janitor*: ``/bin/sh`` reading a pipe whose only writers are
+the run and the processes it forked.  The kernel closes the pipe when the last of
+them is gone, however it died; the janitor then removes the folder (twice: a
+solver that its guard is still killing may write one more file).  docs/runners.md,
+"Process lifetime".
+
+Every ``sigmar`` command pays for this, a one-board solve too (issue 48), so it
+costs a shell's start (about 1 M instructions), not a Python's (50 M), and imports
+none of ``subprocess``, ``tempfile``, ``shutil``, ``ctypes`` or ``threading`` (about 70 M more).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
-import subprocess
-import tempfile
-import threading
+import sys
 from collections.abc import Iterator
 
-from sigmar.encoders.processes.guard import guarded
+from sigmar.encoders.processes.guard import remove_tree
+
+# $0 is the folder.  `read` returns at the end of its input: once every writer of the pipe is gone.
+JANITOR = 'read _ ; rm -rf -- "$0" ; sleep 0.5 ; exec rm -rf -- "$0"'
 
 
 class Terminated(KeyboardInterrupt):
@@ -31,6 +38,57 @@ def _on_sigterm(_signum: int, _frame: object) -> None:
     raise Terminated()
 
 
+def _base() -> str:
+    """Where the run's folder goes: where ``tempfile`` would put it (its rule, without importing it)."""
+    if "tempfile" in sys.modules:
+        import tempfile
+
+        return tempfile.gettempdir()
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        value = os.environ.get(name)
+        if value and os.path.isdir(value):
+            return value
+    return "/tmp" if os.path.isdir("/tmp") else os.getcwd()
+
+
+def _make_folder() -> str:
+    """A new folder only we can use, named ``sigmar-run-*`` (``tempfile.mkdtemp`` without its imports)."""
+    base = _base()
+    for _ in range(100):
+        folder = os.path.join(base, f"sigmar-run-{os.urandom(6).hex()}")
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            continue
+        return os.path.abspath(folder)
+    raise FileExistsError(f"no free name for the run's folder in {base}")
+
+
+def _start_janitor(folder: str) -> tuple[int, int] | None:
+    """(its pid, the pipe's end we write to) of a janitor for ``folder``, or None where none can start."""
+    if not os.path.exists("/bin/sh"):
+        return None
+    read_end, write_end = os.pipe()  # both close-on-exec: forked workers keep the writer, started programs do not
+    try:
+        pid = os.posix_spawn(
+            "/bin/sh",
+            ["sh", "-c", JANITOR, folder],
+            os.environ,
+            file_actions=[
+                (os.POSIX_SPAWN_DUP2, read_end, 0),
+                (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            ],
+            setsid=True,  # no terminal's Ctrl-C reaches it
+        )
+    except OSError:
+        os.close(write_end)
+        return None
+    finally:
+        os.close(read_end)
+    return pid, write_end
+
+
 @contextlib.contextmanager
 def run_lifetime() -> Iterator[str | None]:
     """Within: SIGTERM raises :class:`Terminated`, and temporary files go in a folder removed at the end.
@@ -38,35 +96,52 @@ def run_lifetime() -> Iterator[str | None]:
     Yields the folder, or None where no temporary folder can be made (then files go where
     they always went).  SIGTERM is only taken over in the main thread (Python's rule).
     """
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
-    old_env, old_tempdir = os.environ.get("TMPDIR"), tempfile.tempdir
+    in_main = True
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread
+        in_main = False
+    old_env, old_tempdir = os.environ.get("TMPDIR"), _tempfile_dir()
     folder: str | None = None
     janitor = None
     with contextlib.suppress(OSError):
-        folder = tempfile.mkdtemp(prefix="sigmar-run-")
-        janitor = subprocess.Popen(  # no inherited pipes: a caller reading ours would wait for the janitor too
-            guarded([], cleanup=folder),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        folder = _make_folder()
+        janitor = _start_janitor(folder)
     if folder is not None:
         os.environ["TMPDIR"] = folder
-        tempfile.tempdir = folder
+        _set_tempfile_dir(folder)  # else tempfile reads TMPDIR when first imported
     try:
         yield folder
     finally:
-        tempfile.tempdir = old_tempdir
+        _set_tempfile_dir(old_tempdir)
         if old_env is None:
             os.environ.pop("TMPDIR", None)
         else:
             os.environ["TMPDIR"] = old_env
         if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder)
         if janitor is not None:
-            janitor.kill()
-            janitor.wait()
+            pid, write_end = janitor
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            os.close(write_end)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
         if in_main:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _tempfile_dir() -> str | None:
+    """``tempfile.tempdir`` where tempfile is imported already (else None: it is not imported for this)."""
+    if "tempfile" not in sys.modules:
+        return None
+    import tempfile
+
+    return tempfile.tempdir
+
+
+def _set_tempfile_dir(folder: str | None) -> None:
+    if "tempfile" in sys.modules:
+        import tempfile
+
+        tempfile.tempdir = folder
