@@ -220,7 +220,9 @@ def test_stop_from_another_thread(sub: str) -> None:
     start = time.perf_counter()
     result = backend.solve(board, time_limit=120)
     assert result.status is Status.UNKNOWN, sub
-    assert time.perf_counter() - start < 10, f"{sub} ignored stop()"
+    # Ignoring stop() runs to the 120 s limit (or minutes): 60 s tells that apart at load 20, where the
+    # build alone can take 10 s (a 10 s bound failed a full run at 14:58, load 20).
+    assert time.perf_counter() - start < 60, f"{sub} ignored stop()"
 
 
 def test_sub_name_grammar() -> None:

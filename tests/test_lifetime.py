@@ -3,7 +3,9 @@
 Each case starts ``sigmar solve`` with a tag in its environment (every process
 it starts inherits it), waits until the solver binary runs, sends one signal to
 the parent or to the worker, and then counts the tagged processes left and the
-files left in the run's TMPDIR: both must be 0.
+files left in the run's TMPDIR: both must be 0.  The waits are liveness bounds, not
+timings: generous, since CI runs on a busy machine (at load 22 the KILL-worker-minizinc
+case took 8.6 to 64 s alone, and failed in a full run at 14:58 with the old 60/15/5 s).
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ def test_killed_run_leaves_nothing(tmp_path: Path, kind: str, target: str, sig: 
     args, word = workload(kind, tmp_path)
     proc, tag, tmpdir = start(tmp_path, args)
     try:
-        assert wait_for(lambda: any(word in cmd for _, cmd in tagged(tag).values()), 60), f"{word} never started"
+        assert wait_for(lambda: any(word in cmd for _, cmd in tagged(tag).values()), 240), f"{word} never started"
         if target == "parent":
             victim = proc.pid
         else:
@@ -99,9 +101,9 @@ def test_killed_run_leaves_nothing(tmp_path: Path, kind: str, target: str, sig: 
             assert len(workers) == 1, f"expected one worker, found {workers}"
             victim = workers[0]
         os.kill(victim, sig)
-        proc.wait(15)
-        assert wait_for(lambda: not tagged(tag), 5), f"left after {sig.name} to the {target}: {tagged(tag)}"
-        assert wait_for(lambda: not any(tmpdir.rglob("*")), 10), f"files left: {sorted(tmpdir.rglob('*'))}"
+        proc.wait(60)
+        assert wait_for(lambda: not tagged(tag), 30), f"left after {sig.name} to the {target}: {tagged(tag)}"
+        assert wait_for(lambda: not any(tmpdir.rglob("*")), 30), f"files left: {sorted(tmpdir.rglob('*'))}"
         if target == "parent":
             expected = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGKILL: -9}[sig]
             assert proc.returncode == expected
