@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from sigmar.encoders.search.playgraph import _playgraph, play_graph
+from sigmar.encoders.search.playgraph import _playgraph, play_graph, random_plays
 from sigmar.models.board import Board
 from sigmar.models.boardfile import parse_boards
 from sigmar.models.counting import Notion, reference_count
@@ -164,6 +164,25 @@ def test_the_wilson_interval_holds_the_rate_and_narrows_with_runs() -> None:
     assert low == 0.0 and 0 < high < 0.05
     wide, narrow = wilson(30, 100), wilson(300, 1000)
     assert wide[0] < 0.3 < wide[1] and narrow[1] - narrow[0] < wide[1] - wide[0]
+
+
+def test_random_plays_clear_a_board_as_often_as_its_exact_probability_says() -> None:
+    """Each random play's move is picked from the counts of each kind of move, not from the list of moves: a pick
+    that favoured one kind (element pairs, salt, vitae with mors, the metals, quintessence) would show here as a
+    rate outside the 99.99% interval of the exact chance, on boards whose moves include every kind."""
+    checked = 0
+    for index in range(400):
+        board = fuzz_board(7, index, 24, "quintessence")
+        graph = play_graph(board)
+        if graph.win is None or not 0.05 < graph.win < 0.95:
+            continue
+        runs = 20_000
+        low, high = wilson(random_plays(board, runs, index), runs, 3.8906)
+        assert low <= graph.win <= high, (board.name, float(graph.win), low, high)
+        checked += 1
+        if checked == 12:
+            break
+    assert checked == 12
 
 
 def test_random_play_lists_the_rule_engines_moves_quintessence_included() -> None:

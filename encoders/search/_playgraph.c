@@ -9,8 +9,8 @@
  *   playouts(spec, runs, seed) -> wins          uniformly random legal games
  *
  * spec = (n, elements[4], salt, vitae, mors, quicksilver, quintessence, metal_chain, windows,
- *         neighbours, kinds): the board's masks (bit i is tile i; n <= 64; at most 9 kinds, counted in
- *         7 bits each in a key), as playgraph.spec builds them.
+ *         neighbours, kinds): the board's masks (bit i is tile i; n <= 64; at most 9 kinds, the loose tiles
+ *         of each counted in a key in as many bits as the kind's tiles need), as playgraph.spec builds them.
  *
  * Phase 1 is a depth-first walk over positions keyed as playgraph.key does; each position that
  * can be cleared (alive) gets an id in the order its walk ends (children first), with its number of
@@ -37,6 +37,11 @@ typedef unsigned __int128 u128;
 #define EMPTY INT32_MIN
 #define MAXK 65535
 #define MAXDEPTH 64
+/* A slot of the table is 128 bits: the key (the core's tiles, then the count of loose tiles of each kind) in the
+ * low KEY_BITS, the position's id (or DEAD) above; an all-zero slot is empty (no position's key is 0). */
+#define KEY_BITS 98
+#define DEAD_FIELD 0x3FFFFFFF
+#define MAX_IDS 0x3FFFFFFE
 
 typedef struct {
     int n;
@@ -48,21 +53,22 @@ typedef struct {
     mask nbr[MAXT], waits_on[MAXT];
     int nkinds;
     mask kinds[16];
+    int count_shift[16]; /* where a key holds the count of loose tiles of each kind (after the n tile bits) */
     mask full;
 } Spec;
 
-#ifdef __POPCNT__
-static inline int pc(mask x) { return __builtin_popcountll(x); }
+/* The hot loops (the walk, random plays) are compiled twice where gcc can dispatch at load time: with the
+ * popcnt instruction, and without it for a processor that lacks it (a fifth of the walk's time went to a
+ * bit count done in a dozen instructions).  Their helpers are inlined, so they take the caller's target. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__POPCNT__) && defined(__linux__)
+#define HOT __attribute__((target_clones("popcnt", "default")))
 #else
-/* Without the popcnt instruction (no -mpopcnt), gcc calls a library routine; this is faster. */
-static inline int pc(mask x) {
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    return (int)((x * 0x0101010101010101ull) >> 56);
-}
+#define HOT
 #endif
-static inline int low_index(mask x) { return __builtin_ctzll(x); }
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE int pc(mask x) { return __builtin_popcountll(x); }
+INLINE int low_index(mask x) { return __builtin_ctzll(x); }
 
 static int read_mask(PyObject *o, mask *out) {
     unsigned long long v = PyLong_AsUnsignedLongLong(o);
@@ -126,15 +132,23 @@ static int read_spec(PyObject *t, Spec *s) {
         if (read_mask(PyTuple_GET_ITEM(nbr, i), &s->nbr[i])) return -1;
     }
     s->nkinds = (int)PyTuple_GET_SIZE(kinds);
-    for (int k = 0; k < s->nkinds; k++)
+    int bits = s->n;
+    for (int k = 0; k < s->nkinds; k++) {
         if (read_mask(PyTuple_GET_ITEM(kinds, k), &s->kinds[k])) return -1;
+        s->count_shift[k] = bits;
+        bits += 64 - __builtin_clzll((uint64_t)pc(s->kinds[k]) | 1); /* as many bits as the kind's count needs */
+    }
+    if (bits > KEY_BITS) { /* never on a board (64 tiles in 9 kinds need at most 98): a wrong spec */
+        PyErr_SetString(PyExc_ValueError, "spec: the tiles and the kinds' counts take more than 98 bits");
+        return -1;
+    }
     s->full = s->n == 64 ? ~(mask)0 : (((mask)1 << s->n) - 1);
     return 0;
 }
 
 /* -- the rules on masks (as encoders/search/state.py, moves.py and certificates.legal_moves) -------- */
 
-static inline int is_free(const Spec *s, int i, mask occ) {
+INLINE int is_free(const Spec *s, int i, mask occ) {
     for (int k = 0; k < s->nw[i]; k++)
         if (!(occ & s->win[i][k])) return 1;
     return 0;
@@ -150,7 +164,7 @@ static mask free_set(const Spec *s, mask occ) {
 }
 
 /* The free set after removing r from occ: only neighbours of removed tiles can change. */
-static inline mask child_free(const Spec *s, mask occ, mask fr, mask r) {
+INLINE mask child_free(const Spec *s, mask occ, mask fr, mask r) {
     mask cand = 0;
     for (mask x = r; x; x &= x - 1) cand |= s->nbr[low_index(x)];
     mask child = occ & ~r;
@@ -163,14 +177,14 @@ static inline mask child_free(const Spec *s, mask occ, mask fr, mask r) {
     return fr;
 }
 
-static inline mask current_metal(const Spec *s, mask occ) {
+INLINE mask current_metal(const Spec *s, mask occ) {
     for (int i = 0; i < s->nmet; i++)
         if (occ >> s->met[i] & 1) return (mask)1 << s->met[i];
     return 0;
 }
 
 /* The tile counts cannot pair up (sigmar.models.rules.counts_problem on masks). */
-static inline int counts_dead(const Spec *s, mask occ) {
+INLINE int counts_dead(const Spec *s, mask occ) {
     int fives = pc(occ & s->qx), odd = 0;
     for (int e = 0; e < 4; e++) {
         int left = pc(occ & s->el[e]) - fives;
@@ -184,7 +198,7 @@ static inline int counts_dead(const Spec *s, mask occ) {
 }
 
 /* Every legal move of occ as a removal mask, in certificates.legal_moves' order; -1 past `room`. */
-static long moves_of(const Spec *s, mask occ, mask fr, mask *out, long room) {
+INLINE long moves_of(const Spec *s, mask occ, mask fr, mask *out, long room) {
     long c = 0;
     int salts[MAXT], ns = 0;
 #define PUT(m)                     \
@@ -242,16 +256,30 @@ static long moves_of(const Spec *s, mask occ, mask fr, mask *out, long room) {
 
 /* -- the walk ------------------------------------------------------------------------------------ */
 
+/* What an alive position's predecessors read of it, in one place: they read it at random, one cache miss
+ * each (three arrays made it four). */
 typedef struct {
-    mask core;
-    uint64_t counts;
-    int32_t id;
-} Slot;
+    uint64_t seq_low, seq_high; /* its clearing sequences, exactly (an overflow is flagged) */
+    double seqd, safe_sum;     /* the same as a float, and the safe moves summed along them */
+    uint32_t indeg;            /* its predecessors still to read its Q in phase 2 */
+} Node;
+
+static inline u128 seq_of(const Node *node) { return (u128)node->seq_high << 64 | node->seq_low; }
+
+typedef u128 Slot;
+static const u128 KEY_MASK = ((u128)1 << KEY_BITS) - 1;
+
+static inline int32_t slot_id(Slot slot) {
+    if (!slot) return EMPTY;
+    uint32_t field = (uint32_t)(slot >> KEY_BITS);
+    return field == DEAD_FIELD ? DEAD : (int32_t)field;
+}
 
 /* A position after one move of the position being expanded: its tiles, free set, key and hash. */
 typedef struct {
-    mask occ, fr, core;
-    uint64_t counts, hash;
+    mask occ, fr;
+    u128 key;
+    uint64_t hash;
     int32_t known;  /* CLEAR, DEAD (the counts), or EMPTY: to be looked up */
 } Next;
 
@@ -262,10 +290,7 @@ typedef struct {
     /* per alive id */
     uint16_t *k, *nalive;
     uint8_t *depth;
-    uint64_t *edge_off;
-    uint32_t *indeg;
-    u128 *seq;
-    double *seqd, *safe_sum;
+    Node *node;
     uint64_t nids, ids_cap;
     int32_t *edges;
     uint64_t nedges, edges_cap;
@@ -291,37 +316,42 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static inline uint64_t hash_key(mask core, uint64_t counts) {
-    uint64_t h = core * 0x9E3779B97F4A7C15ull ^ (counts + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull;
+static inline uint64_t hash_key(u128 key) {
+    uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull ^ ((uint64_t)(key >> 64) + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull;
     h ^= h >> 31;
     h *= 0x94D049BB133111EBull;
     return h ^ (h >> 29);
 }
 
-static inline void key_of(const Walk *w, mask occ, mask fr, mask *core_out, uint64_t *counts_out) {
-    const Spec *s = w->s;
-    mask blocked = occ & ~fr;
-    mask core = blocked | (occ & s->metals);
-    for (mask x = blocked; x; x &= x - 1) core |= s->waits_on[low_index(x)];
-    mask loose = occ & ~core;
-    uint64_t counts = 0;
-    if (loose)
-        for (int k = 0; k < s->nkinds; k++) counts |= (uint64_t)pc(loose & s->kinds[k]) << (7 * k);
-    *core_out = occ & core;
-    *counts_out = counts;
+/* The tiles the blocked ones wait on: every tile in one of their windows. */
+INLINE mask waited_on(const Spec *s, mask blocked) {
+    mask waited = 0;
+    for (mask x = blocked; x; x &= x - 1) waited |= s->waits_on[low_index(x)];
+    return waited;
 }
 
-static Slot *find_hashed(Walk *w, mask core, uint64_t counts, uint64_t hash) {
+/* The key of occ (playgraph.key) from its blocked tiles and what they wait on. */
+INLINE u128 key_with(const Spec *s, mask occ, mask blocked, mask waited) {
+    mask core = occ & (blocked | waited | s->metals);
+    mask loose = occ & ~core;
+    u128 key = core;
+    if (loose)
+        for (int k = 0; k < s->nkinds; k++) key |= (u128)pc(loose & s->kinds[k]) << s->count_shift[k];
+    return key;
+}
+
+static u128 key_of(const Spec *s, mask occ, mask fr) {
+    mask blocked = occ & ~fr;
+    return key_with(s, occ, blocked, waited_on(s, blocked));
+}
+
+static inline Slot *find_hashed(Walk *w, u128 key, uint64_t hash) {
     uint64_t i = hash & (w->cap - 1);
     for (;;) {
         Slot *slot = &w->table[i];
-        if (slot->id == EMPTY || (slot->core == core && slot->counts == counts)) return slot;
+        if (!*slot || (*slot & KEY_MASK) == key) return slot;
         i = (i + 1) & (w->cap - 1);
     }
-}
-
-static inline Slot *find(Walk *w, mask core, uint64_t counts) {
-    return find_hashed(w, core, counts, hash_key(core, counts));
 }
 
 /* A table of `cap` slots, in huge pages where the kernel gives them: its lookups are random, and with
@@ -347,19 +377,16 @@ static int grow_table(Walk *w) {
     if (!table) return -1;
     w->table = table;
     w->cap = old_cap * 2;
-    for (uint64_t i = 0; i < w->cap; i++) table[i].id = EMPTY;
+    memset(table, 0, sizeof(Slot) * w->cap);
     for (uint64_t i = 0; i < old_cap; i++)
-        if (old[i].id != EMPTY) *find(w, old[i].core, old[i].counts) = old[i];
+        if (old[i]) *find_hashed(w, old[i] & KEY_MASK, hash_key(old[i] & KEY_MASK)) = old[i];
     free(old);
     return 0;
 }
 
-static int insert(Walk *w, mask core, uint64_t counts, uint64_t hash, int32_t id) {
+static int insert(Walk *w, u128 key, uint64_t hash, int32_t id) {
     if ((w->used + 1) * 2 > w->cap && grow_table(w)) return -1; /* at most half full: short probes */
-    Slot *slot = find_hashed(w, core, counts, hash);
-    slot->core = core;
-    slot->counts = counts;
-    slot->id = id;
+    *find_hashed(w, key, hash) = key | (u128)(id == DEAD ? DEAD_FIELD : (uint32_t)id) << KEY_BITS;
     w->used++;
     return 0;
 }
@@ -376,11 +403,7 @@ static int grow_ids(Walk *w) {
     MORE(k, uint16_t);
     MORE(nalive, uint16_t);
     MORE(depth, uint8_t);
-    MORE(edge_off, uint64_t);
-    MORE(indeg, uint32_t);
-    MORE(seq, u128);
-    MORE(seqd, double);
-    MORE(safe_sum, double);
+    MORE(node, Node);
 #undef MORE
     w->ids_cap = more;
     return 0;
@@ -393,9 +416,9 @@ static int32_t stop_with(Walk *w, int32_t why) {
 
 /* Expand occ's position, which is not in the table (its key and hash given): its id if alive, DEAD, or
  * STOP when a limit or a memory failure ended the walk. */
-static int32_t walk(Walk *w, mask occ, mask fr, mask core, uint64_t counts, uint64_t hash, int depth) {
+HOT static int32_t walk(Walk *w, mask occ, mask fr, u128 key, uint64_t hash, int depth) {
     const Spec *s = w->s;
-    if (w->used >= w->max_states) return stop_with(w, STOP);
+    if (w->used >= w->max_states || w->nids >= MAX_IDS) return stop_with(w, STOP);
     if (!(++w->expanded & 1023) && now() > w->deadline) return stop_with(w, STOP);
     if (depth >= MAXDEPTH - 1) return stop_with(w, STOP);
     long base = w->msp;
@@ -418,7 +441,10 @@ static int32_t walk(Walk *w, mask occ, mask fr, mask core, uint64_t counts, uint
     }
     w->msp = base + km;
     w->followed += km;
-    /* The positions after the moves, keyed and their slots fetched ahead, before any is walked. */
+    /* The positions after the moves, keyed and their slots fetched ahead, before any is walked.  A move takes
+     * free tiles only, so a child's blocked tiles are occ's less those it frees: when it frees none (most
+     * moves), what they wait on is occ's too. */
+    mask blocked = occ & ~fr, waited = waited_on(s, blocked);
     for (long i = 0; i < km; i++) {
         Next *next = &w->nexts[base + i];
         next->occ = occ & ~w->moves[base + i];
@@ -433,8 +459,9 @@ static int32_t walk(Walk *w, mask occ, mask fr, mask core, uint64_t counts, uint
         }
         next->known = EMPTY;
         next->fr = child_free(s, occ, fr, w->moves[base + i]);
-        key_of(w, next->occ, next->fr, &next->core, &next->counts);
-        next->hash = hash_key(next->core, next->counts);
+        mask freed = next->fr & ~fr;
+        next->key = key_with(s, next->occ, blocked & ~freed, freed ? waited_on(s, blocked & ~freed) : waited);
+        next->hash = hash_key(next->key);
         __builtin_prefetch(&w->table[next->hash & (w->cap - 1)]);
     }
     long sbase = w->ssp;
@@ -445,10 +472,9 @@ static int32_t walk(Walk *w, mask occ, mask fr, mask core, uint64_t counts, uint
         Next *next = &w->nexts[base + i];
         int32_t got = next->known;
         if (got == EMPTY) {
-            Slot *slot = find_hashed(w, next->core, next->counts, next->hash);
-            got = slot->id;
+            got = slot_id(*find_hashed(w, next->key, next->hash));
             if (got == EMPTY) {
-                got = walk(w, next->occ, next->fr, next->core, next->counts, next->hash, depth + 1);
+                got = walk(w, next->occ, next->fr, next->key, next->hash, depth + 1);
                 if (got == STOP) return STOP; /* (the stacks may have moved: next is not read again) */
             }
         }
@@ -472,7 +498,7 @@ static int32_t walk(Walk *w, mask occ, mask fr, mask core, uint64_t counts, uint
     w->msp = base;
     if (!alive) {
         w->ssp = sbase;
-        if (insert(w, core, counts, hash, DEAD)) {
+        if (insert(w, key, hash, DEAD)) {
             w->no_memory = 1;
             return stop_with(w, STOP);
         }
@@ -498,8 +524,6 @@ static int32_t walk(Walk *w, mask occ, mask fr, mask core, uint64_t counts, uint
     w->k[id] = (uint16_t)km;
     w->nalive[id] = (uint16_t)alive;
     w->depth[id] = (uint8_t)depth;
-    w->edge_off[id] = w->nedges;
-    w->indeg[id] = 0;
     u128 seq = 0;
     double seqd = 0, safe = 0;
     for (long i = sbase; i < w->ssp; i++) {
@@ -510,16 +534,15 @@ static int32_t walk(Walk *w, mask occ, mask fr, mask core, uint64_t counts, uint
             seqd += 1;
             continue;
         }
-        w->indeg[c]++;
+        Node *after = &w->node[c];
+        after->indeg++;
         u128 before = seq;
-        seq += w->seq[c];
+        seq += seq_of(after);
         if (seq < before) w->overflow = 1;
-        seqd += w->seqd[c];
-        safe += w->safe_sum[c];
+        seqd += after->seqd;
+        safe += after->safe_sum;
     }
-    w->seq[id] = seq;
-    w->seqd[id] = seqd;
-    w->safe_sum[id] = safe + alive * seqd;
+    w->node[id] = (Node){(uint64_t)seq, (uint64_t)(seq >> 64), seqd, safe + alive * seqd, 0};
     w->ssp = sbase;
     w->kseen[depth][km >> 6] |= (uint64_t)1 << (km & 63);
     if (first_dead && depth + 1 > w->trap_depth) {
@@ -527,7 +550,7 @@ static int32_t walk(Walk *w, mask occ, mask fr, mask core, uint64_t counts, uint
         w->trap_before = occ;
         w->trap_move = first_dead;
     }
-    if (insert(w, core, counts, hash, id)) {
+    if (insert(w, key, hash, id)) {
         w->no_memory = 1;
         return stop_with(w, STOP);
     }
@@ -539,11 +562,7 @@ static void free_walk(Walk *w) {
     free(w->k);
     free(w->nalive);
     free(w->depth);
-    free(w->edge_off);
-    free(w->indeg);
-    free(w->seq);
-    free(w->seqd);
-    free(w->safe_sum);
+    free(w->node);
     free(w->edges);
     free(w->moves);
     free(w->nexts);
@@ -691,6 +710,7 @@ static int exact_win(Walk *w, int32_t start, PyObject **numerator, PyObject **de
         Py_SETREF(denom, bigger);
     }
     uint64_t one = 1;
+    uint64_t edge = 0; /* each id's alive successors follow the previous id's in w->edges */
     for (uint64_t id = 0; id < w->nids; id++) {
         if (!(id & 4095) && now() > w->deadline) {
             status = 1;
@@ -708,8 +728,8 @@ static int exact_win(Walk *w, int32_t start, PyObject **numerator, PyObject **de
             if (!factor->limb) goto done;
         }
         uint32_t len = 0;
-        for (uint64_t e = w->edge_off[id]; e < w->edge_off[id] + w->nalive[id]; e++) {
-            int32_t c = w->edges[e];
+        for (uint64_t end = edge + w->nalive[id]; edge < end; edge++) {
+            int32_t c = w->edges[edge];
             const uint64_t *x = c == CLEAR ? &one : q[c].limb;
             uint32_t xlen = c == CLEAR ? 1 : q[c].len;
             uint32_t need = (len > xlen ? len : xlen) + 2;
@@ -720,7 +740,7 @@ static int exact_win(Walk *w, int32_t start, PyObject **numerator, PyObject **de
                 room = need * 2;
             }
             big_add(acc, &len, x, xlen);
-            if (c != CLEAR && --w->indeg[c] == 0 && c != start) {
+            if (c != CLEAR && --w->node[c].indeg == 0 && c != start) {
                 free(q[c].limb);
                 q[c].limb = NULL;
             }
@@ -775,17 +795,15 @@ static PyObject *py_walk(PyObject *Py_UNUSED(self), PyObject *args) {
         free_walk(&w);
         return PyErr_NoMemory();
     }
-    for (uint64_t i = 0; i < w.cap; i++) w.table[i].id = EMPTY;
+    memset(w.table, 0, sizeof(Slot) * w.cap);
     mask full = s.full;
     mask fr = free_set(&s, full);
     int32_t start = DEAD;
     double began = now();
     Py_BEGIN_ALLOW_THREADS;
     if (full && !counts_dead(&s, full)) {
-        mask core;
-        uint64_t counts;
-        key_of(&w, full, fr, &core, &counts);
-        start = walk(&w, full, fr, core, counts, hash_key(core, counts), 0);
+        u128 key = key_of(&s, full, fr);
+        start = walk(&w, full, fr, key, hash_key(key), 0);
     }
     Py_END_ALLOW_THREADS;
     double walked = now();
@@ -804,7 +822,7 @@ static PyObject *py_walk(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     if (!w.stopped) {
         if (start >= 0) {
-            sequences = w.overflow ? Py_NewRef(Py_None) : u128_to_long(w.seq[start]);
+            sequences = w.overflow ? Py_NewRef(Py_None) : u128_to_long(seq_of(&w.node[start]));
             if (!sequences) goto fail;
             first = w.k[start];
             safe_first = w.nalive[start];
@@ -825,7 +843,8 @@ static PyObject *py_walk(PyObject *Py_UNUSED(self), PyObject *args) {
         sequences = Py_NewRef(Py_None);
         trap = Py_NewRef(Py_None);
     }
-    double seqd = start >= 0 && !w.stopped ? w.seqd[start] : 0, safe = start >= 0 && !w.stopped ? w.safe_sum[start] : 0;
+    int read = start >= 0 && !w.stopped;
+    double seqd = read ? w.node[start].seqd : 0, safe = read ? w.node[start].safe_sum : 0;
     out = Py_BuildValue("(NsNNNddllNKKKKdd)", PyBool_FromLong(!w.stopped), why, numerator, denominator, sequences,
                         seqd, safe, first, safe_first, trap, (unsigned long long)w.used,
                         (unsigned long long)w.nids, (unsigned long long)w.followed, (unsigned long long)w.cut,
@@ -850,6 +869,79 @@ static inline uint64_t next_random(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
+/* The tile of x's i-th set bit (from 0), as a mask. */
+INLINE mask nth_bit(mask x, uint64_t i) {
+    for (; i; i--) x &= x - 1;
+    return x & -x;
+}
+
+/* The pair numbered r (from 0) of the set bits of x, in the order a < b, (a, b) of moves_of. */
+INLINE mask nth_pair(mask x, uint64_t n, uint64_t r) {
+    for (uint64_t rest = n - 1;; rest--) {
+        mask a = x & -x;
+        x &= x - 1;
+        if (r < rest) return a | nth_bit(x, r);
+        r -= rest;
+    }
+}
+
+/* One of occ's legal moves, each of moves_of's list equally likely, from the number of each kind of move (the
+ * bit counts of the free tiles) rather than the list itself; 0 when there is none. */
+INLINE mask random_move(const Spec *s, mask occ, mask fr, uint64_t *state) {
+    mask salt = fr & s->salt, vitae = fr & s->vitae, mors = fr & s->mors, el[4];
+    uint64_t ns = pc(salt), ne[4], quint = pc(fr & s->qx), cur = current_metal(s, occ), metal = 0;
+    for (int e = 0; e < 4; e++) {
+        el[e] = fr & s->el[e];
+        ne[e] = pc(el[e]);
+        quint *= ne[e];
+    }
+    if (cur & fr) metal = cur == s->gold_bit ? 1 : pc(fr & s->qs);
+    uint64_t total = ns * (ns - (ns > 0)) / 2 + pc(vitae) * pc(mors) + metal + quint;
+    for (int e = 0; e < 4; e++) total += ne[e] * (ne[e] - (ne[e] > 0)) / 2 + ns * ne[e];
+    if (!total) return 0;
+    uint64_t r = (uint64_t)(((u128)next_random(state) * total) >> 64);
+    for (int e = 0; e < 4; e++) {
+        uint64_t pairs = ne[e] * (ne[e] - (ne[e] > 0)) / 2;
+        if (r < pairs) return nth_pair(el[e], ne[e], r);
+        r -= pairs;
+        if (r < ns * ne[e]) return nth_bit(salt, r / ne[e]) | nth_bit(el[e], r % ne[e]);
+        r -= ns * ne[e];
+    }
+    uint64_t salts = ns * (ns - (ns > 0)) / 2;
+    if (r < salts) return nth_pair(salt, ns, r);
+    r -= salts;
+    uint64_t nm = pc(mors);
+    if (r < pc(vitae) * nm) return nth_bit(vitae, r / nm) | nth_bit(mors, r % nm);
+    r -= pc(vitae) * nm;
+    if (r < metal) return cur == s->gold_bit ? cur : cur | nth_bit(fr & s->qs, r);
+    r -= metal;
+    /* quintessence: a free quintessence and one free tile of each element, the last group varying fastest */
+    mask m = 0;
+    for (int e = 3; e >= 0; e--) {
+        m |= nth_bit(el[e], r % ne[e]);
+        r /= ne[e];
+    }
+    return m | nth_bit(fr & s->qx, r);
+}
+
+/* games(s, runs, state) -> wins, or -1: runs games of uniformly random legal moves. */
+HOT static long long games(const Spec *s, long long runs, uint64_t *state) {
+    long long wins = 0;
+    mask start_free = free_set(s, s->full);
+    for (long long r = 0; r < runs; r++) {
+        mask occ = s->full, fr = start_free;
+        while (occ) {
+            if (counts_dead(s, occ)) break; /* this game is lost whatever it plays next */
+            mask m = random_move(s, occ, fr, state);
+            if (!m) break;
+            fr = child_free(s, occ, fr, m);
+            occ &= ~m;
+        }
+        wins += !occ;
+    }
+    return wins;
+}
+
 /* playouts(spec, runs, seed) -> wins: games of uniformly random legal moves that clear the board. */
 static PyObject *py_playouts(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *spec_obj;
@@ -858,36 +950,11 @@ static PyObject *py_playouts(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "OLK", &spec_obj, &runs, &seed)) return NULL;
     Spec s;
     if (read_spec(spec_obj, &s)) return NULL;
-    long room = 1 << 16;
-    mask *moves = malloc(sizeof(mask) * room);
-    if (!moves) return PyErr_NoMemory();
-    long long wins = 0;
-    int failed = 0;
     uint64_t state = seed;
-    mask start_free = free_set(&s, s.full);
+    long long wins;
     Py_BEGIN_ALLOW_THREADS;
-    for (long long r = 0; r < runs && !failed; r++) {
-        mask occ = s.full, fr = start_free;
-        while (occ) {
-            if (counts_dead(&s, occ)) break; /* this game is lost whatever it plays next */
-            long k = moves_of(&s, occ, fr, moves, room);
-            if (k < 0) {
-                failed = 1;
-                break;
-            }
-            if (!k) break;
-            mask m = moves[(uint64_t)(((u128)next_random(&state) * (u128)k) >> 64)];
-            fr = child_free(&s, occ, fr, m);
-            occ &= ~m;
-        }
-        wins += !occ;
-    }
+    wins = games(&s, runs, &state);
     Py_END_ALLOW_THREADS;
-    free(moves);
-    if (failed) {
-        PyErr_SetString(PyExc_OverflowError, "a position has more legal moves than a random play can hold");
-        return NULL;
-    }
     return PyLong_FromLongLong(wins);
 }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sigmar.encoders.search.playgraph import MAX_STATES, _playgraph
 from sigmar.models.board import Board
 from sigmar.models.hexgrid import Hex
 from sigmar.models.result import CertificateKind, Move, Result, Status
@@ -22,6 +23,11 @@ from sigmar.runners.design.explain import VERDICT_BACKENDS, explain, explanation
 from sigmar.runners.design.hint import hint, hint_json
 from sigmar.runners.race import Race
 from sigmar.runners.render.answer_json import result_json
+
+# A worker of the workbench may use 1 GB (jobs.Pool): its play graph stops at five million positions (some
+# 700 MB in the compiled core, playgraph.BYTES_PER_STATE_COMPILED) and samples past them, rather than being
+# stopped for its memory (the walk's own cap is twelve million).
+WORKBENCH_STATES = 5_000_000
 
 # The verdict's race, made once per worker process (its own backend processes die with it).
 _race: Race | None = None
@@ -130,7 +136,7 @@ def proved_hint(board: Board, moves: list[tuple[Hex, ...]], time_limit: float) -
 
 def figures(board: Board, time_limit: float) -> dict[str, Any]:
     """How hard the board is (docs/explain.md#difficulty): ``explain --difficulty``'s JSON, with its lines in words."""
-    found = difficulty(board, time_limit)
+    found = difficulty(board, time_limit, max_states=MAX_STATES if _playgraph is None else WORKBENCH_STATES)
     return {**difficulty_json(found), "lines": [line.strip() for line in difficulty_lines(found)]}
 
 

@@ -143,7 +143,8 @@ def band_of(text: str) -> Band:
 @dataclass(frozen=True)
 class Screen:
     """A board screened against a band by random plays: ``inside`` True (its interval within the band), False
-    (outside it), or None (still across an edge after the most plays)."""
+    (outside it), or None (across an edge: after the most plays, or once its rate is so near an edge that even
+    they would leave it across)."""
 
     inside: bool | None
     sample: Sample
@@ -158,6 +159,13 @@ class Screen:
 Z_SCREEN = 3.2905267314919255
 SCREEN_FIRST = 250
 SCREEN_MOST = 32_000
+
+
+def _hopeless(rate: float, band: Band, most: int) -> bool:
+    """Whether a rate this close to an edge of ``band`` would leave even ``most`` plays' interval across it: the
+    board is let go at once rather than after all of them (a board near an edge cost the screen most of its plays)."""
+    half = Z_SCREEN * math.sqrt(max(rate * (1 - rate), 1 / most) / most)
+    return min(rate - band.low, band.high - rate) < half
 
 
 def screen(board: Board, band: Band, seed: int, first: int = SCREEN_FIRST, most: int = SCREEN_MOST) -> Screen:
@@ -176,7 +184,7 @@ def screen(board: Board, band: Band, seed: int, first: int = SCREEN_FIRST, most:
             return Screen(True, Sample(runs, wins))
         if high < band.low or low > band.high:
             return Screen(False, Sample(runs, wins))
-        if runs >= most:
+        if runs >= most or _hopeless(wins / runs, band, most):
             return Screen(None, Sample(runs, wins))
 
 
