@@ -589,6 +589,7 @@ static PyObject *u128_to_long(u128 v) {
 typedef struct {
     uint64_t *limb;
     uint32_t len;
+    uint32_t indeg; /* a position's Q: its predecessors still to read it (beside it, one cache miss for both) */
 } Big;
 
 /* acc += x, where acc holds room for max(len) + 1 limbs (its limbs past *len are read as 0). */
@@ -606,7 +607,7 @@ static inline void big_add(uint64_t *acc, uint32_t *len, const uint64_t *x, uint
 
 /* A new Big of a * b (NULL limbs when out of memory). */
 static Big big_mul(const uint64_t *a, uint32_t alen, const uint64_t *b, uint32_t blen) {
-    Big out = {calloc((size_t)alen + blen + 1, sizeof(uint64_t)), 0};
+    Big out = {calloc((size_t)alen + blen + 1, sizeof(uint64_t)), 0, 0};
     if (!out.limb) return out;
     for (uint32_t i = 0; i < alen; i++) {
         uint64_t carry = 0;
@@ -624,7 +625,7 @@ static Big big_mul(const uint64_t *a, uint32_t alen, const uint64_t *b, uint32_t
 
 /* A non-negative Python int as limbs (for the few factors M_d / k). */
 static Big big_of(PyObject *value) {
-    Big out = {NULL, 0};
+    Big out = {NULL, 0, 0};
     PyObject *length = PyObject_CallMethod(value, "bit_length", NULL);
     if (!length) return out;
     size_t bits = PyLong_AsSize_t(length);
@@ -686,6 +687,12 @@ static int exact_win(Walk *w, int32_t start, PyObject **numerator, PyObject **de
     uint32_t room = 0;
     int status = -1;
     if (!factors || !q || !denom) goto done;
+    /* Phase 1's table and what predecessors read of a position are done with: their memory goes to the Q. */
+    for (uint64_t id = 0; id < w->nids; id++) q[id].indeg = w->node[id].indeg;
+    free(w->node);
+    free(w->table);
+    w->node = NULL;
+    w->table = NULL;
     for (int d = 0; d <= top; d++) {
         PyObject *ks = PyList_New(0);
         if (!ks) goto done;
@@ -740,12 +747,14 @@ static int exact_win(Walk *w, int32_t start, PyObject **numerator, PyObject **de
                 room = need * 2;
             }
             big_add(acc, &len, x, xlen);
-            if (c != CLEAR && --w->node[c].indeg == 0 && c != start) {
+            if (c != CLEAR && --q[c].indeg == 0 && c != start) {
                 free(q[c].limb);
                 q[c].limb = NULL;
             }
         }
+        uint32_t indeg = q[id].indeg;
         q[id] = big_mul(acc, len, factor->limb, factor->len);
+        q[id].indeg = indeg;
         if (!q[id].limb) goto done;
     }
     *numerator = long_of(q[start].limb, q[start].len);
@@ -810,6 +819,8 @@ static PyObject *py_walk(PyObject *Py_UNUSED(self), PyObject *args) {
     const char *why = w.no_memory ? "memory" : w.too_many_moves ? "moves" : w.stopped ? "limit" : "";
     PyObject *numerator = NULL, *denominator = NULL, *sequences = NULL, *trap = NULL, *out = NULL;
     long first = 0, safe_first = 0;
+    Node top = {0}; /* the start's (phase 2 frees the others') */
+    if (start >= 0 && !w.stopped) top = w.node[start];
     if (!w.stopped) {
         if (start >= 0) {
             int late = exact_win(&w, start, &numerator, &denominator);
@@ -822,7 +833,7 @@ static PyObject *py_walk(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     if (!w.stopped) {
         if (start >= 0) {
-            sequences = w.overflow ? Py_NewRef(Py_None) : u128_to_long(seq_of(&w.node[start]));
+            sequences = w.overflow ? Py_NewRef(Py_None) : u128_to_long(seq_of(&top));
             if (!sequences) goto fail;
             first = w.k[start];
             safe_first = w.nalive[start];
@@ -844,7 +855,7 @@ static PyObject *py_walk(PyObject *Py_UNUSED(self), PyObject *args) {
         trap = Py_NewRef(Py_None);
     }
     int read = start >= 0 && !w.stopped;
-    double seqd = read ? w.node[start].seqd : 0, safe = read ? w.node[start].safe_sum : 0;
+    double seqd = read ? top.seqd : 0, safe = read ? top.safe_sum : 0;
     out = Py_BuildValue("(NsNNNddllNKKKKdd)", PyBool_FromLong(!w.stopped), why, numerator, denominator, sequences,
                         seqd, safe, first, safe_first, trap, (unsigned long long)w.used,
                         (unsigned long long)w.nids, (unsigned long long)w.followed, (unsigned long long)w.cut,
