@@ -1,18 +1,23 @@
 """Benchmark runs on an existing Dask distributed cluster (``sigmar bench --cluster ADDRESS``).
 
-Each run is one Dask task, done in the worker thread's host process
-(:class:`sigmar.encoders.processes.parent.Host`), so stock workers (a nanny, daemonic) can run
-backends that start processes.  The task carries the parent's backend
-registry, so a Dask worker only needs ``sigmar`` installed (and the solvers).
-Answers come back raw; the parent checks and grades them exactly as for local runs.
+Each board is one Dask task: its runs (every backend, every repetition) one after the other in the
+worker thread's host (:class:`sigmar.encoders.processes.parent.Host`), so stock workers (a nanny,
+daemonic) can run backends that start processes.  In the host each backend runs in a worker process
+of its own, as on one machine (:class:`sigmar.runners.bench.WorkerPool`), kept across the host's
+tasks: the solver is imported once, in the host, and a worker killed at its time limit is replaced by
+a fork of it, warm; each run is measured there (CPU time and peak memory, children included) and held
+to ``--mem-limit``, like a local run.  The task carries the parent's backend registry, so a Dask worker
+only needs ``sigmar`` installed (and the solvers).  Answers come back raw; the parent checks and grades
+them exactly as for local runs.
 
-The backend's own time limit stops a run; one that ignores it is stopped
-after ``time_limit + slack`` seconds by killing its host and everything the
-host started (its row is ``unknown``); the thread's next run starts a fresh host.
+A run that outlives ``time_limit + slack`` seconds is killed with its worker (its row is ``unknown``);
+a host that dies or hangs (past the sum of its runs' limits) is replaced, and its task's runs are
+errors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections.abc import Iterator
@@ -22,64 +27,117 @@ from sigmar.encoders import registry
 from sigmar.encoders.processes.parent import ChildError, ChildTimeout, hosted
 from sigmar.models.board import Board
 from sigmar.models.result import Lost, Result, Status
-from sigmar.runners.bench import Run
-from sigmar.runners.checking.intake import crashed, overrun_message, taken_in
+from sigmar.runners.bench import Run, WorkerPool
+from sigmar.runners.checking.intake import overrun_message, taken_in
 from sigmar.runners.statistics.cost import Usage
 from sigmar.runners.survey import ClusterError, lost_cluster, task_failure
+from sigmar.runners.workers import WorkerSet, with_output
 
-_backends: dict[str, Any] = {}  # backend instances of this host, kept across its runs
+# What a task sends back per run: its index, the raw answer, the wall seconds of its solve, what it cost
+# (None when nothing was measured) and what the backend printed.
+Done = tuple[int, Result, float, Usage | None, str]
+
+_pool: WorkerPool | None = None  # this host's workers, one kind per backend, kept across its tasks
+_warm: set[str] = set()  # the backends whose solvers this host has imported
 
 
-def solve_in_host(
-    families: tuple[tuple[str, str, str], ...], name: str, board: Board, time_limit: float | None
-) -> tuple[Result, float]:
-    """One run in the host: (raw answer, wall seconds of solve); a crashing backend is an answer."""
-    if families != registry.FAMILIES:
+def runs_in_host(
+    families: tuple[tuple[str, str, str], ...],
+    runs: list[tuple[int, str, Board]],
+    time_limit: float | None,
+    slack: float,
+    mem_limit_mb: float | None,
+) -> list[Done]:
+    """A task's runs in the host, one after the other, each in this host's worker for its backend."""
+    global _pool
+    if families != registry.FAMILIES or (_pool is not None and _pool.mem_limit_mb != mem_limit_mb):
         registry.FAMILIES = families
-        _backends.clear()
-    start = time.perf_counter()
-    try:
-        if name not in _backends:
-            _backends[name] = registry.make(name)
-        result = _backends[name].solve(board, time_limit)
-    except Exception as exc:  # a crashing backend is an answer
-        result = crashed(name, exc)
-    return result, time.perf_counter() - start
+        if _pool is not None:
+            _pool.kill_all()
+        _pool = None
+        _warm.clear()
+    if _pool is None:
+        _pool = WorkerPool(mem_limit_mb)
+    done: list[Done] = []
+    for index, name, board in runs:
+        if name not in _warm:  # imported here once: every worker of it is a warm fork
+            _warm.add(name)
+            with contextlib.suppress(Exception):  # its worker's job says why
+                registry.make(name)
+        done.append(_one_run(_pool, index, name, board, time_limit, slack))
+    return done
 
 
-def run_task(
-    families: tuple[tuple[str, str, str], ...], name: str, board: Board, time_limit: float | None, slack: float
-) -> tuple[Result, float]:
-    """One run, a Dask task: handed to this worker thread's host, stopped after ``time_limit + slack``."""
+def _one_run(pool: WorkerPool, index: int, name: str, board: Board, time_limit: float | None, slack: float) -> Done:
+    worker = pool.take(name)
+    worker.submit(index, name, board, time_limit)
+    started = time.perf_counter()
+    busy: WorkerSet[int] = WorkerSet()
+    busy.add(index, worker, name, None if time_limit is None else started + time_limit + slack, time_limit)
+    heard = busy.wait()
+    while not heard:
+        heard = busy.wait()
+    news = heard[0]
+    if news.done is None:  # it died, or outlived the time limit: the answer is marked lost here (Result.lost)
+        pool.retire(worker)
+        seconds = time.perf_counter() - started
+        return index, news.answer(seconds), seconds, None, ""
+    if news.done.usage is not None and news.done.usage.over_memory:
+        pool.retire(worker)  # its watchdog may be taking it down; start clean
+    else:
+        pool.give_back(name, worker)
+    # Taken in here, so that no mark a backend set itself reaches the parent as this code's (lost_mark).
+    answer = taken_in(news.done.result, name)
+    return index, answer, news.done.seconds, news.done.usage, news.done.output
+
+
+def board_task(
+    families: tuple[tuple[str, str, str], ...],
+    runs: list[tuple[int, str, Board]],
+    time_limit: float | None,
+    slack: float,
+    mem_limit_mb: float | None,
+) -> list[Done]:
+    """One board's runs, a Dask task: handed to this worker thread's host.  A host that dies or hangs past
+    every run's limit is replaced; the task's runs are then errors (or ``unknown``, for a hang)."""
+    per_run = None if time_limit is None else time_limit + slack
+    timeout = None if per_run is None else len(runs) * per_run + 60.0
     start = time.perf_counter()
     try:
-        timeout = None if time_limit is None else time_limit + slack
-        answer, seconds = hosted(solve_in_host, families, name, board, time_limit, timeout=timeout)
-        return taken_in(answer, name), seconds  # only this code marks an answer lost (lost_mark reads it)
+        return hosted(runs_in_host, families, runs, time_limit, slack, mem_limit_mb, timeout=timeout)
     except ChildTimeout:
-        overran = Result(Status.UNKNOWN, name, message=overrun_message(time_limit), lost=Lost.OVERRUN)
-        return overran, time.perf_counter() - start
-    except ChildError as exc:  # the host died under the backend: a crash, as a local worker's would be
-        return Result(Status.ERROR, name, message=f"{name}: {exc}", lost=Lost.CRASH), time.perf_counter() - start
+        status, message, lost = Status.UNKNOWN, overrun_message(time_limit), Lost.OVERRUN
+    except ChildError as exc:  # the host died under a backend: a crash, as a local worker's would be
+        status, message, lost = Status.ERROR, str(exc), Lost.CRASH
+    seconds = time.perf_counter() - start
+    return [
+        (index, Result(status, name, message=f"{name}: {message}", lost=lost), seconds, None, "")
+        for index, name, _ in runs
+    ]
 
 
 def run_cluster(
-    runs: list[Run], time_limit: float | None, address: Any, slack: float = 1.0
+    runs: list[Run], time_limit: float | None, address: Any, slack: float = 1.0, mem_limit_mb: float | None = None
 ) -> Iterator[tuple[Run, Result, Usage | None]]:
-    """Yield (run, raw answer) as the cluster finishes them; ``address`` is a scheduler address or a Client."""
+    """Yield (run, raw answer, usage) as the cluster finishes each board; ``address`` is a scheduler address or a
+    Client."""
     from distributed import Client, as_completed
 
     client = address if isinstance(address, Client) else Client(address, timeout="10s")
     try:
         families = registry.FAMILIES
         token = uuid.uuid4().hex  # in every key: two runs on one scheduler never share a task (nor its answer)
-        futures = {}
+        by_board: dict[int, list[Run]] = {}
         for run in runs:
-            key = f"sigmar-bench-{token}-{run.index}"
-            future = client.submit(run_task, families, run.backend, run.board, time_limit, slack, pure=False, key=key)
-            futures[future] = run
+            by_board.setdefault(run.board_index, []).append(run)
+        futures = {}
+        for board_index, board_runs in by_board.items():
+            key = f"sigmar-bench-{token}-{board_index}"
+            work = [(run.index, run.backend, run.board) for run in board_runs]
+            future = client.submit(board_task, families, work, time_limit, slack, mem_limit_mb, pure=False, key=key)
+            futures[future] = board_runs
         for future in as_completed(list(futures)):
-            run = futures[future]
+            board_runs = futures[future]
             with lost_cluster():
                 failed = future.status == "error"
                 if failed:
@@ -87,24 +145,43 @@ def run_cluster(
                 elif future.status != "finished":
                     raise ClusterError(task_failure(future))
                 else:
-                    answer = future.result()
+                    answers = future.result()
             if failed:
-                yield run, Result(Status.ERROR, run.backend, message=message), None
+                for run in board_runs:
+                    yield run, Result(Status.ERROR, run.backend, message=message), None
                 continue
-            if not (type(answer) is tuple and len(answer) == 2 and isinstance(answer[1], int | float)):
-                message = f"cluster task returned {type(answer).__name__}, not (answer, seconds)"
-                yield run, Result(Status.ERROR, run.backend, message=message), None
-                continue
-            result = taken_in(answer[0], run.backend).with_(seconds=float(answer[1]), lost=lost_mark(answer[0]))
-            yield run, result, None  # CPU and memory are not measured on a cluster
+            yield from _taken(board_runs, answers)
     finally:
         if client is not address:
             client.close()
 
 
+def _taken(board_runs: list[Run], answers: object) -> Iterator[tuple[Run, Result, Usage | None]]:
+    """A board task's answers, each taken in as its run's (one not of the task's shape is an error)."""
+    by_index = {run.index: run for run in board_runs}
+    seen: dict[int, tuple[Result, Usage | None]] = {}
+    if isinstance(answers, list):
+        for answer in answers:
+            if not (isinstance(answer, tuple) and len(answer) == 5 and answer[0] in by_index):
+                continue
+            index, raw, seconds, usage, output = answer
+            run = by_index[index]
+            if not isinstance(seconds, int | float) or index in seen:
+                continue
+            taken = taken_in(raw, run.backend).with_(seconds=float(seconds), lost=lost_mark(raw))
+            result = with_output(taken, str(output))
+            seen[index] = (result, usage if isinstance(usage, Usage) else None)
+    for run in board_runs:
+        if run.index in seen:
+            yield run, *seen[run.index]
+        else:
+            message = f"cluster task returned {type(answers).__name__} without this run's answer"
+            yield run, Result(Status.ERROR, run.backend, message=message), None
+
+
 def lost_mark(answer: object) -> Lost | None:
-    """The mark :func:`run_task` put on a task's answer whose host died or overran (it takes in every other
-    answer, which clears any mark a backend set itself)."""
+    """The mark this module's host code put on a run's answer whose worker or host died or overran (it takes
+    in every other answer, which clears any mark a backend set itself)."""
     lost = answer.lost if type(answer) is Result else None
     return lost if type(lost) is Lost else None
 

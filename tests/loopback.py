@@ -42,6 +42,7 @@ class LoopbackCluster:
     address: str
     scheduler: subprocess.Popen[bytes]
     workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    scheduler_file: Path | None = None  # the scheduler's address, as ``--scheduler-file`` wrote it
 
     def stop(self, wait: float = 60.0) -> None:
         """Stop the workers, then the scheduler, with SIGTERM as a user would; SIGKILL to what is left."""
@@ -68,7 +69,7 @@ def loopback_cluster(workers: int = 2, nthreads: int = 1) -> Iterator[LoopbackCl
         [*dask, "scheduler", *LOOPBACK, "--port", "0"] + ["--scheduler-file", str(scheduler_file)],
         **quiet,  # type: ignore[call-overload]
     )
-    cluster = LoopbackCluster("", scheduler)
+    cluster = LoopbackCluster("", scheduler, scheduler_file=scheduler_file)
     try:
         cluster.address = _address(scheduler_file, scheduler, folder)
         for number in range(workers):

@@ -9,7 +9,7 @@ import psutil
 import pytest
 
 from sigmar.models.boardfile import parse_boards
-from sigmar.models.result import Result, Status
+from sigmar.models.result import Lost, Result, Status
 from sigmar.runners import cli
 from sigmar.runners.bench import Row, bench, percentile, plan, read_csv, run_local, summarise
 from sigmar.runners.checking.grading import Grade
@@ -106,7 +106,33 @@ def test_bench_on_a_dask_local_cluster(fakes, board_file: Path, tmp_path: Path) 
     assert by[("pair", "honest")]["grade"] == "correct"
     assert by[("pair", "broken:crash")]["grade"] == "error"
     assert by[("pair", "broken:wrong")]["grade"] == "wrong"
-    # a run that ignores its limit: its host is killed, and the worker thread's next run gets a fresh one
+    # a run that ignores its limit: its worker in the host is killed, and the next run gets a fresh one
     hung = [r for r in rows if r["backend"] == "broken:hang"]
     assert all(r["grade"] == "unknown" and "killed" in r["message"] for r in hung), hung
+    # measured in the host's workers like a local run: CPU time and peak memory on every answered run
+    answered = [r for r in rows if r["grade"] in ("correct", "wrong")]
+    assert answered and all(float(r["cpu_seconds"]) >= 0 and float(r["memory_mb"]) > 0 for r in answered), answered
     assert any("dask cluster" in line for line in out.read_text().splitlines() if line.startswith("#"))
+
+
+def test_a_cluster_hosts_runs_are_marked_lost_by_its_code_never_by_a_backend(fakes, boards, monkeypatch) -> None:
+    """A cluster task's runs in the host (cluster._one_run, here in this process): a worker that dies or
+    overruns gives an answer marked lost (Result.lost, what fuzz grades by), and a backend that marks its
+    own answer so has that mark cleared before it leaves the host."""
+    from sigmar.runners.bench import WorkerPool
+    from sigmar.runners.cluster import _one_run, lost_mark
+    from tests.broken_backend import HonestBackend
+
+    real = HonestBackend.solve
+    monkeypatch.setattr(HonestBackend, "solve", lambda self, b, t=None: real(self, b, t).with_(lost=Lost.CRASH))
+    pool = WorkerPool(None)
+    try:
+        runs = {
+            name: _one_run(pool, index, name, boards["pair"], 2.0, 0.5)[1]
+            for index, name in enumerate(["honest", "broken:exit", "broken:hang"])
+        }
+    finally:
+        pool.kill_all()
+    assert runs["honest"].status is Status.SOLVED and lost_mark(runs["honest"]) is None
+    assert runs["broken:exit"].status is Status.ERROR and lost_mark(runs["broken:exit"]) is Lost.CRASH
+    assert runs["broken:hang"].status is Status.UNKNOWN and lost_mark(runs["broken:hang"]) is Lost.OVERRUN

@@ -13,6 +13,7 @@ import contextlib
 import ipaddress
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -101,6 +102,7 @@ def test_bench_on_stock_nanny_workers_runs_backends_that_start_processes(
     right = [r["grade"] == "correct" or (r["certified"], r["grade"]) == ("no", "unconfirmed") for r in rows]
     assert rows and all(right), [(r["board"], r["backend"], r["grade"], r["message"]) for r in rows]
     assert {r["certified"] for r in rows if r["backend"] == "search" and r["status"] == "unsolvable"} == {"yes"}
+    assert all(r["cpu_seconds"] and float(r["cpu_seconds"]) >= 0 for r in rows), "CPU time per run, as here"
 
 
 def test_a_host_that_misses_its_timeout_is_stopped_with_its_tree() -> None:
@@ -158,10 +160,11 @@ def test_the_documented_one_machine_cluster_listens_on_loopback_only(stock: tupl
     addresses = listening_addresses(pids)
     assert addresses and set(addresses) <= {"127.0.0.1", "::1"}, addresses
     page = (ROOT / "docs" / "runners.md").read_text()
-    commands = [
-        line for line in page.splitlines() if line.startswith(("dask scheduler --host", "dask worker tcp://127"))
-    ]
-    assert len(commands) == 2 and all(" ".join(loopback.LOOPBACK) in line for line in commands), commands
+    starts = ("dask scheduler --host", "dask worker tcp://127", "dask worker --scheduler-file")
+    commands = [line for line in page.splitlines() if line.startswith(starts)]
+    # The one-machine pair, and the shared machine's pair (a free port, said in a scheduler file).
+    assert len(commands) == 4 and all(" ".join(loopback.LOOPBACK) in line for line in commands), commands
+    assert sum("--port 0 --scheduler-file" in line for line in commands) == 1, commands
 
 
 def test_two_benches_at_once_on_one_cluster_each_get_their_own_answers(
@@ -218,3 +221,61 @@ def test_a_survey_that_loses_its_scheduler_ends_in_one_line_and_keeps_its_answer
     assert proc.returncode == 2 and "Traceback" not in err and len(said) == 1, err[-2000:]
     lines = results.read_text().splitlines(keepends=True)
     assert lines and all(line.endswith("\n") and json.loads(line)["index"] >= 0 for line in lines)
+
+
+def test_a_worker_killed_mid_board_loses_no_board_and_answers_none_twice(
+    stock: tuple[Any, set[int]], tmp_path: Path
+) -> None:
+    """Issue 48: a Dask worker process killed (SIGKILL) while it answers a board: its nanny starts a new one,
+    the scheduler gives the board to a worker again, and the survey writes every board exactly once."""
+    from distributed import Client
+
+    cluster, started = stock
+    results = tmp_path / "killed.jsonl"
+    command = [sys.executable, "-m", "sigmar.runners.cli", "survey", "--dim", "8", "--count", "6", "--seed", "2"]
+    command += ["-b", "cnf", "--time-limit", "60", "--results", str(results), "--cluster", cluster.address, "--json"]
+    survey = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = None
+    try:
+        with Client(cluster.address, timeout="30s") as client:
+            deadline = time.monotonic() + 300
+            while killed is None and time.monotonic() < deadline and survey.poll() is None:
+                busy = [w for w, keys in client.processing().items() if any("sigmar-survey" in str(k) for k in keys)]
+                if not busy:
+                    time.sleep(0.05)
+                    continue
+                time.sleep(0.3)  # well into its board (a side-8 deal takes cnf a second or more)
+                if busy[0] not in [w for w, keys in client.processing().items() if keys]:
+                    continue
+                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                started.update(descendants(pid))
+                os.kill(pid, signal.SIGKILL)
+                killed = pid
+        out, err = survey.communicate(timeout=900)
+    finally:
+        if survey.poll() is None:
+            survey.kill()
+            survey.wait()
+    assert killed is not None, "no board was seen at work on a worker"
+    assert survey.returncode in (0, 1), err
+    indices = [json.loads(line)["index"] for line in results.read_text().splitlines()]
+    assert sorted(indices) == list(range(6)), indices  # every board, and none twice
+    assert json.loads(out)["boards"] == 6, out
+
+
+def test_cluster_takes_the_scheduler_file_of_a_free_port(stock: tuple[Any, set[int]], tmp_path: Path) -> None:
+    """On a shared machine the scheduler takes a free port (``--port 0``) and writes where in its
+    ``--scheduler-file``: ``--cluster FILE`` reads it there; a file that is not one is exit 2, in one line."""
+    from sigmar.runners.cli.options import UsageError, dask_client
+
+    cluster, _ = stock
+    assert cluster.scheduler_file is not None
+    client = dask_client(str(cluster.scheduler_file))
+    try:
+        assert client.scheduler.address == cluster.address
+    finally:
+        client.close()
+    broken = tmp_path / "scheduler.json"
+    broken.write_text("{}")
+    with pytest.raises(UsageError, match="without an address"):
+        dask_client(str(broken))

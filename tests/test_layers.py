@@ -240,10 +240,6 @@ def forks_outside_the_home(root: Path) -> list[str]:
     return found
 
 
-def _names_os(node: ast.expr) -> bool:
-    return isinstance(node, ast.Name) and node.id == "os"
-
-
 def test_every_child_process_starts_in_its_home() -> None:
     """A child process of the suite's own code is started (and measured, and stopped) in one place,
     encoders/processes/ (issue 48: it had eight)."""

@@ -138,7 +138,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--cluster",
         type=cluster_address,
         metavar="ADDRESS",
-        help="run on this Dask scheduler (e.g. tcp://host:8786) instead of locally",
+        help="run on this Dask scheduler (e.g. tcp://host:8786, or the file its --scheduler-file wrote) instead "
+        "of locally",
     )
     add_sat_cmd(parser)
     follow(parser, boards=True, json_help="print one JSON object per board as it is graded (JSON Lines), no tables")
@@ -435,8 +436,6 @@ def _check_limits(args: argparse.Namespace) -> None:
         )
     if args.mem_limit is not None and not args.mem_limit > 0:
         raise UsageError(f"--mem-limit must be a positive number of MB, not {args.mem_limit:g}")
-    if args.mem_limit is not None and args.cluster:
-        raise UsageError("--mem-limit works with local workers only, not with --cluster")
 
 
 def _executor(args: argparse.Namespace, runs: list[Any]) -> tuple[Any, str, Any]:
@@ -447,7 +446,7 @@ def _executor(args: argparse.Namespace, runs: list[Any]) -> tuple[Any, str, Any]
     from sigmar.runners.cluster import describe, run_cluster
 
     client = dask_client(args.cluster)
-    return run_cluster(runs, args.time_limit, client), describe(client), client
+    return run_cluster(runs, args.time_limit, client, mem_limit_mb=args.mem_limit), describe(client), client
 
 
 def _workers(client: Any) -> list[str] | None:

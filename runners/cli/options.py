@@ -256,9 +256,13 @@ def chosen_backends(spec: str, *, check: bool = True) -> list[str]:
 
 
 def dask_client(address: str) -> Any:
-    """A client of the Dask scheduler at ``address`` (``--cluster``); a missing package, a malformed or an
-    unreachable address, or one of a scheme this machine cannot serve (``tls://`` without certificates,
-    ``ucx://`` without UCX, ``inproc://`` of another process) is a UsageError (exit 2) that says which."""
+    """A client of the Dask scheduler at ``address`` (``--cluster``), or at the address in the scheduler file
+    ``address`` names (``dask scheduler --port 0 --scheduler-file FILE``: a free port on a shared machine);
+    a missing package, a malformed or an unreachable address, or one of a scheme this machine cannot serve
+    (``tls://`` without certificates, ``ucx://`` without UCX, ``inproc://`` of another process) is a
+    UsageError (exit 2) that says which."""
+    if "://" not in address and os.path.isfile(address):
+        address = scheduler_file_address(address)
     _, found, rest = address.partition("://")
     if not (rest if found else address).strip():
         raise UsageError(f"--cluster {address!r}: not an address (give tcp://HOST:PORT)")
@@ -280,6 +284,20 @@ def dask_client(address: str) -> Any:
     # run its close() inside Dask's own thread start-up and wait for ever on a lock that thread holds.
     gc.collect()
     raise UsageError(f"cannot reach the Dask scheduler at {address}: {why}")
+
+
+def scheduler_file_address(path: str) -> str:
+    """The scheduler's address in the JSON file ``dask scheduler --scheduler-file`` writes."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            found = json.load(handle).get("address")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise UsageError(f"--cluster {path}: not a Dask scheduler file ({type(exc).__name__})") from None
+    if not isinstance(found, str) or not found:
+        raise UsageError(f"--cluster {path}: a scheduler file without an address")
+    return found
 
 
 def counting_backends(spec: str, notion: str) -> list[str]:

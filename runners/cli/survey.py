@@ -75,7 +75,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--cluster",
         type=cluster_address,
         metavar="ADDR",
-        help="run on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786); stock 'dask worker' processes do",
+        help="run on an existing Dask scheduler (e.g. tcp://127.0.0.1:8786, or the file its --scheduler-file "
+        "wrote); stock 'dask worker' processes do",
     )
     parser.add_argument(
         "--cubes",
