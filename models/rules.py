@@ -204,26 +204,35 @@ def first_bad_move(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | 
     move, so a wrong table of the search's cannot make a wrong move pass.
     """
     index, windows = _replay_windows(board.dim)
+    get = index.get
     symbol_at = board.symbol_at
-    occupied = 0  # bit c: cell c holds a tile
-    for cell in symbol_at:
-        c = index.get(cell)
-        if c is None:
-            return -1
-        occupied |= 1 << c
-    metals = sorted((symbol, index[cell]) for cell, symbol in symbol_at.items() if symbol in METALS)
+    start = _replay_start(symbol_at, index)
+    if start is None:
+        return -1
+    occupied, metals = start  # bit c of occupied: cell c holds a tile
+    metal_bits = [1 << c for _, c in metals]
     lowest = 0  # metals[lowest] is the current metal once the metals before it have left
+    current = metals[0][0] if metals else None
     gold = board.gold
     for number, move in enumerate(moves, start=1):
         cells = move.cells
-        ids = _held(cells, index, occupied)
-        if ids is None:
-            return number
-        while lowest < len(metals) and not occupied >> metals[lowest][1] & 1:
-            lowest += 1
-        current = metals[lowest][0] if lowest < len(metals) else None
+        if len(cells) == 2:  # a pair: most moves, read here rather than in a call
+            a, b = get(cells[0]), get(cells[1])
+            if a is None or b is None or a == b or not occupied >> a & 1 or not occupied >> b & 1:
+                return number
+            ids: tuple[int, ...] = (a, b)
+        else:
+            held = _held(cells, index, occupied)
+            if held is None:
+                return number
+            ids = held
+        if current is not None and not occupied & metal_bits[lowest]:
+            while lowest < len(metals) and not occupied & metal_bits[lowest]:
+                lowest += 1
+            current = metals[lowest][0] if lowest < len(metals) else None
         if len(ids) == 2:
-            if not pairs_with(symbol_at[cells[0]], symbol_at[cells[1]], current, gold):
+            pair = (symbol_at[cells[0]], symbol_at[cells[1]])
+            if pair not in _PAIRS_ALWAYS and not pairs_with(*pair, current, gold):
                 return number
         elif not _leave_together([symbol_at[cell] for cell in cells], current, gold):
             return number
@@ -236,6 +245,28 @@ def first_bad_move(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | 
         for c in ids:  # after both are judged free: a pair's tiles must both be free before the move
             occupied ^= 1 << c
     return 0 if occupied else None
+
+
+def _replay_start(symbol_at: dict[Hex, str], index: dict[Hex, int]) -> tuple[int, list[tuple[str, int]]] | None:
+    """The replay's first state: the occupied cells' mask and the metals (symbol, cell index) in the order they
+    leave; None when a tile is off the side."""
+    occupied = 0
+    metals = []
+    for cell, symbol in symbol_at.items():
+        c = index.get(cell)
+        if c is None:
+            return None
+        occupied |= 1 << c
+        if symbol in METALS:
+            metals.append((symbol, c))
+    metals.sort()
+    return occupied, metals
+
+
+# The pairs that pair whatever the metals (elements, salt, vitae and mors), by the rule itself: a set look-up
+# instead of a call for most moves of a replay; quicksilver and the metals are asked of ``pairs_with``.
+_PLAIN_SYMBOLS = (*ELEMENTS, SALT, VITAE, MORS)
+_PAIRS_ALWAYS = frozenset((a, b) for a in _PLAIN_SYMBOLS for b in _PLAIN_SYMBOLS if pairs_with(a, b, None, None))
 
 
 @cache
@@ -285,11 +316,16 @@ def count_problem(board: Board) -> str | None:
     and the salt left over must pair with itself; vitae match mors one to
     one; each metal but gold takes exactly one quicksilver.
     """
+    kept = board.__dict__.get("_count_problem", board)  # asked by the runner and again by each backend
+    if kept is not board:
+        return kept
     counts = board.counts
     metals = len(board.metals)
     elements = {e: counts[e] for e in ELEMENTS}
     quicksilver = (counts[QUICKSILVER], metals, max(metals - 1, 0))
-    return counts_problem(counts[QUINTESSENCE], elements, counts[SALT], counts[VITAE], counts[MORS], *quicksilver)
+    problem = counts_problem(counts[QUINTESSENCE], elements, counts[SALT], counts[VITAE], counts[MORS], *quicksilver)
+    board.__dict__["_count_problem"] = problem  # a private name: not sent with the board (Board.__getstate__)
+    return problem
 
 
 def counts_problem(

@@ -24,6 +24,7 @@ from sigmar.encoders.backend import Backend
 from sigmar.encoders.search.engine import Engine, Outcome
 from sigmar.models.bits import tile_ids
 from sigmar.models.board import Board
+from sigmar.models.hexgrid import Hex
 from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
 
@@ -127,8 +128,7 @@ class SearchBackend(Backend):
         seconds = time.perf_counter() - start
         stats = outcome.statistics
         if outcome.status is Status.SOLVED:
-            cell_of = engine.cell_of
-            moves = tuple(Move(tuple(cell_of(p) for p in tile_ids(r))) for r in reversed(outcome.solution))
+            moves = _moves(engine.cells, outcome.solution)
             return Result(Status.SOLVED, self.name, seconds, moves=moves, statistics=stats)
         if outcome.status is Status.UNSOLVABLE:
             return self._refutation(engine, outcome, start, time_limit)
@@ -175,3 +175,16 @@ class SearchBackend(Backend):
         stats["certificate_states"] = len(dead)
         texts = {".dead.jsonl": dead_states_text(engine, dead)}
         return unsolvable(reason, statistics=stats, certificate=Certificate(CertificateKind.DEAD_STATES, texts=texts))
+
+
+def _moves(cells: tuple[Hex, ...], removals: list[int]) -> tuple[Move, ...]:
+    """The solution's removal masks (last first) as moves; a pair's two bits read inline (most moves)."""
+    moves = []
+    for r in reversed(removals):
+        low = r & -r
+        rest = r ^ low
+        if rest and not rest & (rest - 1):
+            moves.append(Move((cells[low.bit_length() - 1], cells[rest.bit_length() - 1])))
+        else:
+            moves.append(Move(tuple(cells[p] for p in tile_ids(r))))
+    return tuple(moves)

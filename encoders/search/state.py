@@ -86,52 +86,58 @@ class EngineState:
 
     def _cell_masks(self, board: Board) -> None:
         """The same masks, bit ``c`` for the tile on cell ``c``: the neighbours are the side's, and the windows
-        the side's for the neighbours that hold a tile (``facts.cell_windows``).  KeyError: a tile off the side."""
+        the side's for the neighbours that hold a tile (``facts.cell_windows``).  KeyError: a tile off the side.
+
+        Made for every board of a batch (issue 48: a board should cost what its search costs), so in as few
+        passes over the tiles as the masks allow, with the side's tables read into locals."""
         dim = board.dim
         geometry = side(dim)
         index = geometry.index
         tiles = board.tiles
-        positions = [index[t.cell] for t in tiles]
         count = geometry.count
-        self.n = len(tiles)
-        self.by_cell = True
-        self.positions = positions
-        full = 0
+        positions = [index[t.cell] for t in tiles]
         sym = [""] * count
         mask: dict[str, int] = {}
+        get = mask.get
+        metals = []
+        full = 0
         for tile, c in zip(tiles, positions, strict=True):
             bit = 1 << c
             full |= bit
             sym[c] = symbol = tile.symbol
-            mask[symbol] = mask.get(symbol, 0) | bit
+            mask[symbol] = get(symbol, 0) | bit
+            if symbol in METALS:
+                metals.append((symbol, c))
+        self.n = len(tiles)
+        self.by_cell = True
+        self.positions = positions
         self.full = full
         self.sym = sym
+        self.mask = mask
+        metal_tiles = self.metal_tiles = [c for _, c in sorted(metals)]
+        self.gold_tile = metal_tiles[-1] if metal_tiles else -1
+        self._symbol_masks()
+        of_symbol = symbol_partners(mask, self.gold_bit)
         near = self.nbr = geometry.neighbours
         table = cell_windows(dim)
         windows: list[tuple[int, ...]] = [()] * count
         key_nbrs = [0] * count
+        partners = [0] * count
         for c in positions:
             held = full & near[c]
             windows[c] = table[c].get(held) or cell_windows_of(dim, c, held)
             key_nbrs[c] = -held.bit_count()
+            partners[c] = of_symbol[sym[c]] & ~(1 << c)
+        if metal_tiles:
+            partners[metal_tiles[-1]] = 0  # gold pairs with nothing
         self.windows = windows
         self.key_nbrs = key_nbrs
-        self.mask = mask
-        self.metal_tiles = [c for _, c in sorted((sym[c], c) for c in positions if sym[c] in METALS)]
-        self.gold_tile = self.metal_tiles[-1] if self.metal_tiles else -1
-        self._symbol_masks()
-        of_symbol = symbol_partners(mask, self.gold_bit)
-        partners = [0] * count
-        for tile, c in zip(tiles, positions, strict=True):
-            partners[c] = of_symbol[tile.symbol] & ~(1 << c)
-        if self.gold_tile >= 0:
-            partners[self.gold_tile] = 0  # gold pairs with nothing
         self.partners = partners
         lower = [0] * count
         before = 0
-        for bit, c in zip(self.metal_bits, self.metal_tiles, strict=True):
+        for c in metal_tiles:
             lower[c] = before
-            before |= bit
+            before |= 1 << c
         self.lower = lower
 
     def _symbol_masks(self) -> None:
@@ -153,9 +159,11 @@ class EngineState:
         self.gold_bit = 1 << self.gold_tile if self.metal_tiles else 0
         # Per set of metals left, the current metal's bit (a lookup: the search asks at every node): the
         # sets with ``bit`` as their lowest metal are ``bit`` with any set of the later metals.
-        self.current_of = {0: 0}
+        keys, values = [0], [0]
         for bit in reversed(self.metal_bits):
-            self.current_of.update({later | bit: bit for later in list(self.current_of)})
+            keys += [later | bit for later in keys]
+            values += [bit] * len(values)
+        self.current_of = dict(zip(keys, values, strict=True))
         self._lock_cache: dict[int, str | None] = {}
 
     def _order_keys(self, board: Board, order: str) -> None:

@@ -171,6 +171,8 @@ def _cell(value: object, field: str) -> tuple[int, int]:
 def _moves(value: object) -> tuple[Move, ...]:
     if type(value) is not tuple:
         raise Malformed(f"moves is {_shown(value)}, not a tuple of Move")
+    if _plain_moves(value):
+        return value  # exact Moves of plain cells cannot change: shared, not copied (the search's answer)
     moves = []
     for number, move in enumerate(value, start=1):
         if not isinstance(move, Move):
@@ -183,6 +185,20 @@ def _moves(value: object) -> tuple[Move, ...]:
         else:
             moves.append(Move(tuple(_cell(c, f"move {number}'s cells") for c in cells)))
     return tuple(moves)
+
+
+def _plain_moves(moves: tuple[object, ...]) -> bool:
+    """Whether every move is an exact Move whose cells are an exact tuple of one to five plain cells (a tuple
+    of two exact ints).  Sets of the types seen, not a loop of tests: it runs for every solved board."""
+    if {type(move) for move in moves} - {Move}:
+        return False
+    cells = [move.cells for move in moves]  # type: ignore[attr-defined]
+    if {type(c) for c in cells} - {tuple} or not {len(c) for c in cells} <= {1, 2, 5}:
+        return False
+    every = [cell for c in cells for cell in c]
+    if {type(cell) for cell in every} - {tuple} or {len(cell) for cell in every} - {2}:
+        return False
+    return not {type(x) for cell in every for x in cell} - {int}
 
 
 # Values a copy of the statistics may share: they cannot change, and JSON writes them as they are (an int
