@@ -73,6 +73,17 @@ def grouped_verbs() -> dict[str, list[str]]:
     return {title: verbs for title, verbs in groups.items() if verbs}
 
 
+def terminal_width() -> int:
+    """``shutil.get_terminal_size().columns`` without importing shutil: $COLUMNS, else the terminal's, else 80."""
+    given = os.environ.get("COLUMNS", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
 def commands_text(width: int | None = None) -> str:
     """The verbs in groups, each with its summary wrapped to the terminal: what bare ``sigmar`` and
     ``sigmar --help`` list."""
@@ -93,6 +104,11 @@ def commands_text(width: int | None = None) -> str:
 
 class OneLineParser(argparse.ArgumentParser):
     """Bad arguments in one line on standard error, naming the option (exit 2), without the usage block."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse makes a formatter for every option it adds; given no width, the formatter imports shutil
+        # (16 M instructions, an eighth of a one-board solve) for the terminal's.  The same width, from os.
+        return self.formatter_class(prog=self.prog, width=terminal_width() - 2)  # type: ignore[call-arg]
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")

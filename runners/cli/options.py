@@ -6,7 +6,6 @@ import argparse
 import gc
 import math
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +88,8 @@ def sat_command(text: str) -> str:
     if "{cnf}" in argv[0] or "{proof}" in argv[0]:
         raise argparse.ArgumentTypeError("the command starts with the solver, not with {cnf} or {proof}")
     program = argv[0]
+    import shutil  # here: only --sat-cmd asks
+
     if shutil.which(program) is None:
         where = "is not an executable file" if os.sep in program else "is not on PATH"
         raise argparse.ArgumentTypeError(f"'{program}' {where}")

@@ -16,9 +16,7 @@ name is cut at 40 with "…", for grep and cut.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import textwrap
 from collections.abc import Iterable, Sequence
 
 # Every column but the last is at most this wide: a longer cell (a board named by a sentence) is cut
@@ -41,7 +39,19 @@ def terminal_width() -> int | None:
             return None
     except (AttributeError, ValueError):  # a replaced or closed standard output
         return None
+    import shutil  # here: only a terminal asks (shutil costs a one-board solve 16 M instructions)
+
     return shutil.get_terminal_size().columns
+
+
+def _wrap(text: str, width: int, break_on_hyphens: bool = False) -> list[str]:
+    """``textwrap.wrap(text, width, break_on_hyphens=...)``; a cell that fits as it is (nearly all of them) is its
+    own line without importing textwrap, which a one-board solve's table would otherwise pay for."""
+    if len(text) <= width and text == text.strip(" ") and text.isprintable():
+        return [text] if text else []
+    import textwrap
+
+    return textwrap.wrap(text, width, break_on_hyphens=break_on_hyphens)
 
 
 INDENT = "  "
@@ -76,8 +86,8 @@ def _wrapped_row(row: Sequence[str], widths: Sequence[int], width: int) -> list[
     """One row as lines: the first cell wrapped in its column, the middle cells on the first line, the last
     (the detail) wrapped in what is left of ``width``."""
     lead = sum(widths) + 2 * len(widths)
-    first = textwrap.wrap(row[0], widths[0], break_on_hyphens=False) or [""]
-    last = textwrap.wrap(row[-1], max(width - lead, 20), break_on_hyphens=False) or [""]
+    first = _wrap(row[0], widths[0], break_on_hyphens=False) or [""]
+    last = _wrap(row[-1], max(width - lead, 20), break_on_hyphens=False) or [""]
     lines = []
     for n in range(max(len(first), len(last))):
         cells = [first[n] if n < len(first) else "", *(row[1:-1] if n == 0 else [""] * (len(row) - 2))]
@@ -120,7 +130,7 @@ def folded_row(row: Sequence[str], widths: Sequence[int], width: int, header: Se
     """One row folded: its first cell whole (wrapped at ``width``), then the middle cells aligned to
     ``widths`` and the last after them, or on its own line below when little room is left; when the
     middle cells do not fit in ``width`` at all, one cell a line, each named by ``header``."""
-    lines = textwrap.wrap(row[0], width, break_on_hyphens=False) or [""]
+    lines = _wrap(row[0], width, break_on_hyphens=False) or [""]
     if not _fits(widths, width):
         names = header or [""] * len(row)
         for name, cell in zip(names[1:], row[1:], strict=False):
@@ -143,7 +153,7 @@ def _fits(widths: Sequence[int], width: int) -> bool:
 def _wrapped(lead: str, text: str, width: int) -> list[str]:
     """``text`` after ``lead``, wrapped at ``width`` under itself (at least 20 columns for it)."""
     room = max(width - len(lead), 20)
-    parts = textwrap.wrap(text, room, break_on_hyphens=False) or [""]
+    parts = _wrap(text, room, break_on_hyphens=False) or [""]
     return [lead + parts[0], *(" " * len(lead) + part for part in parts[1:])]
 
 
