@@ -35,3 +35,13 @@ def test_a_long_board_name_is_cut_and_the_detail_is_not() -> None:
     assert line.startswith(name[: MAX_WIDTH - 1] + "…  unsolvable  ")
     assert line.endswith(detail.rstrip())
     assert head.index("status") == line.index("unsolvable")
+
+
+@given(st.text(alphabet="ab -\t\n\u00e9\u200b", max_size=40), st.integers(min_value=1, max_value=50))
+def test_a_cell_is_wrapped_as_textwrap_wraps_it(text: str, width: int) -> None:
+    """The table skips textwrap (an import a one-board solve would pay for) only where the result is the same."""
+    import textwrap
+
+    from sigmar.runners.render.columns import _wrap
+
+    assert _wrap(text, width) == textwrap.wrap(text, width, break_on_hyphens=False)
