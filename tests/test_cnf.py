@@ -502,3 +502,22 @@ def test_dimacs_clause_lines_are_those_of_a_join_per_clause(clauses: list[list[i
     from sigmar.encoders.cnf.formula import dimacs_clauses
 
     assert dimacs_clauses(clauses) == "".join(" ".join(map(str, c)) + " 0\n" for c in clauses)
+
+
+def test_a_stop_before_glucose_starts_leaves_no_partner_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stop that comes while the formula is loaded: the answer is unknown, and the partner that was
+    never started is not waited for (joining a thread never started raised)."""
+    from pysat.solvers import Solver as RealSolver
+
+    from sigmar.encoders.cnf import backend as cnf_backend
+
+    monkeypatch.setattr(cnf_backend, "PARTNER_FROM_CLAUSES", 0)
+    backend = CnfBackend()
+
+    def stopping_solver(*args: object, **kwargs: object) -> RealSolver:
+        backend._stop.set()  # as the race's stop() does from another thread, here while the solver loads
+        return RealSolver(*args, **kwargs)
+
+    monkeypatch.setattr("pysat.solvers.Solver", stopping_solver)
+    answer = backend.solve(read_boards(INSTANCES / "generated-unsolvable.txt")[6], 30)
+    assert answer.status is Status.UNKNOWN

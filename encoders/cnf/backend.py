@@ -142,7 +142,9 @@ class Partner:
         return outcome.value if outcome is not None and outcome.returned else None
 
     def finish(self) -> None:
-        """Stop the child if it still runs, and wait for its thread."""
+        """Stop the child if it still runs, and wait for its thread (if it was started: a stop may come first)."""
+        if self._thread.ident is None:
+            return
         if self._thread.is_alive():
             self.forked.stop()
         self._thread.join()
