@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board, Tile
@@ -19,6 +19,9 @@ from sigmar.models.hexgrid import cells as hex_cells
 from sigmar.models.hexgrid import row_lengths, to_rowcol
 from sigmar.models.input_limits import BOARD_FILE, InputError
 from sigmar.models.tiles import EMPTY, METALS, SYMBOLS
+
+if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
+    from pathlib import Path
 
 MAX_DIM = 16  # 721 cells: far beyond any generated or published board
 

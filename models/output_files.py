@@ -21,10 +21,12 @@ import contextlib
 import fcntl
 import os
 from collections.abc import Iterator
-from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from sigmar.models.errors import SigmarError
+
+if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
+    from pathlib import Path
 
 
 class OutputError(SigmarError):
@@ -50,6 +52,7 @@ def replacing(path: str | Path, mode: str = "w", **options: Any) -> Iterator[IO[
     ``open`` (``encoding``, ``newline``).
     """
     import tempfile  # here: a one-board solve that writes no file does not pay for it (28 M instructions)
+    from pathlib import Path
 
     target = Path(path)
     if target.is_dir():
@@ -77,6 +80,8 @@ def replacing(path: str | Path, mode: str = "w", **options: Any) -> Iterator[IO[
 def make_folder(path: str | Path) -> Path:
     """An output folder (``--output-dir``), made when the first thing is written into it, not when the
     command starts: a command that refuses its input leaves no empty folder behind."""
+    from pathlib import Path
+
     folder = Path(path)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -99,6 +104,8 @@ class OutputLock:
     """
 
     def __init__(self, path: str | Path, what: str = "output") -> None:
+        from pathlib import Path
+
         self.path = Path(path)
         self.created = False
         try:

@@ -12,8 +12,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board
@@ -22,6 +21,9 @@ from sigmar.models.hexgrid import cells as hex_cells
 from sigmar.models.hexgrid import from_rowcol, side, to_rowcol
 from sigmar.models.input_limits import SOLUTION, InputError
 from sigmar.models.result import Move
+
+if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
+    from pathlib import Path
 
 RowCol = tuple[int, int]
 

@@ -18,7 +18,6 @@ import os
 import re
 import time
 from dataclasses import replace
-from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +26,8 @@ from sigmar.models.output_files import cannot_write, write_file
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Reason, Result, Status
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from sigmar.encoders.order_model import OrderModel
 
 
@@ -68,6 +69,7 @@ class ProofStore:
                 self._path = self._directory
             else:
                 import tempfile
+                from pathlib import Path
 
                 self._temporary = tempfile.TemporaryDirectory(prefix="sigmar-proofs-")
                 self._path = Path(self._temporary.name)

@@ -6,8 +6,7 @@ import argparse
 import gc
 import math
 import os
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sigmar.encoders import registry
 from sigmar.encoders.backend import counts
@@ -16,6 +15,9 @@ from sigmar.models.board import Board
 from sigmar.models.counting import Count, Notion, reference_count
 from sigmar.models.errors import SigmarError
 from sigmar.runners.cli.board_args import read_selected
+
+if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
+    from pathlib import Path
 
 WEEK = 7 * 24 * 3600.0
 # ``solve --stats`` and ``generate --stats``: the positions the rule engine's count of pairings may visit.  A
@@ -98,6 +100,8 @@ def sat_command(text: str) -> str:
 
 def writable_file(text: str) -> Path:
     """An output file whose folder takes a new file (made when the file is written); checked before any work."""
+    from pathlib import Path  # here: only when the option is given
+
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"'{text}' is a folder, not a file")
@@ -175,6 +179,7 @@ def writable_folder(text: str) -> Path:
     into it (so a command that then refuses leaves no empty folder behind): one that exists takes a new file,
     or the nearest folder above one that does not yet exist does."""
     import tempfile  # here: a plain `sigmar solve FILE` writes no file
+    from pathlib import Path  # here: only when the option is given
 
     path = Path(text)
     probe = path
