@@ -81,7 +81,7 @@ def _start_janitor(folder: str) -> tuple[int, int] | None:
             ],
             setsid=True,  # no terminal's Ctrl-C reaches it
         )
-    except OSError:
+    except (OSError, NotImplementedError):  # NotImplementedError: no setsid for posix_spawn on this system
         os.close(write_end)
         return None
     finally:
