@@ -13,6 +13,11 @@ from sigmar.models.boardfile import parse_boards
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def run_in(python: Path, *args: str, cwd: Path) -> str:
+    """What ``python ARGS`` prints, run in ``cwd`` (it must succeed)."""
+    return subprocess.run([str(python), *args], check=True, capture_output=True, text=True, cwd=cwd, timeout=120).stdout
+
+
 def test_a_wheel_install_generates_boards_from_its_packaged_templates(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     build = [
@@ -38,60 +43,35 @@ def test_a_wheel_install_generates_boards_from_its_packaged_templates(tmp_path: 
     (purelib / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)]
     subprocess.run(install, check=True, capture_output=True, timeout=300)
-    where = subprocess.run(
-        [str(python), "-c", "import sigmar.models.templates as t; print(t.__file__)"],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    ).stdout
+    where = run_in(python, "-c", "import sigmar.models.templates as t; print(t.__file__)", cwd=tmp_path)
     assert str(tmp_path / "env") in where, where
     # The plugin API (docs/formats.md#plugins) comes with the wheel; run from a checkout, the checkout's sigmar/
     # folder (first on sys.path) still finds the installed subpackages.
     api = "from sigmar import Backend, Board, Move, Result, Status, Reason, Certificate, CertificateKind; "
     for cwd in (tmp_path, ROOT):
-        found = subprocess.run(
-            [str(python), "-c", api + "import sigmar.models.board as b; print(b.__file__)"],
-            check=True,
-            capture_output=True,
-            text=True,
-            cwd=cwd,
-        ).stdout
+        found = run_in(python, "-c", api + "import sigmar.models.board as b; print(b.__file__)", cwd=cwd)
         assert str(tmp_path / "env") in found, (cwd, found)
-    made = subprocess.run(
-        [str(python), "-m", "sigmar.runners.cli", "generate", "--template", "ondrovo:3", "--seed", "1"],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
+    made = run_in(
+        python, "-m", "sigmar.runners.cli", "generate", "--template", "ondrovo:3", "--seed", "1", cwd=tmp_path
     )
-    (board,) = parse_boards(made.stdout, "generated")
+    (board,) = parse_boards(made, "generated")
     assert len(board.tiles) == 55
     # The workbench's page (sigmar serve) is package data too: served from the wheel, not the checkout.
-    page = subprocess.run(
-        [str(python), "-c", "from sigmar.runners.design.workbench import page_files; print(sorted(page_files()))"],
-        check=True,
-        capture_output=True,
-        text=True,
+    page = run_in(
+        python,
+        "-c",
+        "from sigmar.runners.design.workbench import page_files; print(sorted(page_files()))",
         cwd=tmp_path,
-        timeout=120,
-    ).stdout
+    )
     assert page.strip() == "['/', '/static/workbench.css', '/static/workbench.js']", page
     # So are the JSON Schemas of the outputs (docs/formats.md#json-schemas), where importlib.resources finds them.
-    shipped = subprocess.run(
-        [
-            str(python),
-            "-c",
-            "from importlib.resources import files; print((files('sigmar') / 'schemas').joinpath("
-            "'solve.schema.json').read_text())",
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
+    shipped = run_in(
+        python,
+        "-c",
+        "from importlib.resources import files; print((files('sigmar') / 'schemas').joinpath("
+        "'solve.schema.json').read_text())",
         cwd=tmp_path,
-        timeout=120,
-    ).stdout
+    )
     assert '"$id": "https://sigmar.invalid/schemas/solve.schema.json"' in shipped, shipped[:200]
 
 
