@@ -23,10 +23,12 @@ or ``--hints 0`` leaves that part out.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import random
 import sys
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -115,38 +117,45 @@ def play_positions(picked: list[tuple[str, Board]], count: int, seed: int = 1) -
     return out
 
 
-def measure_hints(positions: list[tuple[str, Board, list[Any]]]) -> list[dict[str, Any]]:
+@contextlib.contextmanager
+def workbench_page() -> Iterator[Any]:
+    """A served workbench in Chromium, its first board judged: the page, closed with its server afterwards."""
     from playwright.sync_api import sync_playwright
 
     served = serve()
-    rows: list[dict[str, Any]] = []
     try:
         with sync_playwright() as playwright:
             browser = launch(playwright)
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
             page.goto(served.url)
             page.wait_for_selector("#verdict[data-status=solved]", timeout=120_000)
-            page.click("#mode-play")
-            page.wait_for_function(SETTLED, timeout=120_000)
-            page.evaluate(HINT)  # warm: the first hint of the worker
-            for kind, board, moves in positions:
-                page.fill("#text", format_board(board))
-                fresh = "n => document.getElementById('count-moves').textContent === '0'"
-                fresh += " && document.getElementById('count-tiles').textContent === String(n)"
-                page.wait_for_function(fresh, arg=len(board.tiles), timeout=120_000)
-                for move in moves:
-                    page.evaluate(MOVE, ["{},{}".format(*board.rowcol(c)) for c in move.cells])
-                page.wait_for_function(SETTLED, timeout=120_000)
-                got = page.evaluate(HINT)
-                rows.append({"board": board.name, "kind": kind, "played": len(moves), **got})
-                print(
-                    f"{board.name} ({kind}) after {len(moves)} moves: hint {got['ms']:.0f} ms "
-                    f"({got['moves']} moves marked)",
-                    flush=True,
-                )
+            yield page
             browser.close()
     finally:
         served.stop()
+
+
+def measure_hints(positions: list[tuple[str, Board, list[Any]]]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    with workbench_page() as page:
+        page.click("#mode-play")
+        page.wait_for_function(SETTLED, timeout=120_000)
+        page.evaluate(HINT)  # warm: the first hint of the worker
+        for kind, board, moves in positions:
+            page.fill("#text", format_board(board))
+            fresh = "n => document.getElementById('count-moves').textContent === '0'"
+            fresh += " && document.getElementById('count-tiles').textContent === String(n)"
+            page.wait_for_function(fresh, arg=len(board.tiles), timeout=120_000)
+            for move in moves:
+                page.evaluate(MOVE, ["{},{}".format(*board.rowcol(c)) for c in move.cells])
+            page.wait_for_function(SETTLED, timeout=120_000)
+            got = page.evaluate(HINT)
+            rows.append({"board": board.name, "kind": kind, "played": len(moves), **got})
+            print(
+                f"{board.name} ({kind}) after {len(moves)} moves: hint {got['ms']:.0f} ms "
+                f"({got['moves']} moves marked)",
+                flush=True,
+            )
     return rows
 
 
@@ -194,32 +203,19 @@ def chosen_boards(solvable: int, unsolvable: int) -> list[tuple[str, Board]]:
 
 
 def measure(picked: list[tuple[str, Board]], rounds: int) -> list[dict[str, Any]]:
-    from playwright.sync_api import sync_playwright
-
-    served = serve()
     rows: list[dict[str, Any]] = []
-    try:
-        with sync_playwright() as playwright:
-            browser = launch(playwright)
-            page = browser.new_page(viewport={"width": 1280, "height": 1000})
-            page.goto(served.url)
-            page.wait_for_selector("#verdict[data-status=solved]", timeout=120_000)
-            page.evaluate(SHOWN)
-            page.evaluate(PASTE, format_board(picked[0][1]))  # warm: the first answers of each worker
-            page.evaluate(PASTE, format_board(picked[-1][1]))
-            for round_ in range(rounds):
-                for kind, board in picked:
-                    pasted = page.evaluate(PASTE, format_board(board))
-                    cell = "{},{}".format(*board.rowcol(board.tiles[len(board.tiles) // 2].cell))
-                    clicked = page.evaluate(CLICK, cell)
-                    for edit, got in (("paste", pasted), ("click", clicked)):
-                        rows.append({"round": round_, "board": board.name, "kind": kind, "edit": edit, **got})
-                    print(
-                        f"{board.name} ({kind}): paste {pasted['ms']:.0f} ms, click {clicked['ms']:.0f} ms", flush=True
-                    )
-            browser.close()
-    finally:
-        served.stop()
+    with workbench_page() as page:
+        page.evaluate(SHOWN)
+        page.evaluate(PASTE, format_board(picked[0][1]))  # warm: the first answers of each worker
+        page.evaluate(PASTE, format_board(picked[-1][1]))
+        for round_ in range(rounds):
+            for kind, board in picked:
+                pasted = page.evaluate(PASTE, format_board(board))
+                cell = "{},{}".format(*board.rowcol(board.tiles[len(board.tiles) // 2].cell))
+                clicked = page.evaluate(CLICK, cell)
+                for edit, got in (("paste", pasted), ("click", clicked)):
+                    rows.append({"round": round_, "board": board.name, "kind": kind, "edit": edit, **got})
+                print(f"{board.name} ({kind}): paste {pasted['ms']:.0f} ms, click {clicked['ms']:.0f} ms", flush=True)
     return rows
 
 
