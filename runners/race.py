@@ -609,6 +609,13 @@ class _Overrun(BaseException):
     ``except Exception`` inside the backend may swallow it)."""
 
 
+# A search run in this process that is asked to stop has ``Race.slack`` seconds of its own CPU time to do
+# so, or this many on the clock (one that sleeps, or waits, and does not listen), before it is interrupted
+# as one that ignores its stop.  Counted on the clock alone, a search the loaded machine gave no CPU since
+# its stop was taken for one that ignores it, and search never ran in this process again that batch.
+OVERRUN_WALL = 10.0
+
+
 # How often the timer looks at the workers' pipes while search runs in this process and others race it.
 TICK = 0.005
 # While search runs in this process the race's schedule goes by search's CPU time (_Heat._search_clock), but
@@ -681,6 +688,7 @@ class _Heat:
         self.inline: Any = race.inline if race.policy.prefer in (None, INLINE) else None
         self.inline_running = False
         self.inline_stop_asked = 0.0  # perf_counter when search here was asked to stop, 0 if not
+        self.inline_stop_cpu = 0.0  # this thread's CPU time then
         # Search's own clock while it runs here (:meth:`_search_clock`): when it began, and its CPU time then.
         self.inline_began = 0.0
         self.inline_cpu = 0.0
@@ -844,8 +852,19 @@ class _Heat:
 
     def _stop_inline(self, now: float) -> None:
         if not self.inline_stop_asked:
-            self.inline_stop_asked = now
+            self.inline_stop_asked, self.inline_stop_cpu = now, time.thread_time()
             self.inline.stop()
+
+    def _overrun(self, now: float) -> float:
+        """A tick after search here was asked to stop: :class:`_Overrun` once it has had ``slack`` seconds
+        of CPU since (it runs and does not listen), or ``OVERRUN_WALL`` on the clock (it sleeps and does
+        not listen); else the time of the next look."""
+        used = time.thread_time() - self.inline_stop_cpu
+        waited = now - self.inline_stop_asked
+        if used >= self.race.slack or waited >= OVERRUN_WALL:
+            raise _Overrun()  # it does not listen: it is interrupted here, and never used here again
+        # Its CPU time cannot grow faster than the clock: the soonest it can be past ``slack``.
+        return now + min(self.race.slack - used, OVERRUN_WALL - waited)
 
     def _tick(self) -> float | None:
         """A timer tick while search runs here (it runs between two of search's bytecodes): the joins that are
@@ -853,9 +872,7 @@ class _Heat:
         board has news.  The time of the next tick, or None."""
         now = time.perf_counter()
         if self.inline_stop_asked:
-            if now - self.inline_stop_asked >= self.race.slack:
-                raise _Overrun()  # it does not listen: it is interrupted here, and never used here again
-            return self.inline_stop_asked + self.race.slack
+            return self._overrun(now)
         if self.deadline is not None and now >= self.deadline:
             self._stop_inline(now)
             return now + self.race.slack

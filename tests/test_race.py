@@ -504,6 +504,64 @@ def test_a_search_that_ignores_its_budget_is_stopped_in_process(fakes, boards, m
     assert outcome.answers["honest"].status is Status.SOLVED
 
 
+def _search_ignores_its_stop(monkeypatch: pytest.MonkeyPatch, spin: bool, after: float) -> None:
+    """search runs until stopped, then goes on ``after`` seconds more (its CPU time with ``spin``, else asleep,
+    as a search the machine gives no CPU) before it gives up."""
+    from sigmar.encoders.search import SearchBackend
+
+    def solve(self: SearchBackend, board: object, time_limit: float | None = None) -> Result:
+        self._stopped = False
+        while not self._stopped:
+            time.sleep(0.002)
+        if spin:
+            end = time.thread_time() + after
+            while time.thread_time() < end:
+                sum(range(2000))  # Python bytecodes: the timer's ticks run between them
+        else:
+            end = time.perf_counter() + after
+            while time.perf_counter() < end:
+                time.sleep(0.01)
+        return Result(Status.UNKNOWN, self.name, message="gave up")
+
+    monkeypatch.setattr(SearchBackend, "solve", solve)
+
+
+def test_a_search_that_gets_no_cpu_after_its_stop_is_not_taken_for_one_that_ignores_it(
+    fakes, boards, monkeypatch
+) -> None:
+    """A search here has ``slack`` seconds of its own CPU time to stop: one that has had none of it since its
+    stop (a loaded machine) is waited for and stays in this process for the next boards (it was interrupted
+    on the clock's 0.1 s and never used here again that batch)."""
+    _search_ignores_its_stop(monkeypatch, spin=False, after=1.0)
+    with Race(["search"], slack=0.1) as race:
+        outcome = race.solve(boards["pair"], 0.2)
+        assert race.inline is not None, "the starved search was taken for one that ignores its stop"
+    assert outcome.result.status is Status.UNKNOWN
+
+
+def test_a_search_that_runs_on_past_its_stop_is_interrupted(fakes, boards, monkeypatch) -> None:
+    """One that has had ``slack`` seconds of CPU since its stop is interrupted there, and not used here again."""
+    _search_ignores_its_stop(monkeypatch, spin=True, after=60.0)
+    with Race(["search"], slack=0.1) as race:
+        outcome = race.solve(boards["pair"], 0.2)
+        assert race.inline is None, "the search that ignores its stop is still used in this process"
+    assert outcome.result.status is Status.UNKNOWN and "search" not in outcome.answers
+
+
+def test_a_search_that_sleeps_on_past_its_stop_is_interrupted_on_the_clock(fakes, boards, monkeypatch) -> None:
+    """One that uses no CPU and does not stop is interrupted after ``OVERRUN_WALL`` seconds on the clock."""
+    from sigmar.runners import race as race_module
+
+    monkeypatch.setattr(race_module, "OVERRUN_WALL", 0.5)
+    _search_ignores_its_stop(monkeypatch, spin=False, after=60.0)
+    with Race(["search"], slack=0.1) as race:
+        start = time.perf_counter()
+        outcome = race.solve(boards["pair"], 0.2)
+        assert time.perf_counter() - start < 30.0, "the sleeping search was waited for to its end"
+        assert race.inline is None
+    assert outcome.result.status is Status.UNKNOWN and "search" not in outcome.answers
+
+
 def test_search_alone_runs_in_process_and_keeps_the_exit_codes(board_file: Path) -> None:
     """``-b search`` and the default race answer in the runner's process: 0 when all are answered."""
     for backend in ("search", "all"):
