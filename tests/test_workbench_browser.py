@@ -206,6 +206,38 @@ def test_a_hint_is_taken_and_undone(page: Any) -> None:
     assert counter(page) == (9, 9, 0) and page.locator("#board .t.gone").count() == 0
 
 
+def test_a_hint_asked_while_a_move_is_on_its_way_is_the_hint_of_the_position_after_it(page: Any) -> None:
+    start_play(page, LOSABLE)
+    page.click("#hint")
+    page.wait_for_selector("#play-status[data-status=hint]", timeout=WAIT)
+    hinted = page.eval_on_selector_all("#board .t.next", "ts => ts.map(t => t.dataset.cell)")
+    # One script: the move's tiles clicked, then Hint, before the page can have the position after the move.
+    page.evaluate(
+        """(cells) => {
+          for (const c of cells) {
+            const tile = document.querySelector(`#board [data-cell='${c}']`);
+            tile.dispatchEvent(new MouseEvent('click', {bubbles: true}));  // an SVG tile has no click()
+          }
+          document.getElementById('hint').click();
+        }""",
+        hinted,
+    )
+    page.wait_for_selector("#play-status[data-status=hint]", timeout=WAIT)
+    assert counter(page)[2] == 1 and page.evaluate("() => document.body.dataset.played") == "1"
+    marked = page.eval_on_selector_all("#hint-list li", "ls => ls.map(l => l.dataset.cells.split(' '))")
+    assert len(marked) == int(page.inner_text("#count-legal")) >= 1
+    assert not {c for cells in marked for c in cells} & set(hinted)  # none uses a tile the move took away
+
+
+def test_hint_on_a_cleared_board_says_there_is_no_move(page: Any) -> None:
+    page.fill("#text", "  . . .\n . . . .\n. . . . .\n . . . .\n  . . .\n")
+    assert verdict_after(page, edits(page)) == "solved"
+    page.click("#mode-play")
+    page.wait_for_selector("#verdict[data-status=cleared]", timeout=WAIT)
+    page.click("#hint")
+    assert "no move is left to hint" in page.inner_text("#play-status")
+
+
 def test_the_proved_hint_marks_each_move_safe_or_losing(page: Any) -> None:
     start_play(page, LOSABLE)
     page.click("#hint")

@@ -383,7 +383,18 @@
   // A game in play: the moves made, the tiles picked, the position as the rule engine sees it (free tiles,
   // legal moves: /api/position, at once) and as a worker judges it (clearable or lost, a hint: /api/play).
   function newPlay() {
-    return {moves: [], pick: [], pos: null, judged: null, hint: null, proved: null, seq: 0, free: {}};
+    return {moves: [], pick: [], pos: null, pending: false, wantHint: false, judged: null, hint: null, proved: null,
+      seq: 0, free: {}};
+  }
+
+  // Where play stands, on <body> for scripts and tests to wait on (data-play: "position" while the position
+  // after a move is asked, "judging" while a worker judges it, "judged" once the banner says; data-played: the
+  // moves of the position shown; data-play-edit: the edit of the board it is on).
+  function playState(status) {
+    var data = document.body.dataset;
+    data.play = status;
+    data.played = String(state.play.moves.length);
+    data.playEdit = String(state.edits);
   }
 
   function setMode(mode) {
@@ -442,13 +453,16 @@
     play.pick = [];
     play.hint = null;
     play.proved = null;
+    play.pending = true;
+    playState("position");
     $("play-hint").hidden = true;
     $("hint-list").hidden = true;
     post("position", "/api/position", {text: state.text, moves: moves.map(cellList)}).then(function (reply) {
       if (state.play !== play || seq !== play.seq) return;
-      if (!reply.ok) { setPlayStatus("error", reply.data.error); return; }
+      play.pending = false;
+      if (!reply.ok) { setPlayStatus("error", reply.data.error); playState("judged"); return; }
       var pos = reply.data;
-      if (!pos.legal) { setPlayStatus("illegal", pos.why); drawPosition(); return; }
+      if (!pos.legal) { setPlayStatus("illegal", pos.why); drawPosition(); playState("judged"); return; }
       play.moves = moves;
       play.pos = pos;
       play.judged = null;
@@ -461,17 +475,27 @@
       if (pos.status === "cleared") {
         setBanner("cleared", "Cleared: every tile is gone, in " + moves.length + " moves.");
         setPlayStatus("cleared", "The board is clear.");
+        play.wantHint = false;
+        playState("judged");
         return;
       }
       if (pos.status === "stuck") setBanner("lost", "Lost: no legal move is left; " + pos.left + " tiles stay.");
       else setBanner("busy", "Judging this position…");
+      playState("judging");
       judge(play, seq, moves);
-    }).catch(function (error) { if (!aborted(error)) setPlayStatus("error", String(error)); });
+      if (play.wantHint) { play.wantHint = false; hint(); }  // Hint was asked before this position was in
+    }).catch(function (error) {
+      if (aborted(error) || state.play !== play || seq !== play.seq) return;
+      play.pending = false;
+      setPlayStatus("error", String(error));
+      playState("judged");
+    });
   }
 
   function judge(play, seq, moves) {
     post("play", "/api/play", {text: state.text, moves: moves.map(cellList)}).then(function (reply) {
       if (state.play !== play || seq !== play.seq) return;
+      playState("judged");
       if (!reply.ok) { setBanner("error", reply.data.error); return; }
       var answer = reply.data;
       if (!answer.legal) { setPlayStatus("illegal", answer.why); return; }
@@ -491,7 +515,7 @@
       }
       if (play.pick.length === 0 && !play.hint) setPlayStatus(answer.status, playLine(answer));
       mark("held", lost ? cellsOf(answer.stuck) : []);
-    }).catch(function (error) { if (!aborted(error)) setBanner("error", String(error)); });
+    }).catch(function (error) { if (!aborted(error)) { playState("judged"); setBanner("error", String(error)); } });
   }
 
   // What the game's state means for the next click (the banner says why).
@@ -648,7 +672,13 @@
   // certificate) or unknown. One safe move is ringed to play; picking a tile then shows which partners are safe.
   function hint() {
     var play = state.play;
-    if (!play || !play.pos || play.pos.status === "cleared") return;
+    if (!play) return;
+    if (!play.pos || play.pending) {  // a move is still on its way: the hint is of the position after it
+      play.wantHint = true;
+      setPlayStatus("busy", "The hint comes once the position after this move is in…");
+      return;
+    }
+    if (play.pos.status === "cleared") { setPlayStatus("cleared", "The board is clear: no move is left to hint."); return; }
     var started = performance.now();
     var seq = play.seq;
     setPlayStatus("busy", "Judging every legal move…");
