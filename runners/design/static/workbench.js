@@ -709,7 +709,8 @@
     }
     var list = $("hint-list");
     list.textContent = "";
-    list.dataset.ms = String(Math.round(ms));
+    list.dataset.ms = String(Math.round(ms));  // from the click to the marks shown; of which the worker's own:
+    list.dataset.workerMs = String(Math.round(found.seconds * 1000));
     found.moves.forEach(function (m) {
       var item = document.createElement("li");
       item.className = m.mark;
