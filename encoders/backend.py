@@ -9,18 +9,29 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from sigmar.models.board import Board
+from sigmar.models.records import Frozen
 from sigmar.models.result import Reason, Result, Status
 from sigmar.models.rules import count_problem
 from sigmar.models.tiles import QUINTESSENCE
 
 
-@dataclass(frozen=True)
-class NoOptions:
+class NoOptions(Frozen):
     """The options of a backend that takes none."""
+
+    __slots__ = ()
+
+
+def option_names(options_type: type) -> set[str]:
+    """The options a backend's ``options_type`` takes: a frozen record's fields (``models/records.py``), or a
+    frozen dataclass's (a plugin's, whose module imported ``dataclasses`` already)."""
+    if issubclass(options_type, Frozen):
+        return set(options_type.__match_args__)
+    import dataclasses
+
+    return {f.name for f in dataclasses.fields(options_type)}  # type: ignore[arg-type]
 
 
 class Backend(ABC):
@@ -37,7 +48,8 @@ class Backend(ABC):
     encode_targets: ClassVar[tuple[str, ...]] = ()
     # The encoding variants ``sigmar encode --variant`` takes for those targets, the default first.
     encode_variants: ClassVar[tuple[str, ...]] = ()
-    # A frozen dataclass of the backend's options: an unknown or missing one fails at construction.
+    # A frozen dataclass (or ``models/records.py``'s frozen record) of the backend's options: an unknown or
+    # missing one fails at construction.
     options_type: ClassVar[type] = NoOptions
     # Whether it plays the quintessence variant (docs/formats.md#the-rules, symbol x).
     plays_quintessence: ClassVar[bool] = False
@@ -51,7 +63,7 @@ class Backend(ABC):
 
     def __init__(self, sub: str | None = None, **options: Any) -> None:
         self.sub = sub if sub is not None else self.default()
-        valid = {f.name for f in fields(self.options_type)}
+        valid = option_names(self.options_type)
         unknown = sorted(set(options) - valid)
         if unknown:
             choices = ", ".join(sorted(valid)) or "none"

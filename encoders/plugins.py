@@ -26,10 +26,10 @@ import re
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TypeVar
 
 from sigmar.models.errors import SigmarError
+from sigmar.models.records import Frozen
 
 GROUP = "sigmar.backends"
 
@@ -47,13 +47,18 @@ class PluginFailure(SigmarError):
     """A plugin's code raised, or did not answer in time; the message says which and where."""
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Frozen):
     """One entry point of the group: ``family = value`` from ``distribution``."""
 
+    __slots__ = __match_args__ = ("family", "value", "distribution")
     family: str
     value: str  # "module:Class"
     distribution: str  # "name version" of the package that declares it
+
+    def __init__(self, family: str, value: str, distribution: str) -> None:
+        object.__setattr__(self, "family", family)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "distribution", distribution)
 
     def describe(self) -> str:
         return f"entry point '{self.family} = {self.value}' of {self.distribution}"

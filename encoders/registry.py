@@ -14,11 +14,11 @@ here takes plugins and built-ins alike: ``family_names``, ``info``,
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 
 from sigmar.encoders import plugins
 from sigmar.encoders.backend import Backend
 from sigmar.models.errors import SigmarError
+from sigmar.models.records import Frozen
 
 # The order of docs/formats.md#backend-names.  (family, module, class)
 FAMILIES: tuple[tuple[str, str, str], ...] = (
@@ -40,19 +40,49 @@ class UnknownBackend(SigmarError, ValueError):
     pass
 
 
-@dataclass(frozen=True)
-class FamilyInfo:
+class FamilyInfo(Frozen):
+    __slots__ = __match_args__ = (
+        "family",
+        "cls",
+        "available",
+        "why_not",
+        "version",
+        "subs",
+        "source",
+        "refused",
+        "default",
+        "default_note",
+        "missing",
+    )
     family: str
     cls: type[Backend] | None
     available: bool
     why_not: str
     version: str
     subs: tuple[str, ...]
-    source: str = "built-in"  # or "plugin NAME VERSION", the package that declares it
-    refused: bool = False  # a plugin entry that cannot be a backend here (why_not says why)
-    default: str = ""  # the name the family alone means here, e.g. "cnf:glucose42" ("" when unavailable)
-    default_note: str = ""  # why that is not the family's best configuration (a solver missing), or ""
-    missing: tuple[tuple[str, str], ...] = ()  # sub-names not available here, each with why (a package missing)
+    source: str  # "built-in" or "plugin NAME VERSION", the package that declares it
+    refused: bool  # a plugin entry that cannot be a backend here (why_not says why)
+    default: str  # the name the family alone means here, e.g. "cnf:glucose42" ("" when unavailable)
+    default_note: str  # why that is not the family's best configuration (a solver missing), or ""
+    missing: tuple[tuple[str, str], ...]  # sub-names not available here, each with why (a package missing)
+
+    def __init__(
+        self,
+        family: str,
+        cls: type[Backend] | None,
+        available: bool,
+        why_not: str,
+        version: str,
+        subs: tuple[str, ...],
+        source: str = "built-in",
+        refused: bool = False,
+        default: str = "",
+        default_note: str = "",
+        missing: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        values = (family, cls, available, why_not, version, subs, source, refused, default, default_note, missing)
+        for name, value in zip(self.__match_args__, values, strict=True):
+            object.__setattr__(self, name, value)
 
 
 def builtin_names() -> tuple[str, ...]:

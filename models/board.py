@@ -3,30 +3,56 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from typing import Any
 
 from sigmar.models.cached import cached
 from sigmar.models.hexgrid import Hex, on_board, to_rowcol
+from sigmar.models.records import Frozen
 from sigmar.models.tiles import METALS
 
 
-@dataclass(frozen=True)
-class Tile:
+class Tile(Frozen):
+    __slots__ = ("cell", "symbol")
+    __match_args__ = ("cell", "symbol")
     cell: Hex
     symbol: str
 
+    def __init__(self, cell: Hex, symbol: str) -> None:
+        object.__setattr__(self, "cell", cell)
+        object.__setattr__(self, "symbol", symbol)
 
-@dataclass(frozen=True)
-class Board:
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.cell == other.cell and self.symbol == other.symbol
+
+    def __hash__(self) -> int:
+        return hash((self.cell, self.symbol))
+
+
+class Board(Frozen):
     """A starting position.  ``tiles`` are in reading order; a tile's index is its id.
 
     Encoders and search number tiles by this index, so it must stay stable:
     the order is the board file's reading order (row by row, left to right).
     """
 
+    # No __slots__: what a board derives is kept in its __dict__ (``cached``, the hash, the facts).
+    __match_args__ = ("dim", "tiles", "name")
     dim: int
     tiles: tuple[Tile, ...]
-    name: str = ""
+    name: str
+
+    def __init__(self, dim: int, tiles: tuple[Tile, ...], name: str = "") -> None:
+        own = self.__dict__
+        own["dim"] = dim
+        own["tiles"] = tiles
+        own["name"] = name
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.dim, self.tiles, self.name) == (other.dim, other.tiles, other.name)
 
     def __hash__(self) -> int:
         # Kept: the caches keyed by board (``facts_of``) hash it at every look-up, and hashing 55 tiles costs
@@ -37,10 +63,10 @@ class Board:
             self.__dict__["_hash"] = found
         return found
 
-    def __getstate__(self) -> dict[str, object]:
-        # Without what is kept under private names (the hash: a string's hash differs from process to
-        # process; the facts: rebuilt where they are needed): a board sent to a worker is its fields.
-        return {key: value for key, value in self.__dict__.items() if not key.startswith("_")}
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        # Without what it derived (the hash: a string's hash differs from process to process; the facts and
+        # the cached tables: rebuilt where they are needed): a board sent to a worker is its fields.
+        return type(self), (self.dim, self.tiles, self.name)
 
     @cached
     def index_of(self) -> dict[Hex, int]:

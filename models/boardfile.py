@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from sigmar.models import input_limits
@@ -18,6 +17,7 @@ from sigmar.models.errors import SigmarError
 from sigmar.models.hexgrid import cells as hex_cells
 from sigmar.models.hexgrid import row_lengths, to_rowcol
 from sigmar.models.input_limits import BOARD_FILE, InputError
+from sigmar.models.records import Record
 from sigmar.models.tiles import EMPTY, METALS, SYMBOLS
 
 if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
@@ -26,16 +26,32 @@ if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
 MAX_DIM = 16  # 721 cells: far beyond any generated or published board
 
 
-@dataclass
-class BoardFileError(SigmarError):
+class BoardFileError(Record, SigmarError):
     """A malformed board file, with its location (row and column from 0, line from 1)."""
 
+    __match_args__ = ("file", "message", "board", "row", "col", "line")
     file: str
     message: str
-    board: str | None = None
-    row: int | None = None
-    col: int | None = None
-    line: int | None = None
+    board: str | None
+    row: int | None
+    col: int | None
+    line: int | None
+
+    def __init__(
+        self,
+        file: str,
+        message: str,
+        board: str | None = None,
+        row: int | None = None,
+        col: int | None = None,
+        line: int | None = None,
+    ) -> None:
+        self.file = file
+        self.message = message
+        self.board = board
+        self.row = row
+        self.col = col
+        self.line = line
 
     def __str__(self) -> str:
         where = [_one_line(self.file)]
@@ -56,10 +72,14 @@ def _one_line(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-@dataclass
-class RowBlock:
+class RowBlock(Record):
+    __slots__ = __match_args__ = ("name", "rows")
     name: str | None
     rows: list[tuple[int, str]]  # (line number, cell symbols without whitespace)
+
+    def __init__(self, name: str | None, rows: list[tuple[int, str]]) -> None:
+        self.name = name
+        self.rows = rows
 
 
 def lines_of(text: str) -> list[str]:
@@ -146,7 +166,7 @@ class DistinctNames:
             while f"{name}#{number}" in self._used:
                 number += 1
             self._next[name] = number + 1
-            board = replace(board, name=f"{name}#{number}")
+            board = board.replace(name=f"{name}#{number}")
         self._used.add(board.name)
         return board
 

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
 
 from sigmar.models.board import Board
 from sigmar.models.hexgrid import Hex
+from sigmar.models.records import Frozen
 from sigmar.models.result import Result, Status
 from sigmar.models.rules import Position, count_problem
 from sigmar.models.stopped import Stopped
@@ -54,13 +54,18 @@ class Notion(StrEnum):
 NOTIONS = tuple(n.value for n in Notion)
 
 
-@dataclass(frozen=True)
-class Count:
+class Count(Frozen):
     """A count of one notion: ``value`` exactly when ``exact``, else a lower bound ("at least value")."""
 
+    __slots__ = __match_args__ = ("notion", "value", "exact")
     notion: Notion
     value: int
     exact: bool
+
+    def __init__(self, notion: Notion, value: int, exact: bool) -> None:
+        object.__setattr__(self, "notion", notion)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "exact", exact)
 
     def __str__(self) -> str:
         return f"{self.value:,}" if self.exact else f"at least {self.value:,}"

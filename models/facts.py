@@ -30,23 +30,30 @@ the second reading that the solvers are judged by.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from sigmar.models.bits import mask_of_ids, tile_ids, union
 from sigmar.models.board import Board
 from sigmar.models.cached import cached
 from sigmar.models.hexgrid import Hex, ring_neighbours, side
+from sigmar.models.records import Frozen
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
 Window = tuple[int, ...]
 
 
-@dataclass(frozen=True, eq=False)
-class Facts:
+class Facts(Frozen):
     """One board's derived facts; get them with :func:`facts_of` (computed once per board)."""
 
+    # No __slots__: the facts are kept in its __dict__ (``cached``).
+    __match_args__ = ("board",)
     board: Board
+
+    def __init__(self, board: Board) -> None:
+        self.__dict__["board"] = board
+
+    __eq__ = object.__eq__  # compared by identity
+    __hash__ = object.__hash__
 
     @cached
     def size(self) -> int:
@@ -221,19 +228,38 @@ def ring_ids(cells: Sequence[Hex]) -> tuple[tuple[int | None, ...], ...]:
     return tuple(tuple(index.get(n) for n in ring_neighbours(cell)) for cell in cells)
 
 
-@dataclass(frozen=True, eq=False)
-class Layout:
+class Layout(Frozen):
     """The geometry of one layout of tiles (where they are, not what they are), per tile id.
 
     Boards that differ by a swap (the thousands of candidates of ``explain``'s repair) share it, so
     it is made once per layout, from the tables of its side (:func:`hexgrid.side`), made once per side.
     """
 
+    # No __slots__: ``neighbours`` is kept in its __dict__ (``cached``).
+    __match_args__ = ("cells", "cell_ids", "neighbour_masks", "window_masks", "_dim")
     cells: tuple[Hex, ...]
     cell_ids: tuple[int, ...]  # per tile, its cell's index in its side's tables; () when off that side
     neighbour_masks: tuple[int, ...]
     window_masks: tuple[tuple[int, ...], ...]
     _dim: int
+
+    def __init__(
+        self,
+        cells: tuple[Hex, ...],
+        cell_ids: tuple[int, ...],
+        neighbour_masks: tuple[int, ...],
+        window_masks: tuple[tuple[int, ...], ...],
+        _dim: int,
+    ) -> None:
+        own = self.__dict__
+        own["cells"] = cells
+        own["cell_ids"] = cell_ids
+        own["neighbour_masks"] = neighbour_masks
+        own["window_masks"] = window_masks
+        own["_dim"] = _dim
+
+    __eq__ = object.__eq__  # compared by identity
+    __hash__ = object.__hash__
 
     @cached
     def neighbours(self) -> tuple[tuple[int | None, ...], ...]:

@@ -10,8 +10,9 @@ left of that row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
+
+from sigmar.models.records import Frozen
 
 Hex = tuple[int, int]
 
@@ -82,8 +83,7 @@ def has_three_empty_in_a_row(empty: tuple[bool, ...] | list[bool]) -> bool:
     return any(empty[i] and empty[(i + 1) % 6] and empty[(i + 2) % 6] for i in range(6))
 
 
-@dataclass(frozen=True, eq=False)
-class Side:
+class Side(Frozen):
     """The geometry of a board of one side, as tables over cell indices (reading order), made once per side.
 
     Every board of a side shares it: the search and the stuck-set finder look a neighbour up here
@@ -93,6 +93,17 @@ class Side:
     sentinel that indexes a per-board table one longer than the board.
     """
 
+    __slots__ = __match_args__ = (
+        "dim",
+        "cells",
+        "index",
+        "ring",
+        "runs",
+        "neighbours",
+        "windows",
+        "centre",
+        "rowcol",
+    )
     dim: int
     cells: tuple[Hex, ...]
     index: dict[Hex, int]
@@ -107,6 +118,25 @@ class Side:
     windows: tuple[tuple[int, ...], ...]
     centre: tuple[int, ...]  # per cell, its distance to the centre
     rowcol: tuple[tuple[int, int], ...]  # per cell, its [row, col] in board files and JSON
+
+    def __init__(
+        self,
+        dim: int,
+        cells: tuple[Hex, ...],
+        index: dict[Hex, int],
+        ring: tuple[tuple[int, ...], ...],
+        runs: tuple[tuple[int, ...], ...],
+        neighbours: tuple[int, ...],
+        windows: tuple[tuple[int, ...], ...],
+        centre: tuple[int, ...],
+        rowcol: tuple[tuple[int, int], ...],
+    ) -> None:
+        values = (dim, cells, index, ring, runs, neighbours, windows, centre, rowcol)
+        for name, value in zip(self.__match_args__, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    __eq__ = object.__eq__  # one per side: compared by identity
+    __hash__ = object.__hash__
 
     @property
     def count(self) -> int:

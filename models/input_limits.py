@@ -28,10 +28,10 @@ import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from sigmar.models.errors import SigmarError
+from sigmar.models.records import Frozen
 
 if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
     from pathlib import Path
@@ -40,14 +40,20 @@ BOM = b"\xef\xbb\xbf"
 MiB = 2**20
 
 
-@dataclass(frozen=True)
-class Limit:
+class Limit(Frozen):
     """A ceiling on one kind of input file: its size, and the longest line it may have."""
 
+    __slots__ = __match_args__ = ("kind", "env", "default", "line_bytes")
     kind: str  # "board file", as messages name it
     env: str  # the environment variable that sets it, in bytes
     default: int
-    line_bytes: int = MiB
+    line_bytes: int
+
+    def __init__(self, kind: str, env: str, default: int, line_bytes: int = MiB) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "env", env)
+        object.__setattr__(self, "default", default)
+        object.__setattr__(self, "line_bytes", line_bytes)
 
     @property
     def bytes(self) -> int:

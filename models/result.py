@@ -6,11 +6,11 @@ answer, the solver's statistics carried alongside.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
 
 from sigmar.models.hexgrid import Hex
+from sigmar.models.records import Frozen
 
 
 class Status(StrEnum):
@@ -43,11 +43,23 @@ class Lost(StrEnum):
     OVERRUN = "overrun"
 
 
-@dataclass(frozen=True)
-class Move:
+class Move(Frozen):
     """One move: two cells that pair, or gold's cell alone, in axial coordinates."""
 
+    __slots__ = ("cells",)
+    __match_args__ = ("cells",)
     cells: tuple[Hex, ...]
+
+    def __init__(self, cells: tuple[Hex, ...]) -> None:
+        object.__setattr__(self, "cells", cells)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Move:
+            return NotImplemented
+        return self.cells == other.cells
+
+    def __hash__(self) -> int:
+        return hash((self.cells,))
 
 
 class CertificateKind(StrEnum):
@@ -71,8 +83,7 @@ CERTIFICATE_SUFFIXES = {
 }
 
 
-@dataclass(frozen=True)
-class Certificate:
+class Certificate(Frozen):
     """What backs an "unsolvable" (docs/formats.md#certificates).
 
     A backend fills ``texts`` (file suffix -> content) and leaves ``file``
@@ -82,12 +93,46 @@ class Certificate:
     ``(row, col)`` of the board file.
     """
 
+    __slots__ = ("kind", "cells", "file", "texts", "temporary")
+    __match_args__ = ("kind", "cells", "file", "texts", "temporary")
     kind: CertificateKind
-    cells: tuple[tuple[int, int], ...] = ()
-    file: str | None = None
-    texts: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    cells: tuple[tuple[int, int], ...]
+    file: str | None
+    texts: dict[str, str]  # left out of the comparison and the repr
     # True when ``file`` is in a folder removed at the end of the run: the JSON then names no file.
-    temporary: bool = False
+    temporary: bool
+
+    def __init__(
+        self,
+        kind: CertificateKind,
+        cells: tuple[tuple[int, int], ...] = (),
+        file: str | None = None,
+        texts: dict[str, str] | None = None,
+        temporary: bool = False,
+    ) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "kind", kind)
+        setattr_(self, "cells", cells)
+        setattr_(self, "file", file)
+        setattr_(self, "texts", {} if texts is None else texts)
+        setattr_(self, "temporary", temporary)
+
+    def _compared(self) -> tuple[Any, ...]:
+        return (self.kind, self.cells, self.file, self.temporary)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__qualname__}(kind={self.kind!r}, cells={self.cells!r}, file={self.file!r}, "
+            f"temporary={self.temporary!r})"
+        )
 
     def json(self) -> dict[str, Any]:
         record: dict[str, Any] = {"kind": self.kind.value, "file": None if self.temporary else self.file}
@@ -96,47 +141,100 @@ class Certificate:
         return record
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(Frozen):
     """One backend's answer for one board.
 
     ``verified`` is set only by the runner after the rule engine replayed
     ``moves``; a backend never sets it itself.
     """
 
+    __slots__ = _RESULT_FIELDS = (
+        "status",
+        "backend",
+        "seconds",
+        "moves",
+        "reason",
+        "explanation",
+        "message",
+        "statistics",
+        "verified",
+        "wrong",
+        "certificate",
+        "checked",
+        "check_seconds",
+        "lost",
+        "claims",
+    )
+    __match_args__ = __slots__
     status: Status
     backend: str
-    seconds: float = 0.0
-    moves: tuple[Move, ...] = ()
-    reason: Reason | None = None
-    explanation: str = ""
-    message: str = ""
-    statistics: dict[str, Any] = field(default_factory=dict)
-    verified: bool = False
+    seconds: float
+    moves: tuple[Move, ...]
+    reason: Reason | None
+    explanation: str
+    message: str
+    statistics: dict[str, Any]
+    verified: bool
     # Set by the runner when the answer is provably wrong (a rejected
     # solution), as opposed to a crash: BenchExec's "wrong" against "error".
-    wrong: bool = False
-    certificate: Certificate | None = None
+    wrong: bool
+    certificate: Certificate | None
     # Set by the runner once code independent of the backend accepted ``certificate``.
-    checked: bool = False
-    check_seconds: float | None = None
+    checked: bool
+    check_seconds: float | None
     # Set by the runner when the backend's worker was lost (it died, or it was killed past its time limit).
-    lost: Lost | None = None
+    lost: Lost | None
     # For ``unknown``: what each backend said before the end (docs/formats.md#the-json-of-an-answer, ``claims``).
-    claims: tuple[Result, ...] = ()
+    claims: tuple[Result, ...]
+
+    def __init__(
+        self,
+        status: Status,
+        backend: str,
+        seconds: float = 0.0,
+        moves: tuple[Move, ...] = (),
+        reason: Reason | None = None,
+        explanation: str = "",
+        message: str = "",
+        statistics: dict[str, Any] | None = None,
+        verified: bool = False,
+        wrong: bool = False,
+        certificate: Certificate | None = None,
+        checked: bool = False,
+        check_seconds: float | None = None,
+        lost: Lost | None = None,
+        claims: tuple[Result, ...] = (),
+    ) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "status", status)
+        setattr_(self, "backend", backend)
+        setattr_(self, "seconds", seconds)
+        setattr_(self, "moves", moves)
+        setattr_(self, "reason", reason)
+        setattr_(self, "explanation", explanation)
+        setattr_(self, "message", message)
+        setattr_(self, "statistics", {} if statistics is None else statistics)
+        setattr_(self, "verified", verified)
+        setattr_(self, "wrong", wrong)
+        setattr_(self, "certificate", certificate)
+        setattr_(self, "checked", checked)
+        setattr_(self, "check_seconds", check_seconds)
+        setattr_(self, "lost", lost)
+        setattr_(self, "claims", claims)
 
     def with_(self, **changes: Any) -> Result:
         """A copy with ``changes`` (``dataclasses.replace``, without its cost: every answer is copied a few times
         on its way out, and the fields need no check beyond their names)."""
         if type(self) is not Result:  # a subclass's own __init__ runs, as dataclasses.replace does it
-            return replace(self, **changes)
-        unknown = changes.keys() - _RESULT_FIELDS
+            return self.replace(**changes)
+        unknown = changes.keys() - _FIELD_SET
         if unknown:
             raise TypeError(f"Result has no field {', '.join(sorted(unknown))}")
         copy = object.__new__(Result)
-        copy.__dict__.update(self.__dict__)
-        copy.__dict__.update(changes)
+        setattr_ = object.__setattr__
+        for name in Result._RESULT_FIELDS:
+            setattr_(copy, name, changes[name] if name in changes else getattr(self, name))
         return copy
 
 
-_RESULT_FIELDS = frozenset(f.name for f in fields(Result))
+_FIELD_SET = frozenset(Result._RESULT_FIELDS)

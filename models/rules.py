@@ -13,7 +13,6 @@ a mistake from what it judges.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, cached_property
 from itertools import combinations, product
@@ -21,6 +20,7 @@ from itertools import combinations, product
 from sigmar.models.board import Board
 from sigmar.models.hexgrid import Hex, has_three_empty_in_a_row, ring_neighbours
 from sigmar.models.hexgrid import cells as cells_of_side
+from sigmar.models.records import Frozen
 from sigmar.models.result import Move
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of, pairs_with
 
@@ -39,18 +39,36 @@ class Fault(StrEnum):
     TILES_LEFT = "tiles left at the end"
 
 
-@dataclass(frozen=True)
-class Illegal:
+class Illegal(Frozen):
+    __slots__ = __match_args__ = ("fault", "detail")
     fault: Fault
     detail: str
 
+    def __init__(self, fault: Fault, detail: str) -> None:
+        object.__setattr__(self, "fault", fault)
+        object.__setattr__(self, "detail", detail)
 
-@dataclass(frozen=True)
-class Position:
+
+class Position(Frozen):
     """A board in play: the starting board and the cells still holding a tile."""
 
+    # No __slots__: ``current_metal`` is kept in its __dict__ (``cached_property``).
+    __match_args__ = ("board", "occupied")
     board: Board
     occupied: frozenset[Hex]
+
+    def __init__(self, board: Board, occupied: frozenset[Hex]) -> None:
+        own = self.__dict__
+        own["board"] = board
+        own["occupied"] = occupied
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.board == other.board and self.occupied == other.occupied
+
+    def __hash__(self) -> int:
+        return hash((self.board, self.occupied))
 
     @classmethod
     def start(cls, board: Board) -> Position:
@@ -146,18 +164,26 @@ class Position:
         return f"[{row}, {col}]"
 
 
-@dataclass(frozen=True)
-class ReplayVerdict:
+class ReplayVerdict(Frozen):
     """The rule engine's judgement of a move sequence.
 
     ``move_number`` counts from 1 and names the first bad move (0 when every
     move was legal but tiles were left at the end).
     """
 
+    __slots__ = __match_args__ = ("valid", "move_number", "fault", "detail")
     valid: bool
-    move_number: int | None = None
-    fault: Fault | None = None
-    detail: str = ""
+    move_number: int | None
+    fault: Fault | None
+    detail: str
+
+    def __init__(
+        self, valid: bool, move_number: int | None = None, fault: Fault | None = None, detail: str = ""
+    ) -> None:
+        object.__setattr__(self, "valid", valid)
+        object.__setattr__(self, "move_number", move_number)
+        object.__setattr__(self, "fault", fault)
+        object.__setattr__(self, "detail", detail)
 
     def __str__(self) -> str:
         if self.valid:
@@ -324,7 +350,7 @@ def count_problem(board: Board) -> str | None:
     elements = {e: counts[e] for e in ELEMENTS}
     quicksilver = (counts[QUICKSILVER], metals, max(metals - 1, 0))
     problem = counts_problem(counts[QUINTESSENCE], elements, counts[SALT], counts[VITAE], counts[MORS], *quicksilver)
-    board.__dict__["_count_problem"] = problem  # a private name: not sent with the board (Board.__getstate__)
+    board.__dict__["_count_problem"] = problem  # a private name: not sent with the board (Board.__reduce__)
     return problem
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sigmar.models import input_limits
@@ -20,6 +19,7 @@ from sigmar.models.boardfile import MAX_DIM, BoardFileError
 from sigmar.models.hexgrid import cells as hex_cells
 from sigmar.models.hexgrid import from_rowcol, side, to_rowcol
 from sigmar.models.input_limits import SOLUTION, InputError
+from sigmar.models.records import Frozen
 from sigmar.models.result import Move
 
 if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
@@ -28,12 +28,16 @@ if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
 RowCol = tuple[int, int]
 
 
-@dataclass(frozen=True)
-class Solution:
+class Solution(Frozen):
     """The moves given for one board, still in ``[row, col]`` form."""
 
+    __slots__ = __match_args__ = ("board", "moves")
     board: str | None  # the board name the JSON names, if any
     moves: tuple[tuple[RowCol, ...], ...]
+
+    def __init__(self, board: str | None, moves: tuple[tuple[RowCol, ...], ...]) -> None:
+        object.__setattr__(self, "board", board)
+        object.__setattr__(self, "moves", moves)
 
 
 _CELL = re.compile(r"^\s*\[?\s*([0-9]+)\s*,\s*([0-9]+)\s*\]?\s*$", re.ASCII)

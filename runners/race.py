@@ -32,13 +32,13 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
 from sigmar.models.counting import Notion
+from sigmar.models.records import Frozen, Record
 from sigmar.models.result import CertificateKind, Result, Status
 from sigmar.runners.checking.certify import ProofStore, certify
 from sigmar.runners.checking.count_grade import CountVerdict, ReferenceBeside, grade_counts
@@ -218,10 +218,20 @@ class RacePolicy:
         )
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(Frozen):
     """One board's start-up, as :meth:`RacePolicy.plan` decides it."""
 
+    __slots__ = __match_args__ = (
+        "leader",
+        "partner",
+        "later",
+        "first",
+        "staggered",
+        "partner_at",
+        "release_at",
+        "hold_until",
+        "prepare_at",
+    )
     leader: str
     partner: str | None  # joins at ``partner_at``
     later: list[str]  # join when the head start ends (``release_at``), or when the leader is done
@@ -232,16 +242,39 @@ class Plan:
     hold_until: float  # claim-only backends held back while the partner proves join by then at the latest
     prepare_at: float | None  # when the DRUP check's own encoding is made, while the partner proves
 
+    def __init__(
+        self,
+        leader: str,
+        partner: str | None,
+        later: list[str],
+        first: list[str],
+        staggered: bool,
+        partner_at: float | None,
+        release_at: float,
+        hold_until: float,
+        prepare_at: float | None,
+    ) -> None:
+        values = (leader, partner, later, first, staggered, partner_at, release_at, hold_until, prepare_at)
+        for name, value in zip(self.__match_args__, values, strict=True):
+            object.__setattr__(self, name, value)
 
-@dataclass
-class RaceOutcome:
+
+class RaceOutcome(Record):
     """What the race found on one board: the answer to report and everything seen on the way."""
 
+    __slots__ = __match_args__ = ("result", "answers", "wrong")
     result: Result
-    answers: dict[str, Result] = field(default_factory=dict)
+    answers: dict[str, Result]
     # Backends whose answer was provably wrong (a rejected solution, or
     # "unsolvable" against a verified solution): exit status 3 (docs/formats.md#exit-status).
-    wrong: dict[str, str] = field(default_factory=dict)
+    wrong: dict[str, str]
+
+    def __init__(
+        self, result: Result, answers: dict[str, Result] | None = None, wrong: dict[str, str] | None = None
+    ) -> None:
+        self.result = result
+        self.answers = {} if answers is None else answers
+        self.wrong = {} if wrong is None else wrong
 
 
 class Race:

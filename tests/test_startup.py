@@ -125,6 +125,7 @@ ONE_BOARD = frozenset(
         "sigmar.models.hexgrid",
         "sigmar.models.input_limits",
         "sigmar.models.output_files",
+        "sigmar.models.records",  # the hand-written records' bases, in place of dataclasses
         "sigmar.models.result",
         "sigmar.models.rules",
         "sigmar.models.stopped",  # the one "stopped" exception of the counts (a dozen lines)
@@ -166,8 +167,15 @@ ONE_BOARD = frozenset(
 # string), hashlib (a proof's file name), logging (Dask's loggers), shlex (--sat-cmd), traceback (a crash);
 # subprocess, tempfile, shutil and ctypes (the run's janitor was a Python started by subprocess), pathlib (a
 # path is made only where a file is written), textwrap (only a cell too wide for its column): 17-28 M
-# instructions each, against the public solver's whole one-board solve of 142 M (docs/measured/public-solver.md).
+# instructions each, against the public solver's whole one-board solve of 142 M (docs/measured/public-solver.md);
+# dataclasses (51 M with inspect, ast, dis and tokenize, and some 2.9 M for each class it makes: the records on
+# the path are written by hand, models/records.py).
 NOT_FOR_ONE_BOARD = (
+    "dataclasses",
+    "inspect",
+    "ast",
+    "dis",
+    "tokenize",
     "platform",
     "hashlib",
     "logging",

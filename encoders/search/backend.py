@@ -17,7 +17,6 @@ from __future__ import annotations
 import gc
 import sys
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from sigmar.encoders.backend import Backend
@@ -25,18 +24,25 @@ from sigmar.encoders.search.engine import Engine, Outcome
 from sigmar.models.bits import tile_ids
 from sigmar.models.board import Board
 from sigmar.models.hexgrid import Hex
+from sigmar.models.records import Frozen
 from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
 from sigmar.models.rules import count_problem
 
 
-@dataclass(frozen=True)
-class SearchOptions:
+class SearchOptions(Frozen):
     """``order``: the move order (``engine.ORDERS``); the rest switch pruning rules off, to measure them."""
 
-    order: str = "restarts"
-    safe: bool = True
-    locks: bool = True
-    stuck: bool = True
+    __slots__ = __match_args__ = ("order", "safe", "locks", "stuck")
+    order: str
+    safe: bool
+    locks: bool
+    stuck: bool
+
+    def __init__(self, order: str = "restarts", safe: bool = True, locks: bool = True, stuck: bool = True) -> None:
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "safe", safe)
+        object.__setattr__(self, "locks", locks)
+        object.__setattr__(self, "stuck", stuck)
 
 
 class SearchBackend(Backend):

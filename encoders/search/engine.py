@@ -52,12 +52,12 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from sigmar.encoders.search.moves import MoveGeneration
 from sigmar.encoders.search.pruning import Pruning
 from sigmar.encoders.search.state import MAX_DEAD, ORDERS, RESTART_ORDERS
+from sigmar.models.records import Record
 from sigmar.models.result import Status
 from sigmar.models.stuck_sets import explain_stuck
 
@@ -85,15 +85,29 @@ def luby(i: int) -> int:
     return 1 << (k - 1)
 
 
-@dataclass
-class Outcome:
+class Outcome(Record):
     """What the engine found: ``solution`` (removal masks in order), or proof of none, or nothing."""
 
+    __slots__ = __match_args__ = ("status", "solution", "why", "explanation", "statistics")
     status: Status
-    solution: list[int] = field(default_factory=list)
-    why: str = ""  # for unsolvable: "exhausted" or "static"
-    explanation: str = ""
-    statistics: dict[str, Any] = field(default_factory=dict)
+    solution: list[int]
+    why: str  # for unsolvable: "exhausted" or "static"
+    explanation: str
+    statistics: dict[str, Any]
+
+    def __init__(
+        self,
+        status: Status,
+        solution: list[int] | None = None,
+        why: str = "",
+        explanation: str = "",
+        statistics: dict[str, Any] | None = None,
+    ) -> None:
+        self.status = status
+        self.solution = [] if solution is None else solution
+        self.why = why
+        self.explanation = explanation
+        self.statistics = {} if statistics is None else statistics
 
 
 class Engine(Pruning, MoveGeneration):

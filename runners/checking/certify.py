@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -159,13 +158,13 @@ def with_formula(board: Board, certificate: Certificate, model: OrderModel | Non
         from sigmar.encoders import order_model
 
         text = (model if model is not None else order_model.build(board)).text()
-        return replace(certificate, texts={**certificate.texts, ".drcp-model": text})
+        return certificate.replace(texts={**certificate.texts, ".drcp-model": text})
     if certificate.kind is not CertificateKind.DRUP or ".cnf" in certificate.texts:
         return certificate
     from sigmar.runners.checking.fresh_formula import fresh
 
     own = fresh(board)
-    return replace(certificate, texts={**certificate.texts, ".cnf": own.text, ".vars.json": own.sidecar})
+    return certificate.replace(texts={**certificate.texts, ".cnf": own.text, ".vars.json": own.sidecar})
 
 
 def certify(board: Board, result: Result, store: ProofStore) -> Result:

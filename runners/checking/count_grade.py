@@ -21,11 +21,11 @@ process beside the workers.  A backend's count is graded:
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 from enum import StrEnum
 
 from sigmar.models.board import Board
 from sigmar.models.counting import Count, Notion, count_in, reference_count
+from sigmar.models.records import Frozen
 from sigmar.models.result import Result, Status
 
 
@@ -39,17 +39,31 @@ class CountGrade(StrEnum):
     REFUSED = "refused"
 
 
-@dataclass(frozen=True)
-class CountVerdict:
+class CountVerdict(Frozen):
     """One board's counts of one notion: the reference, each backend's answer and count, their grades."""
 
+    __slots__ = __match_args__ = ("board", "notion", "reference", "reference_seconds", "answers", "grades", "notes")
     board: Board
     notion: Notion
     reference: Count
     reference_seconds: float
     answers: dict[str, Result]
     grades: dict[str, CountGrade]
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...]
+
+    def __init__(
+        self,
+        board: Board,
+        notion: Notion,
+        reference: Count,
+        reference_seconds: float,
+        answers: dict[str, Result],
+        grades: dict[str, CountGrade],
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        values = (board, notion, reference, reference_seconds, answers, grades, notes)
+        for name, value in zip(self.__match_args__, values, strict=True):
+            object.__setattr__(self, name, value)
 
     @property
     def any_wrong(self) -> bool:

@@ -23,10 +23,10 @@ bench CSV's ``certified`` column.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 
 from sigmar.models.board import Board
+from sigmar.models.records import Frozen
 from sigmar.models.result import Result, Status
 from sigmar.runners.checking.replay import counts_answer
 from sigmar.runners.checking.trust import accepted, claims_message, corroborated
@@ -40,15 +40,24 @@ class Grade(StrEnum):
     ERROR = "error"
 
 
-@dataclass(frozen=True)
-class BoardVerdict:
+class BoardVerdict(Frozen):
     """Every backend's grade on one board, whether they agree, and the board's answer."""
 
+    __slots__ = __match_args__ = ("result", "grades", "agree", "notes", "settled")
     result: Result  # the board's answer as the suite reports it
     grades: dict[str, Grade]
     agree: bool  # no two backends claimed opposite answers (among those not graded wrong: a wrong one is noted once)
-    notes: tuple[str, ...] = ()
-    settled: bool = False  # ``result`` is a verified solution or a checked certificate, not a claim
+    notes: tuple[str, ...]
+    settled: bool  # ``result`` is a verified solution or a checked certificate, not a claim
+
+    def __init__(
+        self, result: Result, grades: dict[str, Grade], agree: bool, notes: tuple[str, ...] = (), settled: bool = False
+    ) -> None:
+        object.__setattr__(self, "result", result)
+        object.__setattr__(self, "grades", grades)
+        object.__setattr__(self, "agree", agree)
+        object.__setattr__(self, "notes", notes)
+        object.__setattr__(self, "settled", settled)
 
     @property
     def truth(self) -> str:

@@ -138,10 +138,8 @@ def _narrowed(per_file: PerFile, board: str | None, prefix: bool) -> PerFile:
     counts = Counter(b.name for _, found in per_file for b in found)
     if not prefix or all(n == 1 for n in counts.values()):
         return per_file
-    from dataclasses import replace  # only for names shared by two files
-
     return [
-        (path, [replace(b, name=f"{path}:{b.name}") if counts[b.name] > 1 else b for b in found])
+        (path, [b.replace(name=f"{path}:{b.name}") if counts[b.name] > 1 else b for b in found])
         for path, found in per_file
     ]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from sigmar.encoders.registry import names_all
@@ -86,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             results.append(result.with_(wrong=True) if outcome.wrong else result)
             pairings = stats_pairings(board) if args.stats else None
             if pairings is not None and not pairings.exact and result.verified:
-                pairings = replace(pairings, value=max(pairings.value, 1))  # the verified solution is one
+                pairings = pairings.replace(value=max(pairings.value, 1))  # the verified solution is one
             answers.write(outcome_json(board, outcome, pairings))
             if not args.json:
                 detail = summary_line(result)

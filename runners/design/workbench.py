@@ -29,7 +29,7 @@ import json
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -155,7 +155,7 @@ def posted_board(record: dict[str, Any]) -> Board:
         boards = parse_posted(text.encode("utf-8"), POSTED)
     except BoardFileError as exc:
         unnamed = exc.board is not None and exc.board.startswith(f"{POSTED}:")
-        shown = replace(exc, board=None) if unnamed else exc  # "the board text, row 1, column 1 (line 2): ..."
+        shown = exc.replace(board=None) if unnamed else exc  # "the board text, row 1, column 1 (line 2): ..."
         raise Refused(400, str(shown), row=exc.row, col=exc.col, line=exc.line) from None
     return boards[0]
 

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sigmar.models.records import Frozen
 from sigmar.models.result import Status
 from sigmar.runners.checking.grading import Grade
 
@@ -171,10 +171,10 @@ def vbs_par2(rows: list[Row], names: Iterable[str], time_limit: float | None) ->
     return sum(r.result.seconds if r is not None else 2 * time_limit for r in best.values()) / len(best)
 
 
-@dataclass(frozen=True)
-class Vbs:
+class Vbs(Frozen):
     """The virtual best solver over the backends that were not disqualified."""
 
+    __slots__ = __match_args__ = ("members", "solved", "boards", "par2", "times", "winners", "marginal", "refuted")
     members: tuple[str, ...]
     solved: int  # boards with a correct answer from some member
     boards: int
@@ -182,7 +182,22 @@ class Vbs:
     times: tuple[float, ...]  # the winning seconds, ascending
     winners: dict[str, int]  # backend -> boards on which it was the fastest correct
     marginal: dict[str, float]  # backend -> VBS PAR-2 without it minus with it
-    refuted: int = 0  # of ``solved``, the boards answered unsolvable (with a checked certificate)
+    refuted: int  # of ``solved``, the boards answered unsolvable (with a checked certificate)
+
+    def __init__(
+        self,
+        members: tuple[str, ...],
+        solved: int,
+        boards: int,
+        par2: float,
+        times: tuple[float, ...],
+        winners: dict[str, int],
+        marginal: dict[str, float],
+        refuted: int = 0,
+    ) -> None:
+        values = (members, solved, boards, par2, times, winners, marginal, refuted)
+        for name, value in zip(self.__match_args__, values, strict=True):
+            object.__setattr__(self, name, value)
 
 
 def vbs(rows: list[Row], names: list[str], time_limit: float | None) -> Vbs:
