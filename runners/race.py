@@ -671,7 +671,14 @@ def _ticks(tick: Callable[[], float | None], first: float | None) -> Iterator[bo
         yield False
         return
 
+    ended = False
+
     def handler(signum: int, frame: object) -> None:
+        # A signal that came before the timer was stopped may be handled after (Python runs a handler at the
+        # next bytecode, not when the signal comes): it must not set the timer again, or the signal that
+        # timer sends finds the handler gone and ends the process ("Alarm clock", exit 142).
+        if ended:
+            return
         due = tick()
         if due is not None:
             signal.setitimer(signal.ITIMER_REAL, max(due - time.perf_counter(), 1e-5))
@@ -682,6 +689,7 @@ def _ticks(tick: Callable[[], float | None], first: float | None) -> Iterator[bo
             signal.setitimer(signal.ITIMER_REAL, max(first - time.perf_counter(), 1e-5))
         yield True
     finally:
+        ended = True
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
