@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def lazy_exports(package: str, homes: dict[str, str]) -> Callable[[str], Any]:

@@ -26,10 +26,15 @@ import re
 import sys
 import threading
 from collections.abc import Callable
-from typing import TypeVar
 
 from sigmar.models.errors import SigmarError
 from sigmar.models.records import Frozen
+
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 GROUP = "sigmar.backends"
 
@@ -37,10 +42,8 @@ GROUP = "sigmar.backends"
 ANSWER_SECONDS = 5.0
 
 # A family name that ``--backend`` can select: no ':' (which starts the sub), ',' (lists) or spaces.
-VALID_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+VALID_NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]*"  # a pattern, compiled by re on its first use (not at every start)
 RESERVED = frozenset({"all"})
-
-T = TypeVar("T")
 
 
 class PluginFailure(SigmarError):
@@ -123,7 +126,7 @@ def _may_declare_any() -> bool:
 def refusal(entry: Entry, builtin: tuple[str, ...], all_entries: tuple[Entry, ...]) -> str:
     """Why ``entry`` cannot be a backend here ("" when it can)."""
     name = entry.family
-    if not VALID_NAME.fullmatch(name):
+    if not re.fullmatch(VALID_NAME, name):
         return f"'{name}' is not a backend name (letters, digits, '_', '.', '-'; no ':', ',' or spaces)"
     if name.casefold() in RESERVED:
         return f"'{name}' is reserved (--backend all means every backend)"

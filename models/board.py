@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from sigmar.models.cached import cached
 from sigmar.models.hexgrid import Hex, on_board, to_rowcol
 from sigmar.models.records import Frozen
 from sigmar.models.tiles import METALS
+
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Tile(Frozen):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board, Tile
@@ -20,6 +19,7 @@ from sigmar.models.input_limits import BOARD_FILE, InputError
 from sigmar.models.records import Record
 from sigmar.models.tiles import EMPTY, METALS, SYMBOLS
 
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
 if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
     from pathlib import Path
 

@@ -8,32 +8,26 @@ would only waste the time, never give two answers.  (Python 3.12 dropped the loc
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Generic, TypeVar, overload
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
+if TYPE_CHECKING:
+    # What the type checker sees: the standard library's, whose reads it types the same.
+    from functools import cached_property as cached
+else:
 
-T = TypeVar("T")
+    class cached:
+        """A non-data descriptor: the first read computes the value and stores it in the instance's
+        ``__dict__``, where every later read finds it without calling anything."""
 
+        def __init__(self, func):
+            self.func = func
+            self.name = func.__name__
+            self.__doc__ = func.__doc__
 
-class cached(Generic[T]):
-    """A non-data descriptor: the first read computes the value and stores it in the instance's ``__dict__``,
-    where every later read finds it without calling anything."""
+        def __set_name__(self, owner, name):
+            self.name = name
 
-    def __init__(self, func: Callable[[Any], T]) -> None:
-        self.func = func
-        self.name = func.__name__
-        self.__doc__ = func.__doc__
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, obj: None, owner: type | None = None) -> cached[T]: ...
-
-    @overload
-    def __get__(self, obj: object, owner: type | None = None) -> T: ...
-
-    def __get__(self, obj: object | None, owner: type | None = None) -> T | cached[T]:
-        if obj is None:
-            return self
-        value = obj.__dict__[self.name] = self.func(obj)
-        return value
+        def __get__(self, obj, owner=None):
+            if obj is None:
+                return self
+            value = obj.__dict__[self.name] = self.func(obj)
+            return value

@@ -30,7 +30,7 @@ the second reading that the solvers are judged by.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from sigmar.models.bits import mask_of_ids, tile_ids, union
 from sigmar.models.board import Board
@@ -335,20 +335,45 @@ def cell_windows_of(dim: int, c: int, held: int) -> tuple[int, ...]:
     found = row.get(held)
     if found is None:
         geometry = side(dim)
-        pattern = sum(1 << k for k, n in enumerate(geometry.ring[c]) if held >> n & 1)
+        n0, n1, n2, n3, n4, n5 = geometry.ring[c]  # off the board: one past the last cell, never held
+        pattern = (
+            (held >> n0 & 1)
+            | (held >> n1 & 1) << 1
+            | (held >> n2 & 1) << 2
+            | (held >> n3 & 1) << 3
+            | (held >> n4 & 1) << 4
+            | (held >> n5 & 1) << 5
+        )
         runs = geometry.runs[c]
-        found = row[held] = tuple(runs[k] for k in _minimal_windows()[pattern]) or (0,)
+        found = row[held] = tuple([runs[k] for k in MINIMAL_WINDOWS[pattern]]) or (0,)
     return found
 
 
 _CELL_WINDOWS: dict[int, list[dict[int, tuple[int, ...]]]] = {}
 
 
-@cache
 def _minimal_windows() -> tuple[tuple[int, ...], ...]:
     """Per pattern of ring positions holding a tile (bit ``k``: neighbour ``k``), the minimal windows, by
     their first position: one per set of tiles, holding no other window's tiles, fewest tiles first;
-    none when some window holds no tile (the tile is free from the start)."""
+    none when some window holds no tile (the tile is free from the start).  :data:`MINIMAL_WINDOWS`, which
+    :func:`minimal_windows_made` makes (tests/test_hexgrid.py holds them equal)."""
+    return MINIMAL_WINDOWS
+
+
+# Written out: making it costs some 7 M instructions, 5% of a one-board solve's whole process (issue 48).
+# fmt: off
+MINIMAL_WINDOWS: tuple[tuple[int, ...], ...] = (
+    (), (), (), (), (), (), (), (), (), (0, 1), (), (2, 4), (), (3, 4), (), (3, 4),
+    (), (), (0, 2), (1, 2), (), (1, 3, 5), (3, 5), (3, 1, 5), (), (0, 1), (0, 4), (0, 1, 2, 4), (), (5, 1, 3), (4, 5),
+    (3, 4, 5, 1), (), (), (), (), (0, 3), (1, 3), (2, 3), (2, 3), (), (0, 1), (0, 2, 4), (2, 0, 4), (0, 4),
+    (0, 1, 3, 4), (4, 0, 2), (2, 3, 4, 0), (), (), (0, 2), (1, 2), (0, 5), (1, 3, 5), (0, 2, 3, 5), (1, 2, 3, 5), (),
+    (0, 1), (0, 2, 4), (0, 1, 2, 4), (0, 5), (0, 1, 5, 3), (0, 4, 5, 2), (0, 1, 2, 3, 4, 5),
+)
+# fmt: on
+
+
+def minimal_windows_made() -> tuple[tuple[int, ...], ...]:
+    """:data:`MINIMAL_WINDOWS` made from its definition."""
     out: list[tuple[int, ...]] = []
     for pattern in range(64):
         held = {k: frozenset(j % 6 for j in range(k, k + 3) if pattern >> (j % 6) & 1) for k in range(6)}

@@ -21,20 +21,20 @@ read when the limit is used.  docs/formats.md, "Limits", lists them.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO, TYPE_CHECKING, Any
 
 from sigmar.models.errors import SigmarError
 from sigmar.models.records import Frozen
 
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
 if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
     from pathlib import Path
+    from typing import IO, Any
 
 BOM = b"\xef\xbb\xbf"
 MiB = 2**20
@@ -294,6 +294,8 @@ def read_text(path: str | Path, limit: Limit, *, stdin: bool = False) -> str:
 
 def json_value(text: str, name: str | Path, line: int | None = None) -> Any:
     """One JSON value; malformed, too deeply nested or too large a number is an InputError naming the line."""
+    import json  # json where JSON is read or written: 5 M instructions a one-board solve (a table) need not pay
+
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

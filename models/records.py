@@ -14,11 +14,10 @@ pickling, ``replace`` and, for code written against ``dataclasses`` (a plugin's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
-
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
 if TYPE_CHECKING:
     from dataclasses import Field
-    from typing import Self
+    from typing import Any, ClassVar, Self
 
 
 class _DataclassFields:

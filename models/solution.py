@@ -8,22 +8,22 @@ ignored).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
 
 from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.boardfile import MAX_DIM, BoardFileError
-from sigmar.models.hexgrid import cells as hex_cells
-from sigmar.models.hexgrid import from_rowcol, side, to_rowcol
+from sigmar.models.hexgrid import cell_count, from_rowcol, side, to_rowcol
 from sigmar.models.input_limits import SOLUTION, InputError
 from sigmar.models.records import Frozen
 from sigmar.models.result import Move
 
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
 if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
     from pathlib import Path
+    from types import ModuleType
+    from typing import Any
 
 RowCol = tuple[int, int]
 
@@ -40,13 +40,14 @@ class Solution(Frozen):
         object.__setattr__(self, "moves", moves)
 
 
-_CELL = re.compile(r"^\s*\[?\s*([0-9]+)\s*,\s*([0-9]+)\s*\]?\s*$", re.ASCII)
+# A pattern, compiled by re on its first use (about 1 M instructions: not at every start, for a file never read).
+_CELL = r"^\s*\[?\s*([0-9]+)\s*,\s*([0-9]+)\s*\]?\s*$"
 # A cell's row or column is never more than this many digits (a side-10 board has 19 rows).
 MAX_DIGITS = 6
 MAX_DEPTH = 8  # an answer object nests moves, cells and coordinates: 5 deep
 MAX_CHARS = SOLUTION.default  # the solutions of a thousand side-10 boards fit in a tenth of this
 # Every move takes a tile away: no solution has more moves than the largest board has cells.
-MAX_MOVES = len(hex_cells(MAX_DIM))
+MAX_MOVES = cell_count(MAX_DIM)  # not len(cells(MAX_DIM)): 721 cells to make at every start
 
 
 def parse_solutions(text: str, filename: str = "<solution>") -> list[Solution]:
@@ -116,13 +117,19 @@ def _depth(line: str) -> int:
     return deepest
 
 
+def _json() -> ModuleType:
+    import json  # json where JSON is read or written: 5 M instructions a one-board solve (a table) need not pay
+
+    return json
+
+
 def _cell(value: Any) -> RowCol:
     """A ``[row, col]`` pair of non-negative ints (no bool, no float, no string), else ValueError."""
     if not isinstance(value, list) or len(value) != 2:
         raise ValueError("a cell is a list of two numbers [row, col]")
     for part in value:
         if isinstance(part, bool) or not isinstance(part, int):
-            raise ValueError(f"{json.dumps(part)[:20]} is not a whole number")
+            raise ValueError(f"{_json().dumps(part)[:20]} is not a whole number")
         if part < 0 or part >= 10**MAX_DIGITS:
             raise ValueError(f"{str(part)[:20]} is not a row or column")
     return value[0], value[1]
@@ -145,6 +152,7 @@ def _json_value(line: str, filename: str, number: int) -> Any:
     """One JSON line, read only when it nests shallowly enough; every failure names the line."""
     if _depth(line) > MAX_DEPTH:
         raise BoardFileError(filename, f"JSON nested more than {MAX_DEPTH} deep", line=number)
+    json = _json()
     try:
         return json.loads(line, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
@@ -197,7 +205,7 @@ def _parse_lines(numbered: Iterable[tuple[int, str]], filename: str) -> Solution
         for col, token in enumerate(re.split(r"\s+|(?<=\])\s*(?=\[)", line)):
             if not token:
                 continue
-            match = _CELL.match(token)
+            match = re.match(_CELL, token, re.ASCII)
             if match is None:
                 raise BoardFileError(filename, f"'{token}' is not a cell 'row,col'", line=number, col=col)
             if max(len(match.group(1)), len(match.group(2))) > MAX_DIGITS:

@@ -33,7 +33,6 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
@@ -47,7 +46,10 @@ from sigmar.runners.checking.replay import counts_answer, replayed
 from sigmar.runners.checking.trust import accepted, claims_message, corroborated
 from sigmar.runners.statistics.scores import percentile
 
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
 if TYPE_CHECKING:
+    from typing import Any
+
     from sigmar.runners.workers import Heard, Worker, WorkerSet
 
 # Certificates whose check can take seconds (a DRUP proof of a side-8 board: up to a minute; a DRCP

@@ -129,3 +129,12 @@ def test_a_sides_tables_are_the_cells_neighbours_and_windows(dim: int) -> None:
             mask = sum(1 << geometry.index[other] for other in held)
             by_windows = any(not mask & window for window in geometry.windows[c])
             assert by_windows == has_three_empty_in_a_row([n not in held for n in ring_neighbours(cell)])
+
+
+def test_the_written_out_table_of_minimal_windows_is_the_one_its_definition_makes() -> None:
+    """``facts.MINIMAL_WINDOWS`` is written out (making it costs a one-board solve 7 M instructions): it must
+    stay what ``minimal_windows_made`` derives from the definition, pattern by pattern."""
+    from sigmar.models.facts import MINIMAL_WINDOWS, minimal_windows_made
+
+    assert len(MINIMAL_WINDOWS) == 64
+    assert minimal_windows_made() == MINIMAL_WINDOWS

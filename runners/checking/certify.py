@@ -18,14 +18,15 @@ import os
 import re
 import time
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
 
 from sigmar.models.board import Board
 from sigmar.models.output_files import cannot_write, write_file
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Reason, Result, Status
 
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
     from sigmar.encoders.order_model import OrderModel
 

@@ -23,13 +23,15 @@ the rule engine's own (``checking/count_grade.py``).
 
 from __future__ import annotations
 
-import json
 import math
 import os
-from typing import Any
 
 from sigmar.models.errors import SigmarError
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Move, Reason, Result, Status
+
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Labels only the runner gives: a backend that says "corroborated" speaks for two families.
 RUNNER_REASONS = frozenset({Reason.CORROBORATED})
@@ -212,6 +214,8 @@ def _statistics(value: object) -> dict[str, Any]:
         raise Malformed(f"statistics is {_shown(value)}, not a dict with string keys")
     if all(_plain(v) for v in value.values()):
         return dict(value)  # flat and plain (the search's own): a copy the backend cannot change
+    import json  # json only for statistics that are not flat and plain (never the search's)
+
     try:  # the answer JSON prints them: only what JSON can say, and a copy the backend cannot change
         copied: dict[str, Any] = json.loads(json.dumps(value, allow_nan=False))
     except (TypeError, ValueError, RecursionError) as exc:
