@@ -22,8 +22,8 @@ from sigmar.models.result import CertificateKind, Result, Status
 from sigmar.runners import cli
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.cubes_check import node_paths, read_split, shape
-from sigmar.runners.cubes import CubeProver
 from sigmar.runners.cubes.pools import LocalPool
+from sigmar.runners.cubes.split import CubeProver
 from tests.conftest import alive
 
 BOARD = deal("dense", 6, 1, 17)

@@ -33,8 +33,8 @@ from sigmar.runners.checking import rup_check
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.lrat_check import check_lrat
 from sigmar.runners.checking.rup_check import check_files, check_proof
-from sigmar.runners.cubes import CubeProver
 from sigmar.runners.cubes.pools import LocalPool
+from sigmar.runners.cubes.split import CubeProver
 from sigmar.runners.prove import Prover
 from tests.conftest import ROOT
 

@@ -142,8 +142,8 @@ def _engine(args: argparse.Namespace, proofs: ProofStore) -> Any:
         return Prover(
             proofs, prover=args.prover, corroborate_limit=corroborate_limit, second_opinion=not args.no_second_opinion
         )
-    from sigmar.runners.cubes import CubesEngine
     from sigmar.runners.cubes.pools import DaskPool, LocalPool
+    from sigmar.runners.cubes.split import CubesEngine
 
     client = dask_client(args.cluster) if args.cluster else None
     pool = DaskPool(client) if client is not None else LocalPool()

@@ -198,8 +198,8 @@ def run(args: argparse.Namespace) -> int:
 def _with_cubes(stack: contextlib.ExitStack, answers: Any, deals: Deals, client: Any, args: argparse.Namespace) -> Any:
     """The answers, each unknown one then settled by cube-and-conquer on the cluster or on this machine."""
     from sigmar.runners.checking.certify import ProofStore
-    from sigmar.runners.cubes import CubeProver, settle_unknowns
     from sigmar.runners.cubes.pools import DaskPool, LocalPool
+    from sigmar.runners.cubes.split import CubeProver, settle_unknowns
 
     pool: DaskPool | LocalPool = DaskPool(client) if client is not None else LocalPool()
     stack.callback(pool.close)

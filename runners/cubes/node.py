@@ -1,4 +1,4 @@
-"""One node of a cube-and-conquer split, worked where a worker runs it (:mod:`sigmar.runners.cubes`).
+"""One node of a cube-and-conquer split, worked where a worker runs it (:mod:`sigmar.runners.cubes.split`).
 
 A node is the board's formula under a cube (a few literals, given to the
 solver as unit clauses) together with the clauses its ancestors passed on.

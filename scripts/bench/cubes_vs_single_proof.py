@@ -59,8 +59,8 @@ from sigmar.models.result import Status
 from sigmar.runners.checking.certificates import check_certificate
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.rup_check import check_proof
-from sigmar.runners.cubes import CUBE_CONFLICTS, DEFAULT_CUBES, PROBE_CONFLICTS, CubeProver
 from sigmar.runners.cubes.pools import DaskPool, LocalPool
+from sigmar.runners.cubes.split import CUBE_CONFLICTS, DEFAULT_CUBES, PROBE_CONFLICTS, CubeProver
 from tests.loopback import loopback_cluster
 
 WORKERS = (2, 8, 16)

@@ -320,8 +320,8 @@ def drcp_of_another_board(w: Work) -> tuple[Path, Path]:
 def _cubes(w: Work) -> dict[str, Any]:
     """A split of dense deal 17 into several cubes (small conflict budgets, as tests/test_cubes.py splits it)."""
     from sigmar.runners.checking.certify import ProofStore
-    from sigmar.runners.cubes import CubeProver
     from sigmar.runners.cubes.pools import LocalPool
+    from sigmar.runners.cubes.split import CubeProver
 
     key = "dense17-cubes"
     if key not in w.answers:

@@ -1,0 +1,395 @@
+"""Cube-and-conquer: one hard board's refutation split into cubes refuted side by side (``prove --cubes N``).
+
+Why: the hardest refutations are global (no small part of the board is
+unsolvable on its own), so one solver on one core is the limit.  Here the
+board's formula is split into cubes, and the cubes go to many cores at once:
+this machine's, or a Dask cluster's (:mod:`sigmar.runners.cubes.pools`).
+
+How the split grows (each node is worked by :mod:`sigmar.runners.cubes.node`):
+the root is the whole formula.  A node runs the prover for a budget of
+conflicts; if it refutes its cube, the cube is done; if not, it splits on a
+variable into two children that start from the clauses it learnt: the first
+goes on in the node's own solver, kept warm on its worker (the pool sends it
+there), the second starts a solver of its own with every clause passed on.  A node
+less than log2(N) splits deep has a short budget (``probe`` conflicts), so
+there are soon N cubes and work for every worker (fewer where a node is
+refuted within its probe); a deeper one runs for ``budget`` conflicts before
+it splits in turn, which bounds the largest task.  So N is the number of
+cubes at least, and a hard cube splits again.  The budgets go by depth, not
+by what finished first, and a node goes on in its parent's solver only as its
+first child (sent to the worker that keeps it), so a board's split and
+certificate are the same whatever the number of workers.
+
+The answer is ``unsolvable`` with a ``cubes`` certificate (docs/formats.md#cubes)
+once every leaf is refuted and every node's proof checked.  The checks are
+tasks of the pool too, run after the solving that waits for a free worker (a
+node's children do not wait for its check); here the runner checks that the
+leaves cover every assignment, writes the files, and the answer is
+``checked``.  A cube with an assignment gives the board's solution, replayed
+by the rule engine like any other.
+"""
+
+from __future__ import annotations
+
+import errno
+import queue
+import time
+import uuid
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from sigmar.models.board import Board
+from sigmar.models.errors import SigmarError
+from sigmar.models.output_files import OutputError
+from sigmar.models.result import Certificate, CertificateKind, Reason, Result, Status
+from sigmar.runners.checking import fresh_formula
+from sigmar.runners.checking.certify import ProofStore
+from sigmar.runners.checking.cubes_check import SplitNode, node_suffixes, render_split, shape
+from sigmar.runners.checking.replay import replayed
+from sigmar.runners.cubes.node import CheckDone, CheckJob, NodeDone, NodeJob, check, job_digest, work
+from sigmar.runners.cubes.pools import ClusterLost
+
+DEFAULT_CUBES = 8
+# The budgets, in conflicts (so a board's split is the same on any machine), measured in
+# docs/measured/cubes.md: shorter probes give the N cubes sooner, and a smaller budget bounds
+# the largest task better, but every node more repeats work its siblings also do.
+PROBE_CONFLICTS = 1_000  # a node's budget above depth log2(N)
+CUBE_CONFLICTS = 10_000  # a deeper node's; past it, the cube splits again
+
+
+# Of the calls waiting for a worker, the lowest priority runs first: the solving, then the checks.
+SOLVE, CHECK = 0, 1
+# Why a worker's write failed: a full, read-only or forbidden disk is "cannot write", exit 2.
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG})
+
+
+class Pool(Protocol):
+    def submit(self, fn: Any, *args: Any, key: str = "", prefer: Any = None, priority: int = 0) -> Any: ...
+
+    def where(self, future: Any) -> Any: ...
+
+    def cancel(self) -> None: ...
+
+    def describe(self) -> str: ...
+
+
+@dataclass
+class _Node:
+    node: int
+    cube: tuple[int, ...]
+    parent: int | None
+    passed_on: tuple[array, ...]
+    budget: int | None
+    submitted: float
+    done: NodeDone | None = None
+    finished: float = 0.0
+    checked: CheckDone | None = None
+
+
+class CubeProver:
+    """Splits each board it is given into at least ``cubes`` cubes on ``pool``; certificates go to ``proofs``."""
+
+    def __init__(
+        self,
+        pool: Pool,
+        proofs: ProofStore,
+        *,
+        cubes: int = DEFAULT_CUBES,
+        prover: str = "glucose42",
+        probe: int = PROBE_CONFLICTS,
+        budget: int | None = CUBE_CONFLICTS,
+    ) -> None:
+        self.pool, self.proofs, self.cubes, self.prover = pool, proofs, cubes, prover
+        self.probe, self.budget = probe, budget
+        self.backend = f"cnf:{prover}"
+        self.nodes: list[dict[str, Any]] = []  # the last board's nodes, for the benchmark (see node_record)
+
+    def prove(self, board: Board, time_limit: float | None) -> Result:
+        """The board's answer: unsolvable with a checked ``cubes`` certificate, a verified solution, or unknown."""
+        start = time.perf_counter()
+        deadline = None if time_limit is None else start + time_limit
+        fresh_formula.prepare(board)  # the runner's own encoding, for the certificate's NAME.cnf, made meanwhile
+        finished: queue.SimpleQueue[tuple[int, str, Any]] = queue.SimpleQueue()
+        run = uuid.uuid4().hex[:12]  # in every task key: no two boards' (or runs') nodes share one
+        nodes: dict[int, _Node] = {}
+        probing = max(1, (self.cubes - 1).bit_length())  # the depths that split after a probe: 2**probing >= N
+
+        def submit(cube: tuple[int, ...], parent: int | None, passed_on: tuple[array, ...], where: Any = None) -> None:
+            number = len(nodes)
+            budget = self.probe if len(cube) < probing else self.budget
+            nodes[number] = _Node(number, cube, parent, passed_on, budget, time.perf_counter() - start)
+            job = NodeJob(board, run, number, parent, cube, passed_on, budget, self.prover, warm=where is not None)
+            future = self.pool.submit(work, job, key=f"{run}-{number}", prefer=where, priority=SOLVE)
+            future.add_done_callback(lambda f, n=number: finished.put((n, "solve", f)))
+
+        def submit_check(node: _Node) -> None:
+            done = node.done
+            assert done is not None
+            goals = done.passes_on if done.outcome == "split" else None
+            job = CheckJob(board, node.node, node.cube, node.passed_on, goals, done.proof.encode())
+            future = self.pool.submit(check, job, key=f"{run}-{node.node}-check", priority=CHECK)
+            future.add_done_callback(lambda f, n=node.node: finished.put((n, "check", f)))
+
+        submit((), None, ())
+        running = 1
+        try:
+            while running:
+                wait = None if deadline is None else deadline - time.perf_counter()
+                if wait is not None and wait <= 0:
+                    self._still_there(board)
+                    return self._unknown(board, start, nodes, "time limit")
+                try:
+                    number, task, future = finished.get(timeout=wait)
+                except queue.Empty:
+                    return self._unknown(board, start, nodes, "time limit")
+                running -= 1
+                node = nodes[number]
+                if task == "check":
+                    ended = self._checked(board, node, future)
+                    if ended is not None:
+                        return self._end(ended, board, start, nodes)
+                    continue
+                node.finished = time.perf_counter() - start
+                ended = self._settle(board, node, future)
+                if ended is not None:
+                    return self._end(ended, board, start, nodes)
+                assert node.done is not None
+                if node.done.outcome == "split":
+                    assert node.done.split is not None
+                    passed_on = (*node.passed_on, node.done.passes_on)
+                    where = getattr(self.pool, "where", lambda _: None)(future)
+                    submit((*node.cube, node.done.split), number, passed_on, where)  # in the node's own solver
+                    submit((*node.cube, -node.done.split), number, passed_on)
+                    running += 2
+                submit_check(node)
+                running += 1
+            return self._end(self._certificate(board, nodes), board, start, nodes)
+        finally:
+            if running:
+                self.pool.cancel()
+            fresh_formula.release(board)
+
+    def _still_there(self, board: Board) -> None:
+        """ClusterLost when the pool's cluster is gone: a split that ran out of time there was not refused."""
+        lost = getattr(self.pool, "lost", None)
+        why = lost() if lost is not None else ""
+        if why:
+            raise ClusterLost(f"board {board.name}: {why}")
+
+    def _settle(self, board: Board, node: _Node, future: Any) -> Result | None:
+        """Take a node's answer (``node.done``); the board's answer when that ends the split, else None."""
+        done = self._taken(board, node, future, "answer")
+        if isinstance(done, Result):
+            return done
+        assert isinstance(done, NodeDone)
+        node.done = done
+        if done.outcome == "solved":
+            return replayed(board, Result(Status.SOLVED, self.backend, moves=done.moves))
+        return None
+
+    def _checked(self, board: Board, node: _Node, future: Any) -> Result | None:
+        """Take a node's check (``node.checked``); a wrong answer when it rejected the proof, else None."""
+        done = self._taken(board, node, future, "check")
+        if isinstance(done, Result):
+            return done
+        assert isinstance(done, CheckDone)
+        node.checked = done
+        if not done.report.valid:
+            message = f"the proof of node {node.node} (cube {list(node.cube)}) was rejected: {done.report.message}"
+            return Result(Status.UNKNOWN, self.backend, wrong=True, message=message)
+        return None
+
+    def _taken(self, board: Board, node: _Node, future: Any, what: str) -> Result | NodeDone | CheckDone:
+        """A node's finished task (its ``what``: answer or check), or the answer that ends the split when the
+        task failed or came back for another board or cube (the pool mixed up its tasks)."""
+        failed = _failure(self.backend, node, future, "the check of " if what == "check" else "")
+        if failed is not None:
+            return failed
+        done: NodeDone | CheckDone = future.result()
+        if done.job != job_digest(board, node.node, node.cube):
+            message = f"node {node.node}'s {what} is for another board or cube: the pool mixed up its tasks"
+            return Result(Status.ERROR, self.backend, message=message)
+        return done
+
+    def _certificate(self, board: Board, nodes: dict[int, _Node]) -> Result:
+        """Every leaf refuted: the tree checked for a gap, the files written, the answer.
+
+        The nodes are numbered in the certificate level by level, the positive side first, so the
+        files do not depend on which worker finished first.
+        """
+        in_order = sorted(nodes.values(), key=lambda n: (len(n.cube), tuple(x < 0 for x in n.cube)))
+        split = [
+            SplitNode(number, n.cube, n.done.split if n.done is not None and n.done.outcome == "split" else None)
+            for number, n in enumerate(in_order)
+        ]
+        _, gap = shape(split)
+        if gap is not None:  # the runner built the tree: a gap is a bug, and no certificate
+            return Result(Status.UNKNOWN, self.backend, wrong=True, message=f"the split leaves a gap: {gap}")
+        own = fresh_formula.fresh(board)
+        texts = {".cubes": render_split(board.name, split), ".cnf": own.text, ".vars.json": own.sidecar}
+        for number, n in enumerate(in_order):
+            assert n.done is not None
+            proof_suffix, lemmas_suffix = node_suffixes(number)
+            texts[proof_suffix] = n.done.proof
+            if n.done.outcome == "split":
+                texts[lemmas_suffix] = n.done.passes_on_text
+        certificate = self.proofs.write(board, Certificate(CertificateKind.CUBES, texts=texts))
+        checks = [n.checked for n in nodes.values() if n.checked is not None]
+        cubes = sum(1 for n in split if n.split is None)
+        return Result(
+            Status.UNSOLVABLE,
+            self.backend,
+            reason=Reason.PROOF,
+            explanation=f"the default CNF encoding is unsatisfiable under each of {cubes} cubes that together "
+            f"cover every assignment ({self.prover}; each cube's proof checked)",
+            certificate=certificate,
+            checked=True,
+            check_seconds=sum(c.seconds for c in checks),
+        )
+
+    def _unknown(self, board: Board, start: float, nodes: dict[int, _Node], why: str) -> Result:
+        return self._end(Result(Status.UNKNOWN, self.backend, message=why), board, start, nodes)
+
+    def _end(self, result: Result, board: Board, start: float, nodes: dict[int, _Node]) -> Result:
+        """The answer with its wall time and the split's numbers; the nodes kept for the benchmark."""
+        self.nodes = [node_record(n) for n in nodes.values()]
+        done = [n.done for n in nodes.values() if n.done is not None]
+        checks = [n.checked for n in nodes.values() if n.checked is not None]
+        statistics = {
+            "cubes": sum(1 for n in done if n.outcome != "split"),
+            "nodes": len(nodes),
+            "conflicts": sum(n.conflicts for n in done),
+            "cpu_seconds": round(sum(n.cpu_seconds for n in done) + sum(c.cpu_seconds for c in checks), 3),
+            "largest_node_seconds": round(max((_node_seconds(n) for n in nodes.values()), default=0.0), 3),
+            "workers": self.pool.describe(),
+        }
+        return result.with_(seconds=time.perf_counter() - start, statistics={**result.statistics, **statistics})
+
+
+def _failure(backend: str, node: _Node, future: Any, what: str) -> Result | None:
+    """The answer when a node's task (or its check, ``what``) raised: a write that failed is "cannot write"
+    (raised: exit 2, not an answer), anything else an error."""
+    if future.cancelled():
+        return Result(Status.ERROR, backend, message=f"{what}node {node.node} of the split was cancelled")
+    error = future.exception()
+    if error is None:
+        return None
+    if isinstance(error, OutputError):
+        raise error
+    if isinstance(error, ClusterLost):  # a fault of the cluster is not an answer about the board
+        raise ClusterLost(f"{what}node {node.node} of the split: {error}") from None
+    if isinstance(error, OSError) and error.errno in _WRITE_ERRNOS:
+        where = error.filename or "a worker's temporary folder"
+        raise OutputError(f"cannot write {where}: {error.strerror or error}") from None
+    if isinstance(error, SigmarError):
+        raise error
+    message = f"{what}node {node.node} of the split failed: {type(error).__name__}: {error}"
+    return Result(Status.ERROR, backend, message=message)
+
+
+def _node_seconds(node: _Node) -> float:
+    """A node's solve and check, as timed where each ran."""
+    solve = node.done.solve_seconds if node.done is not None else 0.0
+    return solve + (node.checked.seconds if node.checked is not None else 0.0)
+
+
+def node_record(node: _Node) -> dict[str, Any]:
+    """One node as the benchmark reads it: where it hangs, what it did, how long it took."""
+    done = node.done
+    record: dict[str, Any] = {
+        "node": node.node,
+        "parent": node.parent,
+        "depth": len(node.cube),
+        "budget": node.budget,
+        "submitted": round(node.submitted, 4),
+        "finished": round(node.finished, 4) if done is not None else None,
+        "outcome": done.outcome if done is not None else "unfinished",
+    }
+    if done is not None:
+        checked = node.checked
+        record |= {
+            "conflicts": done.conflicts,
+            "warm": done.warm,
+            "solve_seconds": round(done.solve_seconds, 4),
+            "check_seconds": round(checked.seconds, 4) if checked is not None else None,
+            "cpu_seconds": round(done.cpu_seconds, 4),
+            "check_cpu_seconds": round(checked.cpu_seconds, 4) if checked is not None else None,
+            "passed_on": done.passes_on.count(0),
+        }
+    return record
+
+
+class CubesEngine:
+    """``prove --cubes N``'s engine: the counts first, then cube-and-conquer on the pool, then corroboration.
+
+    It answers like :class:`sigmar.runners.prove.Prover` (``prove(board, time_limit) -> Proved``), and
+    closes the pool (and the cluster client, if given) when done.
+    """
+
+    def __init__(
+        self,
+        pool: Any,
+        proofs: ProofStore,
+        *,
+        cubes: int = DEFAULT_CUBES,
+        prover: str = "glucose42",
+        corroborate_limit: float | None = 5.0,
+        client: Any = None,
+    ) -> None:
+        self.pool, self.client = pool, client
+        self.splitter = CubeProver(pool, proofs, cubes=cubes, prover=prover)
+        self.corroborate_limit = corroborate_limit
+
+    def __enter__(self) -> CubesEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        try:
+            self.pool.close()
+        finally:
+            if self.client is not None:
+                self.client.close()
+
+    def prove(self, board: Board, time_limit: float | None) -> Any:
+        from sigmar.runners.checking.replay import counts_answer
+        from sigmar.runners.prove import Proved, corroborated
+
+        counted = counts_answer(board)
+        if counted is not None:
+            return Proved(counted)
+        return corroborated(board, self.splitter.prove(board, time_limit), self.corroborate_limit)
+
+
+def settle_unknowns(
+    records: Iterator[dict[str, Any]], deals: Any, prover: CubeProver, time_limit: float | None
+) -> Iterator[dict[str, Any]]:
+    """A survey's answers as they come, each one the race left ``unknown`` settled by cube-and-conquer first.
+
+    The board's ``seconds`` are the race's and the split's together; a split that settles nothing
+    leaves the race's answer as it was.
+    """
+    from sigmar.runners.render.answer_json import result_json
+
+    try:
+        for record in records:
+            if record.get("status") == "unknown" and isinstance(record.get("index"), int):
+                index = record["index"]
+                board = deals.board(index)
+                result = prover.prove(board, time_limit)
+                if result.status is not Status.UNKNOWN or result.wrong:
+                    seconds = float(record.get("seconds", 0.0)) + result.seconds
+                    extra = {"wrong": True} if result.wrong else {}
+                    record = deals.tags(index) | result_json(board, result.with_(seconds=seconds), **extra)
+                if not prover.proofs.kept:  # a side-8 certificate is tens of MB: none is kept for the whole survey
+                    for path in prover.proofs.path.iterdir():
+                        path.unlink(missing_ok=True)
+            yield record
+    finally:
+        close = getattr(records, "close", None)
+        if close is not None:
+            close()
