@@ -61,15 +61,39 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> s
     return "\n".join(lines)
 
 
-def publish(out: str | Path, text: str, record: dict[str, Any]) -> Path:
-    """Print ``text`` after a blank line; write it to OUT.md and ``record`` to OUT.json; return OUT."""
+def publish(out: str | Path, text: str, record: dict[str, Any], also: str | Path | None = None) -> Path:
+    """Print ``text`` after a blank line; write it to OUT.md (and to ``also``, a docs/measured record, when
+    given) and ``record`` to OUT.json; return OUT."""
     print()
     print(text)
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.with_suffix(".md").write_text(text + "\n")
     path.with_suffix(".json").write_text(json.dumps(record, indent=1))
+    if also is not None:
+        Path(also).parent.mkdir(parents=True, exist_ok=True)
+        Path(also).write_text(text + "\n")
     return path
+
+
+def load_average() -> str:
+    """The one-minute load average as /proc/loadavg prints it ("?" where there is none): every record says it."""
+    path = Path("/proc/loadavg")
+    return path.read_text().split()[0] if path.exists() else "?"
+
+
+def dense_deals(count: int, seed: int) -> list[Board]:
+    """``sigmar generate --deal dense --count COUNT --seed SEED``'s side-6 boards, made in this process."""
+    import contextlib
+    import io
+
+    from sigmar.models.boardfile import parse_boards
+    from sigmar.runners.cli import main as sigmar
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        sigmar(["generate", "--deal", "dense", "--count", str(count), "--seed", str(seed)])
+    return parse_boards(out.getvalue(), "dense")
 
 
 def plugin_environment(folder: Path, *packages: Path) -> dict[str, str]:

@@ -14,8 +14,6 @@ least wall time); docs/cpmpy.md quotes the table.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import os
 import platform
 import sys
@@ -24,15 +22,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchlib import markdown_table, median, percentile, publish
+from benchlib import dense_deals, load_average, markdown_table, median, percentile, publish
 
 from sigmar.encoders import registry
 from sigmar.encoders.cpmpy import installed
 from sigmar.models.board import Board
-from sigmar.models.boardfile import parse_boards
 from sigmar.runners.checking.certify import ProofStore, certify
 from sigmar.runners.checking.replay import replayed
-from sigmar.runners.cli import main as sigmar
 
 ROOT = Path(__file__).resolve().parents[2]
 # (label, backend name, options)
@@ -41,17 +37,6 @@ PUMPKIN = (
     ("pumpkin (proof always)", "pumpkin", {"proof": "always"}),
     ("pumpkin (no proof)", "pumpkin", {"proof": "never"}),
 )
-
-
-def load() -> str:
-    return Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
-
-
-def dense_deals(count: int, seed: int) -> list[Board]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        sigmar(["generate", "--deal", "dense", "--count", str(count), "--seed", str(seed)])
-    return parse_boards(out.getvalue(), "dense")
 
 
 def spread(values: list[float]) -> str:
@@ -86,7 +71,7 @@ def run(label: str, name: str, options: dict[str, Any], boards: list[Board], lim
         "solved_seconds": spread(solved),
         "refuted_seconds": spread(refuted),
         "wall": round(wall, 1),
-        "load_after": load(),
+        "load_after": load_average(),
     }
 
 
@@ -104,10 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.backends:
         wanted = set(args.backends.split(","))
         configs = [c for c in configs if c[1] in wanted or c[0] in wanted]
-    before = load()
+    before = load_average()
     results = []
     for label, name, options in configs:
-        print(f"{label}: {len(boards)} boards (load {load()})", file=sys.stderr, flush=True)
+        print(f"{label}: {len(boards)} boards (load {load_average()})", file=sys.stderr, flush=True)
         results.append(run(label, name, options, boards, args.time_limit))
     cpmpy_rows = [r for r in results if r["name"].startswith("cpmpy:")]
     best = min(cpmpy_rows, key=lambda r: (r["unknown"], r["wall"]), default=None)
@@ -155,10 +140,9 @@ def main(argv: list[str] | None = None) -> int:
             f"Fewest unknown among cpmpy:*: {best['label'] if best else '-'}.",
         ]
     )
-    publish(args.out, text, {"boards": len(boards), "time_limit": args.time_limit, "results": results})
-    record = Path(args.record)
-    record.parent.mkdir(parents=True, exist_ok=True)
-    record.write_text(text + "\n")
+    publish(
+        args.out, text, {"boards": len(boards), "time_limit": args.time_limit, "results": results}, also=args.record
+    )
     return 0
 
 

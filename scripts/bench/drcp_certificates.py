@@ -49,11 +49,11 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # the second checker lives in tests/formats_checker
 
-from benchlib import markdown_table, median, percentile, publish  # noqa: E402
+from benchlib import dense_deals, load_average, markdown_table, median, percentile, publish  # noqa: E402
 
 from sigmar.encoders import registry  # noqa: E402
 from sigmar.models.board import Board  # noqa: E402
-from sigmar.models.boardfile import format_board, parse_boards  # noqa: E402
+from sigmar.models.boardfile import format_board  # noqa: E402
 from sigmar.runners.checking.certify import ProofStore, certify  # noqa: E402
 from sigmar.runners.checking.replay import replayed  # noqa: E402
 from sigmar.runners.cli import main as sigmar  # noqa: E402
@@ -61,17 +61,6 @@ from tests.formats_checker import check as second_check  # noqa: E402
 
 SECTIONS = ("dense", "mutants", "fuzz", "crosscheck", "bad", "startup")
 SIGMAR = str(Path(sys.executable).with_name("sigmar"))
-
-
-def load() -> str:
-    return Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
-
-
-def dense_deals(count: int, seed: int) -> list[Board]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        sigmar(["generate", "--deal", "dense", "--count", str(count), "--seed", str(seed)])
-    return parse_boards(out.getvalue(), "dense")
 
 
 def spread(values: list[float], digits: int = 3) -> str:
@@ -109,7 +98,7 @@ def run_dense(boards: list[Board], time_limit: float, proofs: Path) -> dict[str,
                 }
             )
             if (k + 1) % 25 == 0:
-                print(f"  dense: {k + 1}/{len(boards)} (load {load()})", file=sys.stderr, flush=True)
+                print(f"  dense: {k + 1}/{len(boards)} (load {load_average()})", file=sys.stderr, flush=True)
     refuted = [r for r in rows if r["status"] == "unsolvable" and r["reason"] == "proof"]
     drcp = [r for r in refuted if r["certificate"] == "drcp"]
     summary = {
@@ -488,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_drcp"))
     parser.add_argument("--record", default=str(ROOT / "docs" / "measured" / "drcp.md"))
     args = parser.parse_args(argv)
-    result: dict[str, Any] = {"load_before": load()}
+    result: dict[str, Any] = {"load_before": load_average()}
     work = Path(tempfile.mkdtemp(prefix="bench-drcp-"))
     boards = dense_deals(max(args.count, args.crosscheck), args.seed)
     if "dense" not in args.skip:
@@ -510,13 +499,10 @@ def main(argv: list[str] | None = None) -> int:
         result["bad"] = run_bad(rows, boards, work)
     if "startup" not in args.skip:
         result["startup"] = run_startup(work)
-    result["load_after"] = load()
+    result["load_after"] = load_average()
     shutil.rmtree(work, ignore_errors=True)
     text = render(result, args)
-    publish(args.out, text, result)
-    record = Path(args.record)
-    record.parent.mkdir(parents=True, exist_ok=True)
-    record.write_text(text + "\n")
+    publish(args.out, text, result, also=args.record)
     return 0
 
 

@@ -86,9 +86,12 @@ def main() -> int:
         f"`python scripts/bench/table_widths.py`.*\n\nBoards `{BOARDS}`, backends `{BACKENDS}`, `COLUMNS` set as a "
         "terminal of that width gives it.\n\n" + table
     )
-    publish(RESULTS / "table_widths", text, {"rows": rows, "load": load})
-    if args.docs:
-        (ROOT / "docs" / "measured" / "table-widths.md").write_text(text + "\n")
+    publish(
+        RESULTS / "table_widths",
+        text,
+        {"rows": rows, "load": load},
+        also=ROOT / "docs" / "measured" / "table-widths.md" if args.docs else None,
+    )
     return 0 if all(ok for _, ok, _ in rows) else 1
 
 
