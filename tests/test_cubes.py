@@ -520,3 +520,31 @@ def test_the_dask_pool_gives_the_cluster_one_task_a_thread_and_cancels_the_rest(
         for future in slow:
             with pytest.raises(CancelledError):
                 future.result(timeout=60)
+
+
+def test_cancelling_on_a_lost_cluster_ends_the_calls_without_raising() -> None:
+    """A split that ends because its scheduler was killed cancels its tasks on the way out; the client is
+    closed by then, and its ClosedClientError replaced the loss with a traceback (survey exit 1 at load 24)."""
+    from concurrent.futures import CancelledError, Future
+
+    from sigmar.runners.cubes.pools import DaskPool
+
+    class ClosedClient:
+        status = "closed"
+
+        def cancel(self, futures: list[object]) -> None:
+            raise RuntimeError("Client is closed. Can't send cancel-keys message.")  # as distributed says it
+
+    pool = DaskPool(ClosedClient())
+    mine: Future[Any] = Future()
+    assert mine.set_running_or_notify_cancel()
+    pool._running = {"their-future": mine}
+    pool.cancel()
+    with pytest.raises(CancelledError):
+        mine.result(timeout=0)
+    ClosedClient.status = "running"  # a live client that fails to cancel is still a fault, not swallowed
+    other: Future[Any] = Future()
+    assert other.set_running_or_notify_cancel()
+    pool._running = {"their-future": other}
+    with pytest.raises(RuntimeError, match="Client is closed"):
+        pool.cancel()

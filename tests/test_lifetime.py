@@ -72,7 +72,9 @@ def workload(kind: str, tmp_path: Path) -> tuple[list[str], str]:
             (Path(d) / "fzn-gecode").exists() for d in os.environ.get("PATH", "").split(":")
         ):
             pytest.skip("the MiniZinc case needs fzn-gecode")
-        return [str(SIDE10), "-b", "minizinc:gecode:steps", "--time-limit", "60"], "fzn-gecode"
+        # the run is killed once fzn-gecode runs; its limit only has to outlast MiniZinc's flattening of a
+        # side-10 model, which took more than 60 s of clock at load 24 (the run ended before the solver started)
+        return [str(SIDE10), "-b", "minizinc:gecode:steps", "--time-limit", "900"], "fzn-gecode"
     script = tmp_path / "hang.sh"
     script.write_text("#!/bin/sh\nsleep 100\n")
     script.chmod(0o755)
@@ -88,7 +90,8 @@ def test_killed_run_leaves_nothing(tmp_path: Path, kind: str, target: str, sig: 
     args, word = workload(kind, tmp_path)
     proc, tag, tmpdir = start(tmp_path, args)
     try:
-        assert wait_for(lambda: any(word in cmd for _, cmd in tagged(tag).values()), 240), f"{word} never started"
+        started = wait_for(lambda: proc.poll() is not None or any(word in cmd for _, cmd in tagged(tag).values()), 600)
+        assert started and proc.poll() is None, f"{word} never started (the run's exit status: {proc.poll()})"
         if target == "parent":
             victim = proc.pid
         else:

@@ -445,7 +445,7 @@ class Child:
                 os.killpg(self._top, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
             os.kill(self._top, signal.SIGKILL)
-        self.process.join(5)
+        self.process.join(60)  # a killed process cannot refuse; on a machine at load 24 it took more than 5 s to go
         for conn in (self.conn, self.stops):
             if conn is not None:
                 with contextlib.suppress(OSError):

@@ -303,8 +303,12 @@ class DaskPool:
             running, self._running = dict(self._running), {}
         for _, _, mine, *_ in waiting:
             mine.cancel()
-        if running:
-            self.client.cancel(list(running))
+        if running and not self.lost():  # a closed client cannot send the cancel: its tasks went with the cluster
+            try:
+                self.client.cancel(list(running))
+            except Exception:  # the scheduler lost between the two lines: as above
+                if not self.lost():
+                    raise
         for mine in running.values():  # running here: it cannot be cancelled, so it ends as cancelled
             if not mine.done():
                 mine.set_exception(CancelledError("the split was stopped"))
