@@ -425,13 +425,14 @@ def test_the_others_join_held_back_so_that_leader_and_partner_keep_a_core_each(f
     LATE_NICENESS lower (on 2 cores, three at one priority would take a third from the likely winner)."""
     from tests.broken_backend import HonestBackend
 
-    _search_takes(monkeypatch, 0.3)  # past its head start, and before the others' 5 s even at load 17
-    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "5")
+    # past its head start, and before the others' 60 s even at load 24 (at 5 s, honest:slow won there)
+    _search_takes(monkeypatch, 0.3)
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "60")
     monkeypatch.setattr(HonestBackend, "certifies", property(lambda self: True))  # both certify, as cnf and pumpkin
     base = os.getpriority(os.PRIO_PROCESS, 0)
     with Race(["search", "honest:slow", "honest:sticky"]) as race:
         race.events = []
-        assert race.solve(boards["pair"], 30.0).result.backend == "search"
+        assert race.solve(boards["pair"], 120.0).result.backend == "search"
         assert _events(race, "start") == ["search", "honest:slow", "honest:sticky"], "partner, then the other"
         niceness = {name: os.getpriority(os.PRIO_PROCESS, w.pid) for name, w in race.workers.items() if w.pid}
     assert niceness == {"honest:slow": base, "honest:sticky": min(base + RacePolicy.LATE_NICENESS, 19)}
