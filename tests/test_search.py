@@ -171,6 +171,32 @@ def test_stop_from_outside_gives_unknown() -> None:
     assert backend.solve(small, time_limit=10).status is Status.UNSOLVABLE
 
 
+def test_a_stop_while_the_dead_states_are_listed_gives_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Listing the dead states of a certificate can take seconds where the search took a millisecond (a race's
+    dense deal: a static refutation without a stuck witness); a stop meanwhile (the race heard another
+    backend's answer) ends it, and the answer is unknown, not a claim without its certificate."""
+    from sigmar.encoders.search import certificates
+    from sigmar.models.result import CertificateKind
+
+    small = read_boards(ROOT / "instances" / "small.txt")
+    listed = [b for b in small if "[unsolvable: search]" in b.name]
+    kinds = {b.name: SearchBackend().solve(b, 10).certificate for b in listed}
+    board = next(b for b in listed if getattr(kinds[b.name], "kind", None) is CertificateKind.DEAD_STATES)
+    backend = SearchBackend()
+    listing = certificates.dead_states
+
+    def stopped_meanwhile(engine: Engine, deadline: float | None = None) -> certificates.DeadStates:
+        backend.stop()  # as the race's timer does when a worker answers
+        return listing(engine, deadline)
+
+    monkeypatch.setattr(certificates, "dead_states", stopped_meanwhile)
+    result = backend.solve(board, time_limit=10)
+    assert (result.status, result.certificate) == (Status.UNKNOWN, None), result
+    assert "stopped" in result.message
+    monkeypatch.undo()
+    assert backend.solve(board, time_limit=10).status is Status.UNSOLVABLE, "the stop outlived its solve"
+
+
 def test_engine_statistics_and_free_set() -> None:
     (board,) = parse_boards(RINGED)
     engine = Engine(board)

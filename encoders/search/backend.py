@@ -165,7 +165,14 @@ class SearchBackend(Backend):
             )
 
         # Imported only for an "unsolvable": a solvable board's run does not pay for the certificates.
-        from sigmar.encoders.search.certificates import Solvable, TooLarge, dead_states, dead_states_text, stuck_witness
+        from sigmar.encoders.search.certificates import (
+            Solvable,
+            Stopped,
+            TooLarge,
+            dead_states,
+            dead_states_text,
+            stuck_witness,
+        )
 
         reason = Reason.EXHAUSTED if outcome.why == "exhausted" else Reason.STATIC
         stuck = stuck_witness(engine, engine.full)
@@ -174,8 +181,14 @@ class SearchBackend(Backend):
             return unsolvable(reason, statistics=stats, certificate=Certificate(CertificateKind.STUCK, cells))
         if engine.by_cell:  # the dead states are written by tile id, the numbering of the certificates
             engine = Engine(board, order=self.options.order, safe=self.options.safe, locks=self.options.locks)
+            self._engine = engine  # a stop() reaches the listing
+            if self._stopped:
+                engine.stop()
         try:
             dead = dead_states(engine, None if time_limit is None else start + time_limit)
+        except Stopped:
+            message = "stopped while listing the dead states of its certificate"
+            return Result(Status.UNKNOWN, self.name, time.perf_counter() - start, message=message, statistics=stats)
         except Solvable:
             message = "the search said unsolvable, but listing its dead states reached the empty board"
             return Result(Status.ERROR, self.name, time.perf_counter() - start, message=message, statistics=stats)

@@ -44,6 +44,10 @@ class TooLarge(Exception):
     """The closure outgrew :data:`MAX_DEAD_STATES` or its time."""
 
 
+class Stopped(Exception):
+    """The engine was asked to stop (:meth:`Engine.stop`) while its dead states were listed."""
+
+
 @dataclass(frozen=True)
 class DeadStates:
     """A closed set of states: each state with its stuck set (0 when expanded instead)."""
@@ -121,8 +125,10 @@ def _pairs(bits: list[int]) -> Iterator[int]:
 def dead_states(engine: Engine, deadline: float | None = None, limit: int = MAX_DEAD_STATES) -> DeadStates:
     """The states reachable from the start that need listing, closed under every legal move.
 
-    Raises :class:`Solvable` if the empty state is reachable and :class:`TooLarge`
-    past ``limit`` states or ``deadline`` (``time.perf_counter()`` seconds).
+    Raises :class:`Solvable` if the empty state is reachable, :class:`TooLarge`
+    past ``limit`` states or ``deadline`` (``time.perf_counter()`` seconds), and :class:`Stopped` once the
+    engine is asked to stop (a race that heard another backend's answer: the listing can take seconds
+    where the search itself took a millisecond, and no answer is heard until it ends).
     """
     import time
 
@@ -133,7 +139,12 @@ def dead_states(engine: Engine, deadline: float | None = None, limit: int = MAX_
         occ, free = stack.pop()
         if occ in listed:
             continue
-        if len(listed) >= limit or (deadline is not None and not len(listed) & 255 and time.perf_counter() > deadline):
+        if not len(listed) & 255:
+            if engine._stop:
+                raise Stopped(f"stopped after {len(listed)} states")
+            if deadline is not None and time.perf_counter() > deadline:
+                raise TooLarge(f"more than {len(listed)} states to list")
+        if len(listed) >= limit:
             raise TooLarge(f"more than {len(listed)} states to list")
         stuck = stuck_witness(engine, occ) if occ == engine.full else _metal_lock(engine, occ, locks)
         listed[occ] = stuck
