@@ -27,6 +27,7 @@ Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.check
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 import time
@@ -124,6 +125,7 @@ class RacePolicy:
         self.wins: Counter[str] = Counter()
         self.win_times: dict[str, deque[float]] = {}  # each backend's last RECENT_WINS winning times
         self.late_wins: Counter[str] = Counter()  # wins on boards where the leader's head start ran out
+        self._typical: dict[str, float] = {}  # per backend, the percentile of its recent wins (until it wins again)
         # This board's leader when a selector named one (``solve --selector``): it leads whatever the wins,
         # for ``lead_seconds`` alone when set (a selector's presolver), with ``second`` (its pick) as partner.
         self.prefer: str | None = None
@@ -138,6 +140,7 @@ class RacePolicy:
         self.wins[name] += 1
         self.late_wins[name] += late
         self.win_times.setdefault(name, deque(maxlen=self.RECENT_WINS)).append(seconds)
+        self._typical.pop(name, None)
 
     def late_leader(self, leader: str) -> str | None:
         """The backend that wins the boards ``leader`` does not answer in its head start, if not the leader."""
@@ -164,10 +167,12 @@ class RacePolicy:
             return 0.0
         if self.lead_seconds is not None and leader == self.prefer:
             return max(self.stagger, self.lead_seconds)
-        times = sorted(self.win_times.get(leader, ()))
-        if not times:
-            return self.stagger
-        typical = percentile(times, self.HEAD_START_PERCENTILE)
+        typical = self._typical.get(leader)
+        if typical is None:  # sorted once per win, not at every board
+            times = sorted(self.win_times.get(leader, ()))
+            if not times:
+                return self.stagger
+            typical = self._typical[leader] = percentile(times, self.HEAD_START_PERCENTILE)
         return min(max(self.stagger, self.HEAD_START_FACTOR * typical), max(self.stagger, self.HEAD_START_CAP))
 
     def inline_budget(self) -> float:
@@ -189,14 +194,15 @@ class RacePolicy:
         """
         if inline:
             staggered = self.stagger > 0 and len(self.names) > 1
-            release_at = start + self.inline_budget()
+            budget = self.inline_budget()
+            release_at = start + budget
             return Plan(
                 leader=INLINE,
                 partner=None,
                 later=[],
                 first=[INLINE],
                 staggered=staggered,
-                partner_at=start + min(self.PARTNER_DELAY, self.inline_budget()) if staggered else None,
+                partner_at=start + min(self.PARTNER_DELAY, budget) if staggered else None,
                 release_at=release_at,
                 hold_until=release_at + self.CLAIMS_WAIT,
                 prepare_at=start + self.PREPARE_AFTER if staggered else None,
@@ -328,6 +334,7 @@ class Race:
         self.inline: Any = None
         self._settled = False  # the certifying backends known
         self._probe: Any = None  # the child that finds them out (:meth:`settle`), while it runs
+        self._turn: str | None = None  # the file the workers lock to warm up one at a time (:meth:`expect`)
         if INLINE in self.names and stagger > 0:
             self.inline = registry.make(INLINE)
         else:
@@ -348,7 +355,12 @@ class Race:
         if self._probe is None:
             from sigmar.encoders.processes.parent import Child
 
-            self._probe = Child("certifies", keeper=False, stops=False, only=(_certifying, (tuple(self.names),)))
+            ask = (
+                (_certifying_in_turn, (tuple(self.names), self._turn))
+                if self._turn
+                else (_certifying, (tuple(self.names),))
+            )
+            self._probe = Child("certifies", keeper=False, stops=False, only=ask)
         probe = self._probe
         try:
             ready = probe.conn.poll(PROBE_WAIT if wait else 0)
@@ -382,8 +394,17 @@ class Race:
     def expect(self, boards: int) -> None:
         """The race is told how many boards it will see: with more than one, every worker starts now, each
         importing its solver in the background (:func:`~sigmar.runners.worker_jobs.warm_up`), so that the
-        first board that needs them does not wait for their start (issue 48)."""
+        first board that needs them does not wait for their start (issue 48).
+
+        They warm up in turn, one at a time (the turn: a lock on a file of the race's), so that on 2 cores
+        search keeps one for the boards it settles meanwhile: six at once took both cores for the first
+        second or so of a batch, and search's easy boards waited for the CPU.  A worker a board needs
+        before its turn skips its warm-up and takes the job at once."""
         if boards > 1 and self.inline is not None and len(self.names) > 1:
+            import tempfile
+
+            fd, self._turn = tempfile.mkstemp(prefix="sigmar-warm-turn-")
+            os.close(fd)
             self.start_workers()
 
     def worker(self, name: str) -> Worker:
@@ -395,7 +416,8 @@ class Race:
             from sigmar.runners.workers import Worker  # here: a race that search settles in this process never needs it
 
             low = name in self.claims_only  # else lowered once that is known (settle)
-            worker = Worker(name, niceness=RacePolicy.CLAIMS_ONLY_NICENESS if low else 0, warm=name)
+            niceness = RacePolicy.CLAIMS_ONLY_NICENESS if low else 0
+            worker = Worker(name, niceness=niceness, warm=name, turn=self._turn)
             self.workers[name] = worker
         return worker
 
@@ -442,6 +464,10 @@ class Race:
                 worker.close()
         if self._own_proofs and hasattr(self, "proofs"):
             self.proofs.close()
+        if self._turn is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self._turn)
+            self._turn = None
 
     def check(
         self,
@@ -628,6 +654,17 @@ PROBE_PATIENCE = 1.0
 def _certifying(names: tuple[str, ...]) -> frozenset[str]:
     """Of ``names``, the backends whose "no" comes with a certificate."""
     return frozenset(name for name in names if _certifies(name))
+
+
+def _certifying_in_turn(names: tuple[str, ...], turn: str) -> frozenset[str]:
+    """:func:`_certifying`, in the warm-up turn of the race's workers (:meth:`Race.expect`): forked before them,
+    it takes the turn first, since the first board that needs the workers needs its answer."""
+    import fcntl
+
+    with contextlib.suppress(OSError), open(turn) as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        return _certifying(names)
+    return _certifying(names)
 
 
 def _certifies(name: str) -> bool:

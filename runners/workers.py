@@ -81,9 +81,10 @@ class Worker(Child):
         mem_limit_mb: float | None = None,
         measure: bool = False,
         warm: str | None = None,
+        turn: str | None = None,
     ) -> None:
         """``warm``: the backend it will run, made and run once on a tiny board before its first job
-        (:func:`~sigmar.runners.worker_jobs.warm_up`)."""
+        (:func:`~sigmar.runners.worker_jobs.warm_up`), in its ``turn`` (a file the workers lock one at a time)."""
         self._names: dict[int, str] = {}  # the backend of each job sent and not yet answered
         # CPU and memory per run (bench): a sampler thread and a heap trim per job, which a race does
         # not need and cannot afford (about 1.5 ms a board on the public boards).
@@ -92,7 +93,7 @@ class Worker(Child):
             niceness=niceness,
             memory_limit_mb=mem_limit_mb,
             measure=measure,
-            setup=(warm_up, (registry.FAMILIES, warm)),
+            setup=(warm_up, (registry.FAMILIES, warm, turn)),
         )
 
     @property

@@ -232,6 +232,7 @@ def test_backends_that_only_claim_yield_the_cpu_to_those_that_certify() -> None:
     base = os.getpriority(os.PRIO_PROCESS, 0)
     with Race(["search", "cpsat"]) as race:
         race.start_workers()  # with search among them, the workers start when a board needs them
+        race.settle()  # known once the probe answers (under load, after the workers started): they are lowered then
         niceness = {name: os.getpriority(os.PRIO_PROCESS, w.pid) for name, w in race.workers.items() if w.pid}
     assert niceness == {"search": base, "cpsat": min(base + RacePolicy.CLAIMS_ONLY_NICENESS, 19)}
     with Race(["cpsat"]) as race:  # nothing certifies: nobody is held back
@@ -774,3 +775,57 @@ def test_a_worker_warms_up_our_own_backends_and_never_runs_a_plugin_outside_a_jo
     assert ran == [] and worker_jobs._backends == {}
     worker_jobs.warm_up(registry.FAMILIES, "search")
     assert set(worker_jobs._backends) == {"search"}
+
+
+def _warm_ups_logged(monkeypatch: pytest.MonkeyPatch, log: Path, seconds: float) -> None:
+    """search's solve, in the workers forked from here, logs when it begins and ends and takes ``seconds``
+    asleep in between (their warm-up is one such solve)."""
+    from sigmar.encoders.search import SearchBackend
+
+    def solve(self: SearchBackend, board: Board, time_limit: float | None = None) -> Result:
+        with log.open("a") as out:
+            out.write(f"begin {os.getpid()} {time.monotonic()}\n")
+        time.sleep(seconds)
+        with log.open("a") as out:
+            out.write(f"end {os.getpid()} {time.monotonic()}\n")
+        return Result(Status.UNKNOWN, self.name, message="warm")
+
+    monkeypatch.setattr(SearchBackend, "solve", solve)
+
+
+def test_the_workers_started_ahead_warm_up_one_at_a_time(fakes, tmp_path, monkeypatch) -> None:
+    """Started ahead of a batch, the workers warm up in turn: on 2 cores search in the runner keeps one for
+    the boards it settles meanwhile (six warming at once made its easy boards wait for the CPU)."""
+    log = tmp_path / "warm.log"
+    _warm_ups_logged(monkeypatch, log, 0.3)
+    with Race(["search", "search:dfs", "search:sleep"]) as race:
+        race.expect(2)
+        assert len(race.workers) == 3
+        assert wait_for(lambda: log.exists() and log.read_text().count("end") == 3, 120), "a worker never warmed"
+        turn = race._turn
+        assert turn is not None and Path(turn).exists()
+    assert not Path(turn).exists(), "the turn's file was left behind"
+    events = [line.split() for line in log.read_text().splitlines()]
+    assert [kind for kind, _, _ in events] == ["begin", "end"] * 3, f"two warmed at once: {events}"
+    assert [pid for _, pid, _ in events[::2]] == [pid for _, pid, _ in events[1::2]]
+
+
+def test_a_worker_waiting_for_its_turn_to_warm_up_takes_a_job_at_once(boards, tmp_path) -> None:
+    """A board that needs a worker before its warm-up turn comes is not held up by the others' warm-ups: the
+    worker skips its warm-up, answers the job, and the turn passes on."""
+    import fcntl
+
+    turn = tmp_path / "turn"
+    turn.touch()
+    with turn.open("r+") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)  # another worker is warming up, for ever
+        worker = Worker("search", warm="search", turn=str(turn))
+        try:
+            worker.submit(1, "search", boards["pair"], 30.0)
+            assert worker.conn.poll(120), "the job waited for the warm-up's turn"
+            done = worker.receive()
+            assert done is not None and done.result.status is Status.SOLVED
+        finally:
+            worker.kill()
+    with turn.open("r+") as again:  # nothing holds the turn: the waiting worker let it go with its end
+        fcntl.flock(again, fcntl.LOCK_EX | fcntl.LOCK_NB)

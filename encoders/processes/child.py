@@ -357,6 +357,16 @@ class _Server:
         return True
 
 
+# The pipe this child's calls come on, once it serves (:func:`call_pipe`).
+_calls: Connection | None = None
+
+
+def call_pipe() -> Connection | None:
+    """The pipe this child's calls come on, while it serves: a ``setup`` that waits for something watches it
+    too, so that a call that comes meanwhile is served at once."""
+    return _calls
+
+
 def serve(conn: Any, stops: Connection | None, options: Options) -> NoReturn:
     """The loop of a child: run the calls that come on ``conn`` and answer each; exit on ``None`` or when
     the parent's end closes.  A call that raises is an answer too; the child goes on.
@@ -370,6 +380,8 @@ def serve(conn: Any, stops: Connection | None, options: Options) -> NoReturn:
     if stops is not None:
         threading.Thread(target=_current.listen, args=(stops,), name="sigmar-stops", daemon=True).start()
     server = _Server(conn, options)
+    global _calls
+    _calls = conn
     if options.setup is not None:
         function, args = options.setup
         function(*args)
