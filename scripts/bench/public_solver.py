@@ -18,6 +18,7 @@ Issue 48's targets, in one run, ours and the public solver's side by side:
 
     python scripts/bench/public_solver.py --peer /work/scratch/peer            # both parts
     python scripts/bench/public_solver.py --peer ../peer --only one-board --runs 41
+    python scripts/bench/public_solver.py --peer ../peer --only per-board --no-prestart   # workers started lazily
 
 ``--sigmar`` names the install measured (default: the ``sigmar`` beside this Python: the README's
 install when run with ``.venv/bin/python``).  Prints the tables and writes results/public_solver.md
@@ -102,10 +103,17 @@ def peer_batch(peer: Path, generator: str, seed: int, count: int, path: Path, so
     return [json.loads(line) for line in run.stdout.splitlines()]
 
 
-def our_batch(sigmar: str, path: Path, time_limit: float) -> list[dict[str, Any]]:
+# ``--no-prestart``: the same command with the workers started only when a board needs them (the race told
+# nothing of the file's size), to weigh what starting them ahead (in turn) costs the boards search settles.
+LAZY = "from sigmar.runners.race import Race; Race.expect = lambda self, boards: None; "
+LAZY += "from sigmar.runners.cli import main; import sys; sys.exit(main(sys.argv[1:]))"
+
+
+def our_batch(sigmar: str, path: Path, time_limit: float, lazy: bool = False) -> list[dict[str, Any]]:
     """``sigmar solve FILE --json`` (the default race): one answer per board."""
+    command = [sigmar] if not lazy else [str(Path(sigmar).with_name("python")), "-c", LAZY]
     run = subprocess.run(
-        [sigmar, "solve", str(path), "--json", "--time-limit", str(time_limit)],
+        [*command, "solve", str(path), "--json", "--time-limit", str(time_limit)],
         capture_output=True,
         text=True,
         env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
@@ -141,7 +149,7 @@ def per_board(args: argparse.Namespace, folder: Path, record: dict[str, Any]) ->
         unsettled: set[int] = set()
         for _ in range(args.rounds):
             theirs = peer_batch(args.peer, peer_generator, seed, args.count, path, solve=True)
-            ours = our_batch(args.sigmar, path, args.time_limit)
+            ours = our_batch(args.sigmar, path, args.time_limit, args.no_prestart)
             if len(ours) != len(theirs):
                 raise SystemExit(f"{label}: {len(ours)} answers of ours against {len(theirs)} boards")
             rounds["public"].append(figures([a["seconds"] for a in theirs]))
@@ -265,13 +273,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1, help="rounds of the per-board part (default 1)")
     parser.add_argument("--runs", type=int, default=21, help="paired runs of each one-board command (default 21)")
     parser.add_argument("--time-limit", type=float, default=60.0, help="our time limit per board (default 60 s)")
+    parser.add_argument(
+        "--no-prestart", action="store_true", help="per board: the race starts its workers only when a board needs them"
+    )
     parser.add_argument("--out", default=str(ROOT / "results" / "public_solver"))
     args = parser.parse_args(argv)
     if not (args.peer / "sigmar" / "solver.py").is_file():
         raise SystemExit(f"no checkout of the public solver at {args.peer} (give --peer)")
     args.peer = args.peer.resolve()
     record: dict[str, Any] = {"load_start": load(), "sigmar": args.sigmar, "peer": str(args.peer)}
-    head = [f"Load average at the start: {record['load_start']}; `{args.sigmar}`; public solver at `{args.peer}`."]
+    record["prestart"] = not args.no_prestart
+    lazy = " (`--no-prestart`: workers started only when a board needs them)" if args.no_prestart else ""
+    head = [
+        f"Load average at the start: {record['load_start']}; `{args.sigmar}`{lazy}; public solver at `{args.peer}`."
+    ]
     body: list[str] = []
     with tempfile.TemporaryDirectory(prefix="public-solver-") as tmp:
         if args.only in (None, "per-board"):
