@@ -334,6 +334,7 @@ class Race:
         self.inline: Any = None
         self._settled = False  # the certifying backends known
         self._probe: Any = None  # the child that finds them out (:meth:`settle`), while it runs
+        self._probe_began = 0.0  # when it started (perf_counter)
         self._turn: str | None = None  # the file the workers lock to warm up one at a time (:meth:`expect`)
         if INLINE in self.names and stagger > 0:
             self.inline = registry.make(INLINE)
@@ -346,10 +347,11 @@ class Race:
         Asked of a forked child (:func:`_certifying`), started on the first call: to say, each backend
         is made, which imports its family's module (python-sat, MiniZinc's driver: 0.05-0.3 s), and
         here search may be running on a board.  Without ``wait`` the answer is taken only if it is
-        there.  A child that dies, raises or takes longer than ``PROBE_WAIT`` is not waited for: the
-        backends are asked here.  Only when a board needs more than search in this process (or the
-        workers start ahead): an easy board never looks.  Whether an optional backend is available
-        here is its worker's to find out (one that is not is dropped then, :meth:`drop`)."""
+        there.  A child that dies, raises or takes longer than ``PROBE_WAIT`` from its start is not
+        waited for (with ``wait`` or without): the backends are asked here.  Only when a board needs
+        more than search in this process (or the workers start ahead): an easy board never looks.
+        Whether an optional backend is available here is its worker's to find out (one that is not is
+        dropped then, :meth:`drop`)."""
         if self._settled:
             return True
         if self._probe is None:
@@ -361,12 +363,14 @@ class Race:
                 else (_certifying, (tuple(self.names),))
             )
             self._probe = Child("certifies", keeper=False, stops=False, only=ask)
+            self._probe_began = time.perf_counter()
         probe = self._probe
+        left = max(0.0, self._probe_began + PROBE_WAIT - time.perf_counter())
         try:
-            ready = probe.conn.poll(PROBE_WAIT if wait else 0)
+            ready = probe.conn.poll(left if wait else 0)
         except (EOFError, OSError):
             ready = True
-        if not ready and not wait:
+        if not ready and not wait and left > 0:
             return False
         answer = probe.answer() if ready else None
         probe.kill()
@@ -645,10 +649,8 @@ def count_board(race: Race, board: Board, notion: Notion, time_limit: float | No
     return grade_counts(board, notion, answers, count, seconds)
 
 
-# How long the runner waits for the child that finds out which backends certify (Race.settle), and how long
-# search in this process runs before the runner waits for it.
+# How long, from its start, the runner waits for the child that finds out which backends certify (Race.settle).
 PROBE_WAIT = 10.0
-PROBE_PATIENCE = 1.0
 
 
 def _certifying(names: tuple[str, ...]) -> frozenset[str]:
@@ -852,8 +854,9 @@ class _Heat:
 
     def _may_wait(self, now: float) -> bool:
         """Whether the runner may wait here for what it needs to know (:meth:`Race.settle`): not while search
-        runs in this process, unless that has gone on for ``PROBE_PATIENCE``."""
-        return not self.inline_running or now - self.start >= PROBE_PATIENCE
+        runs in this process (it goes on meanwhile, and the partner joins once the answer is in: on a loaded
+        machine the child took seconds, and search waited here with it)."""
+        return not self.inline_running
 
     def _join_partner(self, now: float, clock: float) -> None:
         if self.partner is None:  # decided now (search here leads): the backend that wins the hard boards
