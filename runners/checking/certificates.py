@@ -26,20 +26,21 @@ replayed by the rule engine (:mod:`.replay`).
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sigmar.encoders.order_model import OrderModel
 from sigmar.models.board import Board
 from sigmar.models.hexgrid import from_rowcol
 from sigmar.models.result import CERTIFICATE_SUFFIXES, CertificateKind
 from sigmar.models.rules import count_problem
-from sigmar.runners.checking.dead_states_check import check_dead_states
-from sigmar.runners.checking.drcp_check import check_drcp
-from sigmar.runners.checking.drup_check import check_drup
-from sigmar.runners.checking.play_bound_check import check_play_bound
-from sigmar.runners.checking.stuck_check import check_stuck
 from sigmar.runners.checking.verdict import PLAY_BOUND, UNSOLVABLE, CertificateError, Verdict
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from sigmar.encoders.order_model import OrderModel
+
+# Each kind's checker is imported when a certificate of that kind comes (a race's first stuck set imported
+# all of them, the DRUP and DRCP checkers' included: some 45 ms of a batch's first unsolvable board).
 
 KINDS = tuple(str(kind) for kind in CertificateKind)
 # What an accepted certificate of each kind proves (docs/certificates.md): every kind of an answer's
@@ -85,6 +86,8 @@ def check_claim(
     the deepest play of explain's JSON.
     """
     if certificate.get("kind") == PLAY_BOUND:
+        from sigmar.runners.checking.play_bound_check import check_play_bound
+
         verdict = check_play_bound(board, _file(certificate, base), bound)
         return Verdict(True, verdict.reason, PLAY_BOUND) if verdict.valid else Verdict(False, verdict.reason)
     return check_certificate(board, certificate, base)
@@ -106,19 +109,29 @@ def _unsolvable(
     if kind is CertificateKind.COUNTS:
         return check_counts(board)
     if kind is CertificateKind.STUCK:
+        from sigmar.runners.checking.stuck_check import check_stuck
+
         return check_stuck(board, _cells(board, certificate.get("cells")))
     if texts is not None and kind is not CertificateKind.CUBES:
+        from pathlib import Path  # here: a stuck set's check makes no path
+
         path = Path(str(certificate.get("file") or f"certificate{CERTIFICATE_SUFFIXES[kind][0]}"))
         return _in_memory(board, kind, path, texts, model)
     path = _file(certificate, base)
     if kind is CertificateKind.DEAD_STATES:
+        from sigmar.runners.checking.dead_states_check import check_dead_states
+
         return check_dead_states(board, path)
     if kind is CertificateKind.DRCP:
+        from sigmar.runners.checking.drcp_check import check_drcp
+
         return check_drcp(board, path)
     if kind is CertificateKind.CUBES:
         from sigmar.runners.checking.cubes_check import check_cubes
 
         return check_cubes(board, path)
+    from sigmar.runners.checking.drup_check import check_drup
+
     return check_drup(board, path)
 
 
@@ -130,9 +143,15 @@ def _in_memory(
     if missing:
         raise CertificateError(f"a {kind} certificate without its {', '.join(missing)}")
     if kind is CertificateKind.DEAD_STATES:
+        from sigmar.runners.checking.dead_states_check import check_dead_states
+
         return check_dead_states(board, path, texts[".dead.jsonl"])
     if kind is CertificateKind.DRCP:
+        from sigmar.runners.checking.drcp_check import check_drcp
+
         return check_drcp(board, path, texts, model)
+    from sigmar.runners.checking.drup_check import check_drup
+
     return check_drup(board, path, texts)
 
 
@@ -164,6 +183,8 @@ def _file(certificate: dict[str, Any], base: Path | None) -> Path:
     name = certificate.get("file")
     if not isinstance(name, str) or not name:
         raise CertificateError(f'a {certificate.get("kind")} certificate needs "file"')
+    from pathlib import Path
+
     path = Path(name)
     if not path.is_file() and base is not None and not path.is_absolute() and (base / path).is_file():
         path = base / path  # a path relative to the folder of the JSON that names it

@@ -181,15 +181,18 @@ def certify(board: Board, result: Result, store: ProofStore) -> Result:
         certificate = Certificate(CertificateKind.COUNTS)
     if certificate is None:
         return result
-    # Imported only for an "unsolvable": a solvable board's run needs none of the checkers.
-    from sigmar.encoders import order_model
+    # Imported only for an "unsolvable": a solvable board's run needs none of the checkers (and each kind's
+    # checker only when one comes: the first stuck set of a batch imported them all, some 45 ms).
     from sigmar.runners.checking.certificates import check_certificate
-    from sigmar.runners.checking.fresh_formula import release
     from sigmar.runners.checking.verdict import CertificateError
 
     # The texts written are the texts checked, from memory: no file of the runner's is read back, and
     # a drcp certificate's order model is built once, for its file and its check.
-    model = order_model.build(board) if certificate.kind is CertificateKind.DRCP else None
+    model = None
+    if certificate.kind is CertificateKind.DRCP:
+        from sigmar.encoders import order_model
+
+        model = order_model.build(board)
     full = with_formula(board, certificate, model)
     certificate = store.write(board, full)
     texts = full.texts if full.texts and full.kind is not CertificateKind.CUBES else None
@@ -201,6 +204,8 @@ def certify(board: Board, result: Result, store: ProofStore) -> Result:
         valid, why = False, str(exc)
     finally:
         if certificate.kind is CertificateKind.DRUP:
+            from sigmar.runners.checking.fresh_formula import release
+
             release(board)
     seconds = time.perf_counter() - start
     if valid:
