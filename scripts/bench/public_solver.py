@@ -142,6 +142,8 @@ def per_board(args: argparse.Namespace, folder: Path, record: dict[str, Any]) ->
     ]
     verdicts = []
     for label, (generator, seed) in SETS.items():
+        if label not in args.sets:
+            continue
         path = folder / f"{label}.txt"
         peer_generator = generator
         rounds: dict[str, list[dict[str, float]]] = {"ours": [], "public": [], "search": []}
@@ -270,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sigmar", default=str(Path(sys.executable).parent / "sigmar"), help="our install's script")
     parser.add_argument("--only", choices=("per-board", "one-board"), help="one part only (default: both)")
     parser.add_argument("--count", type=int, default=300, help="boards per set (default 300)")
+    parser.add_argument(
+        "--sets", nargs="+", choices=tuple(SETS), default=list(SETS), help="per board: these sets (default both)"
+    )
     parser.add_argument("--rounds", type=int, default=1, help="rounds of the per-board part (default 1)")
     parser.add_argument("--runs", type=int, default=21, help="paired runs of each one-board command (default 21)")
     parser.add_argument("--time-limit", type=float, default=60.0, help="our time limit per board (default 60 s)")
