@@ -851,5 +851,13 @@ def test_a_worker_waiting_for_its_turn_to_warm_up_takes_a_job_at_once(boards, tm
             assert done is not None and done.result.status is Status.SOLVED
         finally:
             worker.kill()
-    with turn.open("r+") as again:  # nothing holds the turn: the waiting worker let it go with its end
-        fcntl.flock(again, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with turn.open("r+") as again:  # nothing holds the turn for long: the waiting worker lets it go with its end
+
+        def free() -> bool:
+            try:
+                fcntl.flock(again, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            return True
+
+        assert wait_for(free, 30), "the turn was never let go"
