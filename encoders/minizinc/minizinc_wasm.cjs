@@ -14,7 +14,8 @@
 // With --serve it stays up and runs many commands, one at a time, for the
 // backend (encoders/minizinc/wasm.py): starting Node and compiling the 17 MB
 // WebAssembly module cost more than a small board's whole solve.  Each request
-// is a line of JSON on standard input, {"id": N, "args": [...]}, and each reply
+// is a line of JSON on standard input, {"id": N, "args": [...], "files": {...}}
+// ("files", optional: {name: text}, files the arguments name that are not on disk), and each reply
 // a line on standard output, {"id": N, "code": C, "stdout": "...", "stderr":
 // "..."}.  Each solving command runs in a fresh worker thread (a solver leaves
 // state behind it).  A line
@@ -50,9 +51,15 @@ const MAX_RSS = 1024 * 1024 * 1024;
 // Model, data and parameter files named on the command line go into the
 // worker's file system, below its working folder /minizinc.
 const FILE_KINDS = [".mzn", ".dzn", ".json", ".mpc", ".fzn", ".ozn"];
-function withFiles(argv) {
+// A request may also carry files of its own, {name: text} (the FlatZinc that the native MiniZinc wrote):
+// an argument that names one is that file, put below /minizinc under its name.
+function withFiles(argv, given = {}) {
   const files = {};
   const args = argv.map((arg) => {
+    if (Object.prototype.hasOwnProperty.call(given, arg) && !path.isAbsolute(arg)) {
+      files[arg] = given[arg];
+      return arg;
+    }
     if (!FILE_KINDS.includes(path.extname(arg)) || !fs.existsSync(arg) || !fs.statSync(arg).isFile()) return arg;
     const inside = path.resolve(arg).replace(/^\/+/, "");
     files[inside] = fs.readFileSync(arg, "utf8");
@@ -107,7 +114,7 @@ function startWorker() {
   });
 }
 
-async function run(argv) {
+async function run(argv, given) {
   if (worker === null) startWorker();
   await ready;
   return new Promise((resolve) => {
@@ -115,7 +122,7 @@ async function run(argv) {
       onExit = null;
       resolve(message);
     };
-    worker.postMessage(withFiles(argv));
+    worker.postMessage(withFiles(argv, given));
   });
 }
 
@@ -149,9 +156,9 @@ if (process.argv[2] !== "--serve") {
   };
   const next = async () => {
     if (running || !queue.length) return;
-    const { id, args } = queue.shift();
+    const { id, args, files } = queue.shift();
     const cancelled = new Promise((resolve) => (running = { id, cancel: () => resolve(null) }));
-    const answer = await Promise.race([run(args), cancelled]);
+    const answer = await Promise.race([run(args, files || {}), cancelled]);
     served += 1;
     if (answer === null) {
       await endWorker();

@@ -35,7 +35,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from sigmar.encoders.minizinc.driver import NOTES, GuardedDriver, NoteTakingReader
-from sigmar.encoders.minizinc.solvers import WASM_RUNNER
+from sigmar.encoders.minizinc.flatten import run_flattened
+from sigmar.encoders.minizinc.solvers import WASM_RUNNER, WASM_SOLVERS
+from sigmar.encoders.minizinc.wasm_library import chuffed_library
 from sigmar.encoders.processes import guard
 from sigmar.encoders.processes.guard import guarded
 
@@ -68,11 +70,11 @@ class Server:
         self.healthy = True
         self.running = 0  # the number of the run going on, 0 when idle
 
-    def start(self, args: list[str]) -> int:
-        """Send a command; its run's number, for :meth:`answer` and :meth:`cancel`."""
+    def start(self, args: list[str], files: dict[str, str] | None = None) -> int:
+        """Send a command (``files``: {name: text} the arguments name); its run's number, for :meth:`answer`."""
         self.running = next(self._ids)
         try:
-            self._send({"id": self.running, "args": args})
+            self._send({"id": self.running, "args": args, **({"files": files} if files else {})})
         except OSError as exc:
             self.kill()
             raise ServerGone(f"the WebAssembly MiniZinc: {exc}") from None
@@ -197,8 +199,9 @@ os.register_at_fork(after_in_child=POOL.forget)
 class Ticket:
     """One run on its way: which server and run number it has, so that a cancel from another thread reaches it."""
 
-    def __init__(self, args: list[str]) -> None:
+    def __init__(self, args: list[str], files: dict[str, str] | None = None) -> None:
         self.args = args
+        self.files = files
         self.lock = threading.Lock()
         self.server: Server | None = None
         self.run = 0
@@ -211,7 +214,7 @@ class Ticket:
             with self.lock:
                 if self.cancelled:
                     return {"cancelled": True}
-                self.server, self.run = server, server.start(self.args)
+                self.server, self.run = server, server.start(self.args, self.files)
             return server.answer(self.run)
         finally:
             POOL.give_back(server)
@@ -223,9 +226,9 @@ class Ticket:
                 self.server.cancel(self.run)
 
 
-async def run_served(args: list[str]) -> dict[str, Any]:
+async def run_served(args: list[str], files: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``args`` on a pooled server; a cancel of the awaiting task stops the run (and is re-raised)."""
-    ticket = Ticket(args)
+    ticket = Ticket(args, files)
     work = asyncio.ensure_future(asyncio.to_thread(ticket.serve))
     try:
         return await asyncio.shield(work)
@@ -293,8 +296,23 @@ class WasmDriver(GuardedDriver):
 
     async def _create_process(self, args: list[str | Path], solver: str | None = None) -> Any:
         argv = [*([] if solver is None else ["--solver", solver]), "--allow-multiple-assignments"]
+        config = natively_flattened(solver, args)
         try:
-            reply = await run_served([*argv, *map(str, args), "--json-stream"])
+            if solver is not None and config is not None:  # the native MiniZinc flattens (flatten.py)
+                command = ["--allow-multiple-assignments", *map(str, args), "--json-stream"]
+                reply = await run_flattened(solver, command, config, run_served)
+            else:
+                reply = await run_served([*argv, *map(str, args), "--json-stream"])
         except ServerGone as exc:
             reply = {"code": 1, "stderr": f"{exc}\n"}
         return Finished(reply)
+
+
+def natively_flattened(solver: str | None, args: list[str | Path]) -> Path | None:
+    """The configuration with which the native MiniZinc flattens this run for the WebAssembly Chuffed
+    (:mod:`.flatten`), or None: another solver, no model to flatten, or no Chuffed library to flatten with."""
+    if solver is None or not solver.startswith(WASM_SOLVERS["chuffed"]):
+        return None
+    if not any(str(arg).endswith(".mzn") for arg in args):
+        return None
+    return chuffed_library()
