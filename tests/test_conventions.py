@@ -394,27 +394,10 @@ def test_serve_prints_its_address_as_json_and_offers_the_boards_picked() -> None
     from tests import workbench_harness as harness
 
     names = [b.name for b in read_boards(SMALL)]
-    command = [sys.executable, "-m", "sigmar.runners.cli", "serve", f"{SMALL}:2-4", "--board", names[3]]
-    process = subprocess.Popen(
-        [*command, "--port", "0", "--workers", "1", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    assert process.stdout is not None
-    served = None
-    try:
-        record = json.loads(process.stdout.readline())
+    with harness.serve_json(f"{SMALL}:2-4", "--board", names[3]) as (process, record, served):
         assert record["url"] == f"http://127.0.0.1:{record['port']}/" and record["port"] > 0, record
         assert record["boards"] == 1, record
-        served = harness.Served(process, record["url"])
         status, body = served.get("api/boards", timeout=120)
         assert status == 200 and [b["name"] for b in json.loads(body)] == [names[3]], body
-    finally:
-        if served is not None:
-            served.stop()
-        else:
-            process.kill()
-        process.wait(30)
+    assert process.stdout is not None
     assert process.stdout.read() == ""  # nothing after the one JSON object, not even the 'stopped' line

@@ -14,8 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from functools import cache
 from importlib.resources import files
@@ -353,19 +351,5 @@ def test_serve() -> None:
     pytest.importorskip("uvicorn", reason="serve needs the workbench's server (uvicorn)")
     from tests import workbench_harness as harness
 
-    command = [sys.executable, "-m", "sigmar.runners.cli", "serve", f"{SMALL}:2-4", "--port", "0", "--json"]
-    process = subprocess.Popen(
-        [*command, "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
-    assert process.stdout is not None
-    served = None
-    try:
-        record = json.loads(process.stdout.readline())
-        served = harness.Served(process, record["url"])
+    with harness.serve_json(f"{SMALL}:2-4") as (_, record, _):
         holds("serve", [record])
-    finally:
-        if served is not None:
-            served.stop()
-        else:
-            process.kill()
-        process.wait(30)

@@ -15,6 +15,7 @@ or take its screenshots (``workbench_latency.py``, ``workbench_hostile_requests.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -26,6 +27,7 @@ import time
 import urllib.error
 import urllib.request
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,6 +124,33 @@ def serve(*args: str | Path, time_limit: float = 20.0, cwd: Path | None = None) 
         time.sleep(0.05)
     served.stop()
     raise AssertionError("the server never answered /api/health")
+
+
+@contextlib.contextmanager
+def serve_json(*args: str | Path) -> Iterator[tuple[subprocess.Popen[str], dict[str, Any], Served]]:
+    """``sigmar serve ARGS --port 0 --workers 1 --json``: its process, the one JSON record it prints first and
+    the server, stopped on the way out as Ctrl-C would (killed if it never printed the record)."""
+    command = [sys.executable, "-m", "sigmar.runners.cli", "serve", *map(str, args)]
+    process = subprocess.Popen(
+        [*command, "--port", "0", "--workers", "1", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=die_with_parent,  # a harness killed outright takes its server along
+    )
+    assert process.stdout is not None
+    served = None
+    try:
+        record = json.loads(process.stdout.readline())
+        served = Served(process, record["url"])
+        yield process, record, served
+    finally:
+        if served is not None:
+            served.stop()
+        else:
+            process.kill()
+        process.wait(30)
 
 
 def page_token(page: bytes) -> str:

@@ -1,4 +1,4 @@
-"""What the benchmark scripts share: the public boards, one percentile, one table and one writer.
+"""What the benchmark scripts share: the public boards, one percentile, one markdown table and one writer.
 
 The scripts are run by hand (``python scripts/bench/NAME.py``); each imports this module from
 its own folder (running a script puts its folder on the import path).  They read boards only
@@ -54,11 +54,21 @@ def percentile(values: Sequence[float], p: float) -> float:
     return _nearest_rank(sorted(values), p)
 
 
-def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A markdown table; cells are written with ``str``."""
-    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
+def table_header(header: Sequence[str], align: str = "") -> str:
+    """A markdown table's header line and rule; ``align`` has a letter a column, ``r`` right-aligns it."""
+    rule = "".join(" ---: |" if a == "r" else " --- |" for a in align.ljust(len(header), "l"))
+    return "| " + " | ".join(header) + " |\n|" + rule
+
+
+def table_row(cells: Sequence[object]) -> str:
+    """One line of a markdown table; cells are written with ``str``."""
+    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]], align: str = "") -> str:
+    """A markdown table (:func:`table_header`, then a :func:`table_row` each); a script that prints its rows
+    as it measures them prints the header and each row itself."""
+    return "\n".join([table_header(header, align), *(table_row(row) for row in rows)])
 
 
 def publish(out: str | Path, text: str, record: dict[str, Any], also: str | Path | None = None) -> Path:

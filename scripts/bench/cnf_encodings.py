@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchlib import boards as public_boards
+from benchlib import table_header, table_row
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula
@@ -145,11 +146,8 @@ def print_table(report: dict[str, Any], title: str, selected: list[dict[str, Any
     if not selected:
         return
     print(f"\n## {title}\n")
-    print(
-        "| " + " | ".join(key) + " | boards | clauses (median) | clauses (max) | variables (median) "
-        "| encode s (median) | solve s (median) | solve s (max) | answers |"
-    )
-    print("|" + " --- |" * (len(key) + 8))
+    columns = ["boards", "clauses (median)", "clauses (max)", "variables (median)", "encode s (median)"]
+    print(table_header([*key, *columns, "solve s (median)", "solve s (max)", "answers"]))
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in selected:
         groups.setdefault(tuple(row[k] for k in key), []).append(row)
@@ -157,23 +155,25 @@ def print_table(report: dict[str, Any], title: str, selected: list[dict[str, Any
         answers: dict[str, int] = {}
         for row in members:
             answers[row["answer"]] = answers.get(row["answer"], 0) + 1
-        print(
-            "| " + " | ".join(map(str, group)) + f" | {len(members)}"
-            f" | {med([r['clauses'] for r in members]):,.0f} | {max(r['clauses'] for r in members):,}"
-            f" | {med([r['variables'] for r in members]):,.0f}"
-            f" | {med([r['encode_s'] for r in members]):.3f} | {med([r['solve_s'] for r in members]):.3f}"
-            f" | {max(r['solve_s'] for r in members):.3f} | "
-            + ", ".join(f"{k} {v}" for k, v in sorted(answers.items()))
-            + " |"
-        )
+        cells = [
+            *group,
+            len(members),
+            f"{med([r['clauses'] for r in members]):,.0f}",
+            f"{max(r['clauses'] for r in members):,}",
+            f"{med([r['variables'] for r in members]):,.0f}",
+            f"{med([r['encode_s'] for r in members]):.3f}",
+            f"{med([r['solve_s'] for r in members]):.3f}",
+            f"{max(r['solve_s'] for r in members):.3f}",
+            ", ".join(f"{k} {v}" for k, v in sorted(answers.items())),
+        ]
+        print(table_row(cells))
     report.setdefault("tables", {})[title] = groups and {" ".join(map(str, g)): len(m) for g, m in groups.items()}
 
 
 def size_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
     """The default encoding's size on many boards of the public sets (no solving)."""
     print("\n## Default encoding size on the public sets\n")
-    print("| set | boards | clauses (median) | clauses (max) | over 24,500 |")
-    print("| --- | --- | --- | --- | --- |")
+    print(table_header(["set", "boards", "clauses (median)", "clauses (max)", "over 24,500"]))
     for public in ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048", "real-game"):
         chosen = [b for b in public_boards(public, args.size_boards) if count_problem(b) is None]
         sizes = [len(build_formula(b).clauses) for b in chosen]
@@ -181,7 +181,7 @@ def size_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
             raise SystemExit(f"no boards of '{public}' in instances/ to measure")
         report.setdefault("sizes", {})[public] = sizes
         over = sum(size > 24_500 for size in sizes)
-        print(f"| {public} | {len(sizes)} | {med(sizes):,.0f} | {max(sizes):,} | {over} |")
+        print(table_row([public, len(sizes), f"{med(sizes):,.0f}", f"{max(sizes):,}", over]))
 
 
 def backend_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
@@ -190,8 +190,7 @@ def backend_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
     from sigmar.runners.checking.replay import run_replayed
 
     print("\n## cnf backend end to end (encode, solve, replay)\n")
-    print("| set | boards | solved and verified | seconds (median) | seconds (max) |")
-    print("| --- | --- | --- | --- | --- |")
+    print(table_header(["set", "boards", "solved and verified", "seconds (median)", "seconds (max)"]))
     for public in ("hexmatch-easy", "hexmatch-hard", "ondrovo-2048"):
         chosen = public_boards(public, args.size_boards, start=1000)
         if not chosen:
@@ -200,7 +199,7 @@ def backend_section(args: argparse.Namespace, report: dict[str, Any]) -> None:
         good = sum(r.verified for r in results)
         times = [r.seconds for r in results]
         report.setdefault("backend", {})[public] = times
-        print(f"| {public} | {len(chosen)} | {good} | {med(times):.3f} | {max(times):.3f} |")
+        print(table_row([public, len(chosen), good, f"{med(times):.3f}", f"{max(times):.3f}"]))
 
 
 def confirm_with_other_backends(args: argparse.Namespace, report: dict[str, Any], unsolvable: list[Board]) -> None:

@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchlib import boards as public_boards
+from benchlib import table_header, table_row
 
 from sigmar.encoders.cpsat import CpsatBackend
 from sigmar.models.board import Board, Tile
@@ -150,10 +151,8 @@ def main() -> int:
                     print(f"done cpsat:{sub} workers={w} {group}", flush=True)
 
     # Summarise.
-    lines = [
-        "| backend | workers | boards | n | solved | unsolvable | unknown | median s | max s | med cpu s | max cpu s |",
-        "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
+    header = ["backend", "workers", "boards", "n", "solved", "unsolvable", "unknown", "median s", "max s"]
+    lines = [table_header([*header, "med cpu s", "max cpu s"], align="lrlrrrrrrrr")]
     for sub in subs:
         for w in workers:
             for group in groups:
@@ -163,11 +162,9 @@ def main() -> int:
                 times = [float(r["seconds"]) for r in sel]  # type: ignore[arg-type]
                 cpus = [float(r["cpu"]) for r in sel]  # type: ignore[arg-type]
                 count = {s: sum(1 for r in sel if r["status"] == s) for s in ("solved", "unsolvable", "unknown")}
-                lines.append(
-                    f"| cpsat:{sub} | {w} | {group} | {len(sel)} | {count['solved']} | {count['unsolvable']} "
-                    f"| {count['unknown']} | {statistics.median(times):.3f} | {max(times):.3f} "
-                    f"| {statistics.median(cpus):.3f} | {max(cpus):.3f} |"
-                )
+                cells = [f"cpsat:{sub}", w, group, len(sel), count["solved"], count["unsolvable"], count["unknown"]]
+                cells += [f"{statistics.median(times):.3f}", f"{max(times):.3f}"]
+                lines.append(table_row([*cells, f"{statistics.median(cpus):.3f}", f"{max(cpus):.3f}"]))
     errors = sum(1 for r in rows if r["status"] == "error")
     lines.append("")
     lines.append(f"errors (wrong or crashed answers): {errors}")

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import publish
+from benchlib import markdown_table, publish
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula, proof_text
@@ -88,20 +88,14 @@ def main(argv: list[str] | None = None) -> int:
             + f", certificate check {whole:.2f} s",
             flush=True,
         )
-    lines = [
-        heading,
-        "",
-        "| deal | Glucose s | lemmas | deletions | proof MB | "
-        + " | ".join(f"{e} checked | {e} s" for e in engines)
-        + " | certificate check s |",
-        "| --- | ---: | ---: | ---: | ---: | " + " | ".join("---: | ---:" for _ in engines) + " | ---: |",
-    ]
+    header = ["deal", "Glucose s", "lemmas", "deletions", "proof MB"]
+    header += [column for e in engines for column in (f"{e} checked", f"{e} s")] + ["certificate check s"]
+    table = []
     for row in rows:
-        cells = " | ".join(f"{row['checked'][e]:,} | {row['median_s'][e]:.2f}" for e in engines)
-        lines.append(
-            f"| {row['deal']} | {row['glucose_s']:.2f} | {row['lemmas']:,} | {row['deletions']:,} "
-            f"| {row['proof_mb']} | {cells} | {row['certificate_check_s']:.2f} |"
-        )
+        cells = [row["deal"], f"{row['glucose_s']:.2f}", f"{row['lemmas']:,}", f"{row['deletions']:,}", row["proof_mb"]]
+        cells += [cell for e in engines for cell in (f"{row['checked'][e]:,}", f"{row['median_s'][e]:.2f}")]
+        table.append([*cells, f"{row['certificate_check_s']:.2f}"])
+    lines = [heading, "", markdown_table(header, table, align="l" + "r" * (len(header) - 1))]
     if "c" in engines and "pysat" in engines and rows:
         ratios = [row["median_s"]["pysat"] / row["median_s"]["c"] for row in rows]
         lines += [

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchlib import plugin_environment
+from benchlib import markdown_table, plugin_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 MUTANTS_DIR = ROOT / "tests" / "mutants"
@@ -118,26 +118,27 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         f"## Mutants (seed {report['seed']}, at most {report['mutant_count']} boards each)",
         "",
-        "| mutant | caught | failure | shrunk tiles | boards | seconds | target met |",
-        "| --- | --- | --- | ---: | ---: | ---: | --- |",
-    ]
-    for row in report["mutants"]:
-        lines.append(
-            f"| {row['mutant']} | {row['caught']} | {row.get('failure', '-')} | {row.get('shrunk_tiles', '-')} "
-            f"| {row['boards']} | {row['seconds']} | {row['met']} |"
-        )
-    lines += [
+        markdown_table(
+            ["mutant", "caught", "failure", "shrunk tiles", "boards", "seconds", "target met"],
+            [
+                [r["mutant"], r["caught"], r.get("failure", "-"), r.get("shrunk_tiles", "-")]
+                + [r["boards"], r["seconds"], r["met"]]
+                for r in report["mutants"]
+            ],
+            align="lllrrrl",
+        ),
         "",
         f"## {CLEAN} (seed {report['seed']}, {report['count']} boards)",
         "",
-        "| variant | boards | solvable | unsolvable | failures | seconds | target met |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+        markdown_table(
+            ["variant", "boards", "solvable", "unsolvable", "failures", "seconds", "target met"],
+            [
+                [r["variant"], r["boards"], r["solvable"], r["unsolvable"], r["failures"], r["seconds"], r["met"]]
+                for r in report["clean"]
+            ],
+            align="lrrrrrl",
+        ),
     ]
-    for row in report["clean"]:
-        lines.append(
-            f"| {row['variant']} | {row['boards']} | {row['solvable']} | {row['unsolvable']} | {row['failures']} "
-            f"| {row['seconds']} | {row['met']} |"
-        )
     return "\n".join(lines) + "\n"
 
 

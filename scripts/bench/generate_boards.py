@@ -19,6 +19,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from benchlib import table_header, table_row
+
 from sigmar.encoders.registry import UnknownBackend, make
 from sigmar.models.board import Board
 from sigmar.models.boardfile import read_boards
@@ -63,23 +65,19 @@ def section_standard(boards: int, out: list[str]) -> None:
         valid += verify(made.board, made.witness).valid
         verify_times.append(time.perf_counter() - start)
     out.append("## Standard boards (43 ondrovo templates, round robin)\n")
-    out.append(
-        "| boards | median ms to generate | mean ms (wall) | mean ms (CPU) | p95 ms | median ms to verify the witness "
-        "| verified | mean attempts |"
-    )
-    out.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    header = ["boards", "median ms to generate", "mean ms (wall)", "mean ms (CPU)", "p95 ms"]
+    out.append(table_header([*header, "median ms to verify the witness", "verified", "mean attempts"]))
     p95 = sorted(gen_times)[int(0.95 * len(gen_times))]
-    out.append(
-        f"| {boards} | {ms(gen_times)} | {1000 * statistics.mean(gen_times):.3f} | {1000 * cpu / boards:.3f} | "
-        f"{1000 * p95:.3f} | "
-        f"{ms(verify_times)} | {valid}/{boards} | {statistics.mean(attempts):.3f} |\n"
-    )
+    cells = [boards, ms(gen_times), f"{1000 * statistics.mean(gen_times):.3f}", f"{1000 * cpu / boards:.3f}"]
+    cells += [f"{1000 * p95:.3f}", ms(verify_times), f"{valid}/{boards}", f"{statistics.mean(attempts):.3f}"]
+    out.append(table_row(cells) + "\n")
 
 
 def section_dims(boards: int, out: list[str]) -> None:
     out.append("## Bigger boards (random shapes, 2-, 3- and 6-fold)\n")
-    out.append("| side | tiles | metals | median ms to generate | verified | search median s (solved) |")
-    out.append("| --- | --- | --- | --- | --- | --- |")
+    out.append(
+        table_header(["side", "tiles", "metals", "median ms to generate", "verified", "search median s (solved)"])
+    )
     for dim in sorted(PAIRED_TILES):
         rng = random.Random(dim)
         times, valid, solve_times, solved = [], 0, [], 0
@@ -96,7 +94,7 @@ def section_dims(boards: int, out: list[str]) -> None:
                     solve_times.append(result.seconds)
         metals = len(made.board.metals)
         search = f"{statistics.median(solve_times):.3f} ({solved}/10)" if solve_times else "-"
-        out.append(f"| {dim} | {tiles_for_dim(dim)} | {metals} | {ms(times)} | {valid}/{boards} | {search} |")
+        out.append(table_row([dim, tiles_for_dim(dim), metals, ms(times), f"{valid}/{boards}", search]))
     out.append("")
 
 
@@ -110,8 +108,7 @@ def _search(board: Board, time_limit: float) -> Result | None:
 def section_shuffles(per_template: int, time_limit: float, out: list[str]) -> None:
     """Random shuffles of the standard tiles over each template: how many are solvable?"""
     out.append(f"## Random shuffles per template ({per_template} each, `search` with {time_limit:g} s)\n")
-    out.append("| template | solvable | unsolvable (static) | unsolvable (exhausted) | unknown |")
-    out.append("| --- | --- | --- | --- | --- |")
+    out.append(table_header(["template", "solvable", "unsolvable (static)", "unsolvable (exhausted)", "unknown"]))
     total: Counter[str] = Counter()
     for index, template in enumerate(ondrovo_templates()):
         rng = random.Random(1000 + index)
@@ -133,22 +130,18 @@ def section_shuffles(per_template: int, time_limit: float, out: list[str]) -> No
                 tally["unknown"] += 1
         total += tally
         label = template.name.split(":")[0]
-        out.append(
-            f"| {label} | {tally['solvable']} | {tally['unsolvable static']} | {tally['unsolvable exhausted']} | "
-            f"{tally['unknown']} |"
-        )
+        kinds = ("solvable", "unsolvable static", "unsolvable exhausted", "unknown")
+        out.append(table_row([label, *(tally[kind] for kind in kinds)]))
     n = sum(total.values())
-    out.append(
-        f"| **all** | {total['solvable']} ({100 * total['solvable'] / n:.0f}%) | {total['unsolvable static']} | "
-        f"{total['unsolvable exhausted']} | {total['unknown']} |\n"
-    )
+    share = f"{total['solvable']} ({100 * total['solvable'] / n:.0f}%)"
+    kept = [total["unsolvable static"], total["unsolvable exhausted"], total["unknown"]]
+    out.append(table_row(["**all**", share, *kept]) + "\n")
 
 
 def section_interest(boards: int, runs: int, out: list[str]) -> None:
     """Random-play clear rate of generated boards against the public ones."""
     out.append(f"## Random-play clear rate ({boards} boards, {runs} random plays each)\n")
-    out.append("| boards | median clear rate | mean | boards never cleared |")
-    out.append("| --- | --- | --- | --- |")
+    out.append(table_header(["boards", "median clear rate", "mean", "boards never cleared"]))
     rng = random.Random(5)
     sets: dict[str, list[Board]] = {
         "generated (ondrovo templates)": [generate(ondrovo_templates()[i % 43], rng).board for i in range(boards)],
@@ -160,7 +153,11 @@ def section_interest(boards: int, runs: int, out: list[str]) -> None:
     for name, group in sets.items():
         rates = [clear_rate(b, runs, random.Random(i)) for i, b in enumerate(group)]
         never = sum(1 for r in rates if r == 0)
-        out.append(f"| {name} | {statistics.median(rates):.3f} | {statistics.mean(rates):.3f} | {never}/{len(rates)} |")
+        out.append(
+            table_row(
+                [name, f"{statistics.median(rates):.3f}", f"{statistics.mean(rates):.3f}", f"{never}/{len(rates)}"]
+            )
+        )
     out.append("")
 
 

@@ -28,7 +28,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from benchlib import PUBLIC, QUINTESSENCE, RESULTS, boards, percentile
+from benchlib import PUBLIC, QUINTESSENCE, RESULTS, boards, markdown_table, percentile
 
 from sigmar.encoders.registry import expand, info, make
 from sigmar.models.board import Board
@@ -145,19 +145,15 @@ def backends_pass(args: argparse.Namespace) -> int:
         if not table[name]["variant"].get("refuses"):
             table[name]["standard"] = one_backend(name, standard, args.time_limit)
         print(name, json.dumps(table[name]), flush=True)
-    lines = [
-        f"| backend | variant: answered of {args.sample} | variant median s | variant max s "
-        f"| standard: answered of {args.sample} | standard median s |",
-        "| --- | --- | --- | --- | --- | --- |",
-    ]
+    header = ["backend", f"variant: answered of {args.sample}", "variant median s", "variant max s"]
+    header += [f"standard: answered of {args.sample}", "standard median s"]
+    rows = []
     for name, entry in table.items():
         v, s = entry["variant"], entry.get("standard", {})
         answered = [sum(int(n) for k, n in dict(e.get("answers", {})).items() if k != "unknown") for e in (v, s)]
-        lines.append(
-            f"| {name} | {'refuses' if v.get('refuses') else answered[0]} | {cell(v, 'median_s')} | "
-            f"{cell(v, 'max_s')} | {answered[1] if s else '-'} | {cell(s, 'median_s') if s else '-'} |"
-        )
-    text = "\n".join(lines)
+        cells = [name, "refuses" if v.get("refuses") else answered[0], cell(v, "median_s"), cell(v, "max_s")]
+        rows.append([*cells, answered[1] if s else "-", cell(s, "median_s") if s else "-"])
+    text = markdown_table(header, rows)
     print(text)
     command = " ".join(["python", *sys.argv])
     out = args.out or RESULTS / "bench_quintessence_backends.json"

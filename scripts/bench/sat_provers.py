@@ -19,7 +19,7 @@ import statistics
 import sys
 import time
 
-from benchlib import publish
+from benchlib import publish, table_header, table_row
 from pysat.solvers import Solver
 
 from sigmar.encoders.cnf import build_formula, proof_text
@@ -62,17 +62,16 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "solve + proof text + check, seconds (medians)",
         "",
-        "| deal | " + " | ".join(solvers) + " |",
-        "| --- | " + " | ".join("---:" for _ in solvers) + " |",
+        table_header(["deal", *solvers], align="l" + "r" * len(solvers)),
     ]
     for row in rows:
         cells = [" + ".join(f"{row['median_s'][n][p]:.2f}" for p in PARTS) + f" = {total(row, n):.2f}" for n in solvers]
-        lines.append(f"| {row['deal']} | " + " | ".join(cells) + " |")
+        lines.append(table_row([row["deal"], *cells]))
     if not rows:
         print("no refutation measured: every deal was solvable", file=sys.stderr)
         return 1
     summed = {n: sum(total(row, n) for row in rows) for n in solvers}
-    lines.append("| summed | " + " | ".join(f"{summed[n]:.1f}" for n in solvers) + " |")
+    lines.append(table_row(["summed", *(f"{summed[n]:.1f}" for n in solvers)]))
     fastest = [min(solvers, key=lambda n, row=row: total(row, n)) for row in rows]
     lines += ["", "fastest on: " + ", ".join(f"{n} {fastest.count(n)}" for n in solvers)]
     lines.append(f"fastest in sum: {min(solvers, key=summed.__getitem__)}")

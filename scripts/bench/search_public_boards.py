@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib import RESULTS, boards, percentile
+from benchlib import RESULTS, boards, percentile, table_header, table_row
 
 from sigmar.encoders.search import SearchBackend
 from sigmar.encoders.search.engine import ORDERS
@@ -44,12 +44,10 @@ def summary(label: str, rows: list[Row]) -> str:
     solved = sum(1 for r in rows if r[1] == "solved")
     other = {s: sum(1 for r in rows if r[1].startswith(s)) for s in ("unsolvable", "unknown", "error")}
     extra = " ".join(f"{k}={v}" for k, v in other.items() if v)
-    return (
-        f"| {label} | {len(rows)} | {solved} {extra}| {1000 * statistics.median(secs):.2f} | "
-        f"{1000 * percentile(secs, 90):.2f} | {1000 * percentile(secs, 99):.2f} | {1000 * max(secs):.1f} | "
-        f"{statistics.median([r[3] for r in rows]):.0f} | {max(r[3] for r in rows)} | "
-        f"{1000 * percentile(cpus, 99):.2f} | {1000 * max(cpus):.1f} |"
-    )
+    cells = [label, len(rows), f"{solved} {extra}".strip(), f"{1000 * statistics.median(secs):.2f}"]
+    cells += [f"{1000 * percentile(secs, p):.2f}" for p in (90, 99)] + [f"{1000 * max(secs):.1f}"]
+    cells += [f"{statistics.median([r[3] for r in rows]):.0f}", max(r[3] for r in rows)]
+    return table_row([*cells, f"{1000 * percentile(cpus, 99):.2f}", f"{1000 * max(cpus):.1f}"])
 
 
 STANDARD = "aaaaaaaaeeeeeeeeffffffffwwwwwwwwssssvvvvmmmmqqqqq12345"  # and gold on the template's gold cell
@@ -171,11 +169,8 @@ def main(argv: list[str] | None = None) -> int:
                 if result.status.value != "solved" and name not in ("shuffled", "deadlocked"):
                     print(f"  {board.name}: {result.status} {result.message or result.explanation}", flush=True)
             print(f"{name}: {len(rows)} boards done", file=sys.stderr, flush=True)
-    header = (
-        "| set | boards | solved | median ms | p90 ms | p99 ms | max ms | median nodes | max nodes "
-        "| p99 CPU ms | max CPU ms |"
-    )
-    lines = [header, "|" + " --- |" * 11]
+    header = ["set", "boards", "solved", "median ms", "p90 ms", "p99 ms", "max ms", "median nodes", "max nodes"]
+    lines = [table_header([*header, "p99 CPU ms", "max CPU ms"])]
     for name, rows in per_set.items():
         lines.append(summary(name, rows))
     lines.append(summary("all", [r for rows in per_set.values() for r in rows]))

@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchlib import table_header, table_row
+
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS = {"race, solvable": 0.15, "search, solvable": 0.10, "race, stuck set": 0.20, "--help": 0.10}
 
@@ -123,15 +125,13 @@ def main(argv: list[str] | None = None) -> int:
         lines = [
             f"Whole-process wall time, median of {args.runs} runs, interleaved; one standard side-6 board.",
             "",
-            "| command | answer | " + " | ".join(f"{s} s" for s in sides) + " | target s |",
-            "| --- | --- | " + " | ".join("---:" for _ in sides) + " | ---: |",
+            table_header(
+                ["command", "answer", *(f"{s} s" for s in sides), "target s"], align="ll" + "r" * len(sides) + "r"
+            ),
         ]
         for label, c in cmds.items():
-            cells = " | ".join(f"{medians[(label, s)]:.3f}" for s in sides)
-            lines.append(
-                f"| `sigmar {' '.join(c[:1] + c[2:])}` ({label}) | {answers.get(label, '')} | {cells} | "
-                f"{TARGETS[label]:.2f} |"
-            )
+            cells = [f"`sigmar {' '.join(c[:1] + c[2:])}` ({label})", answers.get(label, "")]
+            lines.append(table_row([*cells, *(f"{medians[(label, s)]:.3f}" for s in sides), f"{TARGETS[label]:.2f}"]))
         record["commands"] = {label: {"argv": c, "answer": answers.get(label, "")} for label, c in cmds.items()}
         record["seconds"] = {f"{label} | {side}": values for (label, side), values in times.items()}
         record["medians"] = {f"{label} | {side}": value for (label, side), value in medians.items()}
@@ -154,15 +154,14 @@ def main(argv: list[str] | None = None) -> int:
                 f"The race over a whole file, one process, time limit 60 s; median of {args.batch_runs} runs "
                 "of each figure, interleaved.",
                 "",
-                "| file | install | boards | median ms/board | p99 ms/board | process wall s |",
-                "| --- | --- | ---: | ---: | ---: | ---: |",
+                table_header(
+                    ["file", "install", "boards", "median ms/board", "p99 ms/board", "process wall s"], align="llrrrr"
+                ),
             ]
             for (name, side), values in runs.items():
                 figure = {k: statistics.median(v[k] for v in values) for k in ("median", "p99", "wall")}
-                lines.append(
-                    f"| {name} | {side} | {values[0]['boards']:.0f} | {figure['median'] * 1000:.1f} | "
-                    f"{figure['p99'] * 1000:.1f} | {figure['wall']:.2f} |"
-                )
+                cells = [name, side, f"{values[0]['boards']:.0f}", f"{figure['median'] * 1000:.1f}"]
+                lines.append(table_row([*cells, f"{figure['p99'] * 1000:.1f}", f"{figure['wall']:.2f}"]))
             record["batch"] = {f"{name} | {side}": values for (name, side), values in runs.items()}
 
     text = "\n".join(lines)

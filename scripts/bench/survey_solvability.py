@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchlib import percentile
+from benchlib import markdown_table, percentile
 
 from sigmar.runners.survey import Deals, Tally, read_results
 
@@ -76,18 +76,16 @@ def markdown(rows: list[dict[str, Any]], time_limit: float) -> str:
         f"Surveys of random deals, race with checked certificates, {time_limit:g} s per board "
         "(fraction over answered boards; unknowns apart).",
         "",
-        "| deal | side | boards | solved | unsolvable (checked) | unknown | solvable | 95% Wilson | wall s "
-        "| median s | p99 s | max s |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+    header = ["deal", "side", "boards", "solved", "unsolvable (checked)", "unknown", "solvable", "95% Wilson"]
+    table = []
     for r in rows:
         fraction = "-" if r["solvable_fraction"] is None else f"{100 * r['solvable_fraction']:.1f}%"
         low, high = r["wilson95"]
-        lines.append(
-            f"| {r['deal']} | {r['dim']} | {r['boards']} | {r['solved']} | {r['unsolvable']} | {r['unknown']} "
-            f"| {fraction} | {100 * low:.1f}-{100 * high:.1f}% | {r['wall_seconds']:.1f} | {r['median_s']:.4f} "
-            f"| {r['p99_s']:.3f} | {r['max_s']:.3f} |"
-        )
+        cells = [r["deal"], r["dim"], r["boards"], r["solved"], r["unsolvable"], r["unknown"], fraction]
+        cells += [f"{100 * low:.1f}-{100 * high:.1f}%", f"{r['wall_seconds']:.1f}", f"{r['median_s']:.4f}"]
+        table.append([*cells, f"{r['p99_s']:.3f}", f"{r['max_s']:.3f}"])
+    lines.append(markdown_table([*header, "wall s", "median s", "p99 s", "max s"], table))
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,55 @@
+"""The benchmark scripts' one markdown table writer (scripts/bench/benchlib.py): ``markdown_table``, and
+``table_header`` and ``table_row`` for a script that prints its rows as it measures them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def benchlib(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.syspath_prepend(str(ROOT / "scripts" / "bench"))  # as `python scripts/bench/X.py` finds it
+    import benchlib
+
+    return benchlib
+
+
+def test_a_table_is_its_header_its_rule_and_a_line_a_row(benchlib) -> None:  # type: ignore[no-untyped-def]
+    table = benchlib.markdown_table(["set", "boards", "ms"], [["easy", 3, 1.5], ["hard", 10, "-"]], align="lrr")
+    assert table.splitlines() == [
+        "| set | boards | ms |",
+        "| --- | ---: | ---: |",
+        "| easy | 3 | 1.5 |",
+        "| hard | 10 | - |",
+    ]
+    assert benchlib.markdown_table(["a", "b"], []) == "| a | b |\n| --- | --- |"  # unaligned by default
+
+
+cells = st.text(st.characters(blacklist_characters="|\n\r", blacklist_categories=("Cs",)), max_size=8)
+
+
+@given(st.lists(cells, min_size=1, max_size=6), st.data())
+def test_printed_row_by_row_a_table_is_the_same_table(header: list[str], data: st.DataObject) -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts" / "bench"))
+    try:
+        import benchlib
+    finally:
+        sys.path.remove(str(ROOT / "scripts" / "bench"))
+    rows = data.draw(st.lists(st.lists(cells, min_size=len(header), max_size=len(header)), max_size=5))
+    align = data.draw(st.text(st.sampled_from("lr"), max_size=len(header)))
+    whole = benchlib.markdown_table(header, rows, align)
+    assert whole == "\n".join([benchlib.table_header(header, align), *map(benchlib.table_row, rows)])
+    lines = whole.split("\n")
+    assert len(lines) == 2 + len(rows)
+    rule = lines[1].strip("|").split("|")
+    assert [r.strip() for r in rule] == ["---:" if a == "r" else "---" for a in align.ljust(len(header), "l")]
+    for line, row in zip(lines[2:], rows, strict=True):
+        assert line[2:-2].split(" | ") == [str(c) for c in row]
