@@ -31,6 +31,7 @@ import sys
 from pathlib import Path
 
 from benchlib import boards as public_boards
+from benchlib import markdown_table
 
 from sigmar.encoders.minizinc import IMPLIED, MODELS, STRATEGY_NAMES, MinizincBackend
 from sigmar.models.board import Board
@@ -122,23 +123,19 @@ def label(backend: MinizincBackend) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    lines = [
-        "| backend | set | boards | solved | unsolvable | unknown | share answered | median s (answered) "
-        "| median s | max s |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
+    header = ["backend", "set", "boards", "solved", "unsolvable", "unknown", "share answered"]
+    header += ["median s (answered)", "median s", "max s"]
+    table = []
     keys = list(dict.fromkeys((r["backend"], r["set"]) for r in rows))
     for backend, set_name in keys:
         mine = [r for r in rows if r["backend"] == backend and r["set"] == set_name]
         answered = [r["seconds"] for r in mine if r["status"] in ("solved", "unsolvable")]
         count = {s: sum(1 for r in mine if r["status"] == s) for s in ("solved", "unsolvable", "unknown")}
         median = f"{statistics.median(answered):.2f}" if answered else "-"
-        lines.append(
-            f"| {backend} | {set_name} | {len(mine)} | {count['solved']} | {count['unsolvable']} | "
-            f"{count['unknown']} | {len(answered) / len(mine):.0%} | {median} | "
-            f"{statistics.median(r['seconds'] for r in mine):.2f} | {max(r['seconds'] for r in mine):.2f} |"
-        )
-    return "\n".join(lines)
+        cells = [backend, set_name, len(mine), count["solved"], count["unsolvable"], count["unknown"]]
+        cells += [f"{len(answered) / len(mine):.0%}", median, f"{statistics.median(r['seconds'] for r in mine):.2f}"]
+        table.append([*cells, f"{max(r['seconds'] for r in mine):.2f}"])
+    return markdown_table(header, table, align="ll" + "r" * 8)
 
 
 def fewest_unknown(rows: list[dict]) -> str:
