@@ -39,6 +39,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchlib import publish
+
 ROOT = Path(__file__).resolve().parents[2]
 SETS = {"solvable": ("random_solvable_board", 48), "dense": ("random_board", 777)}  # generator, seed
 CLEAN = {"PATH": "/usr/bin:/bin"}  # `env -i PATH=/usr/bin:/bin`: what both commands run under
@@ -300,11 +302,7 @@ def main(argv: list[str] | None = None) -> int:
             body += ["", *one_board(args, Path(tmp), record)]
     record["load_end"] = load()
     text = "\n".join([*head, *body, "", f"Load average at the end: {record['load_end']}."])
-    print(text)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".md").write_text(text + "\n")
-    out.with_suffix(".json").write_text(json.dumps(record, indent=1))
+    publish(args.out, text, record)
     return 0
 
 

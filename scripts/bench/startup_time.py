@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import table_header, table_row
+from benchlib import publish, table_header, table_row
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS = {"race, solvable": 0.15, "search, solvable": 0.10, "race, stuck set": 0.20, "--help": 0.10}
@@ -165,11 +165,7 @@ def main(argv: list[str] | None = None) -> int:
             record["batch"] = {f"{name} | {side}": values for (name, side), values in runs.items()}
 
     text = "\n".join(lines)
-    print(text)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".md").write_text(text + "\n")
-    out.with_suffix(".json").write_text(json.dumps(record, indent=1))
+    publish(args.out, text, record)
     return 0
 
 
