@@ -24,7 +24,6 @@ import importlib
 import os
 import re
 import sys
-import threading
 from collections.abc import Callable
 
 from sigmar.models.errors import SigmarError
@@ -153,6 +152,8 @@ def bounded(call: Callable[[], T], what: str, seconds: float | None = None) -> T
             box.append((True, call()))
         except BaseException as exc:  # a plugin's SystemExit must not end the suite
             box.append((False, exc))
+
+    import threading  # only where a plugin's code runs
 
     from sigmar.encoders.processes.capture import captured, one_line  # here: only a plugin's code needs it
 

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import importlib
 
-from sigmar.encoders import plugins
 from sigmar.encoders.backend import Backend
 from sigmar.models.errors import SigmarError
 from sigmar.models.records import Frozen
+
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
+if TYPE_CHECKING:
+    from sigmar.encoders import plugins
 
 # The order of docs/formats.md#backend-names.  (family, module, class)
 FAMILIES: tuple[tuple[str, str, str], ...] = (
@@ -91,12 +94,16 @@ def builtin_names() -> tuple[str, ...]:
 
 def plugin_entries() -> tuple[plugins.Entry, ...]:
     """The accepted plugins: entry points of ``sigmar.backends`` that are not refused."""
+    from sigmar.encoders import plugins  # only where a plugin is looked for (1 M instructions)
+
     found = plugins.entries()
     return tuple(e for e in found if not plugins.refusal(e, builtin_names(), found))
 
 
 def refused_entries() -> tuple[tuple[plugins.Entry, str], ...]:
     """The refused plugin entries, each with why (a clash with a built-in name, a bad or doubled name)."""
+    from sigmar.encoders import plugins  # only where a plugin is looked for (1 M instructions)
+
     found = plugins.entries()
     why = ((e, plugins.refusal(e, builtin_names(), found)) for e in found)
     return tuple((e, reason) for e, reason in why if reason)
@@ -128,11 +135,15 @@ def load(family: str) -> type[Backend]:
             module = importlib.import_module(module_name)
             cls: type[Backend] = getattr(module, class_name)
             return cls
+    from sigmar.encoders import plugins  # only where a plugin is looked for (1 M instructions)
+
     entry = _plugin(family)
     return plugins.bounded(lambda: _plugin_class(entry), f"plugin '{family}'")
 
 
 def _plugin_class(entry: plugins.Entry) -> type[Backend]:
+    from sigmar.encoders import plugins  # only where a plugin is looked for (1 M instructions)
+
     found = plugins.load_class(entry.value)
     if not (isinstance(found, type) and issubclass(found, Backend)):
         raise TypeError(f"'{entry.value}' is not a subclass of sigmar.Backend")
@@ -183,6 +194,8 @@ def full_name(family: str, sub: str | None) -> str:
 
 def _plugin_info(family: str) -> FamilyInfo:
     """What ``info`` says of a plugin: anything its code raises or hangs in makes it unavailable, with why."""
+    from sigmar.encoders import plugins  # only where a plugin is looked for (1 M instructions)
+
     entry = _plugin(family)
     source = f"plugin {entry.distribution}"
     try:
@@ -262,6 +275,8 @@ def make(name: str, *, check: bool = True, **options: object) -> Backend:
     if found.source == "built-in":
         return found.cls(sub, **options)
     cls = found.cls
+    from sigmar.encoders import plugins  # only where a plugin is looked for (1 M instructions)
+
     try:
         return plugins.bounded(lambda: cls(sub, **options), f"plugin '{family}': its constructor")
     except plugins.PluginFailure as exc:

@@ -70,7 +70,8 @@ def cell_count(dim: int) -> int:
 def ring_neighbours(cell: Hex) -> tuple[Hex, ...]:
     """The six neighbours in ring order, on the board or not."""
     q, r = cell
-    return tuple((q + dq, r + dr) for dq, dr in DIRECTIONS)
+    # DIRECTIONS, written out (no generator: called for every cell of a side's tables and of the replay's)
+    return ((q + 1, r), (q + 1, r - 1), (q, r - 1), (q - 1, r), (q - 1, r + 1), (q, r + 1))
 
 
 def distance(a: Hex, b: Hex) -> int:

@@ -303,9 +303,9 @@ def _replay_windows(dim: int) -> tuple[dict[Hex, int], tuple[tuple[int, ...], ..
     every = cells_of_side(dim)
     index = {cell: i for i, cell in enumerate(every)}
     windows = []
-    for cell in every:
-        bits = [1 << index[n] if n in index else 0 for n in ring_neighbours(cell)]
-        windows.append(tuple(bits[k] | bits[(k + 1) % 6] | bits[(k + 2) % 6] for k in range(6)))
+    for cell in every:  # made in every process that replays a solution: a few calls a cell
+        b0, b1, b2, b3, b4, b5 = [1 << index[n] if n in index else 0 for n in ring_neighbours(cell)]
+        windows.append((b0 | b1 | b2, b1 | b2 | b3, b2 | b3 | b4, b3 | b4 | b5, b4 | b5 | b0, b5 | b0 | b1))
     return index, tuple(windows)
 
 

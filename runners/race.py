@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import threading
+import sys
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -37,20 +37,19 @@ from types import TracebackType
 
 from sigmar.encoders import registry
 from sigmar.models.board import Board
-from sigmar.models.counting import Notion
 from sigmar.models.records import Frozen, Record
 from sigmar.models.result import CertificateKind, Result, Status
 from sigmar.runners.checking.certify import ProofStore, certify
-from sigmar.runners.checking.count_grade import CountVerdict, ReferenceBeside, grade_counts
 from sigmar.runners.checking.intake import count_taken_in, crashed
 from sigmar.runners.checking.replay import counts_answer, replayed
 from sigmar.runners.checking.trust import accepted, claims_message, corroborated
-from sigmar.runners.statistics.scores import percentile
 
 TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
 if TYPE_CHECKING:
     from typing import Any
 
+    from sigmar.models.counting import Notion
+    from sigmar.runners.checking.count_grade import CountVerdict
     from sigmar.runners.workers import Heard, Worker, WorkerSet
 
 # Certificates whose check can take seconds (a DRUP proof of a side-8 board: up to a minute; a DRCP
@@ -172,6 +171,8 @@ class RacePolicy:
             times = sorted(self.win_times.get(leader, ()))
             if not times:
                 return self.stagger
+            from sigmar.runners.statistics.scores import percentile  # not imported by a one-board solve (issue 48)
+
             typical = self._typical[leader] = percentile(times, self.HEAD_START_PERCENTILE)
         return min(max(self.stagger, self.HEAD_START_FACTOR * typical), max(self.stagger, self.HEAD_START_CAP))
 
@@ -643,6 +644,8 @@ class Race:
 def count_board(race: Race, board: Board, notion: Notion, time_limit: float | None) -> CountVerdict:
     """Every backend of ``race`` counts ``notion`` on ``board`` in its worker, while the rule engine counts
     here; each count graded against the rule engine's (``checking.count_grade``)."""
+    from sigmar.runners.checking.count_grade import ReferenceBeside, grade_counts  # only where boards are counted
+
     reference = ReferenceBeside(board, notion, time_limit)
     answers = race.count_all(board, notion, time_limit)
     count, seconds = reference.result()
@@ -698,6 +701,13 @@ TICK = 0.005
 SEARCH_CLOCK_LAG = 1.0
 
 
+def _on_main_thread() -> bool:
+    """Whether this is the main thread (the one that may set a signal handler).  Where nothing has imported
+    threading (a one-board solve: 3 M instructions saved), no thread of the suite's was started: it is."""
+    threading = sys.modules.get("threading")
+    return threading is None or threading.current_thread() is threading.main_thread()
+
+
 @contextlib.contextmanager
 def _ticks(tick: Callable[[], float | None], first: float | None) -> Iterator[bool]:
     """Within, ``tick()`` runs at ``first`` (a perf_counter time) and again whenever it asks (the time it
@@ -708,7 +718,7 @@ def _ticks(tick: Callable[[], float | None], first: float | None) -> Iterator[bo
     board in wake-ups on the loaded 2 cores, more than the search needs for most boards).  A tick
     that forks a worker does so with the timer's signal held (:func:`~sigmar.encoders.processes.parent.held_signals`).
     """
-    if threading.current_thread() is not threading.main_thread():
+    if not _on_main_thread():
         yield False
         return
 
@@ -978,7 +988,7 @@ class _Heat:
         Where no tick can run (not the main thread), search leads for its head start and then hands
         the board over: the others join, and search goes on in its worker."""
         start = time.perf_counter()
-        ticking = threading.current_thread() is threading.main_thread()
+        ticking = _on_main_thread()
         budget = self.time_limit
         handing_over = not ticking and self.plan.staggered
         if handing_over:

@@ -20,7 +20,6 @@ import time
 from types import TracebackType
 
 from sigmar.models.board import Board
-from sigmar.models.output_files import cannot_write, write_file
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Reason, Result, Status
 
 TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
@@ -115,6 +114,8 @@ class ProofStore:
             except OSError as exc:  # a full or read-only proof folder: one line, exit 2
                 for target in claimed:
                     target.unlink(missing_ok=True)
+                from sigmar.models.output_files import cannot_write
+
                 raise cannot_write(self.path / f"{stem}{suffixes[0]}", exc) from None
             self._used.add(stem)
             return stem
@@ -136,6 +137,8 @@ class ProofStore:
         stem = self._claim(board, claimed)
         try:
             for suffix, text in texts.items():
+                from sigmar.models.output_files import write_file  # only where a certificate is written
+
                 write_file(self.path / f"{stem}{suffix}", text)  # each whole or not at all
         except BaseException:  # no empty placeholders left behind
             for suffix in claimed:

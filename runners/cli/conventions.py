@@ -146,10 +146,15 @@ class AnswersOutput:
     def __exit__(self, *exc: Any) -> None:
         self._stack.__exit__(*exc)
 
+    @property
+    def wanted(self) -> bool:
+        """Whether an answer goes anywhere (``--json`` or ``-o``): a table alone makes no JSON of it."""
+        return self.json or self._file is not None
+
     def write(self, record: dict[str, Any]) -> None:
         """One board's answer: printed with ``--json``, written into the file with ``-o``."""
-        if not self.json and self._file is None:
-            return  # a table: no JSON text to make
+        if not self.wanted:
+            return
         from sigmar.runners.render.answer_json import dumps
 
         line = dumps(record)

@@ -11,7 +11,6 @@ from sigmar.encoders import registry
 from sigmar.encoders.backend import counts
 from sigmar.encoders.registry import expand, names_all
 from sigmar.models.board import Board
-from sigmar.models.counting import Count, Notion, reference_count
 from sigmar.models.errors import SigmarError
 from sigmar.runners.cli.board_args import read_selected
 
@@ -19,6 +18,8 @@ TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M inst
 if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
     from pathlib import Path
     from typing import Any
+
+    from sigmar.models.counting import Count
 
 WEEK = 7 * 24 * 3600.0
 # ``solve --stats`` and ``generate --stats``: the positions the rule engine's count of pairings may visit.  A
@@ -122,6 +123,8 @@ BOARD_ARGUMENT_HELP = (
 
 def stats_pairings(board: Board) -> Count:
     """The pairings count ``--stats`` shows: the rule engine's, exact or a lower bound (``STATS_STATES``)."""
+    from sigmar.models.counting import Notion, reference_count  # only with --stats
+
     return reference_count(board, Notion.PAIRINGS, max_states=STATS_STATES)
 
 

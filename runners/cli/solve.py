@@ -6,7 +6,6 @@ import argparse
 
 from sigmar.encoders.registry import names_all
 from sigmar.models.board import Board
-from sigmar.models.counting import Count
 from sigmar.models.result import Result, Status
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.cli.conventions import AnswersOutput, Summary, add_answers_output, add_time_limit, follow
@@ -19,6 +18,7 @@ TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M inst
 if TYPE_CHECKING:
     from typing import Any
 
+    from sigmar.models.counting import Count
     from sigmar.runners.statistics.selector import Selector
 
 
@@ -88,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
             pairings = stats_pairings(board) if args.stats else None
             if pairings is not None and not pairings.exact and result.verified:
                 pairings = pairings.replace(value=max(pairings.value, 1))  # the verified solution is one
-            answers.write(outcome_json(board, outcome, pairings))
+            if answers.wanted:  # --json or -o: a table makes no JSON
+                answers.write(outcome_json(board, outcome, pairings))
             if not args.json:
                 detail = summary_line(result)
                 if outcome.wrong:

@@ -5,15 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from sigmar.models.board import Board
-from sigmar.models.counting import Count, count_in, json_number
 from sigmar.models.result import Result, Status
-from sigmar.models.solution import move_to_json
-from sigmar.runners.checking.count_grade import CountVerdict
 
 TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
 if TYPE_CHECKING:
     from typing import Any
 
+    from sigmar.models.counting import Count
+    from sigmar.runners.checking.count_grade import CountVerdict
     from sigmar.runners.checking.grading import BoardVerdict
 
 
@@ -25,6 +24,10 @@ def result_json(board: Board, result: Result, **extra: Any) -> dict[str, Any]:
         "seconds": round(result.seconds, 6),
     }
     if result.status is Status.SOLVED:
+        from sigmar.models.solution import (
+            move_to_json,  # only for what counts or writes JSON: not a one-board table's modules
+        )
+
         record["moves"] = [move_to_json(board, m) for m in result.moves]
     if result.status is Status.SOLVED or result.moves:  # only where there were moves to replay
         record["verified"] = result.verified
@@ -83,6 +86,10 @@ def count_json(count: Count | None) -> dict[str, Any]:
     above 2^53 (where a JSON reader's doubles lose digits); null when there is no count."""
     if count is None:
         return {"count": None, "exact": False}
+    from sigmar.models.counting import (
+        json_number,  # only for what counts or writes JSON: not a one-board table's modules
+    )
+
     return {"count": json_number(count.value), "exact": count.exact}
 
 
@@ -118,6 +125,8 @@ def exit_code(results: list[Result]) -> int:
 
 def verdict_json(verdict: CountVerdict) -> dict[str, Any]:
     """One board's counts as one JSON object (docs/formats.md#the-json-of-a-count)."""
+    from sigmar.models.counting import count_in
+
     record: dict[str, Any] = {
         "board": verdict.board.name,
         "notion": str(verdict.notion),
