@@ -151,3 +151,27 @@ def test_serve_refuses_an_empty_host() -> None:
         raise AssertionError("serve --host '' started a server") from exc
     assert done.returncode == 2 and "names no address" in done.stderr, done.stderr
     assert "listening on ," not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_server_sends_each_answer_at_once_on_a_kept_alive_connection() -> None:
+    """serve binds its own socket (proto 0), on whose connections asyncio leaves Nagle's algorithm on: an
+    answer's body then waited for the delayed ACK of its headers, 40 ms on every request after the first."""
+    pytest.importorskip("uvicorn", reason="serve needs the workbench's server (uvicorn)")
+    from sigmar.runners.design.connections import _no_delay
+
+    class Transport:
+        def __init__(self, sock: socket.socket) -> None:
+            self.sock = sock
+
+        def get_extra_info(self, name: str) -> socket.socket | None:
+            return self.sock if name == "socket" else None
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:  # as serve's bind() makes it
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        with socket.create_connection(listener.getsockname()):
+            accepted, _ = listener.accept()
+            with accepted:
+                assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 0
+                _no_delay(Transport(accepted))  # type: ignore[arg-type]
+                assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
