@@ -108,6 +108,7 @@ ONE_BOARD = frozenset(
         # the command line
         "sigmar.runners",
         "sigmar.runners.cli",
+        "sigmar.runners.cli.entry",
         "sigmar.runners.cli.solve",
         "sigmar.runners.cli.conventions",
         "sigmar.runners.cli.options",
@@ -213,7 +214,7 @@ def test_sigmar_help_imports_no_module_of_sigmar_but_its_command_line() -> None:
     code, imported = sigmar_modules_after("--help")
     assert code == 0
     ours = {name for name in imported if name.split(".")[0] == "sigmar"}
-    assert ours == {"sigmar", "sigmar.runners", "sigmar.runners.cli"}
+    assert ours == {"sigmar", "sigmar.runners", "sigmar.runners.cli", "sigmar.runners.cli.entry"}
 
 
 def test_an_unsolvable_board_imports_the_certificate_checks(tmp_path: Path) -> None:
