@@ -50,6 +50,19 @@ CONFIG = "sigmar-chuffed-flat.msc"
 NEVER_RUN = "/bin/false"
 
 
+def _length(data: bytes, i: int, length: int) -> tuple[int, int]:
+    """An LZ4 length from its token's 4 bits: 15 goes on in the bytes at ``i`` (each added, until one below
+    255). The length, and where the data after it starts."""
+    if length == 15:
+        while True:
+            more = data[i]
+            i += 1
+            length += more
+            if more != 255:
+                break
+    return length, i
+
+
 def lz4_block(data: bytes) -> bytes:
     """One LZ4 block (the format without frames) decompressed."""
     out = bytearray()
@@ -57,28 +70,14 @@ def lz4_block(data: bytes) -> bytes:
     while i < end:
         token = data[i]
         i += 1
-        literals = token >> 4
-        if literals == 15:
-            while True:
-                more = data[i]
-                i += 1
-                literals += more
-                if more != 255:
-                    break
+        literals, i = _length(data, i, token >> 4)
         out += data[i : i + literals]
         i += literals
         if i >= end:
             break
         offset = data[i] | data[i + 1] << 8
         i += 2
-        length = token & 15
-        if length == 15:
-            while True:
-                more = data[i]
-                i += 1
-                length += more
-                if more != 255:
-                    break
+        length, i = _length(data, i, token & 15)
         length += 4
         start = len(out) - offset
         if offset <= 0 or start < 0:
