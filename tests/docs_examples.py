@@ -25,6 +25,10 @@ A block with a command that is not run says why in an HTML comment just above it
   the lines after ``Small variant:`` in the comment are a session of their own (``$`` commands
   and their output, elided as above, timings always varying), which the tests run instead.
 
+A block that needs an optional solver install.sh may not have put in place says so, and is skipped,
+with that reason, where the solver is missing (``<!-- example: timings vary; needs Chuffed -->``):
+without it the page's output cannot appear, which is not a fault of the page.
+
 A ``>>>`` block is a Python session, run by doctest with ``...`` elisions.
 
 The terminal is 120 columns wide (``COLUMNS``: rich fits its tables to it). To run the examples
@@ -87,6 +91,11 @@ class Example:
         if self.directive.startswith("long"):
             return "long"
         return "run"
+
+    @property
+    def needs(self) -> list[str]:
+        """The optional solvers the block needs, lower case (a ``; needs Chuffed`` part of its directive)."""
+        return [name.lower() for name in re.findall(r"(?:^|;)\s*needs (\w+)", self.directive)]
 
     @property
     def timings_vary(self) -> bool:

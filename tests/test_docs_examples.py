@@ -29,6 +29,19 @@ from tests.docs_examples import (
 )
 
 EXAMPLES = examples()
+
+
+def _chuffed() -> bool:
+    from sigmar.encoders.minizinc.solvers import installed_solvers
+
+    return "chuffed" in installed_solvers()
+
+
+# The optional solvers a block may need (``needs NAME`` in its directive): whether this machine has it,
+# and what puts it in place.
+OPTIONAL_SOLVERS = {
+    "chuffed": (_chuffed, "install.sh installs the WebAssembly MiniZinc that brings it (needs node)"),
+}
 # Examples expected to fail until another branch of this session is merged, by id, with why
 # (xfail, not strict). Empty: the cnf_encodings.py example (docs/cnf.md, its small variant) and the
 # minizinc_backend.py commands (docs/minizinc.md, arguments parsed) pass here already; the branch
@@ -43,6 +56,8 @@ def test_every_example_runs_or_says_why_not() -> None:
             assert len(reason) > 10, f"{example.id}: 'not run' needs its reason"
         if example.kind == "long":
             assert example.small_variant(), f"{example.id}: a long example needs a small variant the tests run"
+        unknown = [name for name in example.needs if name not in OPTIONAL_SOLVERS]
+        assert not unknown, f"{example.id}: needs {unknown}: not an optional solver the tests know"
         if example.kind == "run" and example.bare:
             raise AssertionError(f"{example.id}: commands without a '$ ' prompt: write a session or mark the block")
 
@@ -68,6 +83,9 @@ def cases() -> list[object]:
 def test_example_prints_what_the_page_shows(example: Example, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if example.bare and example.kind == "run":
         pytest.fail(f"{example.id}: commands without a '$ ' prompt: show them as a session, or mark the block")
+    for solver in example.needs:
+        if not OPTIONAL_SOLVERS[solver][0]():
+            pytest.skip(f"{example.id} needs {solver}, which is missing here: {OPTIONAL_SOLVERS[solver][1]}")
     folder = sandbox(tmp_path / "clone")
     if example.python:  # in this process, from the example's folder
         monkeypatch.chdir(folder)
@@ -132,6 +150,15 @@ def test_a_page_is_read_into_sessions_with_their_directives(tmp_path: Path) -> N
         ("sigmar d --count 2", ["out 2"])
     ]
     assert bare.bare and bare.kind == "run"  # which test_every_example_runs_or_says_why_not refuses
+    assert first.needs == [] and long.needs == []
+
+
+def test_a_block_names_the_optional_solver_it_needs(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("<!-- example: timings vary; needs Chuffed -->\n```\n$ sigmar solve x -b minizinc:chuffed\n```\n")
+    (example,) = examples([page])
+    assert example.needs == ["chuffed"] and example.timings_vary and example.kind == "run"
+    assert [e.id for e in EXAMPLES if e.needs] == ["docs/minizinc.md:28", "docs/minizinc.md:65"]
 
 
 def test_every_option_the_pages_name_exists() -> None:
