@@ -12,12 +12,12 @@
  *         neighbours, kinds): the board's masks (bit i is tile i; n <= 64; at most 9 kinds, the loose tiles
  *         of each counted in a key in as many bits as the kind's tiles need), as playgraph.spec builds them.
  *
- * Phase 1 is a depth-first walk over positions keyed as playgraph.key does; each position that
- * can be cleared (alive) gets an id in the order its walk ends (children first), with its number of
- * legal moves k, its depth and its alive successors.  Phase 2 computes random play's chance exactly
- * with Python integers: every solution has the same number of moves L, so with M_d the lcm of the k
- * of the alive positions at depth d, Q(s) = (M_d / k(s)) * sum Q(after) is an integer and
- * win(s) = Q(s) / (M_d * ... * M_{L-1}).  A Q is released once its last predecessor has read it.
+ * Phase 1 walks the graph breadth first, layer by layer (every move goes from depth d to d + 1), keying
+ * positions as playgraph.key does: the positions after a layer's moves are looked up in a table of the next
+ * layer alone, a batch at a time and each fetched ahead, and each position keeps its moves' ends as indexes
+ * into the next layer.  Phase 2 climbs back from the deepest layer: which positions are alive (can be
+ * cleared), their clearing sequences and safe moves, and random play's chance exactly as an integer Q over a
+ * known denominator (see climb()), keeping two layers' figures at a time.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -35,12 +35,12 @@ typedef unsigned __int128 u128;
 #define STOP (-2)
 #define CLEAR INT32_MAX
 #define EMPTY INT32_MIN
+#define SAME (INT32_MIN + 1)
 #define MAXK 65535
 #define MAXDEPTH 64
-/* A slot of the table is 128 bits: the key (the core's tiles, then the count of loose tiles of each kind) in the
- * low KEY_BITS, the position's id (or DEAD) above; an all-zero slot is empty (no position's key is 0). */
+/* A slot of a layer's table is 128 bits: the key (the core's tiles, then the count of loose tiles of each kind)
+ * in the low KEY_BITS, the position's index in its layer above; an all-zero slot is empty (no key is 0). */
 #define KEY_BITS 98
-#define DEAD_FIELD 0x3FFFFFFF
 #define MAX_IDS 0x3FFFFFFE
 
 typedef struct {
@@ -50,10 +50,11 @@ typedef struct {
     int met[MAXT];
     int nw[MAXT];
     mask win[MAXT][6];
-    mask nbr[MAXT], waits_on[MAXT];
+    mask nbr[MAXT], waits_on[MAXT], waiters[MAXT]; /* waiters[t]: the tiles with t in one of their windows */
     int nkinds;
     mask kinds[16];
-    int count_shift[16]; /* where a key holds the count of loose tiles of each kind (after the n tile bits) */
+    int count_shift[16]; /* where a key's counts (above its n tile bits) hold the loose tiles of each kind */
+    uint64_t unit[MAXT]; /* per tile, 1 in its kind's count (0 for a metal) */
     mask full;
 } Spec;
 
@@ -129,13 +130,15 @@ static int read_spec(PyObject *t, Spec *s) {
             if (read_mask(PyTuple_GET_ITEM(w, k), &s->win[i][k])) return -1;
             s->waits_on[i] |= s->win[i][k];
         }
+        for (int k = s->nw[i]; k < 6; k++) s->win[i][k] = (mask)1 << i;
         if (read_mask(PyTuple_GET_ITEM(nbr, i), &s->nbr[i])) return -1;
     }
     s->nkinds = (int)PyTuple_GET_SIZE(kinds);
     int bits = s->n;
     for (int k = 0; k < s->nkinds; k++) {
         if (read_mask(PyTuple_GET_ITEM(kinds, k), &s->kinds[k])) return -1;
-        s->count_shift[k] = bits;
+        s->count_shift[k] = bits - s->n;
+        for (mask x = s->kinds[k] & ~s->metals; x; x &= x - 1) s->unit[low_index(x)] = (uint64_t)1 << (bits - s->n);
         bits += 64 - __builtin_clzll((uint64_t)pc(s->kinds[k]) | 1); /* as many bits as the kind's count needs */
     }
     if (bits > KEY_BITS) { /* never on a board (64 tiles in 9 kinds need at most 98): a wrong spec */
@@ -143,15 +146,18 @@ static int read_spec(PyObject *t, Spec *s) {
         return -1;
     }
     s->full = s->n == 64 ? ~(mask)0 : (((mask)1 << s->n) - 1);
+    for (int b = 0; b < s->n; b++)
+        for (mask x = s->waits_on[b]; x; x &= x - 1) s->waiters[low_index(x)] |= (mask)1 << b;
     return 0;
 }
 
 /* -- the rules on masks (as encoders/search/state.py, moves.py and certificates.legal_moves) -------- */
 
+/* Tile i (on the board in occ) is free: one of its windows is empty.  Every tile has six windows (read_spec
+ * pads them with the tile itself, never empty while it is there), checked without a branch. */
 INLINE int is_free(const Spec *s, int i, mask occ) {
-    for (int k = 0; k < s->nw[i]; k++)
-        if (!(occ & s->win[i][k])) return 1;
-    return 0;
+    const mask *w = s->win[i];
+    return !(occ & w[0]) | !(occ & w[1]) | !(occ & w[2]) | !(occ & w[3]) | !(occ & w[4]) | !(occ & w[5]);
 }
 
 static mask free_set(const Spec *s, mask occ) {
@@ -254,60 +260,65 @@ INLINE long moves_of(const Spec *s, mask occ, mask fr, mask *out, long room) {
     return c;
 }
 
-/* -- the walk ------------------------------------------------------------------------------------ */
+/* -- the walk: phase 1, layer by layer ----------------------------------------------------------- */
 
-/* What an alive position's predecessors read of it, in one place: they read it at random, one cache miss
- * each (three arrays made it four). */
+/* Every move's size is fixed by its kind, so a position's depth (moves played) is a function of its tiles and
+ * every move goes from depth d to depth d + 1: the graph falls into layers.  Phase 1 walks it breadth first.
+ * Expanding layer d, the positions after its moves are looked up in a table of layer d + 1 alone, many at a
+ * time and each fetched ahead of its turn, instead of one by one down a depth-first walk through a table of
+ * every position (whose random reads, one cache miss each, were most of the walk's time); each position keeps
+ * its moves' ends as indexes into the next layer (climb() reads them back, from the deepest layer up). */
+
+/* What the positions above an alive position read of it while the layers are climbed. */
 typedef struct {
-    uint64_t seq_low, seq_high; /* its clearing sequences, exactly (an overflow is flagged) */
-    double seqd, safe_sum;     /* the same as a float, and the safe moves summed along them */
-    uint32_t indeg;            /* its predecessors still to read its Q in phase 2 */
-} Node;
-
-static inline u128 seq_of(const Node *node) { return (u128)node->seq_high << 64 | node->seq_low; }
+    u128 seq;              /* its clearing sequences, exactly (an overflow is flagged) */
+    double seqd, safe_sum; /* the same as a float, and the safe moves summed along them */
+} Vals;
 
 typedef u128 Slot;
 static const u128 KEY_MASK = ((u128)1 << KEY_BITS) - 1;
+#define INDEX_OF(slot) ((int32_t)((slot) >> KEY_BITS))
 
-static inline int32_t slot_id(Slot slot) {
-    if (!slot) return EMPTY;
-    uint32_t field = (uint32_t)(slot >> KEY_BITS);
-    return field == DEAD_FIELD ? DEAD : (int32_t)field;
-}
-
-/* A position after one move of the position being expanded: its tiles, free set, key and hash. */
+/* A position after one move of a position being expanded: its tiles, free set, key and hash. */
 typedef struct {
     mask occ, fr;
     u128 key;
     uint64_t hash;
-    int32_t known;  /* CLEAR, DEAD (the counts), or EMPTY: to be looked up */
+    int32_t known; /* CLEAR, DEAD (the counts), EMPTY: to be looked up, or SAME: the same as the earlier `same` */
+    int32_t same;
 } Next;
 
 typedef struct {
+    mask *occ, *fr;  /* per position, in the order they were found */
+    uint16_t *k;     /* its legal moves */
+    uint64_t n, cap;
+    uint64_t edge_base, nedges; /* where its positions' moves' ends start in Walk.fwd, and how many */
+} Layer;
+
+typedef struct {
     const Spec *s;
-    Slot *table;
-    uint64_t cap, used;
-    /* per alive id */
-    uint16_t *k, *nalive;
-    uint8_t *depth;
-    Node *node;
-    uint64_t nids, ids_cap;
-    int32_t *edges;
-    uint64_t nedges, edges_cap;
-    /* stacks of moves, of the positions after them and of alive successors, shared by the frames */
-    mask *moves;
-    Next *nexts;
-    long msp, mcap;
-    int32_t *succ;
-    long ssp, scap;
+    Layer layers[MAXDEPTH];
+    int nlayers;
+    Slot *table; /* the next layer's, while it is found */
+    uint64_t cap, used, layer_used;
+    int32_t *fwd; /* per move of every position, layer after layer: the index of its end in the next layer */
+    uint64_t nfwd, fwd_cap;
+    /* what the climb found: the alive positions, the start's figures, random play's chance as num / den */
+    uint64_t nids;
+    int start_alive, first, safe_first;
+    Vals start_vals;
+    uint64_t *num, *den;
+    uint32_t num_len, den_len;
+    double forward_done;
     /* limits and counters */
     double deadline;
-    uint64_t max_states, expanded, followed, cut;
+    uint64_t max_states, followed, cut;
     int stopped, overflow, too_many_moves, no_memory;
     /* per depth, the k seen at alive positions: one bit each */
     uint64_t *kseen[MAXDEPTH];
     int trap_depth;
     mask trap_before, trap_move;
+    int trap_index; /* the losing move's place in moves_of's list */
 } Walk;
 
 static double now(void) {
@@ -330,43 +341,48 @@ INLINE mask waited_on(const Spec *s, mask blocked) {
     return waited;
 }
 
-/* The key of occ (playgraph.key) from its blocked tiles and what they wait on. */
-INLINE u128 key_with(const Spec *s, mask occ, mask blocked, mask waited) {
-    mask core = occ & (blocked | waited | s->metals);
-    mask loose = occ & ~core;
-    u128 key = core;
+/* The counts of a key: how many of the tiles `loose` of each kind. */
+INLINE uint64_t counts_of(const Spec *s, mask loose) {
+    uint64_t counts = 0;
     if (loose)
-        for (int k = 0; k < s->nkinds; k++) key |= (u128)pc(loose & s->kinds[k]) << s->count_shift[k];
-    return key;
+        for (int k = 0; k < s->nkinds; k++) counts |= (uint64_t)pc(loose & s->kinds[k]) << s->count_shift[k];
+    return counts;
 }
 
-static u128 key_of(const Spec *s, mask occ, mask fr) {
-    mask blocked = occ & ~fr;
-    return key_with(s, occ, blocked, waited_on(s, blocked));
+/* The counts of the tiles x, one at a time (for the few a move takes or makes loose). */
+INLINE uint64_t units_of(const Spec *s, mask x) {
+    uint64_t counts = 0;
+    for (; x; x &= x - 1) counts += s->unit[low_index(x)];
+    return counts;
 }
 
-static inline Slot *find_hashed(Walk *w, u128 key, uint64_t hash) {
-    uint64_t i = hash & (w->cap - 1);
+INLINE u128 key_of(const Spec *s, mask core, uint64_t counts) { return core | (u128)counts << s->n; }
+
+/* The slot of key in a table of cap slots: its own, or the empty one where it goes (no key is 0). */
+static inline Slot *find_hashed(Slot *table, uint64_t cap, u128 key, uint64_t hash) {
+    uint64_t i = hash & (cap - 1);
     for (;;) {
-        Slot *slot = &w->table[i];
+        Slot *slot = &table[i];
         if (!*slot || (*slot & KEY_MASK) == key) return slot;
-        i = (i + 1) & (w->cap - 1);
+        i = (i + 1) & (cap - 1);
     }
 }
 
-/* A table of `cap` slots, in huge pages where the kernel gives them: its lookups are random, and with
- * 4 KB pages most of them missed the TLB (the walk's largest cost on a side-6 board). */
+/* A table of `cap` slots, zeroed, in huge pages where the kernel gives them (its reads are random: with 4 KB
+ * pages most of them missed the TLB). */
 static Slot *new_table(uint64_t cap) {
     size_t bytes = sizeof(Slot) * cap, huge = (size_t)2 << 20;
     void *table = NULL;
     if (bytes >= huge) {
-        if (posix_memalign(&table, huge, (bytes + huge - 1) / huge * huge)) return NULL;
+        size_t rounded = (bytes + huge - 1) / huge * huge;
+        if (posix_memalign(&table, huge, rounded)) return NULL;
 #ifdef MADV_HUGEPAGE
-        madvise(table, (bytes + huge - 1) / huge * huge, MADV_HUGEPAGE);
+        madvise(table, rounded, MADV_HUGEPAGE);
 #endif
     } else {
         table = malloc(bytes);
     }
+    if (table) memset(table, 0, bytes);
     return table;
 }
 
@@ -377,35 +393,26 @@ static int grow_table(Walk *w) {
     if (!table) return -1;
     w->table = table;
     w->cap = old_cap * 2;
-    memset(table, 0, sizeof(Slot) * w->cap);
     for (uint64_t i = 0; i < old_cap; i++)
-        if (old[i]) *find_hashed(w, old[i] & KEY_MASK, hash_key(old[i] & KEY_MASK)) = old[i];
+        if (old[i]) *find_hashed(table, w->cap, old[i] & KEY_MASK, hash_key(old[i] & KEY_MASK)) = old[i];
     free(old);
     return 0;
 }
 
-static int insert(Walk *w, u128 key, uint64_t hash, int32_t id) {
-    if ((w->used + 1) * 2 > w->cap && grow_table(w)) return -1; /* at most half full: short probes */
-    *find_hashed(w, key, hash) = key | (u128)(id == DEAD ? DEAD_FIELD : (uint32_t)id) << KEY_BITS;
-    w->used++;
-    return 0;
-}
-
-static int grow_ids(Walk *w) {
-    if (w->nids < w->ids_cap) return 0;
-    uint64_t more = w->ids_cap ? w->ids_cap * 2 : 4096;
-#define MORE(field, type)                                    \
-    do {                                                     \
-        type *bigger = realloc(w->field, sizeof(type) * more); \
-        if (!bigger) return -1;                              \
-        w->field = bigger;                                   \
-    } while (0)
-    MORE(k, uint16_t);
-    MORE(nalive, uint16_t);
-    MORE(depth, uint8_t);
-    MORE(node, Node);
-#undef MORE
-    w->ids_cap = more;
+static int layer_room(Layer *layer, uint64_t need) {
+    if (need <= layer->cap) return 0;
+    uint64_t more = layer->cap ? layer->cap : 1024;
+    while (more < need) more *= 2;
+    mask *occ = realloc(layer->occ, sizeof(mask) * more);
+    if (!occ) return -1;
+    layer->occ = occ;
+    mask *fr = realloc(layer->fr, sizeof(mask) * more);
+    if (!fr) return -1;
+    layer->fr = fr;
+    uint16_t *k = realloc(layer->k, sizeof(uint16_t) * more);
+    if (!k) return -1;
+    layer->k = k;
+    layer->cap = more;
     return 0;
 }
 
@@ -414,160 +421,458 @@ static int32_t stop_with(Walk *w, int32_t why) {
     return why;
 }
 
-/* Expand occ's position, which is not in the table (its key and hash given): its id if alive, DEAD, or
- * STOP when a limit or a memory failure ended the walk. */
-HOT static int32_t walk(Walk *w, mask occ, mask fr, u128 key, uint64_t hash, int depth) {
+/* Positions expanded a batch at a time: their moves' ends are looked up together, each fetched this many ahead. */
+#define BATCH 512
+#define AHEAD 16
+
+/* Expand layer d into layer d + 1 (0, or STOP when a limit or a memory failure ended the walk). */
+HOT static int expand(Walk *w, int d, mask *moves, Next *nexts) {
     const Spec *s = w->s;
-    if (w->used >= w->max_states || w->nids >= MAX_IDS) return stop_with(w, STOP);
-    if (!(++w->expanded & 1023) && now() > w->deadline) return stop_with(w, STOP);
-    if (depth >= MAXDEPTH - 1) return stop_with(w, STOP);
-    long base = w->msp;
-    if (w->mcap - base < 8192) {
-        long more = w->mcap * 2 + 8192;
-        mask *bigger = realloc(w->moves, sizeof(mask) * more);
-        Next *nexts = bigger ? realloc(w->nexts, sizeof(Next) * more) : NULL;
-        if (bigger) w->moves = bigger;
-        if (!nexts) {
-            w->no_memory = 1;
-            return stop_with(w, STOP);
-        }
-        w->nexts = nexts;
-        w->mcap = more;
-    }
-    long km = moves_of(s, occ, fr, w->moves + base, w->mcap - base);
-    if (km < 0 || km > MAXK) {
-        w->too_many_moves = 1;
-        return stop_with(w, STOP);
-    }
-    w->msp = base + km;
-    w->followed += km;
-    /* The positions after the moves, keyed and their slots fetched ahead, before any is walked.  A move takes
-     * free tiles only, so a child's blocked tiles are occ's less those it frees: when it frees none (most
-     * moves), what they wait on is occ's too. */
-    mask blocked = occ & ~fr, waited = waited_on(s, blocked);
-    for (long i = 0; i < km; i++) {
-        Next *next = &w->nexts[base + i];
-        next->occ = occ & ~w->moves[base + i];
-        if (!next->occ) {
-            next->known = CLEAR;
-            continue;
-        }
-        if (counts_dead(s, next->occ)) {
-            next->known = DEAD;
-            w->cut++;
-            continue;
-        }
-        next->known = EMPTY;
-        next->fr = child_free(s, occ, fr, w->moves[base + i]);
-        mask freed = next->fr & ~fr;
-        next->key = key_with(s, next->occ, blocked & ~freed, freed ? waited_on(s, blocked & ~freed) : waited);
-        next->hash = hash_key(next->key);
-        __builtin_prefetch(&w->table[next->hash & (w->cap - 1)]);
-    }
-    long sbase = w->ssp;
-    int alive = 0;
-    mask first_dead = 0;
-    for (long i = 0; i < km; i++) {
-        mask m = w->moves[base + i];
-        Next *next = &w->nexts[base + i];
-        int32_t got = next->known;
-        if (got == EMPTY) {
-            got = slot_id(*find_hashed(w, next->key, next->hash));
-            if (got == EMPTY) {
-                got = walk(w, next->occ, next->fr, next->key, next->hash, depth + 1);
-                if (got == STOP) return STOP; /* (the stacks may have moved: next is not read again) */
-            }
-        }
-        if (got == DEAD) {
-            if (!first_dead) first_dead = m;
-            continue;
-        }
-        if (w->ssp >= w->scap) {
-            long more = w->scap * 2 + 4096;
-            int32_t *bigger = realloc(w->succ, sizeof(int32_t) * more);
-            if (!bigger) {
-                w->no_memory = 1;
+    Layer *cur = &w->layers[d], *nxt = &w->layers[d + 1];
+    memset(nxt, 0, sizeof *nxt);
+    w->cap = 4096;
+    while (w->cap < 4 * cur->n) w->cap *= 2;
+    w->table = new_table(w->cap);
+    w->layer_used = 0;
+    if (!w->table) goto no_memory;
+    cur->edge_base = w->nfwd;
+    for (uint64_t i0 = 0; i0 < cur->n;) {
+        if (now() > w->deadline) return stop_with(w, STOP);
+        long nb = 0;
+        uint64_t i = i0;
+        for (; i < cur->n && nb < BATCH; i++) {
+            mask occ = cur->occ[i], fr = cur->fr[i];
+            long km = moves_of(s, occ, fr, moves, MAXK + 1);
+            if (km < 0 || km > MAXK) {
+                w->too_many_moves = 1;
                 return stop_with(w, STOP);
             }
-            w->succ = bigger;
-            w->scap = more;
+            cur->k[i] = (uint16_t)km;
+            w->followed += km;
+            /* A move takes free tiles only, so a child's blocked tiles are occ's less those it frees: when it
+             * frees none (most moves), what they wait on is occ's too. */
+            mask blocked = occ & ~fr, waited = waited_on(s, blocked);
+            mask core = occ & (blocked | waited | s->metals), loose = occ & ~core;
+            uint64_t counts = counts_of(s, loose);
+            /* A move of loose tiles only frees nothing and leaves the core as it is: the key after it is this
+             * position's less its tiles' kinds, and moves taking the same kinds lead to the same key (a pair of
+             * loose fire tiles out of five: ten moves, one position after them), found once. */
+            long loose_after[64];
+            int nloose = 0;
+            for (long j = 0; j < km; j++) {
+                Next *next = &nexts[nb++];
+                next->occ = occ & ~moves[j];
+                if (!next->occ) {
+                    next->known = CLEAR;
+                    continue;
+                }
+                if (!(moves[j] & ~loose)) {
+                    u128 after = key_of(s, core, counts - units_of(s, moves[j]));
+                    int q = 0;
+                    while (q < nloose && nexts[loose_after[q]].key != after) q++;
+                    if (q < nloose) {
+                        next->known = SAME;
+                        next->same = (int32_t)loose_after[q];
+                        if (nexts[loose_after[q]].known == DEAD) w->cut++;
+                        continue;
+                    }
+                    next->key = after;
+                    if (nloose < 64) loose_after[nloose++] = nb - 1;
+                    if (counts_dead(s, next->occ)) {
+                        next->known = DEAD;
+                        w->cut++;
+                        continue;
+                    }
+                    next->known = EMPTY;
+                    next->fr = fr & ~moves[j];
+                    next->hash = hash_key(after);
+                    continue;
+                }
+                if (counts_dead(s, next->occ)) {
+                    next->known = DEAD;
+                    w->cut++;
+                    continue;
+                }
+                next->known = EMPTY;
+                next->fr = child_free(s, occ, fr, moves[j]);
+                /* The core after the move: the blocked tiles less those it frees, what they wait on (a tile waited
+                 * on by a freed tile stays so while another blocked tile waits on it), the metals; the tiles
+                 * that leave the core become loose. */
+                mask freed = next->fr & ~fr, blocked_after = blocked & ~freed, waited_after = waited;
+                if (freed) {
+                    mask touched = 0;
+                    for (mask x = freed; x; x &= x - 1) touched |= s->waits_on[low_index(x)];
+                    touched &= waited;
+                    waited_after &= ~touched;
+                    for (; touched; touched &= touched - 1)
+                        waited_after |= (mask)((s->waiters[low_index(touched)] & blocked_after) != 0) << low_index(touched);
+                }
+                mask core_after = next->occ & (blocked_after | waited_after | s->metals);
+                uint64_t counts_after = counts - units_of(s, moves[j] & loose) + units_of(s, core & ~moves[j] & ~core_after);
+                next->key = key_of(s, core_after, counts_after);
+                next->hash = hash_key(next->key);
+            }
         }
-        w->succ[w->ssp++] = got;
-        alive++;
-    }
-    w->msp = base;
-    if (!alive) {
-        w->ssp = sbase;
-        if (insert(w, key, hash, DEAD)) {
-            w->no_memory = 1;
-            return stop_with(w, STOP);
+        i0 = i;
+        if (w->nfwd + nb > w->fwd_cap) {
+            uint64_t more = w->fwd_cap ? w->fwd_cap : 1 << 16;
+            while (more < w->nfwd + nb) more *= 2;
+            int32_t *bigger = realloc(w->fwd, sizeof(int32_t) * more);
+            if (!bigger) goto no_memory;
+            w->fwd = bigger;
+            w->fwd_cap = more;
         }
-        return DEAD;
+        uint64_t batch_base = w->nfwd;
+        for (long j = 0; j < nb && j < AHEAD; j++)
+            if (nexts[j].known == EMPTY) __builtin_prefetch(&w->table[nexts[j].hash & (w->cap - 1)]);
+        for (long j = 0; j < nb; j++) {
+            if (j + AHEAD < nb && nexts[j + AHEAD].known == EMPTY)
+                __builtin_prefetch(&w->table[nexts[j + AHEAD].hash & (w->cap - 1)]);
+            Next *next = &nexts[j];
+            if (next->known == SAME) {
+                w->fwd[w->nfwd++] = w->fwd[batch_base + next->same];
+                continue;
+            }
+            if (next->known != EMPTY) {
+                w->fwd[w->nfwd++] = next->known;
+                continue;
+            }
+            Slot *slot = find_hashed(w->table, w->cap, next->key, next->hash);
+            if (*slot) {
+                w->fwd[w->nfwd++] = INDEX_OF(*slot);
+                continue;
+            }
+            if (w->used >= w->max_states || nxt->n >= MAX_IDS) return stop_with(w, STOP);
+            if (layer_room(nxt, nxt->n + 1)) goto no_memory;
+            uint64_t index = nxt->n++;
+            nxt->occ[index] = next->occ;
+            nxt->fr[index] = next->fr;
+            *slot = next->key | (u128)index << KEY_BITS;
+            w->used++;
+            w->fwd[w->nfwd++] = (int32_t)index;
+            if (++w->layer_used * 2 > w->cap && grow_table(w)) goto no_memory;
+        }
     }
-    if (grow_ids(w)) {
+    cur->nedges = w->nfwd - cur->edge_base;
+    free(w->table);
+    w->table = NULL;
+    free(cur->fr); /* expanded: its free sets are done with */
+    cur->fr = NULL;
+    return 0;
+no_memory:
+    w->no_memory = 1;
+    return stop_with(w, STOP);
+}
+
+/* -- phase 2, the climb: exact arithmetic on unsigned integers of 64-bit limbs, least significant first ---- */
+
+/* a mod k */
+static uint64_t limbs_mod(const uint64_t *a, uint32_t n, uint64_t k) {
+    u128 r = 0;
+    for (uint32_t i = n; i-- > 0;) r = ((r << 64) | a[i]) % k;
+    return (uint64_t)r;
+}
+
+/* a *= m in place (a has room for n + 1 limbs); the new length */
+static uint32_t limbs_mul_small(uint64_t *a, uint32_t n, uint64_t m) {
+    uint64_t carry = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        u128 t = (u128)a[i] * m + carry;
+        a[i] = (uint64_t)t;
+        carry = (uint64_t)(t >> 64);
+    }
+    if (carry) a[n++] = carry;
+    return n;
+}
+
+/* out = a / k (exact or not: the quotient); the quotient's length */
+static uint32_t limbs_div_small(const uint64_t *a, uint32_t n, uint64_t k, uint64_t *out) {
+    u128 r = 0;
+    for (uint32_t i = n; i-- > 0;) {
+        u128 cur = (r << 64) | a[i];
+        out[i] = (uint64_t)(cur / k);
+        r = cur % k;
+    }
+    while (n > 1 && !out[n - 1]) n--;
+    return n;
+}
+
+/* out (an + bn limbs, overwritten) = a * b */
+static void limbs_mul(const uint64_t *a, uint32_t an, const uint64_t *b, uint32_t bn, uint64_t *out) {
+    memset(out, 0, sizeof(uint64_t) * (an + bn));
+    for (uint32_t i = 0; i < an; i++) {
+        uint64_t carry = 0;
+        if (!a[i]) continue;
+        for (uint32_t j = 0; j < bn; j++) {
+            u128 t = (u128)a[i] * b[j] + out[i + j] + carry;
+            out[i + j] = (uint64_t)t;
+            carry = (uint64_t)(t >> 64);
+        }
+        out[i + bn] = carry;
+    }
+}
+
+/* acc (n + 1 limbs) += x (n limbs) */
+INLINE void limbs_add(uint64_t *acc, const uint64_t *x, uint32_t n) {
+    unsigned char carry = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        u128 t = (u128)acc[i] + x[i] + carry;
+        acc[i] = (uint64_t)t;
+        carry = (unsigned char)(t >> 64);
+    }
+    acc[n] += carry;
+}
+
+INLINE void limbs_add_one(uint64_t *acc, uint32_t n) {
+    for (uint32_t i = 0; i <= n; i++)
+        if (++acc[i]) return;
+}
+
+/* From the deepest layer up, every position's figures from those of the positions after its moves: alive (one
+ * of them alive, or the board cleared), its clearing sequences, their safe moves, and random play's chance
+ * exactly.  Every solution has the same number of moves L, so with M_d the lcm of the k (legal moves) of the
+ * alive positions at depth d, Q(s) = (M_d / k(s)) * sum Q(after) is an integer and win(s) = Q(s) / D_d, where
+ * D_d = M_d * ... * M_{L-1}: Q(s) <= D_d, so a layer's Q take a fixed number of limbs each.  Two layers are
+ * kept at a time; each reads the layer below by the indexes phase 1 kept, fetched ahead.
+ * 0 when done (w->start_alive says whether the board can be cleared), STOP when stopped. */
+HOT static int climb(Walk *w) {
+    uint64_t *q_below = NULL, *q_here = NULL, *acc = NULL, *prod = NULL, *m = NULL, *den = NULL, *fpool = NULL;
+    Vals *vals_below = NULL, *vals_here = NULL;
+    uint32_t *foff = malloc(sizeof(uint32_t) * (MAXK + 1));
+    uint8_t *flen = malloc(MAXK + 1);
+    uint32_t w_below = 1, den_len = 1, den_room = 64;
+    int status = STOP;
+    den = calloc(den_room, sizeof(uint64_t));
+    if (!foff || !flen || !den) goto no_memory;
+    den[0] = 1;
+    for (int d = w->nlayers - 1; d >= 0; d--) {
+        Layer *layer = &w->layers[d];
+        uint64_t n = layer->n;
+        const int32_t *fwd = w->fwd + layer->edge_base;
+        if (now() > w->deadline) goto stopped;
+        vals_here = malloc(sizeof(Vals) * (n ? n : 1));
+        if (!vals_here) goto no_memory;
+        /* pass A: which positions are alive, and their sequences and safe moves */
+        uint64_t e = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            int km = layer->k[i], alive = 0, first_dead = -1;
+            u128 seq = 0;
+            double seqd = 0, safe = 0;
+            for (int j = 0; j < km; j++, e++) {
+                if (e + AHEAD < layer->nedges) {
+                    int32_t ahead = fwd[e + AHEAD];
+                    if (ahead >= 0 && ahead != CLEAR) __builtin_prefetch(&vals_below[ahead]);
+                }
+                int32_t c = fwd[e];
+                if (c == CLEAR) {
+                    seq += 1;
+                    seqd += 1;
+                } else if (c == DEAD || vals_below[c].seqd == 0) {
+                    if (first_dead < 0) first_dead = j;
+                    continue;
+                } else {
+                    const Vals *after = &vals_below[c];
+                    u128 before = seq;
+                    seq += after->seq;
+                    if (seq < before) w->overflow = 1;
+                    seqd += after->seqd;
+                    safe += after->safe_sum;
+                }
+                alive++;
+            }
+            if (d == 0 && i == 0) {
+                w->first = km;
+                w->safe_first = alive;
+            }
+            if (!alive) {
+                vals_here[i] = (Vals){0, 0, 0};
+                continue;
+            }
+            w->nids++;
+            vals_here[i] = (Vals){seq, seqd, safe + alive * seqd};
+            w->kseen[d][km >> 6] |= (uint64_t)1 << (km & 63);
+            if (first_dead >= 0 && d + 1 > w->trap_depth) {
+                w->trap_depth = d + 1;
+                w->trap_before = layer->occ[i];
+                w->trap_index = first_dead;
+            }
+        }
+        /* M_d, and M_d / k for each k of an alive position here */
+        uint32_t kinds_of_k = 0;
+        for (int k = 1; k <= MAXK; k++) kinds_of_k += w->kseen[d][k >> 6] >> (k & 63) & 1;
+        free(m);
+        m = calloc(kinds_of_k + 2, sizeof(uint64_t));
+        free(fpool);
+        fpool = malloc(sizeof(uint64_t) * (size_t)(kinds_of_k + 2) * (kinds_of_k + 2));
+        if (!m || !fpool) goto no_memory;
+        m[0] = 1;
+        uint32_t m_len = 1;
+        for (int k = 1; k <= MAXK; k++)
+            if (w->kseen[d][k >> 6] >> (k & 63) & 1) {
+                uint64_t r = limbs_mod(m, m_len, (uint64_t)k), a = (uint64_t)k, g;
+                while (r) { /* g = gcd(M mod k, k) */
+                    uint64_t t = a % r;
+                    a = r;
+                    r = t;
+                }
+                g = a;
+                m_len = limbs_mul_small(m, m_len, (uint64_t)k / g);
+            }
+        uint32_t pool = 0, fmax = 1;
+        for (int k = 1; k <= MAXK; k++)
+            if (w->kseen[d][k >> 6] >> (k & 63) & 1) {
+                foff[k] = pool;
+                flen[k] = (uint8_t)limbs_div_small(m, m_len, (uint64_t)k, fpool + pool);
+                if (flen[k] > fmax) fmax = flen[k];
+                pool += m_len;
+            }
+        /* D_d = M_d * D_{d+1}: the width of this layer's Q */
+        if (den_len + m_len + 1 > den_room) {
+            den_room = 2 * (den_len + m_len + 1);
+            uint64_t *bigger = realloc(den, sizeof(uint64_t) * den_room);
+            if (!bigger) goto no_memory;
+            den = bigger;
+        }
+        {
+            uint64_t *product = malloc(sizeof(uint64_t) * (den_len + m_len));
+            if (!product) goto no_memory;
+            limbs_mul(den, den_len, m, m_len, product);
+            den_len += m_len;
+            while (den_len > 1 && !product[den_len - 1]) den_len--;
+            memcpy(den, product, sizeof(uint64_t) * den_len);
+            free(product);
+        }
+        uint32_t w_here = den_len;
+        /* pass B: the Q of the alive positions (0 for the others) */
+        q_here = calloc(n ? n * w_here : 1, sizeof(uint64_t));
+        free(acc);
+        free(prod);
+        acc = malloc(sizeof(uint64_t) * (w_below + 1));
+        prod = malloc(sizeof(uint64_t) * (w_below + 1 + fmax));
+        if (!q_here || !acc || !prod) goto no_memory;
+        e = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            int km = layer->k[i];
+            if (!(i & 65535) && now() > w->deadline) goto stopped;
+            if (vals_here[i].seqd == 0) {
+                e += km;
+                continue;
+            }
+            memset(acc, 0, sizeof(uint64_t) * (w_below + 1));
+            for (int j = 0; j < km; j++, e++) {
+                if (e + AHEAD < layer->nedges) {
+                    int32_t ahead = fwd[e + AHEAD];
+                    if (ahead >= 0 && ahead != CLEAR) __builtin_prefetch(&q_below[(uint64_t)ahead * w_below]);
+                }
+                int32_t c = fwd[e];
+                if (c == CLEAR)
+                    limbs_add_one(acc, w_below);
+                else if (c != DEAD)
+                    limbs_add(acc, &q_below[(uint64_t)c * w_below], w_below);
+            }
+            uint32_t plen = w_below + 1 + flen[km];
+            limbs_mul(acc, w_below + 1, fpool + foff[km], flen[km], prod);
+            memcpy(&q_here[i * w_here], prod, sizeof(uint64_t) * (plen < w_here ? plen : w_here));
+        }
+        free(q_below);
+        free(vals_below);
+        q_below = q_here;
+        vals_below = vals_here;
+        q_here = NULL;
+        vals_here = NULL;
+        w_below = w_here;
+        /* this layer's moves are the last in fwd: done with */
+        w->nfwd = layer->edge_base;
+        if (w->nfwd < w->fwd_cap / 2 && w->nfwd > (1 << 16)) {
+            int32_t *smaller = realloc(w->fwd, sizeof(int32_t) * w->nfwd);
+            if (smaller) {
+                w->fwd = smaller;
+                w->fwd_cap = w->nfwd;
+            }
+        }
+        free(layer->k);
+        layer->k = NULL;
+    }
+    w->start_alive = vals_below[0].seqd != 0;
+    if (w->start_alive) {
+        w->start_vals = vals_below[0];
+        w->num = malloc(sizeof(uint64_t) * w_below);
+        if (!w->num) goto no_memory;
+        memcpy(w->num, q_below, sizeof(uint64_t) * w_below);
+        w->num_len = w_below;
+        w->den = den;
+        w->den_len = den_len;
+        den = NULL;
+    }
+    status = 0;
+    goto done;
+no_memory:
+    w->no_memory = 1;
+stopped:
+    stop_with(w, STOP);
+done:
+    free(q_below);
+    free(q_here);
+    free(vals_below);
+    free(vals_here);
+    free(acc);
+    free(prod);
+    free(m);
+    free(den);
+    free(fpool);
+    free(foff);
+    free(flen);
+    return status;
+}
+
+/* Both phases: 0 when done, STOP when stopped. */
+static int walk(Walk *w, mask full, mask fr) {
+    mask *moves = malloc(sizeof(mask) * (MAXK + 1));
+    Next *nexts = malloc(sizeof(Next) * (BATCH + MAXK + 1));
+    int out = STOP;
+    if (!moves || !nexts || layer_room(&w->layers[0], 1)) {
         w->no_memory = 1;
-        return stop_with(w, STOP);
+        stop_with(w, STOP);
+        goto done;
     }
-    uint64_t need = w->nedges + alive;
-    if (need > w->edges_cap) {
-        uint64_t more = w->edges_cap ? w->edges_cap : 1 << 16;
-        while (more < need) more *= 2;
-        int32_t *bigger = realloc(w->edges, sizeof(int32_t) * more);
-        if (!bigger) {
-            w->no_memory = 1;
-            return stop_with(w, STOP);
+    w->layers[0].occ[0] = full;
+    w->layers[0].fr[0] = fr;
+    w->layers[0].n = 1;
+    w->used = 1;
+    w->nlayers = 1;
+    for (int d = 0; w->layers[d].n; d++) {
+        if (d + 1 >= MAXDEPTH) {
+            stop_with(w, STOP);
+            goto done;
         }
-        w->edges = bigger;
-        w->edges_cap = more;
+        if (expand(w, d, moves, nexts)) goto done;
+        w->nlayers = d + 2;
     }
-    int32_t id = (int32_t)w->nids++;
-    w->k[id] = (uint16_t)km;
-    w->nalive[id] = (uint16_t)alive;
-    w->depth[id] = (uint8_t)depth;
-    u128 seq = 0;
-    double seqd = 0, safe = 0;
-    for (long i = sbase; i < w->ssp; i++) {
-        int32_t c = w->succ[i];
-        w->edges[w->nedges++] = c;
-        if (c == CLEAR) {
-            seq += 1;
-            seqd += 1;
-            continue;
-        }
-        Node *after = &w->node[c];
-        after->indeg++;
-        u128 before = seq;
-        seq += seq_of(after);
-        if (seq < before) w->overflow = 1;
-        seqd += after->seqd;
-        safe += after->safe_sum;
+    w->nlayers--; /* the last layer found is empty */
+    w->forward_done = now();
+    out = climb(w);
+    if (out == 0 && w->trap_depth >= 0) {
+        /* the losing move: its place in the trap position's list of moves */
+        long km = moves_of(w->s, w->trap_before, free_set(w->s, w->trap_before), moves, MAXK + 1);
+        w->trap_move = w->trap_index < km ? moves[w->trap_index] : 0;
     }
-    w->node[id] = (Node){(uint64_t)seq, (uint64_t)(seq >> 64), seqd, safe + alive * seqd, 0};
-    w->ssp = sbase;
-    w->kseen[depth][km >> 6] |= (uint64_t)1 << (km & 63);
-    if (first_dead && depth + 1 > w->trap_depth) {
-        w->trap_depth = depth + 1;
-        w->trap_before = occ;
-        w->trap_move = first_dead;
-    }
-    if (insert(w, key, hash, id)) {
-        w->no_memory = 1;
-        return stop_with(w, STOP);
-    }
-    return id;
+done:
+    free(moves);
+    free(nexts);
+    return out;
 }
 
 static void free_walk(Walk *w) {
     free(w->table);
-    free(w->k);
-    free(w->nalive);
-    free(w->depth);
-    free(w->node);
-    free(w->edges);
-    free(w->moves);
-    free(w->nexts);
-    free(w->succ);
-    for (int d = 0; d < MAXDEPTH; d++) free(w->kseen[d]);
+    for (int d = 0; d < MAXDEPTH; d++) {
+        free(w->layers[d].occ);
+        free(w->layers[d].fr);
+        free(w->layers[d].k);
+        free(w->kseen[d]);
+    }
+    free(w->fwd);
+    free(w->num);
+    free(w->den);
 }
 
 static PyObject *u128_to_long(u128 v) {
@@ -584,78 +889,6 @@ static PyObject *u128_to_long(u128 v) {
     return out;
 }
 
-/* -- phase 2: exact arithmetic on unsigned integers of 64-bit limbs, least significant first ---------- */
-
-typedef struct {
-    uint64_t *limb;
-    uint32_t len;
-    uint32_t indeg; /* a position's Q: its predecessors still to read it (beside it, one cache miss for both) */
-} Big;
-
-/* acc += x, where acc holds room for max(len) + 1 limbs (its limbs past *len are read as 0). */
-static inline void big_add(uint64_t *acc, uint32_t *len, const uint64_t *x, uint32_t xlen) {
-    uint32_t n = *len > xlen ? *len : xlen;
-    uint64_t carry = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        u128 sum = (u128)(i < *len ? acc[i] : 0) + (i < xlen ? x[i] : 0) + carry;
-        acc[i] = (uint64_t)sum;
-        carry = (uint64_t)(sum >> 64);
-    }
-    if (carry) acc[n++] = carry;
-    *len = n;
-}
-
-/* A new Big of a * b (NULL limbs when out of memory). */
-static Big big_mul(const uint64_t *a, uint32_t alen, const uint64_t *b, uint32_t blen) {
-    Big out = {calloc((size_t)alen + blen + 1, sizeof(uint64_t)), 0, 0};
-    if (!out.limb) return out;
-    for (uint32_t i = 0; i < alen; i++) {
-        uint64_t carry = 0;
-        for (uint32_t j = 0; j < blen; j++) {
-            u128 t = (u128)a[i] * b[j] + out.limb[i + j] + carry;
-            out.limb[i + j] = (uint64_t)t;
-            carry = (uint64_t)(t >> 64);
-        }
-        out.limb[i + blen] += carry;
-    }
-    out.len = alen + blen;
-    while (out.len && !out.limb[out.len - 1]) out.len--;
-    return out;
-}
-
-/* A non-negative Python int as limbs (for the few factors M_d / k). */
-static Big big_of(PyObject *value) {
-    Big out = {NULL, 0, 0};
-    PyObject *length = PyObject_CallMethod(value, "bit_length", NULL);
-    if (!length) return out;
-    size_t bits = PyLong_AsSize_t(length);
-    Py_DECREF(length);
-    if (bits == (size_t)-1 && PyErr_Occurred()) return out;
-    uint32_t n = (uint32_t)(bits / 64 + 1);
-    out.limb = calloc(n, sizeof(uint64_t));
-    if (!out.limb) return out;
-    PyObject *rest = Py_NewRef(value), *sixty_four = PyLong_FromLong(64), *low = PyLong_FromUnsignedLongLong(~0ull);
-    for (uint32_t i = 0; i < n && rest && sixty_four && low; i++) {
-        PyObject *part = PyNumber_And(rest, low);
-        if (!part) break;
-        out.limb[i] = PyLong_AsUnsignedLongLong(part);
-        Py_DECREF(part);
-        Py_SETREF(rest, PyNumber_Rshift(rest, sixty_four));
-    }
-    int failed = !rest || !sixty_four || !low || PyErr_Occurred();
-    Py_XDECREF(rest);
-    Py_XDECREF(sixty_four);
-    Py_XDECREF(low);
-    if (failed) {
-        free(out.limb);
-        out.limb = NULL;
-        return out;
-    }
-    out.len = n;
-    while (out.len && !out.limb[out.len - 1]) out.len--;
-    return out;
-}
-
 static PyObject *long_of(const uint64_t *limb, uint32_t len) {
     PyObject *out = PyLong_FromLong(0), *sixty_four = PyLong_FromLong(64);
     for (uint32_t i = len; i-- > 0 && out && sixty_four;) {
@@ -667,116 +900,6 @@ static PyObject *long_of(const uint64_t *limb, uint32_t len) {
     }
     Py_XDECREF(sixty_four);
     return out;
-}
-
-/* Phase 2: random play's chance as (Q of the start, its denominator); 1 when the deadline passed first. */
-static int exact_win(Walk *w, int32_t start, PyObject **numerator, PyObject **denominator) {
-    int top = 0;
-    for (uint64_t id = 0; id < w->nids; id++)
-        if (w->depth[id] > top) top = w->depth[id];
-    PyObject *math = PyImport_ImportModule("math");
-    if (!math) return -1;
-    PyObject *lcm = PyObject_GetAttrString(math, "lcm");
-    Py_DECREF(math);
-    if (!lcm) return -1;
-    PyObject *per_depth[MAXDEPTH] = {0};
-    Big *factors = calloc((size_t)(top + 1) * (MAXK + 1), sizeof(Big));
-    Big *q = calloc(w->nids ? w->nids : 1, sizeof(Big));
-    PyObject *denom = PyLong_FromLong(1);
-    uint64_t *acc = NULL;
-    uint32_t room = 0;
-    int status = -1;
-    if (!factors || !q || !denom) goto done;
-    /* Phase 1's table and what predecessors read of a position are done with: their memory goes to the Q. */
-    for (uint64_t id = 0; id < w->nids; id++) q[id].indeg = w->node[id].indeg;
-    free(w->node);
-    free(w->table);
-    w->node = NULL;
-    w->table = NULL;
-    for (int d = 0; d <= top; d++) {
-        PyObject *ks = PyList_New(0);
-        if (!ks) goto done;
-        for (int k = 1; k <= MAXK; k++)
-            if (w->kseen[d][k >> 6] >> (k & 63) & 1) {
-                PyObject *v = PyLong_FromLong(k);
-                if (!v || PyList_Append(ks, v)) {
-                    Py_XDECREF(v);
-                    Py_DECREF(ks);
-                    goto done;
-                }
-                Py_DECREF(v);
-            }
-        PyObject *args = PyList_AsTuple(ks);
-        Py_DECREF(ks);
-        if (!args) goto done;
-        per_depth[d] = PyObject_CallObject(lcm, args);
-        Py_DECREF(args);
-        if (!per_depth[d]) goto done;
-        PyObject *bigger = PyNumber_Multiply(denom, per_depth[d]);
-        if (!bigger) goto done;
-        Py_SETREF(denom, bigger);
-    }
-    uint64_t one = 1;
-    uint64_t edge = 0; /* each id's alive successors follow the previous id's in w->edges */
-    for (uint64_t id = 0; id < w->nids; id++) {
-        if (!(id & 4095) && now() > w->deadline) {
-            status = 1;
-            goto done;
-        }
-        int d = w->depth[id], k = w->k[id];
-        Big *factor = &factors[(size_t)d * (MAXK + 1) + k];
-        if (!factor->limb) {
-            PyObject *kk = PyLong_FromLong(k);
-            PyObject *f = kk ? PyNumber_FloorDivide(per_depth[d], kk) : NULL;
-            Py_XDECREF(kk);
-            if (!f) goto done;
-            *factor = big_of(f);
-            Py_DECREF(f);
-            if (!factor->limb) goto done;
-        }
-        uint32_t len = 0;
-        for (uint64_t end = edge + w->nalive[id]; edge < end; edge++) {
-            int32_t c = w->edges[edge];
-            const uint64_t *x = c == CLEAR ? &one : q[c].limb;
-            uint32_t xlen = c == CLEAR ? 1 : q[c].len;
-            uint32_t need = (len > xlen ? len : xlen) + 2;
-            if (need > room) {
-                uint64_t *bigger = realloc(acc, sizeof(uint64_t) * need * 2);
-                if (!bigger) goto done;
-                acc = bigger;
-                room = need * 2;
-            }
-            big_add(acc, &len, x, xlen);
-            if (c != CLEAR && --q[c].indeg == 0 && c != start) {
-                free(q[c].limb);
-                q[c].limb = NULL;
-            }
-        }
-        uint32_t indeg = q[id].indeg;
-        q[id] = big_mul(acc, len, factor->limb, factor->len);
-        q[id].indeg = indeg;
-        if (!q[id].limb) goto done;
-    }
-    *numerator = long_of(q[start].limb, q[start].len);
-    if (!*numerator) goto done;
-    *denominator = denom;
-    Py_INCREF(denom);
-    status = 0;
-done:
-    Py_DECREF(lcm);
-    for (int d = 0; d < MAXDEPTH; d++) Py_XDECREF(per_depth[d]);
-    if (factors) {
-        for (size_t i = 0; i < (size_t)(top + 1) * (MAXK + 1); i++) free(factors[i].limb);
-        free(factors);
-    }
-    if (q) {
-        for (uint64_t id = 0; id < w->nids; id++) free(q[id].limb);
-        free(q);
-    }
-    free(acc);
-    Py_XDECREF(denom);
-    if (status < 0 && !PyErr_Occurred()) PyErr_NoMemory();
-    return status;
 }
 
 /* walk(spec, seconds, max_states) -> (complete, stopped_by, numerator, denominator, sequences,
@@ -792,83 +915,63 @@ static PyObject *py_walk(PyObject *Py_UNUSED(self), PyObject *args) {
     Walk w;
     memset(&w, 0, sizeof w);
     w.s = &s;
-    w.cap = 1 << 12;
-    w.table = new_table(w.cap);
     for (int d = 0; d < MAXDEPTH; d++) w.kseen[d] = calloc((MAXK >> 6) + 1, sizeof(uint64_t));
     w.deadline = now() + seconds;
     w.max_states = max_states;
     w.trap_depth = -1;
-    int ok = w.table != NULL;
+    int ok = 1;
     for (int d = 0; d < MAXDEPTH; d++) ok &= w.kseen[d] != NULL;
     if (!ok) {
         free_walk(&w);
         return PyErr_NoMemory();
     }
-    memset(w.table, 0, sizeof(Slot) * w.cap);
     mask full = s.full;
     mask fr = free_set(&s, full);
-    int32_t start = DEAD;
+    int walked_whole = 1;
     double began = now();
+    w.forward_done = began;
     Py_BEGIN_ALLOW_THREADS;
-    if (full && !counts_dead(&s, full)) {
-        u128 key = key_of(&s, full, fr);
-        start = walk(&w, full, fr, key, hash_key(key), 0);
-    }
+    if (full && !counts_dead(&s, full)) walked_whole = walk(&w, full, fr) == 0;
     Py_END_ALLOW_THREADS;
-    double walked = now();
+    double ended = now();
     const char *why = w.no_memory ? "memory" : w.too_many_moves ? "moves" : w.stopped ? "limit" : "";
-    PyObject *numerator = NULL, *denominator = NULL, *sequences = NULL, *trap = NULL, *out = NULL;
-    long first = 0, safe_first = 0;
-    Node top = {0}; /* the start's (phase 2 frees the others') */
-    if (start >= 0 && !w.stopped) top = w.node[start];
-    if (!w.stopped) {
-        if (start >= 0) {
-            int late = exact_win(&w, start, &numerator, &denominator);
-            if (late < 0) goto fail;
-            if (late) {
-                w.stopped = 1;
-                why = "limit";
-            }
-        }
-    }
-    if (!w.stopped) {
-        if (start >= 0) {
-            sequences = w.overflow ? Py_NewRef(Py_None) : u128_to_long(seq_of(&top));
-            if (!sequences) goto fail;
-            first = w.k[start];
-            safe_first = w.nalive[start];
+    PyObject *numerator = NULL, *denominator = NULL, *sequences = NULL, *trap = NULL;
+    int read = walked_whole && w.start_alive;
+    if (!walked_whole) {
+        numerator = Py_NewRef(Py_None);
+        denominator = Py_NewRef(Py_None);
+        sequences = Py_NewRef(Py_None);
+        trap = Py_NewRef(Py_None);
+    } else {
+        if (read) {
+            numerator = long_of(w.num, w.num_len);
+            denominator = long_of(w.den, w.den_len);
+            sequences = w.overflow ? Py_NewRef(Py_None) : u128_to_long(w.start_vals.seq);
         } else {
             numerator = PyLong_FromLong(!full ? 1 : 0);
             denominator = PyLong_FromLong(1);
             sequences = PyLong_FromLong(!full ? 1 : 0);
-            if (!numerator || !denominator || !sequences) goto fail;
         }
         if (w.trap_depth >= 0)
             trap = Py_BuildValue("(KK)", (unsigned long long)w.trap_before, (unsigned long long)w.trap_move);
         else
             trap = Py_NewRef(Py_None);
-        if (!trap) goto fail;
-    } else {
-        numerator = Py_NewRef(Py_None);
-        denominator = Py_NewRef(Py_None);
-        sequences = Py_NewRef(Py_None);
-        trap = Py_NewRef(Py_None);
     }
-    int read = start >= 0 && !w.stopped;
-    double seqd = read ? top.seqd : 0, safe = read ? top.safe_sum : 0;
-    out = Py_BuildValue("(NsNNNddllNKKKKdd)", PyBool_FromLong(!w.stopped), why, numerator, denominator, sequences,
-                        seqd, safe, first, safe_first, trap, (unsigned long long)w.used,
-                        (unsigned long long)w.nids, (unsigned long long)w.followed, (unsigned long long)w.cut,
-                        walked - began, now() - walked);
+    PyObject *out = NULL;
+    if (numerator && denominator && sequences && trap)
+        out = Py_BuildValue("(NsNNNddllNKKKKdd)", PyBool_FromLong(walked_whole), why, numerator, denominator,
+                            sequences, read ? w.start_vals.seqd : 0.0, read ? w.start_vals.safe_sum : 0.0,
+                            (long)(read ? w.first : 0), (long)(read ? w.safe_first : 0), trap,
+                            (unsigned long long)w.used, (unsigned long long)w.nids, (unsigned long long)w.followed,
+                            (unsigned long long)w.cut, w.forward_done - began, ended - w.forward_done);
+    else {
+        Py_XDECREF(numerator);
+        Py_XDECREF(denominator);
+        Py_XDECREF(sequences);
+        Py_XDECREF(trap);
+    }
     free_walk(&w);
     return out;
-fail:
-    Py_XDECREF(numerator);
-    Py_XDECREF(denominator);
-    Py_XDECREF(sequences);
-    Py_XDECREF(trap);
-    free_walk(&w);
-    return NULL;
 }
 
 /* -- random plays ---------------------------------------------------------------------------------- */
