@@ -227,19 +227,21 @@ def first_bad_move(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | 
     :class:`Position` reads them).  As fast as the search's own reading of a state, and apart from it:
     the search reads the side's tables (``hexgrid.side``) and the minimal windows of ``models/facts.py``
     and keeps its own free set; this reads all six windows of each cell and decides freeness at every
-    move, so a wrong table of the search's cannot make a wrong move pass.
+    move (remembered per cell and neighbours held, :func:`_replay_neighbours`, as the search remembers
+    its windows), so a wrong table of the search's cannot make a wrong move pass.
     """
     index, windows = _replay_windows(board.dim)
+    near, known = _replay_neighbours(board.dim)
     get = index.get
-    symbol_at = board.symbol_at
-    start = _replay_start(symbol_at, index)
+    start = _replay_start(board, index)
     if start is None:
         return -1
-    occupied, metals = start  # bit c of occupied: cell c holds a tile
+    occupied, symbols, metals = start  # bit c of occupied: cell c holds a tile, of symbol symbols[c]
     metal_bits = [1 << c for _, c in metals]
     lowest = 0  # metals[lowest] is the current metal once the metals before it have left
     current = metals[0][0] if metals else None
     gold = board.gold
+    always = _PAIRS_ALWAYS
     for number, move in enumerate(moves, start=1):
         cells = move.cells
         if len(cells) == 2:  # a pair: most moves, read here rather than in a call
@@ -257,36 +259,40 @@ def first_bad_move(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | 
                 lowest += 1
             current = metals[lowest][0] if lowest < len(metals) else None
         if len(ids) == 2:
-            pair = (symbol_at[cells[0]], symbol_at[cells[1]])
-            if pair not in _PAIRS_ALWAYS and not pairs_with(*pair, current, gold):
+            pair = (symbols[ids[0]], symbols[ids[1]])
+            if pair not in always and not pairs_with(*pair, current, gold):
                 return number
-        elif not _leave_together([symbol_at[cell] for cell in cells], current, gold):
+        elif not _leave_together([symbols[c] for c in ids], current, gold):
             return number
         for c in ids:
-            for window in windows[c]:
-                if not occupied & window:
-                    break  # three neighbours in a row are empty: free
-            else:
+            around = occupied & near[c]  # a cell's freeness is a function of its neighbours held: memoised
+            free = known[c].get(around)
+            if free is None:
+                free = known[c][around] = _free(windows[c], around)
+            if not free:
                 return number
-        for c in ids:  # after both are judged free: a pair's tiles must both be free before the move
+        for c in ids:  # after all are judged free: a pair's tiles must both be free before the move
             occupied ^= 1 << c
     return 0 if occupied else None
 
 
-def _replay_start(symbol_at: dict[Hex, str], index: dict[Hex, int]) -> tuple[int, list[tuple[str, int]]] | None:
-    """The replay's first state: the occupied cells' mask and the metals (symbol, cell index) in the order they
-    leave; None when a tile is off the side."""
+def _replay_start(board: Board, index: dict[Hex, int]) -> tuple[int, list[str], list[tuple[str, int]]] | None:
+    """The replay's first state: the occupied cells' mask, each cell's symbol ("" where none) and the metals
+    (symbol, cell index) in the order they leave; None when a tile is off the side (or two share a cell)."""
     occupied = 0
+    symbols = [""] * len(index)
     metals = []
-    for cell, symbol in symbol_at.items():
-        c = index.get(cell)
-        if c is None:
+    get = index.get
+    for tile in board.tiles:
+        c = get(tile.cell)
+        if c is None or occupied >> c & 1:
             return None
         occupied |= 1 << c
+        symbols[c] = symbol = tile.symbol
         if symbol in METALS:
             metals.append((symbol, c))
     metals.sort()
-    return occupied, metals
+    return occupied, symbols, metals
 
 
 # The pairs that pair whatever the metals (elements, salt, vitae and mors), by the rule itself: a set look-up
@@ -307,6 +313,27 @@ def _replay_windows(dim: int) -> tuple[dict[Hex, int], tuple[tuple[int, ...], ..
         b0, b1, b2, b3, b4, b5 = [1 << index[n] if n in index else 0 for n in ring_neighbours(cell)]
         windows.append((b0 | b1 | b2, b1 | b2 | b3, b2 | b3 | b4, b3 | b4 | b5, b4 | b5 | b0, b5 | b0 | b1))
     return index, tuple(windows)
+
+
+@cache
+def _replay_neighbours(dim: int) -> tuple[tuple[int, ...], list[dict[int, bool]]]:
+    """Per cell of side ``dim``, the mask of its neighbours (the union of its windows), and the memo of its
+    freeness by the neighbours that hold a tile (at most 64 entries a cell), filled as replays ask."""
+    near = []
+    for cell_windows in _replay_windows(dim)[1]:
+        mask = 0
+        for window in cell_windows:
+            mask |= window
+        near.append(mask)
+    return tuple(near), [{} for _ in near]
+
+
+def _free(windows: tuple[int, ...], occupied: int) -> bool:
+    """Whether a cell with these windows is free: three neighbours in a row (a window) hold no tile."""
+    for window in windows:  # noqa: SIM110 (a loop, not any() over a generator: it runs for every move replayed)
+        if not occupied & window:
+            return True
+    return False
 
 
 def _held(cells: tuple[Hex, ...], index: dict[Hex, int], occupied: int) -> tuple[int, ...] | None:

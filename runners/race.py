@@ -26,11 +26,13 @@ Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.check
 
 from __future__ import annotations
 
+import _signal  # getsignal without signal's enum conversion (which raises and catches for a function: ~5 us)
 import contextlib
 import os
 import signal
 import sys
 import time
+from bisect import bisect_left, insort
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
@@ -125,6 +127,7 @@ class RacePolicy:
         self.win_times: dict[str, deque[float]] = {}  # each backend's last RECENT_WINS winning times
         self.late_wins: Counter[str] = Counter()  # wins on boards where the leader's head start ran out
         self._typical: dict[str, float] = {}  # per backend, the percentile of its recent wins (until it wins again)
+        self._ordered: dict[str, list[float]] = {}  # per backend, its ``win_times`` in ascending order
         # This board's leader when a selector named one (``solve --selector``): it leads whatever the wins,
         # for ``lead_seconds`` alone when set (a selector's presolver), with ``second`` (its pick) as partner.
         self.prefer: str | None = None
@@ -138,7 +141,15 @@ class RacePolicy:
     def won(self, name: str, seconds: float, late: bool = False) -> None:
         self.wins[name] += 1
         self.late_wins[name] += late
-        self.win_times.setdefault(name, deque(maxlen=self.RECENT_WINS)).append(seconds)
+        times = self.win_times.get(name)
+        if times is None:
+            times = self.win_times[name] = deque(maxlen=self.RECENT_WINS)
+            self._ordered[name] = []
+        ordered = self._ordered[name]  # the same times, ascending: kept so, not sorted at every board
+        if len(times) == self.RECENT_WINS:
+            del ordered[bisect_left(ordered, times[0])]  # the oldest leaves the deque below
+        times.append(seconds)
+        insort(ordered, seconds)
         self._typical.pop(name, None)
 
     def late_leader(self, leader: str) -> str | None:
@@ -167,8 +178,8 @@ class RacePolicy:
         if self.lead_seconds is not None and leader == self.prefer:
             return max(self.stagger, self.lead_seconds)
         typical = self._typical.get(leader)
-        if typical is None:  # sorted once per win, not at every board
-            times = sorted(self.win_times.get(leader, ()))
+        if typical is None:  # once per win, not at every board
+            times = self._ordered.get(leader)
             if not times:
                 return self.stagger
             from sigmar.runners.statistics.scores import percentile  # not imported by a one-board solve (issue 48)
@@ -337,6 +348,7 @@ class Race:
         self._probe: Any = None  # the child that finds them out (:meth:`settle`), while it runs
         self._probe_began = 0.0  # when it started (perf_counter)
         self._turn: str | None = None  # the file the workers lock to warm up one at a time (:meth:`expect`)
+        self.timer = _Timer()  # the ticks while search runs here
         if INLINE in self.names and stagger > 0:
             self.inline = registry.make(INLINE)
         else:
@@ -459,6 +471,7 @@ class Race:
         self.close()
 
     def close(self) -> None:
+        self.timer.close()
         if self._probe is not None:
             self._probe.kill()
             self._probe = None
@@ -708,41 +721,71 @@ def _on_main_thread() -> bool:
     return threading is None or threading.current_thread() is threading.main_thread()
 
 
-@contextlib.contextmanager
-def _ticks(tick: Callable[[], float | None], first: float | None) -> Iterator[bool]:
-    """Within, ``tick()`` runs at ``first`` (a perf_counter time) and again whenever it asks (the time it
-    returns; None: not again); yields whether it can (only the main thread can set a signal handler).
+class _Timer:
+    """The race's timer: within ``with timer.ticks(tick, first):``, ``tick()`` runs at ``first`` (a perf_counter
+    time) and again whenever it asks (the time it returns; None: not again).  Only on the main thread (the
+    one that may set a signal handler): elsewhere the block runs with no tick (``ticking`` says which).
 
     A timer signal (SIGALRM): Python runs the handler between any two bytecodes of the code it
     interrupts, so search in this process needs no thread (a thread with a timed wait cost ~6 ms a
     board in wake-ups on the loaded 2 cores, more than the search needs for most boards).  A tick
     that forks a worker does so with the timer's signal held (:func:`~sigmar.encoders.processes.parent.held_signals`).
+
+    The handler is set at the first block and kept until :meth:`close` (the race's end): setting a
+    handler costs about 10 us, a board that search settles here about 0.6 ms.  A block's end stops the
+    timer, and a signal that came before and is handled after (Python runs a handler at the next
+    bytecode, not when the signal comes) finds no tick: it must not set the timer again, or the signal
+    that timer sends after :meth:`close` ends the process ("Alarm clock", exit 142).
     """
-    if not _on_main_thread():
-        yield False
-        return
 
-    ended = False
+    def __init__(self) -> None:
+        self.tick: Callable[[], float | None] | None = None  # the running block's, else None
+        self.ticking = False
+        self._handler = self._on_signal  # one bound method: what ``signal.getsignal`` gives back while it is set
+        self._previous: Any = None  # the handler before the first block's, put back by close()
+        self._set = False
+        self._first: float | None = None
 
-    def handler(signum: int, frame: object) -> None:
-        # A signal that came before the timer was stopped may be handled after (Python runs a handler at the
-        # next bytecode, not when the signal comes): it must not set the timer again, or the signal that
-        # timer sends finds the handler gone and ends the process ("Alarm clock", exit 142).
-        if ended:
-            return
+    def _on_signal(self, signum: int, frame: object) -> None:
+        tick = self.tick
+        if tick is None:
+            return  # a late signal: its block has ended
         due = tick()
-        if due is not None:
+        if due is not None and self.tick is tick:
             signal.setitimer(signal.ITIMER_REAL, max(due - time.perf_counter(), 1e-5))
 
-    previous = signal.signal(signal.SIGALRM, handler)
-    try:
-        if first is not None:
-            signal.setitimer(signal.ITIMER_REAL, max(first - time.perf_counter(), 1e-5))
-        yield True
-    finally:
-        ended = True
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    def ticks(self, tick: Callable[[], float | None], first: float | None) -> _Timer:
+        """The block (``with``) of one board's ticks."""
+        self.ticking = _on_main_thread()
+        if self.ticking:
+            self._first = first
+            self.tick = tick
+        return self
+
+    def __enter__(self) -> bool:
+        if not self.ticking:
+            return False
+        if _signal.getsignal(signal.SIGALRM) is not self._handler:  # first, or set by another since
+            previous = signal.signal(signal.SIGALRM, self._handler)
+            if not self._set:
+                self._previous, self._set = previous, True
+        if self._first is not None:
+            signal.setitimer(signal.ITIMER_REAL, max(self._first - time.perf_counter(), 1e-5))
+        return True
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self.ticking:
+            self.tick = None
+            self.ticking = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def close(self) -> None:
+        """The handler from before the first block put back (the timer is stopped at each block's end)."""
+        if self._set and _on_main_thread():
+            self._set = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            if _signal.getsignal(signal.SIGALRM) is self._handler:
+                signal.signal(signal.SIGALRM, self._previous)
 
 
 @contextlib.contextmanager
@@ -762,7 +805,7 @@ class _Heat:
     """One board's race: search in this process (when the race has it there) leads, the workers join on the
     policy's schedule, and the first answer accepted wins.
 
-    While search runs here, the timer's ticks (:func:`_ticks`) do what the wait loop does between
+    While search runs here, the timer's ticks (:class:`_Timer`) do what the wait loop does between
     answers: the others join when due, and as soon as one of them has news, search is asked to stop
     so that the news is heard (and checked) here.  Search's work is not thrown away when the others
     join: a board it answers a little past its head start is still its own.
@@ -998,7 +1041,7 @@ class _Heat:
         self.inline_running = True
         self.inline_began, self.inline_cpu = start, time.thread_time()
         try:
-            with _ticks(self._tick, self._until(start)):
+            with self.race.timer.ticks(self._tick, self._until(start)):
                 raw: object = self.inline.solve(self.board, budget)
         except _Overrun:
             self.race.inline = None  # it ignored its stop: never again in this process

@@ -366,7 +366,7 @@ def _every_tile_free(engine: Engine) -> None:
 
 def _highest_metal_first(engine: Engine) -> None:
     highest = list(reversed(engine.metal_bits))
-    engine.current_of = {key: next((b for b in highest if key & b), 0) for key in engine.current_of}
+    engine.current_of = type(engine.current_of)(highest)  # every set of metals asked of the reversed chain
 
 
 @pytest.mark.parametrize("mutant", [_every_tile_free, _highest_metal_first], ids=["every-tile-free", "gold-first"])

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import math
 import os
+from itertools import chain
+from operator import attrgetter
 
 from sigmar.models.errors import SigmarError
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Move, Reason, Result, Status
@@ -191,28 +193,32 @@ def _moves(value: object) -> tuple[Move, ...]:
 
 def _plain_moves(moves: tuple[object, ...]) -> bool:
     """Whether every move is an exact Move whose cells are an exact tuple of one to five plain cells (a tuple
-    of two exact ints).  Sets of the types seen, not a loop of tests: it runs for every solved board."""
-    if {type(move) for move in moves} - {Move}:
+    of two exact ints).  The sets of the types and lengths seen, each made by ``map`` (a loop in C, not a
+    test a value in Python): it runs for every solved board."""
+    if set(map(type, moves)) - {Move}:
         return False
-    cells = [move.cells for move in moves]  # type: ignore[attr-defined]
-    if {type(c) for c in cells} - {tuple} or not {len(c) for c in cells} <= {1, 2, 5}:
+    cells = list(map(_CELLS, moves))
+    if set(map(type, cells)) - {tuple} or not set(map(len, cells)) <= {1, 2, 5}:
         return False
-    every = [cell for c in cells for cell in c]
-    if {type(cell) for cell in every} - {tuple} or {len(cell) for cell in every} - {2}:
+    every = list(chain.from_iterable(cells))
+    if set(map(type, every)) - {tuple} or set(map(len, every)) - {2}:
         return False
-    return not {type(x) for cell in every for x in cell} - {int}
+    return not set(map(type, chain.from_iterable(every))) - {int}
+
+
+_CELLS = attrgetter("cells")
 
 
 # Values a copy of the statistics may share: they cannot change, and JSON writes them as they are (an int
 # only while it is short: JSON writes no int of more than 4,300 digits, and the round trip below says so).
-_PLAIN = (str, bool, type(None))
+_PLAIN_TYPES = {str, bool, type(None), int, float}
 _SHORT = 1 << 63
 
 
 def _statistics(value: object) -> dict[str, Any]:
-    if type(value) is not dict or not all(type(k) is str for k in value):
+    if type(value) is not dict or set(map(type, value)) - {str}:
         raise Malformed(f"statistics is {_shown(value)}, not a dict with string keys")
-    if all(_plain(v) for v in value.values()):
+    if _all_plain(list(value.values())):
         return dict(value)  # flat and plain (the search's own): a copy the backend cannot change
     import json  # json only for statistics that are not flat and plain (never the search's)
 
@@ -223,12 +229,19 @@ def _statistics(value: object) -> dict[str, Any]:
     return copied
 
 
-def _plain(value: object) -> bool:
-    if type(value) is int:
-        return -_SHORT <= value < _SHORT
-    if type(value) is float:
-        return math.isfinite(value)
-    return type(value) in _PLAIN
+def _all_plain(values: list[object]) -> bool:
+    """Whether every value may be shared as it is: a string, a bool, None, a finite float or a short int.  The
+    types seen are asked once, the ints' range by ``min`` and ``max``: it runs for every answer."""
+    kinds = set(map(type, values))
+    if kinds - _PLAIN_TYPES:
+        return False
+    if int in kinds:
+        ints = [v for v in values if type(v) is int]
+        if min(ints) < -_SHORT or max(ints) >= _SHORT:
+            return False
+    if float in kinds:
+        return all(map(math.isfinite, [v for v in values if type(v) is float]))
+    return True
 
 
 def _certificate(value: object) -> Certificate:
