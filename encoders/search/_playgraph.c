@@ -454,39 +454,37 @@ HOT static int expand(Walk *w, int d, mask *moves, Next *nexts) {
             mask blocked = occ & ~fr, waited = waited_on(s, blocked);
             mask core = occ & (blocked | waited | s->metals), loose = occ & ~core;
             uint64_t counts = counts_of(s, loose);
-            /* A move of loose tiles only frees nothing and leaves the core as it is: the key after it is this
-             * position's less its tiles' kinds, and moves taking the same kinds lead to the same key (a pair of
-             * loose fire tiles out of five: ten moves, one position after them), found once. */
-            long loose_after[64];
-            int nloose = 0;
+            /* Taking a loose tile frees nothing and leaves the core as it is, so the position after a move is
+             * fixed by the core tiles it takes and the kinds of the loose ones: moves alike in both lead to the
+             * same key (a pair of loose fire tiles out of five: ten moves; salt with one of them: five), which
+             * is found once. */
+            mask seen_core[64];
+            uint64_t seen_units[64];
+            long seen_at[64];
+            int nseen = 0;
             for (long j = 0; j < km; j++) {
                 Next *next = &nexts[nb++];
-                next->occ = occ & ~moves[j];
+                mask move = moves[j], taken = move & core;
+                next->occ = occ & ~move;
                 if (!next->occ) {
                     next->known = CLEAR;
                     continue;
                 }
-                if (!(moves[j] & ~loose)) {
-                    u128 after = key_of(s, core, counts - units_of(s, moves[j]));
+                uint64_t units = units_of(s, move & loose);
+                if (units) { /* (a move of core tiles alone is the only one taking them) */
                     int q = 0;
-                    while (q < nloose && nexts[loose_after[q]].key != after) q++;
-                    if (q < nloose) {
+                    while (q < nseen && (seen_core[q] != taken || seen_units[q] != units)) q++;
+                    if (q < nseen) {
                         next->known = SAME;
-                        next->same = (int32_t)loose_after[q];
-                        if (nexts[loose_after[q]].known == DEAD) w->cut++;
+                        next->same = (int32_t)seen_at[q];
+                        if (nexts[seen_at[q]].known == DEAD) w->cut++;
                         continue;
                     }
-                    next->key = after;
-                    if (nloose < 64) loose_after[nloose++] = nb - 1;
-                    if (counts_dead(s, next->occ)) {
-                        next->known = DEAD;
-                        w->cut++;
-                        continue;
+                    if (nseen < 64) {
+                        seen_core[nseen] = taken;
+                        seen_units[nseen] = units;
+                        seen_at[nseen++] = nb - 1;
                     }
-                    next->known = EMPTY;
-                    next->fr = fr & ~moves[j];
-                    next->hash = hash_key(after);
-                    continue;
                 }
                 if (counts_dead(s, next->occ)) {
                     next->known = DEAD;
@@ -494,7 +492,13 @@ HOT static int expand(Walk *w, int d, mask *moves, Next *nexts) {
                     continue;
                 }
                 next->known = EMPTY;
-                next->fr = child_free(s, occ, fr, moves[j]);
+                if (!taken) { /* loose tiles only */
+                    next->fr = fr & ~move;
+                    next->key = key_of(s, core, counts - units);
+                    next->hash = hash_key(next->key);
+                    continue;
+                }
+                next->fr = child_free(s, occ, fr, taken) & ~move;
                 /* The core after the move: the blocked tiles less those it frees, what they wait on (a tile waited
                  * on by a freed tile stays so while another blocked tile waits on it), the metals; the tiles
                  * that leave the core become loose. */
@@ -502,13 +506,13 @@ HOT static int expand(Walk *w, int d, mask *moves, Next *nexts) {
                 if (freed) {
                     mask touched = 0;
                     for (mask x = freed; x; x &= x - 1) touched |= s->waits_on[low_index(x)];
-                    touched &= waited;
+                    touched &= waited & next->occ & ~blocked_after & ~s->metals; /* (the others stay core or go) */
                     waited_after &= ~touched;
                     for (; touched; touched &= touched - 1)
                         waited_after |= (mask)((s->waiters[low_index(touched)] & blocked_after) != 0) << low_index(touched);
                 }
                 mask core_after = next->occ & (blocked_after | waited_after | s->metals);
-                uint64_t counts_after = counts - units_of(s, moves[j] & loose) + units_of(s, core & ~moves[j] & ~core_after);
+                uint64_t counts_after = counts - units + units_of(s, core & ~move & ~core_after);
                 next->key = key_of(s, core_after, counts_after);
                 next->hash = hash_key(next->key);
             }
@@ -614,6 +618,15 @@ static void limbs_mul(const uint64_t *a, uint32_t an, const uint64_t *b, uint32_
 
 /* acc (n + 1 limbs) += x (n limbs) */
 INLINE void limbs_add(uint64_t *acc, const uint64_t *x, uint32_t n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    unsigned char carry = 0;
+    unsigned long long sum;
+    for (uint32_t i = 0; i < n; i++) {
+        carry = __builtin_ia32_addcarryx_u64(carry, acc[i], x[i], &sum);
+        acc[i] = sum;
+    }
+    acc[n] += carry;
+#else
     unsigned char carry = 0;
     for (uint32_t i = 0; i < n; i++) {
         u128 t = (u128)acc[i] + x[i] + carry;
@@ -621,6 +634,7 @@ INLINE void limbs_add(uint64_t *acc, const uint64_t *x, uint32_t n) {
         carry = (unsigned char)(t >> 64);
     }
     acc[n] += carry;
+#endif
 }
 
 INLINE void limbs_add_one(uint64_t *acc, uint32_t n) {
@@ -636,8 +650,8 @@ INLINE void limbs_add_one(uint64_t *acc, uint32_t n) {
  * kept at a time; each reads the layer below by the indexes phase 1 kept, fetched ahead.
  * 0 when done (w->start_alive says whether the board can be cleared), STOP when stopped. */
 HOT static int climb(Walk *w) {
-    uint64_t *q_below = NULL, *q_here = NULL, *acc = NULL, *prod = NULL, *m = NULL, *den = NULL, *fpool = NULL;
-    Vals *vals_below = NULL, *vals_here = NULL;
+    uint64_t *below = NULL, *here = NULL, *sums = NULL, *prod = NULL, *m = NULL, *den = NULL, *fpool = NULL;
+    Vals *vals = NULL;
     uint32_t *foff = malloc(sizeof(uint32_t) * (MAXK + 1));
     uint8_t *flen = malloc(MAXK + 1);
     uint32_t w_below = 1, den_len = 1, den_room = 64;
@@ -647,37 +661,52 @@ HOT static int climb(Walk *w) {
     den[0] = 1;
     for (int d = w->nlayers - 1; d >= 0; d--) {
         Layer *layer = &w->layers[d];
-        uint64_t n = layer->n;
+        uint64_t n = layer->n, e = 0;
         const int32_t *fwd = w->fwd + layer->edge_base;
+        /* a position's record in the layer below: its Vals (4 limbs), then its Q (w_below limbs) */
+        uint64_t stride = 4 + w_below, sw = w_below + 1;
         if (now() > w->deadline) goto stopped;
-        vals_here = malloc(sizeof(Vals) * (n ? n : 1));
-        if (!vals_here) goto no_memory;
-        /* pass A: which positions are alive, and their sequences and safe moves */
-        uint64_t e = 0;
+        vals = malloc(sizeof(Vals) * (n ? n : 1));
+        sums = malloc(sizeof(uint64_t) * (n ? n * sw : 1));
+        if (!vals || !sums) goto no_memory;
+        /* One pass over the moves: which positions are alive, their sequences and safe moves, and the sum of
+         * the Q after their moves (each record below read once, fetched ahead). */
         for (uint64_t i = 0; i < n; i++) {
             int km = layer->k[i], alive = 0, first_dead = -1;
             u128 seq = 0;
             double seqd = 0, safe = 0;
+            uint64_t *acc = sums + i * sw;
+            memset(acc, 0, sizeof(uint64_t) * sw);
+            if (!(i & 65535) && now() > w->deadline) goto stopped;
             for (int j = 0; j < km; j++, e++) {
                 if (e + AHEAD < layer->nedges) {
                     int32_t ahead = fwd[e + AHEAD];
-                    if (ahead >= 0 && ahead != CLEAR) __builtin_prefetch(&vals_below[ahead]);
+                    if (ahead >= 0 && ahead != CLEAR) {
+                        const uint64_t *rec = below + (uint64_t)ahead * stride;
+                        __builtin_prefetch(rec);
+                        __builtin_prefetch(rec + stride - 1);
+                    }
                 }
                 int32_t c = fwd[e];
                 if (c == CLEAR) {
                     seq += 1;
                     seqd += 1;
-                } else if (c == DEAD || vals_below[c].seqd == 0) {
+                    limbs_add_one(acc, w_below);
+                    alive++;
+                    continue;
+                }
+                Vals after;
+                if (c != DEAD) memcpy(&after, below + (uint64_t)c * stride, sizeof after);
+                if (c == DEAD || after.seqd == 0) {
                     if (first_dead < 0) first_dead = j;
                     continue;
-                } else {
-                    const Vals *after = &vals_below[c];
-                    u128 before = seq;
-                    seq += after->seq;
-                    if (seq < before) w->overflow = 1;
-                    seqd += after->seqd;
-                    safe += after->safe_sum;
                 }
+                u128 before = seq;
+                seq += after.seq;
+                if (seq < before) w->overflow = 1;
+                seqd += after.seqd;
+                safe += after.safe_sum;
+                limbs_add(acc, below + (uint64_t)c * stride + 4, w_below);
                 alive++;
             }
             if (d == 0 && i == 0) {
@@ -685,11 +714,11 @@ HOT static int climb(Walk *w) {
                 w->safe_first = alive;
             }
             if (!alive) {
-                vals_here[i] = (Vals){0, 0, 0};
+                vals[i] = (Vals){0, 0, 0};
                 continue;
             }
             w->nids++;
-            vals_here[i] = (Vals){seq, seqd, safe + alive * seqd};
+            vals[i] = (Vals){seq, seqd, safe + alive * seqd};
             w->kseen[d][km >> 6] |= (uint64_t)1 << (km & 63);
             if (first_dead >= 0 && d + 1 > w->trap_depth) {
                 w->trap_depth = d + 1;
@@ -709,14 +738,13 @@ HOT static int climb(Walk *w) {
         uint32_t m_len = 1;
         for (int k = 1; k <= MAXK; k++)
             if (w->kseen[d][k >> 6] >> (k & 63) & 1) {
-                uint64_t r = limbs_mod(m, m_len, (uint64_t)k), a = (uint64_t)k, g;
-                while (r) { /* g = gcd(M mod k, k) */
+                uint64_t r = limbs_mod(m, m_len, (uint64_t)k), a = (uint64_t)k;
+                while (r) { /* a = gcd(M mod k, k) */
                     uint64_t t = a % r;
                     a = r;
                     r = t;
                 }
-                g = a;
-                m_len = limbs_mul_small(m, m_len, (uint64_t)k / g);
+                m_len = limbs_mul_small(m, m_len, (uint64_t)k / a);
             }
         uint32_t pool = 0, fmax = 1;
         for (int k = 1; k <= MAXK; k++)
@@ -743,43 +771,29 @@ HOT static int climb(Walk *w) {
             free(product);
         }
         uint32_t w_here = den_len;
-        /* pass B: the Q of the alive positions (0 for the others) */
-        q_here = calloc(n ? n * w_here : 1, sizeof(uint64_t));
-        free(acc);
+        uint64_t stride_here = 4 + w_here;
+        /* This layer's records, in order: Q = sum * M_d / k (0 for a dead position) */
+        here = malloc(sizeof(uint64_t) * (n ? n * stride_here : 1));
         free(prod);
-        acc = malloc(sizeof(uint64_t) * (w_below + 1));
-        prod = malloc(sizeof(uint64_t) * (w_below + 1 + fmax));
-        if (!q_here || !acc || !prod) goto no_memory;
-        e = 0;
+        prod = malloc(sizeof(uint64_t) * (sw + fmax));
+        if (!here || !prod) goto no_memory;
         for (uint64_t i = 0; i < n; i++) {
+            uint64_t *rec = here + i * stride_here;
+            memcpy(rec, &vals[i], sizeof(Vals));
+            memset(rec + 4, 0, sizeof(uint64_t) * w_here);
+            if (vals[i].seqd == 0) continue;
             int km = layer->k[i];
-            if (!(i & 65535) && now() > w->deadline) goto stopped;
-            if (vals_here[i].seqd == 0) {
-                e += km;
-                continue;
-            }
-            memset(acc, 0, sizeof(uint64_t) * (w_below + 1));
-            for (int j = 0; j < km; j++, e++) {
-                if (e + AHEAD < layer->nedges) {
-                    int32_t ahead = fwd[e + AHEAD];
-                    if (ahead >= 0 && ahead != CLEAR) __builtin_prefetch(&q_below[(uint64_t)ahead * w_below]);
-                }
-                int32_t c = fwd[e];
-                if (c == CLEAR)
-                    limbs_add_one(acc, w_below);
-                else if (c != DEAD)
-                    limbs_add(acc, &q_below[(uint64_t)c * w_below], w_below);
-            }
-            uint32_t plen = w_below + 1 + flen[km];
-            limbs_mul(acc, w_below + 1, fpool + foff[km], flen[km], prod);
-            memcpy(&q_here[i * w_here], prod, sizeof(uint64_t) * (plen < w_here ? plen : w_here));
+            uint32_t plen = (uint32_t)sw + flen[km];
+            limbs_mul(sums + i * sw, (uint32_t)sw, fpool + foff[km], flen[km], prod);
+            memcpy(rec + 4, prod, sizeof(uint64_t) * (plen < w_here ? plen : w_here));
         }
-        free(q_below);
-        free(vals_below);
-        q_below = q_here;
-        vals_below = vals_here;
-        q_here = NULL;
-        vals_here = NULL;
+        free(below);
+        free(sums);
+        free(vals);
+        below = here;
+        here = NULL;
+        sums = NULL;
+        vals = NULL;
         w_below = w_here;
         /* this layer's moves are the last in fwd: done with */
         w->nfwd = layer->edge_base;
@@ -793,12 +807,12 @@ HOT static int climb(Walk *w) {
         free(layer->k);
         layer->k = NULL;
     }
-    w->start_alive = vals_below[0].seqd != 0;
+    memcpy(&w->start_vals, below, sizeof(Vals));
+    w->start_alive = w->start_vals.seqd != 0;
     if (w->start_alive) {
-        w->start_vals = vals_below[0];
         w->num = malloc(sizeof(uint64_t) * w_below);
         if (!w->num) goto no_memory;
-        memcpy(w->num, q_below, sizeof(uint64_t) * w_below);
+        memcpy(w->num, below + 4, sizeof(uint64_t) * w_below);
         w->num_len = w_below;
         w->den = den;
         w->den_len = den_len;
@@ -811,11 +825,10 @@ no_memory:
 stopped:
     stop_with(w, STOP);
 done:
-    free(q_below);
-    free(q_here);
-    free(vals_below);
-    free(vals_here);
-    free(acc);
+    free(below);
+    free(here);
+    free(sums);
+    free(vals);
     free(prod);
     free(m);
     free(den);
