@@ -115,6 +115,13 @@ if not hooks:
     sys.exit("install.sh: pip's editable install wrote no __editable__.sigmar-*.pth: cannot point it at the checkout")
 for hook in hooks:  # pip's own file (its uninstall removes it): now a path entry, the finder never imported
     hook.write_text(f"{links}\n")
+# pip's `sigmar` script imports re only to strip a Windows suffix from its own name (-script.pyw, .exe),
+# some 5 M instructions of every start here; the same script without it (pip's uninstall still removes it).
+script = Path(sys.prefix) / "bin" / "sigmar"
+script.write_text(
+    f"#!{sys.executable}\nimport sys\nfrom sigmar.runners.cli import main\nif __name__ == '__main__':\n"
+    "    sys.exit(main())\n"
+)
 PY
 "$VENV/bin/python" -c "import sigmar.runners.checking._drup" 2>/dev/null \
     || echo "note: the C DRUP checker was not built (no compiler or Python headers); proofs are checked the slower way"

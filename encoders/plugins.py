@@ -20,9 +20,7 @@ any backend's.
 from __future__ import annotations
 
 import functools
-import importlib
 import os
-import re
 import sys
 from collections.abc import Callable
 
@@ -125,6 +123,8 @@ def _may_declare_any() -> bool:
 def refusal(entry: Entry, builtin: tuple[str, ...], all_entries: tuple[Entry, ...]) -> str:
     """Why ``entry`` cannot be a backend here ("" when it can)."""
     name = entry.family
+    import re  # here: only a plugin found is checked (a solve of `all` looks for plugins, and mostly finds none)
+
     if not re.fullmatch(VALID_NAME, name):
         return f"'{name}' is not a backend name (letters, digits, '_', '.', '-'; no ':', ',' or spaces)"
     if name.casefold() in RESERVED:
@@ -180,6 +180,8 @@ def load_class(value: str) -> object:
     module_name = module_name.strip()
     if module_name not in sys.modules:
         _import_survives(module_name)
+    import importlib
+
     found: object = importlib.import_module(module_name)
     for attr in filter(None, attrs.strip().split(".")):
         found = getattr(found, attr)
@@ -219,4 +221,6 @@ def _quiet_import(module_name: str) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
+    import importlib
+
     importlib.import_module(module_name)

@@ -22,7 +22,6 @@ read when the limit is used.  docs/formats.md, "Limits", lists them.
 from __future__ import annotations
 
 import os
-import re
 import stat
 import sys
 from collections.abc import Iterator
@@ -62,6 +61,8 @@ class Limit(Frozen):
         raw = os.environ.get(self.env)
         if raw is None or not raw.strip():
             return self.default
+        import re  # here: only a limit set in the environment is read
+
         if not re.fullmatch(r"[0-9]{1,19}", raw.strip()):
             shown = raw if len(raw) <= 40 and raw.isprintable() else repr(raw[:40])
             raise LimitError(f"{self.env}={shown} is not a whole number of bytes (0 to {MAX_SETTING:,})")

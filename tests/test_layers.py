@@ -30,6 +30,9 @@ ROOMS = ("cli", "engines", "render", "statistics", "checking")
 CLI_HELPERS = (
     "runners.cli",
     "runners.cli.entry",
+    "runners.cli.parsers",
+    "runners.cli.quick",
+    "runners.cli.verbs",
     "runners.cli.options",
     "runners.cli.conventions",
     "runners.cli.board_args",

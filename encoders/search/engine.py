@@ -50,7 +50,6 @@ Measured in docs/search.md: they lose to the dead table alone.
 
 from __future__ import annotations
 
-import random
 import time
 
 from sigmar.encoders.search.moves import MoveGeneration
@@ -162,6 +161,8 @@ class Engine(Pruning, MoveGeneration):
         start: Any = frozenset() if sleep else None
         if self.order != "restarts":
             return dfs(occ, free, deadline, start)
+        import random  # here: only the restarts draw (a one-board solve's default order does not)
+
         rng = random.Random(self.seed)
         try:
             while True:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 from sigmar.models.bits import mask_of_ids, tile_ids
@@ -11,6 +10,10 @@ from sigmar.models.cached import cached
 from sigmar.models.facts import cell_windows, cell_windows_of, facts_of, symbol_partners
 from sigmar.models.hexgrid import Hex, distance, side
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
+
+TYPE_CHECKING = False  # not typing's (issue 48)
+if TYPE_CHECKING:  # random: imported by the orders that draw (a one-board solve's default does not)
+    import random
 
 ELEMENT_ORDER = sorted(ELEMENTS)
 ORDERS = ("none", "centre", "metal", "neighbours", "freed", "mixed", "random", "restarts")
@@ -201,6 +204,8 @@ class EngineState:
                 bias[p] = NEIGHBOUR_BIAS * keys[p]
         self._weights: dict[int, int] = {}
         if order == "random":  # one fixed random order (``restarts`` draws a new one per restart)
+            import random
+
             self.random_keys(random.Random(n * 7919 + len(board.name)), bias=False)
 
     def random_keys(self, rng: random.Random, bias: bool = True) -> None:

@@ -15,7 +15,6 @@ certificate, whose check follows the files of many nodes, is read from its files
 from __future__ import annotations
 
 import os
-import re
 import time
 from types import TracebackType
 
@@ -37,6 +36,7 @@ def proof_stem(board: Board) -> str:
     different stems; the same board always gets the same one.
     """
     import hashlib
+    import re
 
     from sigmar.models.boardfile import format_board
 

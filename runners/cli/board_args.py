@@ -12,7 +12,6 @@ only what it reads.
 from __future__ import annotations
 
 import os
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
@@ -23,7 +22,8 @@ TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M inst
 if TYPE_CHECKING:  # a one-board solve imports neither (tests/test_startup.py)
     from sigmar.models.solution import Solution
 
-RANGE = r"(\d+)-(\d+)"  # a pattern, compiled by re on its first use (not at every start)
+# Patterns, compiled by re where a selector or a file of another kind needs one (re is not imported at start)
+RANGE = r"(\d+)-(\d+)"
 
 
 def split_selector(arg: str) -> tuple[str, str | None]:
@@ -53,9 +53,9 @@ def stream_selected(arg: str) -> Iterator[Board]:
 
 # What a file given for a board file may be instead, by its first lines (read only once reading it failed).
 OTHER_KINDS = (
-    (re.compile(r"p\s+cnf\b|c\s"), "a DIMACS formula"),
-    (re.compile(r"s\s+(UN)?SATISFIABLE|s\s+UNKNOWN"), "a SAT solver's output"),
-    (re.compile(r"[{\[]"), "JSON"),
+    (r"p\s+cnf\b|c\s", "a DIMACS formula"),
+    (r"s\s+(UN)?SATISFIABLE|s\s+UNKNOWN", "a SAT solver's output"),
+    (r"[{\[]", "JSON"),
 )
 
 
@@ -68,10 +68,12 @@ def other_kind(path: str) -> str | None:
             head = handle.read(4096).decode("utf-8", "replace")
     except OSError:
         return None
+    import re
+
     lines = [line.strip() for line in head.splitlines() if line.strip()]
     for line in lines[:20]:
         for pattern, kind in OTHER_KINDS:
-            if pattern.match(line):
+            if re.match(pattern, line):
                 return kind
     return None
 
@@ -90,6 +92,8 @@ def stream_picked(arg: str, board: str | None) -> Iterator[Board]:
 def _select(boards: Iterable[Board], selector: str, path: str) -> Iterator[Board]:
     if not selector:
         raise BoardFileError(path, "nothing after ':' (FILE:NAME, FILE:INDEX or FILE:START-END)")
+    import re
+
     span = re.fullmatch(RANGE, selector)
     if selector.isdigit() or span:
         first, last = (int(selector), int(selector)) if span is None else (int(span[1]), int(span[2]))

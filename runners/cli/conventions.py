@@ -20,9 +20,7 @@ from ``--help``, because scripts rely on them.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -30,7 +28,8 @@ from collections.abc import Callable, Sequence
 from sigmar.runners.cli.options import seconds, writable_file, writable_folder
 
 TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # argparse: a plain solve reads its command line without it (quick.py)
+    import argparse
     from typing import Any
 
 DEFAULT_TIME_LIMIT = 60.0
@@ -104,6 +103,8 @@ def add_output(
     older: Sequence[str] = ("--out",),
 ) -> None:
     """``-o/--output FILE`` (``check`` validates it before any work), and the older spellings, hidden."""
+    import argparse  # here: a plain solve reads its command line without it (quick.py)
+
     kind = check or writable_file
     parser.add_argument("-o", "--output", type=kind, metavar=metavar, help=help)
     for spelling in older:
@@ -166,6 +167,8 @@ class AnswersOutput:
 
 def add_output_dir(parser: argparse.ArgumentParser, help: str, *, older: Sequence[str] = ()) -> None:
     """``--output-dir DIR`` (made if missing, checked writable before any work), and older spellings, hidden."""
+    import argparse  # here: a plain solve reads its command line without it (quick.py)
+
     parser.add_argument("--output-dir", type=writable_folder, metavar="DIR", help=help)
     for spelling in older:
         parser.add_argument(spelling, dest="output_dir", type=writable_folder, metavar="DIR", help=argparse.SUPPRESS)
@@ -213,6 +216,8 @@ def file_stems(names: Sequence[str]) -> list[str]:
     """A file name stem per board name for ``--output-dir DIR`` (``DIR/NAME.svg``, ...): letters, digits,
     ``.``, ``-`` and ``_`` only, at most 100 characters, never a name Windows reserves, and unique
     (ignoring case, as some file systems do) with ``-2``, ``-3``, ... after a repeat."""
+    import re  # here: only --output-dir asks
+
     stems: list[str] = []
     taken: set[str] = set()
     for name in names:

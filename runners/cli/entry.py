@@ -1,4 +1,4 @@
-"""The ``sigmar`` console script's parser and dispatch: one subcommand per module, found by name.
+"""The ``sigmar`` console script: its command line read (:mod:`.quick`, else :mod:`.parsers`) and the verb run.
 
 Each subcommand module defines ``add_parser(subparsers)`` and
 ``run(args) -> int``.  Bad input anywhere becomes one line on standard error
@@ -11,158 +11,20 @@ summaries a test keeps equal to each module's own).
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import errno
-import importlib
 import os
 import sys
-from collections.abc import Sequence
-from types import ModuleType
+
+from sigmar.runners.cli.verbs import DESCRIPTION, GROUPS, SUBCOMMANDS, commands_text, grouped_verbs, module_of
 
 TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
-if TYPE_CHECKING:
-    from typing import NoReturn
-
-# In the order `sigmar --help` lists them, with the summary each module gives its parser.
-SUBCOMMANDS = {
-    "solve": "answer each board (backends race; the first checked answer wins)",
-    "verify": "check a solution against the rule engine",
-    "crosscheck": "run every backend to the end on each board and report disagreements",
-    "count": "count the ways each board can be cleared (sequences or pairings), checked against the rule engine",
-    "prove": "prove boards unsolvable with a checked certificate (or solve them)",
-    "explain": "say why a board cannot be cleared: its deepest play and its smallest repair",
-    "hint": "mark every legal move of a position safe or losing, each with its proof",
-    "check": "check a certificate, or a whole answers file, against the boards",
-    "bench": "every backend on every board: summary (PAR-2, VBS), CSV, plots, HTML report, BenchExec XML",
-    "generate": "new boards: solvable by construction (with a witness), or refuted unsolvable",
-    "survey": "deal N random boards, answer each (race, checked certificates), estimate the solvable fraction",
-    "encode": "write an encoding (DIMACS, CP-SAT model, MiniZinc model/data, DRCP model)",
-    "decode": "turn an external SAT solver's assignment of 'encode --to dimacs' back into moves",
-    "show": "draw boards (and a solution, move by move)",
-    "serve": "a local web page to edit, solve, explain, repair and play boards",
-    "fuzz": "deal random small boards and find every wrong answer of the chosen backends",
-    "backends": "list the backends, whether each is available, and versions",
-}
-
-# How `sigmar` and `sigmar --help` group the verbs, for a reader looking for the one they need.  A verb of
-# SUBCOMMANDS not named here is listed under the last group (tests/test_cli.py asks that each is named).
-GROUPS: dict[str, tuple[str, ...]] = {
-    "solve and check": ("solve", "verify", "explain", "hint", "count"),
-    "compare backends": ("crosscheck", "bench", "survey", "fuzz"),
-    "make boards": ("generate", "show", "serve"),
-    "proofs": ("prove", "check"),
-    "tools": ("encode", "decode", "backends"),
-}
-DESCRIPTION = (
-    "Solve, verify, prove and benchmark Sigmar's Garden boards with six backend families "
-    "(search, cnf, cpsat, minizinc, pumpkin, cpmpy; 'sigmar backends' lists them and their names)."
-)
-
+if TYPE_CHECKING:  # argparse only for a command line that sigmar.runners.cli.quick does not read
+    import argparse
+    from argparse import Namespace
+    from collections.abc import Sequence
 
 # Why a write fails on a full, read-only or forbidden disk: one line and exit 2, not a traceback.
 WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG})
-
-
-def module_of(name: str) -> ModuleType:
-    return importlib.import_module(f"sigmar.runners.cli.{name}")
-
-
-def grouped_verbs() -> dict[str, list[str]]:
-    """The verbs of SUBCOMMANDS by group, in GROUPS' order; a verb no group names goes in the last."""
-    groups = {title: [v for v in verbs if v in SUBCOMMANDS] for title, verbs in GROUPS.items()}
-    named = {verb for verbs in groups.values() for verb in verbs}
-    groups[list(GROUPS)[-1]] += [verb for verb in SUBCOMMANDS if verb not in named]
-    return {title: verbs for title, verbs in groups.items() if verbs}
-
-
-def terminal_width() -> int:
-    """``shutil.get_terminal_size().columns`` without importing shutil: $COLUMNS, else the terminal's, else 80."""
-    given = os.environ.get("COLUMNS", "")
-    if given.isdigit() and int(given) > 0:
-        return int(given)
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
-    except (AttributeError, ValueError, OSError):
-        return 80
-
-
-def commands_text(width: int | None = None) -> str:
-    """The verbs in groups, each with its summary wrapped to the terminal: what bare ``sigmar`` and
-    ``sigmar --help`` list."""
-    import shutil
-    import textwrap
-
-    width = width or min(shutil.get_terminal_size().columns, 100)
-    pad = max(map(len, SUBCOMMANDS)) + 4
-    lines = []
-    for title, verbs in grouped_verbs().items():
-        lines.append(f"{title}:")
-        for verb in verbs:
-            wrapped = textwrap.wrap(SUBCOMMANDS[verb], max(width - pad, 30)) or [""]
-            lines.append(f"  {verb.ljust(pad - 2)}{wrapped[0]}")
-            lines += [" " * pad + more for more in wrapped[1:]]
-    return "\n".join(lines)
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Bad arguments in one line on standard error, naming the option (exit 2), without the usage block."""
-
-    def _get_formatter(self) -> argparse.HelpFormatter:
-        # argparse makes a formatter for every option it adds; given no width, the formatter imports shutil
-        # (16 M instructions, an eighth of a one-board solve) for the terminal's.  The same width, from os.
-        return self.formatter_class(prog=self.prog, width=terminal_width() - 2)  # type: ignore[call-arg]
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
-
-
-class TopParser(OneLineParser):
-    """``sigmar`` itself: its help lists the verbs in groups (argparse would list them in one column)."""
-
-    def format_help(self) -> str:
-        import shutil
-        import textwrap
-
-        described = textwrap.fill(DESCRIPTION, min(shutil.get_terminal_size().columns, 100))
-        return (
-            f"{self.format_usage()}\n{described}\n\n{commands_text()}\n\n"
-            "options:\n  -h, --help  show this help message and exit\n  --version   print the version and exit\n\n"
-            "'sigmar COMMAND --help' lists a command's options; docs/commands.md the conventions all share.\n"
-        )
-
-
-class VersionAction(argparse.Action):
-    """``sigmar --version``: the installed distribution's version, looked up only when asked."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version and exit")
-
-    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            found = version("sigmar")
-        except PackageNotFoundError:  # run from a checkout that is not installed
-            found = "(not installed)"
-        print(f"sigmar {found}")
-        parser.exit(0)
-
-
-def build_parser(chosen: Sequence[str] | None = None, others: bool = True) -> argparse.ArgumentParser:
-    """The parser with the full parsers of the ``chosen`` subcommands (default: all); the others are
-    listed by name and summary only, or (``others`` false: a command line whose verb is known) left out:
-    each is a parser of its own to make, 4 M instructions for the sixteen, 3% of a one-board solve."""
-    parser = TopParser(prog="sigmar", description=DESCRIPTION)
-    parser.add_argument("--version", action=VersionAction)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
-    sub.required = True
-    for name, summary in SUBCOMMANDS.items():
-        if chosen is None or name in chosen:
-            module_of(name).add_parser(sub)
-        elif others:
-            sub.add_parser(name, help=summary, add_help=False)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -223,26 +85,45 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.environ.pop("NO_COLOR", None)
 
 
-def parse(argv: list[str]) -> argparse.Namespace:
-    """The arguments, or SystemExit: an error is said by the verb's own parser, which points at its own help."""
-    # The subcommand comes first: `sigmar` takes no option but --help, --version.  The others are made only
-    # for what lists them: a verb that is not one (argparse's "invalid choice" names them all).
-    parser = build_parser(argv[:1], others=argv[0] not in SUBCOMMANDS)
-    if argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
-        parser.error(f"unrecognized argument {argv[0]}: the command comes first ('sigmar COMMAND ...')")
-    args, unknown = parser.parse_known_args(argv)
-    if unknown:
-        verb = _subparsers(parser).choices.get(getattr(args, "command", None) or "", parser)
-        verb.error(f"unrecognized arguments: {' '.join(unknown)}")
-    return args
+def parse(argv: list[str]) -> Namespace:
+    """The arguments, or SystemExit: an error is said by the verb's own parser, which points at its own help.
+    A plain ``sigmar solve FILE...`` is read without argparse (:mod:`.quick`), the same Namespace."""
+    if argv[0] == "solve":  # only a solve's module is worth importing before the verb's parser
+        from sigmar.runners.cli.quick import read_quickly
+
+        quick = read_quickly(argv)
+        if quick is not None:
+            return quick
+    from sigmar.runners.cli.parsers import parse as parse_fully
+
+    return parse_fully(argv)
 
 
-def _subparsers(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
-    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+def build_parser(chosen: Sequence[str] | None = None, others: bool = True) -> argparse.ArgumentParser:
+    """The parser of ``sigmar`` and of the ``chosen`` verbs (see :func:`.parsers.build_parser`)."""
+    from sigmar.runners.cli.parsers import build_parser as build
+
+    return build(chosen, others)
+
+
+__all__ = [
+    "DESCRIPTION",
+    "GROUPS",
+    "SUBCOMMANDS",
+    "WRITE_ERRORS",
+    "build_parser",
+    "commands_text",
+    "grouped_verbs",
+    "main",
+    "module_of",
+    "parse",
+]
 
 
 def _silence_stdout() -> None:
     """After a broken pipe (``sigmar show ... | head -1``): no second error when Python flushes at exit."""
+    import contextlib
+
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

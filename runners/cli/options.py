@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
 import math
 import os
@@ -16,6 +15,7 @@ from sigmar.runners.cli.board_args import read_selected
 
 TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
 if TYPE_CHECKING:  # pathlib: 17 M instructions a one-board solve need not pay
+    import argparse
     from pathlib import Path
     from typing import Any
 
@@ -28,14 +28,22 @@ WEEK = 7 * 24 * 3600.0
 STATS_STATES = 5000
 
 
+def bad_argument(message: str) -> Exception:
+    """argparse's ArgumentTypeError, for an argument's type function to raise: argparse is imported here, as a
+    plain ``sigmar solve FILE`` reads its command line without it (:mod:`.quick`)."""
+    import argparse
+
+    return argparse.ArgumentTypeError(message)
+
+
 def seconds(text: str) -> float:
     """A time limit: a finite number of seconds, more than 0 and at most a week (so timers never overflow)."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+        raise bad_argument(f"'{text}' is not a number") from None
     if not math.isfinite(value) or value <= 0 or value > WEEK:
-        raise argparse.ArgumentTypeError(f"'{text}' must be a number of seconds above 0 and at most {WEEK:g} (a week)")
+        raise bad_argument(f"'{text}' must be a number of seconds above 0 and at most {WEEK:g} (a week)")
     return value
 
 
@@ -44,11 +52,11 @@ def whole_number(text: str, low: int = 1, high: int | None = None) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        raise bad_argument(f"'{text}' is not a whole number") from None
     if high is not None and not low <= value <= high:
-        raise argparse.ArgumentTypeError(f"'{text}' must be from {low} to {high}")
+        raise bad_argument(f"'{text}' must be from {low} to {high}")
     if value < low:
-        raise argparse.ArgumentTypeError(f"'{text}' must be at least {low}")
+        raise bad_argument(f"'{text}' must be at least {low}")
     return value
 
 
@@ -56,7 +64,7 @@ def cluster_address(text: str) -> str:
     """``--cluster ADDR``: an address, never empty (an empty one does not mean this machine: leave it out)."""
     _, found, rest = text.partition("://")
     if not (rest if found else text).strip():
-        raise argparse.ArgumentTypeError(
+        raise bad_argument(
             f"{text!r} is not an address (give tcp://HOST:PORT; leave --cluster out to run on this machine)"
         )
     return text
@@ -84,24 +92,25 @@ def sat_command(text: str) -> str:
 
         argv = shlex.split(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"cannot split '{text}': {exc}") from None
+        raise bad_argument(f"cannot split '{text}': {exc}") from None
     if not argv:
-        raise argparse.ArgumentTypeError("the command is empty")
+        raise bad_argument("the command is empty")
     if "{proof}" in text and "{cnf}" not in text:
-        raise argparse.ArgumentTypeError("with {proof}, say where the formula goes too: {cnf}")
+        raise bad_argument("with {proof}, say where the formula goes too: {cnf}")
     if "{cnf}" in argv[0] or "{proof}" in argv[0]:
-        raise argparse.ArgumentTypeError("the command starts with the solver, not with {cnf} or {proof}")
+        raise bad_argument("the command starts with the solver, not with {cnf} or {proof}")
     program = argv[0]
     import shutil  # here: only --sat-cmd asks
 
     if shutil.which(program) is None:
         where = "is not an executable file" if os.sep in program else "is not on PATH"
-        raise argparse.ArgumentTypeError(f"'{program}' {where}")
+        raise bad_argument(f"'{program}' {where}")
     return text
 
 
 def writable_file(text: str) -> Path:
     """An output file whose folder takes a new file (made when the file is written); checked before any work."""
+    import argparse  # here: a plain solve reads its command line without it (quick.py)
     from pathlib import Path  # here: only when the option is given
 
     path = Path(text)
@@ -182,6 +191,7 @@ def writable_folder(text: str) -> Path:
     """A folder the command can write in, checked before any work, and made only when something is written
     into it (so a command that then refuses leaves no empty folder behind): one that exists takes a new file,
     or the nearest folder above one that does not yet exist does."""
+    import argparse  # here: a plain solve reads its command line without it (quick.py)
     import tempfile  # here: a plain `sigmar solve FILE` writes no file
     from pathlib import Path  # here: only when the option is given
 

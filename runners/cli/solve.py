@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-
 from sigmar.encoders.registry import names_all
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
@@ -15,7 +13,8 @@ from sigmar.runners.render.answer_json import count_json, exit_code, result_json
 from sigmar.runners.render.columns import columns, terminal_width
 
 TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # argparse: a plain solve reads its command line without it (quick.py)
+    import argparse
     from typing import Any
 
     from sigmar.models.counting import Count

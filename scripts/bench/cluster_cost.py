@@ -4,7 +4,9 @@ Target (issue 48): a loopback cluster of 2 single-threaded stock workers (``test
 ``sigmar bench`` and ``sigmar survey`` on the same boards within 1.2x the local wall time, on a quiet
 machine and at load 4 (two ``sigmar survey`` running beside it), with CPU time per run in the bench's
 CSV.  Each command runs as a user runs it (a fresh process); the cluster is started once, before any
-timing, and the local and cluster runs of a pair alternate which goes first.
+timing, and the local and cluster runs of a pair alternate which goes first.  Single runs moved 0.69x-1.29x
+at one load, so each pair runs ``--rounds`` times (default 5) and the verdict is the median of the rounds'
+ratios, each round's cluster run against the local run beside it (the same load).
 
     python scripts/bench/cluster_cost.py                       # 60 dense side-6 deals, quiet and at load 4
     python scripts/bench/cluster_cost.py --count 10 --loads quiet
@@ -19,6 +21,7 @@ import argparse
 import csv
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -108,9 +111,16 @@ def measure(args: argparse.Namespace, folder: Path, boards: Path, address: str, 
                     row["cluster_cpu_measured"] = measured_cpu(folder / f"{tag}.csv")
     row["load_end"] = load()
     for kind in ("bench", "survey"):
-        local, there = min(row[f"{kind}_local_s"]), min(row[f"{kind}_cluster_s"])
-        row[f"{kind}_ratio"] = there / local
+        # the median over the rounds of each round's cluster / local: a pair shares its round's load
+        pairs = zip(row[f"{kind}_cluster_s"], row[f"{kind}_local_s"], strict=True)
+        row[f"{kind}_ratios"] = [there / local for there, local in pairs]
+        row[f"{kind}_ratio"] = statistics.median(row[f"{kind}_ratios"])
     return row
+
+
+def spread(ratios: list[float]) -> str:
+    """The median of the rounds' ratios, with their range: ``1.05 (0.98-1.12)``."""
+    return f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
 
 
 def main() -> None:
@@ -120,7 +130,9 @@ def main() -> None:
     parser.add_argument("--backend", default="search,cnf", help="bench's backends (default search,cnf)")
     parser.add_argument("--survey-backend", default="all", help="survey's race (default all)")
     parser.add_argument("--time-limit", type=float, default=60.0)
-    parser.add_argument("--rounds", type=int, default=2, help="each pair this many times, the best kept")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="each pair this many times; the median of the pairs' ratios (default 5)"
+    )
     parser.add_argument("--loads", default="quiet,load 4", help="quiet, 'load 4' or both")
     parser.add_argument("--out", default=str(RESULTS / "bench_cluster_cost"))
     parser.add_argument("--no-record", action="store_true", help=f"do not rewrite {MEASURED}")
@@ -149,12 +161,12 @@ def main() -> None:
             (
                 r["condition"],
                 f"{r['load_start'].split()[0]} / {r['load_end'].split()[0]}",
-                f"{min(r['bench_local_s']):.2f}",
-                f"{min(r['bench_cluster_s']):.2f}",
-                f"{r['bench_ratio']:.2f}",
-                f"{min(r['survey_local_s']):.2f}",
-                f"{min(r['survey_cluster_s']):.2f}",
-                f"{r['survey_ratio']:.2f}",
+                f"{statistics.median(r['bench_local_s']):.2f}",
+                f"{statistics.median(r['bench_cluster_s']):.2f}",
+                spread(r["bench_ratios"]),
+                f"{statistics.median(r['survey_local_s']):.2f}",
+                f"{statistics.median(r['survey_cluster_s']):.2f}",
+                spread(r["survey_ratios"]),
                 f"{cpu} of {answered}",
             )
         )
@@ -162,8 +174,9 @@ def main() -> None:
             verdicts.append(f"{r['condition']} {kind} {r[f'{kind}_ratio']:.2f}x (target <= {TARGET})")
     text = (
         f"Loopback cluster (2 stock workers, 1 thread each) against this machine alone, {args.count} dense "
-        f"side-6 deals (seed {args.seed}); bench -b {args.backend}, survey -b {args.survey_backend}; best of "
-        f"{args.rounds} ({time.strftime('%Y-%m-%d %H:%M')}, `{' '.join(sys.argv)}`)\n\n"
+        f"side-6 deals (seed {args.seed}); bench -b {args.backend}, survey -b {args.survey_backend}; medians of "
+        f"{args.rounds} rounds, each ratio cluster / local of one round, their range in brackets "
+        f"({time.strftime('%Y-%m-%d %H:%M')}, `{' '.join(sys.argv)}`)\n\n"
         + markdown_table(header, table)
         + "\n\nTargets: "
         + "; ".join(verdicts)
