@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from enum import StrEnum
 from functools import partial
 
 from sigmar.models.board import Board
@@ -36,6 +35,7 @@ from sigmar.models.records import Frozen
 from sigmar.models.result import Result, Status
 from sigmar.models.rules import Position, count_problem
 from sigmar.models.stopped import Stopped
+from sigmar.models.word_enums import Words, word_enum
 
 # States memoised before a count gives up with a lower bound: a state of a side-6 board costs about 1 KB
 # (its position as a frozenset of cells), so the cap keeps the judge near 1 GB.
@@ -44,7 +44,8 @@ MAX_STATES = 1_000_000
 JSON_EXACT = 2**53
 
 
-class Notion(StrEnum):
+@word_enum
+class Notion(Words):
     """What is counted (docs/formats.md#counts-of-solutions)."""
 
     SEQUENCES = "sequences"

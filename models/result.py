@@ -6,17 +6,17 @@ answer, the solver's statistics carried alongside.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from sigmar.models.hexgrid import Hex
 from sigmar.models.records import Frozen
+from sigmar.models.word_enums import Words, word_enum
 
 TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
 if TYPE_CHECKING:
     from typing import Any
 
 
-class Status(StrEnum):
+@word_enum
+class Status(Words):
     """How a board was answered (docs/formats.md#the-json-of-an-answer).
 
     These are StrEnums: ``str()`` and JSON give the word itself.
@@ -28,7 +28,8 @@ class Status(StrEnum):
     ERROR = "error"
 
 
-class Reason(StrEnum):
+@word_enum
+class Reason(Words):
     """Why a board is called unsolvable (docs/formats.md#the-json-of-an-answer)."""
 
     COUNTS = "counts"  # the tile counts cannot all pair up
@@ -38,7 +39,8 @@ class Reason(StrEnum):
     CORROBORATED = "corroborated"  # two backends agree
 
 
-class Lost(StrEnum):
+@word_enum
+class Lost(Words):
     """How the runner lost a backend's worker: it died (``crash``) or outlived its time limit and was killed
     (``overrun``).  Told by this, never by the words of the answer's message."""
 
@@ -65,7 +67,8 @@ class Move(Frozen):
         return hash((self.cells,))
 
 
-class CertificateKind(StrEnum):
+@word_enum
+class CertificateKind(Words):
     """The kinds of unsolvability certificate (docs/formats.md#certificates)."""
 
     COUNTS = "counts"

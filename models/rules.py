@@ -13,7 +13,6 @@ a mistake from what it judges.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import StrEnum
 from functools import cache, cached_property
 from itertools import combinations, product
 
@@ -23,12 +22,14 @@ from sigmar.models.hexgrid import cells as cells_of_side
 from sigmar.models.records import Frozen
 from sigmar.models.result import Move
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of, pairs_with
+from sigmar.models.word_enums import Words, word_enum
 
 # The symbols of a quintessence move, sorted: air, earth, fire, water and quintessence.
 QUINTESSENCE_MOVE = sorted([*ELEMENTS, QUINTESSENCE])
 
 
-class Fault(StrEnum):
+@word_enum
+class Fault(Words):
     """What is wrong with a rejected move sequence."""
 
     MALFORMED = "malformed move"  # not one or two distinct cells

@@ -29,7 +29,6 @@ from __future__ import annotations
 import _signal  # getsignal without signal's enum conversion (which raises and catches for a function: ~5 us)
 import contextlib
 import os
-import signal
 import sys
 import time
 from bisect import bisect_left, insort
@@ -48,11 +47,14 @@ from sigmar.runners.checking.trust import accepted, claims_message, corroborated
 
 TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
 if TYPE_CHECKING:
+    import signal
     from typing import Any
 
     from sigmar.models.counting import Notion
     from sigmar.runners.checking.count_grade import CountVerdict
     from sigmar.runners.workers import Heard, Worker, WorkerSet
+else:
+    import _signal as signal  # signal's functions without the enums it makes (4 M instructions a solve)
 
 # Certificates whose check can take seconds (a DRUP proof of a side-8 board: up to a minute; a DRCP
 # proof of a side-6 one: up to a second or two).  The

@@ -7,6 +7,8 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sigmar.encoders.search import SearchBackend
 from sigmar.encoders.search.engine import ORDERS, Engine, luby
@@ -446,3 +448,15 @@ def _first_illegal(board: Board, moves: tuple[Move, ...]) -> int | None:
             return number
         position = position.play(move)
     return None
+
+
+@given(st.integers(min_value=-(2**70), max_value=2**70))
+def test_the_restarts_draw_what_random_would(seed: int) -> None:
+    """The search draws its random orders from random's generator without the random module (state.draw16):
+    the same weights for a seed as ``random.Random(seed).randrange(1 << 16)``, so the orders stay as measured."""
+    from _random import Random
+
+    from sigmar.encoders.search.state import draw16
+
+    ours, theirs = Random(seed), random.Random(seed)
+    assert [draw16(ours) for _ in range(50)] == [theirs.randrange(1 << 16) for _ in range(50)]

@@ -23,14 +23,16 @@ The guard's exit status is the solver's (128 + signal when it was killed).
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
 
 TYPE_CHECKING = False  # not typing's: importing typing (or contextlib) costs the guard 4 ms a start
 if TYPE_CHECKING:  # the guard itself never imports subprocess: 16 ms of its start-up
+    import signal
     import subprocess
     from collections.abc import Callable
+else:
+    import _signal as signal  # signal's functions without the enums it makes (4 M instructions a solve)
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36

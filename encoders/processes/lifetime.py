@@ -20,11 +20,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 from collections.abc import Iterator
 
 from sigmar.encoders.processes.guard import remove_tree
+
+TYPE_CHECKING = False  # not typing's (issue 48)
+if TYPE_CHECKING:
+    import signal
+else:
+    import _signal as signal  # signal's functions without the enums it makes (4 M instructions a solve)
 
 # $0 is the folder.  `read` returns at the end of its input: once every writer of the pipe is gone.
 JANITOR = 'read _ ; rm -rf -- "$0" ; sleep 0.5 ; exec rm -rf -- "$0"'

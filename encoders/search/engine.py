@@ -51,6 +51,7 @@ Measured in docs/search.md: they lose to the dead table alone.
 from __future__ import annotations
 
 import time
+from _random import Random  # random.Random without the random module (issue 48)
 
 from sigmar.encoders.search.moves import MoveGeneration
 from sigmar.encoders.search.pruning import Pruning
@@ -161,9 +162,7 @@ class Engine(Pruning, MoveGeneration):
         start: Any = frozenset() if sleep else None
         if self.order != "restarts":
             return dfs(occ, free, deadline, start)
-        import random  # here: only the restarts draw (a one-board solve's default order does not)
-
-        rng = random.Random(self.seed)
+        rng = Random(self.seed)
         try:
             while True:
                 self.restarts += 1

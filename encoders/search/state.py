@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from _random import Random  # random's generator, without the module around it (2.5 M instructions a solve)
 from collections.abc import Sequence
 
 from sigmar.models.bits import mask_of_ids, tile_ids
@@ -11,16 +12,23 @@ from sigmar.models.facts import cell_windows, cell_windows_of, facts_of, symbol_
 from sigmar.models.hexgrid import Hex, distance, side
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
 
-TYPE_CHECKING = False  # not typing's (issue 48)
-if TYPE_CHECKING:  # random: imported by the orders that draw (a one-board solve's default does not)
-    import random
-
 ELEMENT_ORDER = sorted(ELEMENTS)
 ORDERS = ("none", "centre", "metal", "neighbours", "freed", "mixed", "random", "restarts")
 # The orders a restart cycles through (``restarts``), each with a fresh random tie-break.
 RESTART_ORDERS = ("random",)
 # The weight of one neighbour in the restarts' random move order (the random part is 0..2^16).
 NEIGHBOUR_BIAS = 1 << 14
+
+
+def draw16(rng: Random) -> int:
+    """``random.Random(seed).randrange(1 << 16)``'s draw from the same generator: the same numbers for a seed
+    (tests/test_search.py holds them equal), without importing random."""
+    r = rng.getrandbits(17)
+    while r >= 1 << 16:
+        r = rng.getrandbits(17)
+    return r
+
+
 # Dead states kept before the tables are emptied (about 100 bytes each: some 400 MB).
 MAX_DEAD = 4_000_000
 
@@ -204,16 +212,14 @@ class EngineState:
                 bias[p] = NEIGHBOUR_BIAS * keys[p]
         self._weights: dict[int, int] = {}
         if order == "random":  # one fixed random order (``restarts`` draws a new one per restart)
-            import random
+            self.random_keys(Random(n * 7919 + len(board.name)), bias=False)
 
-            self.random_keys(random.Random(n * 7919 + len(board.name)), bias=False)
-
-    def random_keys(self, rng: random.Random, bias: bool = True) -> None:
+    def random_keys(self, rng: Random, bias: bool = True) -> None:
         """A fresh random order: a random weight per tile (drawn in tile order), leaning by ``key_bias``."""
         keys = [0] * len(self.sym)
         lean = self.key_bias
         for p in self.positions:
-            keys[p] = rng.randrange(1 << 16) + (lean[p] if bias else 0)
+            keys[p] = draw16(rng) + (lean[p] if bias else 0)
         self.key_random = keys
         self._weights = {}
 

@@ -21,15 +21,16 @@ process beside the workers.  A backend's count is graded:
 from __future__ import annotations
 
 import threading
-from enum import StrEnum
 
 from sigmar.models.board import Board
 from sigmar.models.counting import Count, Notion, count_in, reference_count
 from sigmar.models.records import Frozen
 from sigmar.models.result import Result, Status
+from sigmar.models.word_enums import Words, word_enum
 
 
-class CountGrade(StrEnum):
+@word_enum
+class CountGrade(Words):
     CORRECT = "correct"
     WRONG = "wrong"
     UNCONFIRMED = "unconfirmed"

@@ -20,14 +20,14 @@ of a backend that does not play the quintessence variant.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from sigmar.models.result import Lost, Result, Status
 from sigmar.models.truth import Truth
+from sigmar.models.word_enums import Words, word_enum
 from sigmar.runners.checking.count_grade import CountGrade, CountVerdict
 
 
-class Failure(StrEnum):
+@word_enum
+class Failure(Words):
     REJECTED_SOLUTION = "rejected-solution"
     WRONG_SOLVED = "wrong-solved"
     WRONG_UNSOLVABLE = "wrong-unsolvable"

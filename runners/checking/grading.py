@@ -23,16 +23,16 @@ bench CSV's ``certified`` column.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from sigmar.models.board import Board
 from sigmar.models.records import Frozen
 from sigmar.models.result import Result, Status
+from sigmar.models.word_enums import Words, word_enum
 from sigmar.runners.checking.replay import counts_answer
 from sigmar.runners.checking.trust import accepted, claims_message, corroborated
 
 
-class Grade(StrEnum):
+@word_enum
+class Grade(Words):
     CORRECT = "correct"
     UNCONFIRMED = "unconfirmed"
     WRONG = "wrong"
