@@ -90,10 +90,11 @@ def _may_declare_any() -> bool:
     that finds distributions its own way) answers True, and
     ``importlib.metadata`` decides.
     """
-    from importlib.machinery import PathFinder
-
+    # importlib.machinery's PathFinder, from the frozen module it lives in (importing importlib: 1.6 M
+    # instructions of a one-board solve)
+    standard = getattr(sys.modules.get("_frozen_importlib_external"), "PathFinder", None)
     for finder in sys.meta_path:
-        if getattr(finder, "find_distributions", None) is not None and finder is not PathFinder:
+        if getattr(finder, "find_distributions", None) is not None and finder is not standard:
             return True
     needle = GROUP.encode()
     for folder in sys.path:
@@ -109,8 +110,13 @@ def _may_declare_any() -> bool:
                 return True
             if not kind.endswith((".dist-info", ".egg-info")):
                 continue
+            # Most distributions declare no entry point: asked without an exception (a site-packages of 86
+            # distributions, 63 without the file, took 1-2 ms of a one-board solve's 40 when each raised one).
+            path = os.path.join(folder or ".", name, "entry_points.txt")
+            if not os.access(path, os.F_OK):
+                continue
             try:
-                with open(os.path.join(folder or ".", name, "entry_points.txt"), "rb") as file:
+                with open(path, "rb") as file:
                     if needle in file.read():
                         return True
             except (FileNotFoundError, NotADirectoryError):
