@@ -1,11 +1,12 @@
-"""The two compiled pieces: the DRUP checker's core (runners/checking/_drup.c) and the play graph's
-(encoders/search/_playgraph.c).
+"""The three compiled pieces: the DRUP checker's core (runners/checking/_drup.c), the play graph's
+(encoders/search/_playgraph.c) and the search's finder for big boards (encoders/search/_bigsearch.c).
 
-Everything else is in pyproject.toml.  Both extensions are optional: without a
+Everything else is in pyproject.toml.  The extensions are optional: without a
 C compiler the install still succeeds; rup_check then falls back to checking
-with python-sat's propagation (slower, and blind to deletions), and the play
+with python-sat's propagation (slower, and blind to deletions), the play
 graph to its Python walk (a hundred times slower: side-6 difficulty is then
-mostly sampled).
+mostly sampled), and the search of a big board to its Python engine alone
+(dense side-10 deals then settled less often in time).
 """
 
 from setuptools import Extension, setup
@@ -18,6 +19,12 @@ setup(
         Extension(
             "sigmar.encoders.search._playgraph",
             ["encoders/search/_playgraph.c"],
+            extra_compile_args=["-O2"],
+            optional=True,
+        ),
+        Extension(
+            "sigmar.encoders.search._bigsearch",
+            ["encoders/search/_bigsearch.c"],
             extra_compile_args=["-O2"],
             optional=True,
         ),

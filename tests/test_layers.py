@@ -119,7 +119,13 @@ def import_graph(root: Path, type_only: bool = False) -> dict[str, set[str]]:
         for path in sorted((root / package).rglob("*.py")):
             parts = path.relative_to(root).with_suffix("").parts
             modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    known = set(modules) | {f"{m}._drup" for m in modules}  # the C core beside rup_check
+    # The C modules (runners/checking/_drup.c, encoders/search/_playgraph.c, ...) are leaves of the graph.
+    compiled = {
+        ".".join(p.relative_to(root).with_suffix("").parts)
+        for package in PACKAGES
+        for p in (root / package).rglob("*.c")
+    }
+    known = set(modules) | compiled
     return {module: imports_of(path, module, known, type_only) - {module} for module, path in modules.items()}
 
 

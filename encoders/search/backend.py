@@ -32,6 +32,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+# Boards from this many tiles go to the compiled finder first (:mod:`.bigsearch`; imported only then): a
+# dense side-9 deal has 169 tiles, side 10 217; side 8 127, a standard board 55 (whose solve is as before).
+FINDER_FROM_TILES = 150
+
+
 class SearchOptions(Frozen):
     """``order``: the move order (``engine.ORDERS``); the rest switch pruning rules off, to measure them."""
 
@@ -66,6 +71,7 @@ class SearchBackend(Backend):
         self._engine: Engine | None = None
         self._counting: Any = None  # the count running now (``count``), for stop()
         self._stopped = False
+        self._finder_stop = bytearray(1)  # read by the compiled finder of big boards (:mod:`.bigsearch`)
 
     @classmethod
     def version(cls) -> str:
@@ -77,6 +83,7 @@ class SearchBackend(Backend):
 
     def stop(self) -> None:
         self._stopped = True
+        self._finder_stop[0] = 1
         if self._engine is not None:
             self._engine.stop()
         if self._counting is not None:
@@ -92,6 +99,7 @@ class SearchBackend(Backend):
             return self._solve(board, time_limit)
         finally:
             self._stopped = False  # a stop() ends one solve, not the backend
+            self._finder_stop[0] = 0
             self._engine = None
             if collecting:
                 gc.enable()
@@ -133,6 +141,10 @@ class SearchBackend(Backend):
         if self._stopped:
             engine.stop()
         remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+        found = self._big_board(engine, remaining, start)
+        if found is not None:
+            return found
+        remaining = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
         outcome = engine.run(remaining, sleep=self.sub == "sleep")
         seconds = time.perf_counter() - start
         stats = outcome.statistics
@@ -144,6 +156,30 @@ class SearchBackend(Backend):
         return Result(
             Status.UNKNOWN, self.name, seconds, message="time limit reached before the search ended", statistics=stats
         )
+
+    def _big_board(self, engine: Engine, remaining: float | None, start: float) -> Result | None:
+        """A big board's answer from the compiled finder (:mod:`.bigsearch`): solved, or unknown at the time
+        limit or a stop; None for the engine to answer (a small board, a refutation at the start, or every
+        state searched: the engine's "no" comes with its certificate)."""
+        board = engine.board
+        if len(board.tiles) < FINDER_FROM_TILES or self.sub == "sleep" or self.options != SearchOptions():
+            return None
+        from sigmar.encoders.search import bigsearch
+
+        if not bigsearch.usable(board):
+            return None
+        full = engine.full
+        if engine.lock_problem(full) is not None or engine.stuck_set_fast(full, engine.free_set(full)):
+            return None  # refuted at the start: the engine says so at once, with the stuck set
+        seconds = 1e9 if remaining is None else remaining
+        found = bigsearch.find(board, seconds, engine.seed, self._finder_stop)
+        if found is False:
+            return None
+        stats = {"finder": "compiled", "search_seconds": round(time.perf_counter() - start, 6)}
+        if found is None:
+            message = "stopped" if self._stopped else "time limit reached before the search ended"
+            return Result(Status.UNKNOWN, self.name, time.perf_counter() - start, message=message, statistics=stats)
+        return Result(Status.SOLVED, self.name, time.perf_counter() - start, moves=found, statistics=stats)
 
     def _refutation(self, engine: Engine, outcome: Outcome, start: float, time_limit: float | None) -> Result:
         """The search's "unsolvable" with its certificate: a stuck set, else the closed dead states.
