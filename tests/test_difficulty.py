@@ -102,6 +102,19 @@ def test_the_compiled_core_is_built_where_a_compiler_is() -> None:
         pytest.skip("the play graph's C core is not built (no C compiler or Python headers at install)")
 
 
+@pytest.mark.skipif(_playgraph is None, reason="the play graph's C core is not built")
+def test_two_threads_walk_the_same_graph_as_one() -> None:
+    """A side-6 board whose layers are large enough to be shared by the core's two threads: every figure, the
+    graph's sizes and the trap are the single thread's (the lookups stay on one thread, in order)."""
+    from sigmar.encoders.search.engine import Engine
+    from sigmar.encoders.search.playgraph import spec
+
+    board = parse_boards((INSTANCES / "generated-standard.txt").read_text())[5]
+    walked = [_playgraph.walk(spec(Engine(board)), 60.0, 1_000_000, threads)[:14] for threads in (1, 2)]
+    assert walked[0][0] and walked[0][10] > 50_000  # complete, and its middle layers past 2 x 256 positions
+    assert walked[0] == walked[1]
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(side3_boards(), st.sampled_from(WALKS))
 def test_the_exact_figures_equal_brute_force_on_every_small_board(board: Board, compiled: bool) -> None:

@@ -5,7 +5,8 @@
  * playgraph.py's docstring, which this file follows step for step (the tests hold the two to the
  * same brute force):
  *
- *   walk(spec, seconds, max_states) -> tuple   (see walk() at the end for its fields)
+ *   walk(spec, seconds, max_states[, threads]) -> tuple   (see py_walk() for its fields; threads: 1 or 2,
+ *                                                          by default 2 where the machine has two cores)
  *   playouts(spec, runs, seed) -> wins          uniformly random legal games
  *
  * spec = (n, elements[4], salt, vitae, mors, quicksilver, quintessence, metal_chain, windows,
@@ -17,7 +18,9 @@
  * layer alone, a batch at a time and each fetched ahead, and each position keeps its moves' ends as indexes
  * into the next layer.  Phase 2 climbs back from the deepest layer: which positions are alive (can be
  * cleared), their clearing sequences and safe moves, and random play's chance exactly as an integer Q over a
- * known denominator (see climb()), keeping two layers' figures at a time.
+ * known denominator (see climb()), keeping two layers' figures at a time.  Where the machine has two cores, a
+ * second thread takes half of each large layer's work in both phases (the lookups stay on one thread, in
+ * order, so the graph and every figure are the one thread's).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -26,6 +29,8 @@
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <pthread.h>
+#include <unistd.h>
 
 typedef uint64_t mask;
 typedef unsigned __int128 u128;
@@ -295,6 +300,28 @@ typedef struct {
     uint64_t edge_base, nedges; /* where its positions' moves' ends start in Walk.fwd, and how many */
 } Layer;
 
+/* The positions after the moves of a run of a layer's positions, keyed (their slots fetched later), for one
+ * thread: from position `from` until `to` or until `room` entries are filled (then `stop` says where). */
+typedef struct {
+    const Spec *s;
+    Layer *cur;
+    mask *moves; /* MAXK + 1 */
+    Next *nexts; /* room + MAXK + 1 */
+    long room, nb;
+    uint64_t from, to, stop, followed, cut;
+    int too_many;
+} Gen;
+
+/* A second thread for the walk: `both` runs a job here and another on it, and returns when both are done. */
+typedef struct {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    int state; /* 0 idle, 1 a job posted, 2 told to end */
+    void (*fn)(void *);
+    void *arg;
+} Helper;
+
 typedef struct {
     const Spec *s;
     Layer layers[MAXDEPTH];
@@ -316,6 +343,10 @@ typedef struct {
     int stopped, overflow, too_many_moves, no_memory;
     /* per depth, the k seen at alive positions: one bit each */
     uint64_t *kseen[MAXDEPTH];
+    /* the threads: a second one where the machine has two cores, and each one's positions after moves */
+    Helper helper;
+    int helper_on, threads;
+    Gen gen[2];
     int trap_depth;
     mask trap_before, trap_move;
     int trap_index; /* the losing move's place in moves_of's list */
@@ -421,140 +452,250 @@ static int32_t stop_with(Walk *w, int32_t why) {
     return why;
 }
 
-/* Positions expanded a batch at a time: their moves' ends are looked up together, each fetched this many ahead. */
+/* Positions expanded a batch at a time: their moves' ends are looked up together, each fetched this many ahead;
+ * with two threads, each finds the moves' ends of ROUND positions at a time (up to TBATCH of them). */
 #define BATCH 512
 #define AHEAD 16
+#define ROUND 256
+#define TBATCH 8192
 
-/* Expand layer d into layer d + 1 (0, or STOP when a limit or a memory failure ended the walk). */
-HOT static int expand(Walk *w, int d, mask *moves, Next *nexts) {
-    const Spec *s = w->s;
+HOT static void generate(Gen *g) {
+    const Spec *s = g->s;
+    Layer *cur = g->cur;
+    mask *moves = g->moves;
+    Next *nexts = g->nexts;
+    long nb = 0;
+    uint64_t i = g->from;
+for (; i < g->to && nb < g->room; i++) {
+        mask occ = cur->occ[i], fr = cur->fr[i];
+        long km = moves_of(s, occ, fr, moves, MAXK + 1);
+        if (km < 0 || km > MAXK) {
+            g->too_many = 1;
+            break;
+        }
+        cur->k[i] = (uint16_t)km;
+        g->followed += km;
+        /* A move takes free tiles only, so a child's blocked tiles are occ's less those it frees: when it
+         * frees none (most moves), what they wait on is occ's too. */
+        mask blocked = occ & ~fr, waited = waited_on(s, blocked);
+        mask core = occ & (blocked | waited | s->metals), loose = occ & ~core;
+        uint64_t counts = counts_of(s, loose);
+        /* Taking a loose tile frees nothing and leaves the core as it is, so the position after a move is
+         * fixed by the core tiles it takes and the kinds of the loose ones: moves alike in both lead to the
+         * same key (a pair of loose fire tiles out of five: ten moves; salt with one of them: five), which
+         * is found once. */
+        mask seen_core[64];
+        uint64_t seen_units[64];
+        long seen_at[64];
+        int nseen = 0;
+        for (long j = 0; j < km; j++) {
+            Next *next = &nexts[nb++];
+            mask move = moves[j], taken = move & core;
+            next->occ = occ & ~move;
+            if (!next->occ) {
+                next->known = CLEAR;
+                continue;
+            }
+            uint64_t units = units_of(s, move & loose);
+            if (units) { /* (a move of core tiles alone is the only one taking them) */
+                int q = 0;
+                while (q < nseen && (seen_core[q] != taken || seen_units[q] != units)) q++;
+                if (q < nseen) {
+                    next->known = SAME;
+                    next->same = (int32_t)seen_at[q];
+                    if (nexts[seen_at[q]].known == DEAD) g->cut++;
+                    continue;
+                }
+                if (nseen < 64) {
+                    seen_core[nseen] = taken;
+                    seen_units[nseen] = units;
+                    seen_at[nseen++] = nb - 1;
+                }
+            }
+            if (counts_dead(s, next->occ)) {
+                next->known = DEAD;
+                g->cut++;
+                continue;
+            }
+            next->known = EMPTY;
+            if (!taken) { /* loose tiles only */
+                next->fr = fr & ~move;
+                next->key = key_of(s, core, counts - units);
+                next->hash = hash_key(next->key);
+                continue;
+            }
+            next->fr = child_free(s, occ, fr, taken) & ~move;
+            /* The core after the move: the blocked tiles less those it frees, what they wait on (a tile waited
+             * on by a freed tile stays so while another blocked tile waits on it), the metals; the tiles
+             * that leave the core become loose. */
+            mask freed = next->fr & ~fr, blocked_after = blocked & ~freed, waited_after = waited;
+            if (freed) {
+                mask touched = 0;
+                for (mask x = freed; x; x &= x - 1) touched |= s->waits_on[low_index(x)];
+                touched &= waited & next->occ & ~blocked_after & ~s->metals; /* (the others stay core or go) */
+                waited_after &= ~touched;
+                for (; touched; touched &= touched - 1)
+                    waited_after |= (mask)((s->waiters[low_index(touched)] & blocked_after) != 0) << low_index(touched);
+            }
+            mask core_after = next->occ & (blocked_after | waited_after | s->metals);
+            uint64_t counts_after = counts - units + units_of(s, core & ~move & ~core_after);
+            next->key = key_of(s, core_after, counts_after);
+            next->hash = hash_key(next->key);
+        }
+    }
+    g->stop = i;
+    g->nb = nb;
+}
+
+static void generate_job(void *g) { generate((Gen *)g); }
+
+/* Look the positions a Gen found up in the next layer's table, in order: each one's index, a new one's added
+ * (0, or STOP when a limit or a memory failure ended the walk). */
+static int insert_found(Walk *w, Gen *g) {
+    Layer *nxt = &w->layers[g->cur - w->layers + 1];
+    Next *nexts = g->nexts;
+    long nb = g->nb;
+    w->followed += g->followed;
+    w->cut += g->cut;
+    g->followed = g->cut = 0;
+    if (g->too_many) {
+        w->too_many_moves = 1;
+        return stop_with(w, STOP);
+    }
+    if (w->nfwd + nb > w->fwd_cap) {
+        uint64_t more = w->fwd_cap ? w->fwd_cap : 1 << 16;
+        while (more < w->nfwd + nb) more *= 2;
+        int32_t *bigger = realloc(w->fwd, sizeof(int32_t) * more);
+        if (!bigger) goto no_memory;
+        w->fwd = bigger;
+        w->fwd_cap = more;
+    }
+    uint64_t batch_base = w->nfwd;
+    for (long j = 0; j < nb && j < AHEAD; j++)
+        if (nexts[j].known == EMPTY) __builtin_prefetch(&w->table[nexts[j].hash & (w->cap - 1)]);
+    for (long j = 0; j < nb; j++) {
+        if (j + AHEAD < nb && nexts[j + AHEAD].known == EMPTY)
+            __builtin_prefetch(&w->table[nexts[j + AHEAD].hash & (w->cap - 1)]);
+        Next *next = &nexts[j];
+        if (next->known == SAME) {
+            w->fwd[w->nfwd++] = w->fwd[batch_base + next->same];
+            continue;
+        }
+        if (next->known != EMPTY) {
+            w->fwd[w->nfwd++] = next->known;
+            continue;
+        }
+        Slot *slot = find_hashed(w->table, w->cap, next->key, next->hash);
+        if (*slot) {
+            w->fwd[w->nfwd++] = INDEX_OF(*slot);
+            continue;
+        }
+        if (w->used >= w->max_states || nxt->n >= MAX_IDS) return stop_with(w, STOP);
+        if (layer_room(nxt, nxt->n + 1)) goto no_memory;
+        uint64_t index = nxt->n++;
+        nxt->occ[index] = next->occ;
+        nxt->fr[index] = next->fr;
+        *slot = next->key | (u128)index << KEY_BITS;
+        w->used++;
+        w->fwd[w->nfwd++] = (int32_t)index;
+        if (++w->layer_used * 2 > w->cap && grow_table(w)) goto no_memory;
+    }
+    return 0;
+no_memory:
+    w->no_memory = 1;
+    return stop_with(w, STOP);
+}
+
+static void *helper_main(void *p) {
+    Helper *h = p;
+    pthread_mutex_lock(&h->mu);
+    for (;;) {
+        while (h->state == 0) pthread_cond_wait(&h->go, &h->mu);
+        if (h->state == 2) break;
+        pthread_mutex_unlock(&h->mu);
+        h->fn(h->arg);
+        pthread_mutex_lock(&h->mu);
+        h->state = 0;
+        pthread_cond_signal(&h->done);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
+static int helper_start(Helper *h) {
+    h->state = 0;
+    if (pthread_mutex_init(&h->mu, NULL)) return -1;
+    if (pthread_cond_init(&h->go, NULL) || pthread_cond_init(&h->done, NULL)) return -1;
+    return pthread_create(&h->thread, NULL, helper_main, h) ? -1 : 0;
+}
+
+static void helper_end(Helper *h) {
+    pthread_mutex_lock(&h->mu);
+    h->state = 2;
+    pthread_cond_signal(&h->go);
+    pthread_mutex_unlock(&h->mu);
+    pthread_join(h->thread, NULL);
+    pthread_cond_destroy(&h->go);
+    pthread_cond_destroy(&h->done);
+    pthread_mutex_destroy(&h->mu);
+}
+
+static void both(Helper *h, void (*fn)(void *), void *here, void *there) {
+    pthread_mutex_lock(&h->mu);
+    h->fn = fn;
+    h->arg = there;
+    h->state = 1;
+    pthread_cond_signal(&h->go);
+    pthread_mutex_unlock(&h->mu);
+    fn(here);
+    pthread_mutex_lock(&h->mu);
+    while (h->state == 1) pthread_cond_wait(&h->done, &h->mu);
+    pthread_mutex_unlock(&h->mu);
+}
+
+/* Expand layer d into layer d + 1 (0, or STOP when a limit or a memory failure ended the walk).  With two
+ * threads, each finds the positions after the moves of a run of ROUND positions, and this one then looks
+ * them all up in order (so the layer's order, and every figure, is the one thread's). */
+static int expand(Walk *w, int d) {
     Layer *cur = &w->layers[d], *nxt = &w->layers[d + 1];
+    Gen *a = &w->gen[0], *b = &w->gen[1];
     memset(nxt, 0, sizeof *nxt);
     w->cap = 4096;
     while (w->cap < 4 * cur->n) w->cap *= 2;
     w->table = new_table(w->cap);
     w->layer_used = 0;
-    if (!w->table) goto no_memory;
+    if (!w->table) {
+        w->no_memory = 1;
+        return stop_with(w, STOP);
+    }
     cur->edge_base = w->nfwd;
+    a->cur = b->cur = cur;
+    if (!w->helper_on && w->threads > 1 && cur->n >= 2 * ROUND) /* started for the first large layer */
+        w->helper_on = helper_start(&w->helper) == 0;
     for (uint64_t i0 = 0; i0 < cur->n;) {
         if (now() > w->deadline) return stop_with(w, STOP);
-        long nb = 0;
-        uint64_t i = i0;
-        for (; i < cur->n && nb < BATCH; i++) {
-            mask occ = cur->occ[i], fr = cur->fr[i];
-            long km = moves_of(s, occ, fr, moves, MAXK + 1);
-            if (km < 0 || km > MAXK) {
-                w->too_many_moves = 1;
-                return stop_with(w, STOP);
+        if (w->helper_on && cur->n - i0 >= 2 * ROUND) {
+            a->from = i0;
+            a->to = i0 + ROUND;
+            b->from = i0 + ROUND;
+            b->to = i0 + 2 * ROUND;
+            a->room = b->room = TBATCH;
+            both(&w->helper, generate_job, a, b);
+            if (insert_found(w, a)) return STOP;
+            while (a->stop < a->to) { /* its entries ran out before its run did: the rest of the run here */
+                a->from = a->stop;
+                generate(a);
+                if (insert_found(w, a)) return STOP;
             }
-            cur->k[i] = (uint16_t)km;
-            w->followed += km;
-            /* A move takes free tiles only, so a child's blocked tiles are occ's less those it frees: when it
-             * frees none (most moves), what they wait on is occ's too. */
-            mask blocked = occ & ~fr, waited = waited_on(s, blocked);
-            mask core = occ & (blocked | waited | s->metals), loose = occ & ~core;
-            uint64_t counts = counts_of(s, loose);
-            /* Taking a loose tile frees nothing and leaves the core as it is, so the position after a move is
-             * fixed by the core tiles it takes and the kinds of the loose ones: moves alike in both lead to the
-             * same key (a pair of loose fire tiles out of five: ten moves; salt with one of them: five), which
-             * is found once. */
-            mask seen_core[64];
-            uint64_t seen_units[64];
-            long seen_at[64];
-            int nseen = 0;
-            for (long j = 0; j < km; j++) {
-                Next *next = &nexts[nb++];
-                mask move = moves[j], taken = move & core;
-                next->occ = occ & ~move;
-                if (!next->occ) {
-                    next->known = CLEAR;
-                    continue;
-                }
-                uint64_t units = units_of(s, move & loose);
-                if (units) { /* (a move of core tiles alone is the only one taking them) */
-                    int q = 0;
-                    while (q < nseen && (seen_core[q] != taken || seen_units[q] != units)) q++;
-                    if (q < nseen) {
-                        next->known = SAME;
-                        next->same = (int32_t)seen_at[q];
-                        if (nexts[seen_at[q]].known == DEAD) w->cut++;
-                        continue;
-                    }
-                    if (nseen < 64) {
-                        seen_core[nseen] = taken;
-                        seen_units[nseen] = units;
-                        seen_at[nseen++] = nb - 1;
-                    }
-                }
-                if (counts_dead(s, next->occ)) {
-                    next->known = DEAD;
-                    w->cut++;
-                    continue;
-                }
-                next->known = EMPTY;
-                if (!taken) { /* loose tiles only */
-                    next->fr = fr & ~move;
-                    next->key = key_of(s, core, counts - units);
-                    next->hash = hash_key(next->key);
-                    continue;
-                }
-                next->fr = child_free(s, occ, fr, taken) & ~move;
-                /* The core after the move: the blocked tiles less those it frees, what they wait on (a tile waited
-                 * on by a freed tile stays so while another blocked tile waits on it), the metals; the tiles
-                 * that leave the core become loose. */
-                mask freed = next->fr & ~fr, blocked_after = blocked & ~freed, waited_after = waited;
-                if (freed) {
-                    mask touched = 0;
-                    for (mask x = freed; x; x &= x - 1) touched |= s->waits_on[low_index(x)];
-                    touched &= waited & next->occ & ~blocked_after & ~s->metals; /* (the others stay core or go) */
-                    waited_after &= ~touched;
-                    for (; touched; touched &= touched - 1)
-                        waited_after |= (mask)((s->waiters[low_index(touched)] & blocked_after) != 0) << low_index(touched);
-                }
-                mask core_after = next->occ & (blocked_after | waited_after | s->metals);
-                uint64_t counts_after = counts - units + units_of(s, core & ~move & ~core_after);
-                next->key = key_of(s, core_after, counts_after);
-                next->hash = hash_key(next->key);
-            }
-        }
-        i0 = i;
-        if (w->nfwd + nb > w->fwd_cap) {
-            uint64_t more = w->fwd_cap ? w->fwd_cap : 1 << 16;
-            while (more < w->nfwd + nb) more *= 2;
-            int32_t *bigger = realloc(w->fwd, sizeof(int32_t) * more);
-            if (!bigger) goto no_memory;
-            w->fwd = bigger;
-            w->fwd_cap = more;
-        }
-        uint64_t batch_base = w->nfwd;
-        for (long j = 0; j < nb && j < AHEAD; j++)
-            if (nexts[j].known == EMPTY) __builtin_prefetch(&w->table[nexts[j].hash & (w->cap - 1)]);
-        for (long j = 0; j < nb; j++) {
-            if (j + AHEAD < nb && nexts[j + AHEAD].known == EMPTY)
-                __builtin_prefetch(&w->table[nexts[j + AHEAD].hash & (w->cap - 1)]);
-            Next *next = &nexts[j];
-            if (next->known == SAME) {
-                w->fwd[w->nfwd++] = w->fwd[batch_base + next->same];
-                continue;
-            }
-            if (next->known != EMPTY) {
-                w->fwd[w->nfwd++] = next->known;
-                continue;
-            }
-            Slot *slot = find_hashed(w->table, w->cap, next->key, next->hash);
-            if (*slot) {
-                w->fwd[w->nfwd++] = INDEX_OF(*slot);
-                continue;
-            }
-            if (w->used >= w->max_states || nxt->n >= MAX_IDS) return stop_with(w, STOP);
-            if (layer_room(nxt, nxt->n + 1)) goto no_memory;
-            uint64_t index = nxt->n++;
-            nxt->occ[index] = next->occ;
-            nxt->fr[index] = next->fr;
-            *slot = next->key | (u128)index << KEY_BITS;
-            w->used++;
-            w->fwd[w->nfwd++] = (int32_t)index;
-            if (++w->layer_used * 2 > w->cap && grow_table(w)) goto no_memory;
+            if (insert_found(w, b)) return STOP;
+            i0 = b->stop;
+        } else {
+            a->from = i0;
+            a->to = cur->n;
+            a->room = BATCH;
+            generate(a);
+            if (insert_found(w, a)) return STOP;
+            i0 = a->stop;
         }
     }
     cur->nedges = w->nfwd - cur->edge_base;
@@ -563,9 +704,6 @@ HOT static int expand(Walk *w, int d, mask *moves, Next *nexts) {
     free(cur->fr); /* expanded: its free sets are done with */
     cur->fr = NULL;
     return 0;
-no_memory:
-    w->no_memory = 1;
-    return stop_with(w, STOP);
 }
 
 /* -- phase 2, the climb: exact arithmetic on unsigned integers of 64-bit limbs, least significant first ---- */
@@ -642,89 +780,177 @@ INLINE void limbs_add_one(uint64_t *acc, uint32_t n) {
         if (++acc[i]) return;
 }
 
+/* One thread's share of a layer in the climb: positions [from, to), whose moves' ends start at fwd[e]. */
+typedef struct {
+    Walk *w;
+    Layer *layer;
+    int d;
+    const int32_t *fwd;
+    const uint64_t *below;
+    uint64_t stride, sw, from, to, e;
+    uint32_t w_below;
+    Vals *vals;
+    uint64_t *sums;
+    /* what the share found, merged after */
+    uint64_t nids;
+    int overflow, stopped, trap_found, trap_index, first, safe_first;
+    mask trap_before;
+    uint64_t kseen[(MAXK >> 6) + 1];
+    /* the products' pass */
+    uint64_t *here, *prod;
+    uint64_t stride_here;
+    uint32_t w_here;
+    const uint64_t *fpool;
+    const uint32_t *foff;
+    const uint8_t *flen;
+} Climb;
+
+/* Which positions are alive, their sequences and safe moves, and the sum of the Q after their moves (each
+ * record below read once, fetched ahead). */
+HOT static void climb_sums(Climb *c) {
+    const Layer *layer = c->layer;
+    const int32_t *fwd = c->fwd;
+    const uint64_t *below = c->below;
+    uint64_t stride = c->stride, sw = c->sw, e = c->e;
+    uint32_t w_below = c->w_below;
+    double deadline = c->w->deadline;
+    int d = c->d, trap_depth = c->w->trap_depth;
+    for (uint64_t i = c->from; i < c->to; i++) {
+        int km = layer->k[i], alive = 0, first_dead = -1;
+        u128 seq = 0;
+        double seqd = 0, safe = 0;
+        uint64_t *acc = c->sums + i * sw;
+        memset(acc, 0, sizeof(uint64_t) * sw);
+        if (!(i & 65535) && now() > deadline) {
+            c->stopped = 1;
+            return;
+        }
+        for (int j = 0; j < km; j++, e++) {
+            if (e + AHEAD < layer->nedges) {
+                int32_t ahead = fwd[e + AHEAD];
+                if (ahead >= 0 && ahead != CLEAR) {
+                    const uint64_t *rec = below + (uint64_t)ahead * stride;
+                    __builtin_prefetch(rec);
+                    __builtin_prefetch(rec + stride - 1);
+                }
+            }
+            int32_t at = fwd[e];
+            if (at == CLEAR) {
+                seq += 1;
+                seqd += 1;
+                limbs_add_one(acc, w_below);
+                alive++;
+                continue;
+            }
+            Vals after;
+            if (at != DEAD) memcpy(&after, below + (uint64_t)at * stride, sizeof after);
+            if (at == DEAD || after.seqd == 0) {
+                if (first_dead < 0) first_dead = j;
+                continue;
+            }
+            u128 before = seq;
+            seq += after.seq;
+            if (seq < before) c->overflow = 1;
+            seqd += after.seqd;
+            safe += after.safe_sum;
+            limbs_add(acc, below + (uint64_t)at * stride + 4, w_below);
+            alive++;
+        }
+        if (d == 0 && i == 0) {
+            c->first = km;
+            c->safe_first = alive;
+        }
+        if (!alive) {
+            c->vals[i] = (Vals){0, 0, 0};
+            continue;
+        }
+        c->nids++;
+        c->vals[i] = (Vals){seq, seqd, safe + alive * seqd};
+        c->kseen[km >> 6] |= (uint64_t)1 << (km & 63);
+        if (first_dead >= 0 && !c->trap_found && d + 1 > trap_depth) {
+            c->trap_found = 1;
+            c->trap_before = layer->occ[i];
+            c->trap_index = first_dead;
+        }
+    }
+}
+
+/* This layer's records, in order: the figures, then Q = sum * M_d / k (0 for a dead position). */
+HOT static void climb_products(Climb *c) {
+    uint64_t sw = c->sw;
+    uint32_t w_here = c->w_here;
+    for (uint64_t i = c->from; i < c->to; i++) {
+        uint64_t *rec = c->here + i * c->stride_here;
+        memcpy(rec, &c->vals[i], sizeof(Vals));
+        memset(rec + 4, 0, sizeof(uint64_t) * w_here);
+        if (c->vals[i].seqd == 0) continue;
+        int km = c->layer->k[i];
+        uint32_t plen = (uint32_t)sw + c->flen[km];
+        limbs_mul(c->sums + i * sw, (uint32_t)sw, c->fpool + c->foff[km], c->flen[km], c->prod);
+        memcpy(rec + 4, c->prod, sizeof(uint64_t) * (plen < w_here ? plen : w_here));
+    }
+}
+
+static void climb_sums_job(void *c) { climb_sums((Climb *)c); }
+static void climb_products_job(void *c) { climb_products((Climb *)c); }
+
 /* From the deepest layer up, every position's figures from those of the positions after its moves: alive (one
  * of them alive, or the board cleared), its clearing sequences, their safe moves, and random play's chance
  * exactly.  Every solution has the same number of moves L, so with M_d the lcm of the k (legal moves) of the
  * alive positions at depth d, Q(s) = (M_d / k(s)) * sum Q(after) is an integer and win(s) = Q(s) / D_d, where
  * D_d = M_d * ... * M_{L-1}: Q(s) <= D_d, so a layer's Q take a fixed number of limbs each.  Two layers are
- * kept at a time; each reads the layer below by the indexes phase 1 kept, fetched ahead.
+ * kept at a time, each position's figures and Q in one record; a large layer is shared by two threads.
  * 0 when done (w->start_alive says whether the board can be cleared), STOP when stopped. */
-HOT static int climb(Walk *w) {
-    uint64_t *below = NULL, *here = NULL, *sums = NULL, *prod = NULL, *m = NULL, *den = NULL, *fpool = NULL;
+static int climb(Walk *w) {
+    uint64_t *below = NULL, *here = NULL, *sums = NULL, *m = NULL, *den = NULL, *fpool = NULL;
     Vals *vals = NULL;
+    Climb *parts = calloc(2, sizeof(Climb));
     uint32_t *foff = malloc(sizeof(uint32_t) * (MAXK + 1));
     uint8_t *flen = malloc(MAXK + 1);
     uint32_t w_below = 1, den_len = 1, den_room = 64;
     int status = STOP;
     den = calloc(den_room, sizeof(uint64_t));
-    if (!foff || !flen || !den) goto no_memory;
+    if (!parts || !foff || !flen || !den) goto no_memory;
     den[0] = 1;
     for (int d = w->nlayers - 1; d >= 0; d--) {
         Layer *layer = &w->layers[d];
-        uint64_t n = layer->n, e = 0;
-        const int32_t *fwd = w->fwd + layer->edge_base;
+        uint64_t n = layer->n;
         /* a position's record in the layer below: its Vals (4 limbs), then its Q (w_below limbs) */
         uint64_t stride = 4 + w_below, sw = w_below + 1;
         if (now() > w->deadline) goto stopped;
         vals = malloc(sizeof(Vals) * (n ? n : 1));
         sums = malloc(sizeof(uint64_t) * (n ? n * sw : 1));
         if (!vals || !sums) goto no_memory;
-        /* One pass over the moves: which positions are alive, their sequences and safe moves, and the sum of
-         * the Q after their moves (each record below read once, fetched ahead). */
-        for (uint64_t i = 0; i < n; i++) {
-            int km = layer->k[i], alive = 0, first_dead = -1;
-            u128 seq = 0;
-            double seqd = 0, safe = 0;
-            uint64_t *acc = sums + i * sw;
-            memset(acc, 0, sizeof(uint64_t) * sw);
-            if (!(i & 65535) && now() > w->deadline) goto stopped;
-            for (int j = 0; j < km; j++, e++) {
-                if (e + AHEAD < layer->nedges) {
-                    int32_t ahead = fwd[e + AHEAD];
-                    if (ahead >= 0 && ahead != CLEAR) {
-                        const uint64_t *rec = below + (uint64_t)ahead * stride;
-                        __builtin_prefetch(rec);
-                        __builtin_prefetch(rec + stride - 1);
-                    }
-                }
-                int32_t c = fwd[e];
-                if (c == CLEAR) {
-                    seq += 1;
-                    seqd += 1;
-                    limbs_add_one(acc, w_below);
-                    alive++;
-                    continue;
-                }
-                Vals after;
-                if (c != DEAD) memcpy(&after, below + (uint64_t)c * stride, sizeof after);
-                if (c == DEAD || after.seqd == 0) {
-                    if (first_dead < 0) first_dead = j;
-                    continue;
-                }
-                u128 before = seq;
-                seq += after.seq;
-                if (seq < before) w->overflow = 1;
-                seqd += after.seqd;
-                safe += after.safe_sum;
-                limbs_add(acc, below + (uint64_t)c * stride + 4, w_below);
-                alive++;
-            }
-            if (d == 0 && i == 0) {
-                w->first = km;
-                w->safe_first = alive;
-            }
-            if (!alive) {
-                vals[i] = (Vals){0, 0, 0};
-                continue;
-            }
-            w->nids++;
-            vals[i] = (Vals){seq, seqd, safe + alive * seqd};
-            w->kseen[d][km >> 6] |= (uint64_t)1 << (km & 63);
-            if (first_dead >= 0 && d + 1 > w->trap_depth) {
+        int two = w->helper_on && n >= 2 * ROUND;
+        uint64_t half = two ? n / 2 : n, e_half = 0;
+        for (uint64_t i = 0; i < half && two; i++) e_half += layer->k[i];
+        for (int t = 0; t < 2; t++) {
+            Climb *c = &parts[t];
+            free(c->prod);
+            memset(c, 0, sizeof *c);
+            *c = (Climb){.w = w, .layer = layer, .d = d, .fwd = w->fwd + layer->edge_base, .below = below,
+                         .stride = stride, .sw = sw, .from = t ? half : 0, .to = t ? n : half, .e = t ? e_half : 0,
+                         .w_below = w_below, .vals = vals, .sums = sums};
+        }
+        if (two)
+            both(&w->helper, climb_sums_job, &parts[0], &parts[1]);
+        else
+            climb_sums(&parts[0]);
+        for (int t = 0; t < 2; t++) {
+            Climb *c = &parts[t];
+            if (c->stopped) goto stopped;
+            w->nids += c->nids;
+            w->overflow |= c->overflow;
+            for (int q = 0; q <= (MAXK >> 6); q++) w->kseen[d][q] |= c->kseen[q];
+            if (c->trap_found && d + 1 > w->trap_depth) {
                 w->trap_depth = d + 1;
-                w->trap_before = layer->occ[i];
-                w->trap_index = first_dead;
+                w->trap_before = c->trap_before;
+                w->trap_index = c->trap_index;
             }
+        }
+        if (d == 0) {
+            w->first = parts[0].first;
+            w->safe_first = parts[0].safe_first;
         }
         /* M_d, and M_d / k for each k of an alive position here */
         uint32_t kinds_of_k = 0;
@@ -771,22 +997,23 @@ HOT static int climb(Walk *w) {
             free(product);
         }
         uint32_t w_here = den_len;
-        uint64_t stride_here = 4 + w_here;
-        /* This layer's records, in order: Q = sum * M_d / k (0 for a dead position) */
-        here = malloc(sizeof(uint64_t) * (n ? n * stride_here : 1));
-        free(prod);
-        prod = malloc(sizeof(uint64_t) * (sw + fmax));
-        if (!here || !prod) goto no_memory;
-        for (uint64_t i = 0; i < n; i++) {
-            uint64_t *rec = here + i * stride_here;
-            memcpy(rec, &vals[i], sizeof(Vals));
-            memset(rec + 4, 0, sizeof(uint64_t) * w_here);
-            if (vals[i].seqd == 0) continue;
-            int km = layer->k[i];
-            uint32_t plen = (uint32_t)sw + flen[km];
-            limbs_mul(sums + i * sw, (uint32_t)sw, fpool + foff[km], flen[km], prod);
-            memcpy(rec + 4, prod, sizeof(uint64_t) * (plen < w_here ? plen : w_here));
+        here = malloc(sizeof(uint64_t) * (n ? n * (4 + w_here) : 1));
+        if (!here) goto no_memory;
+        for (int t = 0; t < 2; t++) {
+            Climb *c = &parts[t];
+            c->here = here;
+            c->stride_here = 4 + w_here;
+            c->w_here = w_here;
+            c->fpool = fpool;
+            c->foff = foff;
+            c->flen = flen;
+            c->prod = malloc(sizeof(uint64_t) * (sw + fmax));
+            if (!c->prod) goto no_memory;
         }
+        if (two)
+            both(&w->helper, climb_products_job, &parts[0], &parts[1]);
+        else
+            climb_products(&parts[0]);
         free(below);
         free(sums);
         free(vals);
@@ -825,11 +1052,15 @@ no_memory:
 stopped:
     stop_with(w, STOP);
 done:
+    if (parts) {
+        free(parts[0].prod);
+        free(parts[1].prod);
+    }
+    free(parts);
     free(below);
     free(here);
     free(sums);
     free(vals);
-    free(prod);
     free(m);
     free(den);
     free(fpool);
@@ -840,14 +1071,14 @@ done:
 
 /* Both phases: 0 when done, STOP when stopped. */
 static int walk(Walk *w, mask full, mask fr) {
-    mask *moves = malloc(sizeof(mask) * (MAXK + 1));
-    Next *nexts = malloc(sizeof(Next) * (BATCH + MAXK + 1));
     int out = STOP;
-    if (!moves || !nexts || layer_room(&w->layers[0], 1)) {
-        w->no_memory = 1;
-        stop_with(w, STOP);
-        goto done;
+    for (int t = 0; t < 2; t++) {
+        w->gen[t].s = w->s;
+        w->gen[t].moves = malloc(sizeof(mask) * (MAXK + 1));
+        w->gen[t].nexts = malloc(sizeof(Next) * (TBATCH + MAXK + 1));
+        if (!w->gen[t].moves || !w->gen[t].nexts) goto no_memory;
     }
+    if (layer_room(&w->layers[0], 1)) goto no_memory;
     w->layers[0].occ[0] = full;
     w->layers[0].fr[0] = fr;
     w->layers[0].n = 1;
@@ -858,7 +1089,7 @@ static int walk(Walk *w, mask full, mask fr) {
             stop_with(w, STOP);
             goto done;
         }
-        if (expand(w, d, moves, nexts)) goto done;
+        if (expand(w, d)) goto done;
         w->nlayers = d + 2;
     }
     w->nlayers--; /* the last layer found is empty */
@@ -866,12 +1097,23 @@ static int walk(Walk *w, mask full, mask fr) {
     out = climb(w);
     if (out == 0 && w->trap_depth >= 0) {
         /* the losing move: its place in the trap position's list of moves */
+        mask *moves = w->gen[0].moves;
         long km = moves_of(w->s, w->trap_before, free_set(w->s, w->trap_before), moves, MAXK + 1);
         w->trap_move = w->trap_index < km ? moves[w->trap_index] : 0;
     }
+    goto done;
+no_memory:
+    w->no_memory = 1;
+    stop_with(w, STOP);
 done:
-    free(moves);
-    free(nexts);
+    if (w->helper_on) helper_end(&w->helper);
+    w->helper_on = 0;
+    for (int t = 0; t < 2; t++) {
+        free(w->gen[t].moves);
+        free(w->gen[t].nexts);
+        w->gen[t].moves = NULL;
+        w->gen[t].nexts = NULL;
+    }
     return out;
 }
 
@@ -915,19 +1157,25 @@ static PyObject *long_of(const uint64_t *limb, uint32_t len) {
     return out;
 }
 
-/* walk(spec, seconds, max_states) -> (complete, stopped_by, numerator, denominator, sequences,
+/* walk(spec, seconds, max_states[, threads]) -> (complete, stopped_by, numerator, denominator, sequences,
  *   seq_float, safe_sum, first_moves, safe_first, trap, states, alive, followed, cut, walk_seconds,
  *   exact_seconds): the last two the wall time of phase 1 and of phase 2 */
 static PyObject *py_walk(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *spec_obj;
     double seconds;
     unsigned long long max_states;
-    if (!PyArg_ParseTuple(args, "OdK", &spec_obj, &seconds, &max_states)) return NULL;
+    int threads = 0;
+    if (!PyArg_ParseTuple(args, "OdK|i", &spec_obj, &seconds, &max_states, &threads)) return NULL;
     Spec s;
     if (read_spec(spec_obj, &s)) return NULL;
     Walk w;
     memset(&w, 0, sizeof w);
     w.s = &s;
+    if (threads <= 0) { /* as many as the machine has cores, two at most */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores > 1 ? 2 : 1;
+    }
+    w.threads = threads;
     for (int d = 0; d < MAXDEPTH; d++) w.kseen[d] = calloc((MAXK >> 6) + 1, sizeof(uint64_t));
     w.deadline = now() + seconds;
     w.max_states = max_states;

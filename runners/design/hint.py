@@ -17,11 +17,15 @@ A *position* is a board and the moves played on it
 left), so every answer and certificate is the suite's usual one for a board,
 checked the usual way.  The search settles most positions in milliseconds;
 the time limit is shared by all the moves of a position, first a short look
-at each, then what is left for the moves still open.
+at each, then what is left for the moves still open.  The short look is a
+budget of CPU, not of wall time: on a loaded machine a quarter second of wall
+time is a few dozen milliseconds of search, and a move that ran out of it was
+searched again from the start in the second look.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,8 +43,31 @@ from sigmar.runners.checking.replay import counts_answer, run_replayed
 from sigmar.runners.render.answer_json import result_json
 
 Mark = Literal["safe", "losing", "unknown"]
-# Seconds each move gets in the first look (the moves still open then share what is left).
+# Seconds of CPU each move gets in the first look (the moves still open then share what is left).
 FIRST_LOOK = 0.25
+# Wall time over which the share of a core the looks got is measured before it is trusted over the load average.
+_SAMPLED = 0.05
+
+
+class _Share:
+    """The share of a core this thread's searches get, to turn a budget of CPU into a wall-time limit: from the
+    looks so far once they have taken ``_SAMPLED`` seconds, before that from the load average."""
+
+    def __init__(self) -> None:
+        self.cpu = self.wall = 0.0
+        try:
+            load = os.getloadavg()[0]
+        except OSError:  # no load average on this system: assume a core of its own
+            load = 0.0
+        self.guess = min(1.0, (os.cpu_count() or 1) / max(load, 1.0))
+
+    def add(self, cpu: float, wall: float) -> None:
+        self.cpu += cpu
+        self.wall += wall
+
+    def wall_for(self, cpu: float) -> float:
+        share = self.cpu / self.wall if self.wall >= _SAMPLED else self.guess
+        return cpu / min(1.0, max(share, 0.05))
 
 
 class PositionError(SigmarError, ValueError):
@@ -145,6 +172,7 @@ def _hint(
     answers: dict[int, Result] = {}
     solutions: list[tuple[Move, ...]] = []  # the solutions found from the position, each from its first move
     open_ = list(range(len(moves)))
+    share = _Share()
     for first_look in (True, False):
         still: list[int] = []
         for number, index in enumerate(open_):
@@ -158,9 +186,11 @@ def _hint(
                 still.append(index)
                 continue
             # The second look shares what is left among the moves still open.
-            limit = min(FIRST_LOOK, left) if first_look else left / (len(open_) - number)
+            limit = min(share.wall_for(FIRST_LOOK), left) if first_look else left / (len(open_) - number)
             after = Position(board, position.occupied - set(move.cells))
+            cpu, wall = time.thread_time(), time.perf_counter()
             answer = _settle(search, board, played + (move,), after, limit, store, last=not first_look)
+            share.add(time.thread_time() - cpu, time.perf_counter() - wall)
             answers[index] = answer
             mark = MoveHint(move, answer).mark
             if mark == "safe":
