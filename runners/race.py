@@ -422,6 +422,9 @@ class Race:
         if boards > 1 and self.inline is not None and len(self.names) > 1:
             import tempfile
 
+            from sigmar.encoders.processes.lifetime import guard_folder
+
+            guard_folder()  # a file in the run's folder, and the workers' forks: the run's janitor first
             fd, self._turn = tempfile.mkstemp(prefix="sigmar-warm-turn-")
             os.close(fd)
             self.start_workers()

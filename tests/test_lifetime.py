@@ -206,3 +206,68 @@ def test_a_run_that_ends_leaves_no_janitor_and_no_folder(tmp_path: Path) -> None
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "none"  # the janitor was killed and reaped
     assert not any(tmp_path.iterdir())
+
+
+LAZY_RUN = (
+    "import os, sys, time\n"
+    "from sigmar.encoders.processes.lifetime import guard_folder, run_lifetime\n"
+    "def children():\n"
+    "    return open(f'/proc/self/task/{os.getpid()}/children').read().split()\n"
+    "with run_lifetime(lazy=True) as folder:\n"
+    "    print(folder, len(children()), flush=True)\n"
+    "    if sys.argv[1] == 'fork':\n"
+    "        pid = os.fork()\n"
+    "        if pid == 0:\n"
+    "            time.sleep(60)\n"
+    "            os._exit(0)\n"
+    "        print(pid, flush=True)\n"
+    "    else:\n"
+    "        guard_folder()\n"
+    "    open(os.path.join(folder, 'proof.drup'), 'w').close()\n"
+    "    print(len(children()), flush=True)\n"
+    "    time.sleep(60)\n"
+)
+
+
+@pytest.mark.parametrize("how", ["fork", "guard"])
+def test_a_lazy_run_starts_its_janitor_before_it_forks_or_keeps_a_file(tmp_path: Path, how: str) -> None:
+    """``run_lifetime(lazy=True)`` (a solve's): no janitor while the run only computes; one before its first fork
+    (os.register_at_fork) or when it says it keeps a file (guard_folder), which then removes the folder of a
+    run killed outright."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-c", LAZY_RUN, how], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        folder, before = proc.stdout.readline().split()
+        assert before == "0"  # no janitor yet
+        after = int(proc.stdout.readline())
+        forked = int(after) if how == "fork" else None
+        if forked is not None:
+            after = int(proc.stdout.readline())
+        assert after == (2 if how == "fork" else 1)  # the janitor (and the forked child)
+        assert (Path(folder) / "proof.drup").exists()
+        proc.kill()
+        proc.wait(15)
+        if forked is not None:  # a worker of the race dies with the run (its guard); this one is told to
+            os.kill(forked, signal.SIGKILL)
+        assert wait_for(lambda: not Path(folder).exists(), 10), sorted(Path(folder).rglob("*"))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_lazy_run_that_needed_no_janitor_leaves_no_folder(tmp_path: Path) -> None:
+    code = (
+        "import os\n"
+        "from sigmar.encoders.processes.lifetime import run_lifetime\n"
+        "with run_lifetime(lazy=True) as folder:\n"
+        "    assert folder is not None and os.path.isdir(folder)\n"
+        "print(open(f'/proc/self/task/{os.getpid()}/children').read().strip() or 'none', flush=True)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, "TMPDIR": str(tmp_path)}, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "none"
+    assert not any(tmp_path.iterdir())

@@ -24,6 +24,8 @@ import threading
 import time
 from collections.abc import Iterator
 
+from sigmar.encoders.processes.lifetime import guard_folder
+
 LIMIT = 2**20  # bytes a capture file may hold
 SHOWN = 1000  # characters of it that are shown: the first half and the last half
 BOUND_EVERY = 0.1  # seconds between two looks at the file's size
@@ -31,6 +33,7 @@ BOUND_EVERY = 0.1  # seconds between two looks at the file's size
 
 def open_capture() -> int | None:
     """A new capture file (unlinked, appending, readable), or None when none can be made here."""
+    guard_folder()  # a file in the run's folder, for a process about to start: its janitor first
     try:
         handle, path = tempfile.mkstemp(prefix="sigmar-output-")
     except OSError:

@@ -14,6 +14,12 @@ solver that its guard is still killing may write one more file).  docs/runners.m
 Every ``sigmar`` command pays for this, a one-board solve too (issue 48), so it
 costs a shell's start (about 1 M instructions), not a Python's (50 M), and imports
 none of ``subprocess``, ``tempfile``, ``shutil``, ``ctypes`` or ``threading`` (about 70 M more).
+Even so the shell was 5% of a one-board solve's CPU, for a folder that a board search settles in
+this process never writes to; so ``sigmar solve`` (``run_lifetime(lazy=True)``) starts the janitor
+only when the run first needs it (:func:`guard_folder`): before it forks a process (every worker of
+the race is forked: ``os.register_at_fork``), starts a program, or keeps a file in the folder (the
+certificates' folder, a worker's output).  Until then the folder is empty: killed outright then, the
+run leaves an empty folder at most.
 """
 
 from __future__ import annotations
@@ -85,6 +91,7 @@ def _start_janitor(folder: str) -> tuple[int, int] | None:
                 (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
             ],
             setsid=True,  # no terminal's Ctrl-C reaches it
+            setsigmask=(),  # started inside a fork's hook too, where the signals are held
         )
     except (OSError, NotImplementedError):  # NotImplementedError: no setsid for posix_spawn on this system
         os.close(write_end)
@@ -94,13 +101,33 @@ def _start_janitor(folder: str) -> tuple[int, int] | None:
     return pid, write_end
 
 
+# The run's folder while its janitor is not started yet (``lazy``), and the janitor once it is: (its pid, the
+# pipe's end we write to).  One run at a time per process (the command line's).
+_waiting: str | None = None
+_janitor: tuple[int, int] | None = None
+_hooked = False
+
+
+def guard_folder() -> None:
+    """The run's janitor started now if it is not yet (a lazy run's): call before the run forks a process,
+    starts a program or keeps a file in its folder.  Anywhere else (a worker, no run), nothing."""
+    global _waiting, _janitor
+    # Taken and cleared in one step, with no call between (where a thread switch or a signal's handler could
+    # come in): whoever comes second finds None, so one janitor is ever started
+    folder, _waiting = _waiting, None
+    if folder is not None:
+        _janitor = _start_janitor(folder)
+
+
 @contextlib.contextmanager
-def run_lifetime() -> Iterator[str | None]:
+def run_lifetime(lazy: bool = False) -> Iterator[str | None]:
     """Within: SIGTERM raises :class:`Terminated`, and temporary files go in a folder removed at the end.
 
     Yields the folder, or None where no temporary folder can be made (then files go where
     they always went).  SIGTERM is only taken over in the main thread (Python's rule).
+    ``lazy``: the janitor starts when the run first needs it (:func:`guard_folder`), not now.
     """
+    global _waiting, _janitor, _hooked
     in_main = True
     try:
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
@@ -108,16 +135,21 @@ def run_lifetime() -> Iterator[str | None]:
         in_main = False
     old_env, old_tempdir = os.environ.get("TMPDIR"), _tempfile_dir()
     folder: str | None = None
-    janitor = None
     with contextlib.suppress(OSError):
         folder = _make_folder()
-        janitor = _start_janitor(folder)
+        _waiting = folder
+        if not lazy:
+            guard_folder()
+        elif not _hooked:  # every fork of this process from now on, whoever makes it (once: hooks stay)
+            os.register_at_fork(before=guard_folder)
+            _hooked = True
     if folder is not None:
         os.environ["TMPDIR"] = folder
         _set_tempfile_dir(folder)  # else tempfile reads TMPDIR when first imported
     try:
         yield folder
     finally:
+        _waiting = None
         _set_tempfile_dir(old_tempdir)
         if old_env is None:
             os.environ.pop("TMPDIR", None)
@@ -125,6 +157,7 @@ def run_lifetime() -> Iterator[str | None]:
             os.environ["TMPDIR"] = old_env
         if folder is not None:
             remove_tree(folder)
+        janitor, _janitor = _janitor, None
         if janitor is not None:
             pid, write_end = janitor
             with contextlib.suppress(OSError):

@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 from sigmar.encoders.processes import capture
 from sigmar.encoders.processes.child import Answer, ChildFailure, Options, main
 from sigmar.encoders.processes.guard import descendants, guarded, stop
+from sigmar.encoders.processes.lifetime import guard_folder
 from sigmar.models.errors import SigmarError
 
 T = TypeVar("T")
@@ -537,6 +538,7 @@ class Host:
     def __init__(self) -> None:
         call_read, call_write = os.pipe()
         answer_read, answer_write = os.pipe()
+        guard_folder()  # a program started and its folder in the run's: the run's janitor first
         self.folder = tempfile.mkdtemp(prefix="sigmar-host-")
         argv = [sys.executable, "-m", "sigmar.encoders.processes.child", str(call_read), str(answer_write)]
         try:

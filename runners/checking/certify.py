@@ -70,6 +70,9 @@ class ProofStore:
                 import tempfile
                 from pathlib import Path
 
+                from sigmar.encoders.processes.lifetime import guard_folder
+
+                guard_folder()  # certificates kept in the run's folder: its janitor first
                 self._temporary = tempfile.TemporaryDirectory(prefix="sigmar-proofs-")
                 self._path = Path(self._temporary.name)
         return self._path

@@ -50,7 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         check_settings()  # a limit variable that does not parse: one line before any work
         args.argv = argv  # the command line as given, for what records it (a bench's record)
-        with run_lifetime():
+        # A solve's race forks every process it starts, and says when it keeps a file: its janitor waits for
+        # that, and a board search settles here pays for none (encoders/processes/lifetime.py)
+        with run_lifetime(lazy=args.command == "solve"):
             code: int = args.run(args)
         sys.stdout.flush()
         return code
