@@ -278,9 +278,16 @@ class Plan(Frozen):
         hold_until: float,
         prepare_at: float | None,
     ) -> None:
-        values = (leader, partner, later, first, staggered, partner_at, release_at, hold_until, prepare_at)
-        for name, value in zip(self.__match_args__, values, strict=True):
-            object.__setattr__(self, name, value)
+        setattr_ = object.__setattr__  # one call a field, no loop: a plan is made for every board
+        setattr_(self, "leader", leader)
+        setattr_(self, "partner", partner)
+        setattr_(self, "later", later)
+        setattr_(self, "first", first)
+        setattr_(self, "staggered", staggered)
+        setattr_(self, "partner_at", partner_at)
+        setattr_(self, "release_at", release_at)
+        setattr_(self, "hold_until", hold_until)
+        setattr_(self, "prepare_at", prepare_at)
 
 
 class RaceOutcome(Record):
@@ -808,6 +815,11 @@ def _paused(workers: Iterable[Worker]) -> Iterator[None]:
             worker.resume()
 
 
+# A heat's outcome before it has one (its result is set when the heat ends): a Result cannot change, so one
+# serves every board.
+_PENDING = Result(Status.UNKNOWN, "race")
+
+
 class _Heat:
     """One board's race: search in this process (when the race has it there) leads, the workers join on the
     policy's schedule, and the first answer accepted wins.
@@ -821,7 +833,7 @@ class _Heat:
     def __init__(self, race: Race, board: Board, job: int, time_limit: float | None, start: float) -> None:
         self.race, self.board, self.job, self.time_limit, self.start = race, board, job, time_limit, start
         self.deadline = None if time_limit is None else start + time_limit + race.slack
-        self.outcome = RaceOutcome(Result(Status.UNKNOWN, "race"))
+        self.outcome = RaceOutcome(_PENDING)
         self.running: set[str] = set()  # workers on this board
         self.waiting: set[str] = set()  # workers still finishing an earlier board
         self._busy: WorkerSet[str] | None = None  # made on first use (:attr:`busy`)

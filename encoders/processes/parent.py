@@ -313,8 +313,10 @@ class Child:
 
     def collect(self) -> None:
         """Read a late answer to the call it was asked to stop, if one is waiting: the child is idle again."""
+        if self.call_id is None or self._killed:  # idle (asked of every worker at every board of a race)
+            return
         with contextlib.suppress(OSError, ValueError):
-            if self.call_id is not None and not self._killed and self.conn.poll():
+            if self.conn.poll():
                 self.answer()
 
     # -- the process

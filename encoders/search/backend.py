@@ -24,7 +24,7 @@ from sigmar.models.bits import tile_ids
 from sigmar.models.board import Board
 from sigmar.models.hexgrid import Hex
 from sigmar.models.records import Frozen
-from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
+from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status, new_move
 from sigmar.models.rules import count_problem
 
 TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
@@ -242,7 +242,7 @@ def _moves(cells: tuple[Hex, ...], removals: list[int]) -> tuple[Move, ...]:
         low = r & -r
         rest = r ^ low
         if rest and not rest & (rest - 1):
-            moves.append(Move((cells[low.bit_length() - 1], cells[rest.bit_length() - 1])))
+            moves.append(new_move((cells[low.bit_length() - 1], cells[rest.bit_length() - 1])))
         else:
-            moves.append(Move(tuple(cells[p] for p in tile_ids(r))))
+            moves.append(new_move(tuple([cells[p] for p in tile_ids(r)])))
     return tuple(moves)

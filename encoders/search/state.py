@@ -292,10 +292,17 @@ class EngineState:
         return any(not occ & m for m in self.windows[i])
 
     def free_set(self, occ: int) -> int:
+        """The free tiles of ``occ`` (:meth:`is_free` of each, without a call a tile: the search's first look)."""
         free = 0
-        for i in tile_ids(occ):
-            if self.is_free(i, occ):
-                free |= 1 << i
+        windows = self.windows
+        rest = occ
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            for m in windows[low.bit_length() - 1]:
+                if not occ & m:
+                    free |= low
+                    break
         return free
 
     def _child_free(self, occ: int, free: int, r: int) -> int:
