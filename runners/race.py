@@ -26,7 +26,6 @@ Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.check
 
 from __future__ import annotations
 
-import _signal  # getsignal without signal's enum conversion (which raises and catches for a function: ~5 us)
 import contextlib
 import os
 import sys
@@ -779,7 +778,7 @@ class _Timer:
     def __enter__(self) -> bool:
         if not self.ticking:
             return False
-        if _signal.getsignal(signal.SIGALRM) is not self._handler:  # first, or set by another since
+        if signal.getsignal(signal.SIGALRM) is not self._handler:  # first, or set by another since
             previous = signal.signal(signal.SIGALRM, self._handler)
             if not self._set:
                 self._previous, self._set = previous, True
@@ -798,7 +797,7 @@ class _Timer:
         if self._set and _on_main_thread():
             self._set = False
             signal.setitimer(signal.ITIMER_REAL, 0)
-            if _signal.getsignal(signal.SIGALRM) is self._handler:
+            if signal.getsignal(signal.SIGALRM) is self._handler:
                 signal.signal(signal.SIGALRM, self._previous)
 
 
