@@ -60,13 +60,14 @@ try:
 except ImportError:  # not built (no C compiler at install): the Python walk does it all, slower
     _playgraph = None  # type: ignore[assignment]
 
-# Positions memoised before the walk gives up: each costs about 300 bytes in Python, about 100 in the C core
-# (its tiles, its moves' ends as indexes into the next layer, its share of the largest layer's table; the
-# figures of two layers at a time: 14.5 million positions peaked at 1.4 GB with the interpreter).  Twenty
-# million keep a walk within some 2 GB; on side 6 they take some 25 s of CPU.
+# Positions memoised before the walk gives up: each costs about 300 bytes in Python, 100 to 140 in the C core
+# (its tiles, its moves' ends as 4-byte indexes into the next layer, its share of the largest layer's table;
+# the figures of two layers at a time: 14.5 million positions of 13 moves each peaked at 1.4 GB with the
+# interpreter, 30.4 million of 18 moves each at 4.1 GB).  Twenty million keep a walk within some 2 to 2.8 GB;
+# on side 6 they take some 15 to 25 s of CPU.
 MAX_STATES = 1_000_000
 MAX_STATES_COMPILED = 20_000_000
-BYTES_PER_STATE_COMPILED = 100
+BYTES_PER_STATE_COMPILED = 140
 # How many tiles of one kind a key counts (8 bits each): more than any board side up to 10 has.
 _COUNT_BITS = 8
 _ZERO = Fraction(0)

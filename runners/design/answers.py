@@ -24,8 +24,8 @@ from sigmar.runners.design.hint import hint, hint_json
 from sigmar.runners.race import Race
 from sigmar.runners.render.answer_json import result_json
 
-# A worker of the workbench may use 1 GB (jobs.Pool): its play graph stops at five million positions (some
-# 500 MB in the compiled core, playgraph.BYTES_PER_STATE_COMPILED) and samples past them, rather than being
+# A worker of the workbench may use 1 GB (jobs.Pool): its play graph stops at five million positions (at most
+# some 700 MB in the compiled core, playgraph.BYTES_PER_STATE_COMPILED) and samples past them, rather than being
 # stopped for its memory (the walk's own cap is twenty million).
 WORKBENCH_STATES = 5_000_000
 
