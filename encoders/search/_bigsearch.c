@@ -275,6 +275,20 @@ static uint64_t luby(uint64_t i) {
     return 1ULL << (k - 1);
 }
 
+/* A count, then that many tile indexes below n, into the set `into` (a window's tiles, a tile's neighbours):
+   0, or -1 when the spec ends early or names a tile that is not there. */
+static int read_tiles(const short *v, Py_ssize_t len, Py_ssize_t *p, int n, M *into) {
+    if (*p >= len) return -1;
+    int l = v[(*p)++];
+    for (int t = 0; t < l; t++) {
+        if (*p >= len) return -1;
+        int x = v[(*p)++];
+        if (x < 0 || x >= n) return -1;
+        setb(into, x);
+    }
+    return 0;
+}
+
 static int read_spec(S *s, const short *v, Py_ssize_t len) {
     Py_ssize_t p = 0;
 #define NEXT(x)                                                                                                        \
@@ -300,24 +314,9 @@ static int read_spec(S *s, const short *v, Py_ssize_t len) {
             top = s->rank[i];
             s->gold = i;
         }
-        for (int k = 0; k < nw; k++) {
-            int l;
-            NEXT(l);
-            for (int t = 0; t < l; t++) {
-                int x;
-                NEXT(x);
-                if (x < 0 || x >= n) return -1;
-                setb(&s->win[i][k], x);
-            }
-        }
-        int l;
-        NEXT(l);
-        for (int t = 0; t < l; t++) {
-            int x;
-            NEXT(x);
-            if (x < 0 || x >= n) return -1;
-            setb(&s->nbr[i], x);
-        }
+        for (int k = 0; k < nw; k++)
+            if (read_tiles(v, len, &p, n, &s->win[i][k]) < 0) return -1;
+        if (read_tiles(v, len, &p, n, &s->nbr[i]) < 0) return -1;
         if (s->rank[i] >= 0) setb(&s->metals, i);
         if (c == 's') setb(&s->salt, i);
         const char *els = "aefw";
