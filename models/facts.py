@@ -29,7 +29,8 @@ the second reading that the solvers are judged by.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from sigmar.models.bits import mask_of_ids, tile_ids, union
@@ -350,6 +351,35 @@ def cell_windows_of(dim: int, c: int, held: int) -> tuple[int, ...]:
 
 
 _CELL_WINDOWS: dict[int, list[dict[int, tuple[int, ...]]]] = {}
+
+
+def pattern_windows(
+    dim: int,
+) -> tuple[bytes, list[list[tuple[int, ...] | None]], Callable[[int, int], tuple[int, ...]]]:
+    """The search's compiled set-up's view of :func:`cell_windows` (``encoders/search/_cellmasks.c``): the side's
+    ring as native int32s (off the board: -1), per cell and pattern of ring neighbours holding a tile (bit
+    ``k``: neighbour ``k``) its minimal windows (None until asked), and the function that makes an entry (the
+    same windows as :func:`cell_windows_of`, keyed by the pattern the neighbours held make)."""
+    found = _PATTERN_WINDOWS.get(dim)
+    if found is None:
+        geometry = side(dim)
+        count = geometry.count
+        ids = [-1 if n == count else n for around in geometry.ring for n in around]
+        ring = b"".join([n.to_bytes(4, sys.byteorder, signed=True) for n in ids])
+        table: list[list[tuple[int, ...] | None]] = [[None] * 64 for _ in range(count)]
+        runs = geometry.runs
+
+        def fill(c: int, pattern: int) -> tuple[int, ...]:
+            made = table[c][pattern] = tuple([runs[c][k] for k in MINIMAL_WINDOWS[pattern]]) or (0,)
+            return made
+
+        found = _PATTERN_WINDOWS[dim] = (ring, table, fill)
+    return found
+
+
+_PATTERN_WINDOWS: dict[
+    int, tuple[bytes, list[list[tuple[int, ...] | None]], Callable[[int, int], tuple[int, ...]]]
+] = {}
 
 
 def _minimal_windows() -> tuple[tuple[int, ...], ...]:

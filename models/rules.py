@@ -12,6 +12,7 @@ a mistake from what it judges.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from functools import cache, cached_property
 from itertools import combinations, product
@@ -23,6 +24,10 @@ from sigmar.models.records import Frozen
 from sigmar.models.result import Move
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of, pairs_with
 from sigmar.models.word_enums import Words, word_enum
+
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
+if TYPE_CHECKING:
+    from typing import Any
 
 # The symbols of a quintessence move, sorted: air, earth, fire, water and quintessence.
 QUINTESSENCE_MOVE = sorted([*ELEMENTS, QUINTESSENCE])
@@ -223,6 +228,43 @@ def first_bad_move(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | 
     """None when ``moves`` are all legal and clear the board, else the number (from 1) of the first illegal
     move, 0 when tiles are left, -1 when a tile is off its board's side (only :class:`Position` reads that).
 
+    Compiled where the extension was built (``models/_replay.c``: the same reading as :func:`_bad_move_read`,
+    some ten times faster; issue 48, a board costs what its solving costs), else, or for what it does not
+    read (a cell that is no plain key, an odd symbol), :func:`_bad_move_read`.
+    """
+    compiled = _compiled or _compiled_replay()
+    if compiled:
+        index, ring = _replay_ring(board.dim)
+        found: int | None = compiled(index, ring, board.tiles, moves)
+        if found != -2:
+            return found
+    return _bad_move_read(board, moves)
+
+
+_compiled: Any = None  # models/_replay.c's first_bad_move once loaded; False where it was not built
+_read_before = 0  # replays read in Python before it was loaded
+
+
+def _compiled_replay(at_once: bool = False) -> Any:
+    """The compiled replay, loaded at a process's second replay (``at_once``: now): loading it (some 0.1 ms)
+    costs a one-board solve more than the Python reading of its one solution.  None until then, and where
+    the extension was not built (setup.py: it is optional)."""
+    global _compiled, _read_before
+    if _compiled is None:
+        _read_before += 1
+        if _read_before < 2 and not at_once:
+            return None
+        try:
+            from sigmar.models._replay import first_bad_move as loaded
+        except ImportError:
+            loaded = False  # type: ignore[assignment]
+        _compiled = loaded
+    return _compiled or None
+
+
+def _bad_move_read(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | None:
+    """:func:`first_bad_move` in Python: the reference the compiled replay is held to (tests/test_properties.py).
+
     The rules of :meth:`Position.why_illegal`, over a bit mask of the occupied cells, one bit per cell of
     the board's side, with windows of its own (:func:`_replay_windows`, made from ``ring_neighbours`` as
     :class:`Position` reads them).  As fast as the search's own reading of a state, and apart from it:
@@ -314,6 +356,15 @@ def _replay_windows(dim: int) -> tuple[dict[Hex, int], tuple[tuple[int, ...], ..
         b0, b1, b2, b3, b4, b5 = [1 << index[n] if n in index else 0 for n in ring_neighbours(cell)]
         windows.append((b0 | b1 | b2, b1 | b2 | b3, b2 | b3 | b4, b3 | b4 | b5, b4 | b5 | b0, b5 | b0 | b1))
     return index, tuple(windows)
+
+
+@cache
+def _replay_ring(dim: int) -> tuple[dict[Hex, int], bytes]:
+    """The compiled replay's geometry of side ``dim``: each cell's index (reading order, as
+    :func:`_replay_windows`) and per cell its six ring neighbours' indexes (-1: off the board), as int32s."""
+    index = _replay_windows(dim)[0]
+    ids = [index.get(n, -1) for cell in cells_of_side(dim) for n in ring_neighbours(cell)]
+    return index, b"".join([c.to_bytes(4, sys.byteorder, signed=True) for c in ids])
 
 
 @cache

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -154,6 +155,79 @@ def boards_with_quintessence(draw: st.DrawFn) -> Board:
     symbols = pool[: draw(st.integers(1, min(len(spots), len(pool))))]
     tiles = sorted((Tile(c, s) for c, s in zip(spots, symbols, strict=False)), key=lambda t: (t.cell[1], t.cell[0]))
     return Board(dim, tuple(tiles), "hypothesis")
+
+
+def _odd(move: Move, rng: random.Random) -> Move:
+    """A move the compiled replay does not read itself (it hands it to the Python reading): cells in a list, or an
+    unhashable cell; or one it reads: a cell of bools, a cell repeated, three cells."""
+    cells_ = list(move.cells)
+    choice = rng.randrange(5)
+    if choice == 0:
+        return Move(cells_)  # type: ignore[arg-type]
+    if choice == 1 and cells_:
+        cells_[rng.randrange(len(cells_))] = [0, 0]  # type: ignore[call-overload]
+    elif choice == 2 and cells_:
+        cells_[0] = (bool(cells_[0][0] % 2), bool(cells_[0][1] % 2))
+    elif choice == 3 and cells_:
+        cells_.append(cells_[0])
+    else:
+        cells_ = cells_[:3]
+    return Move(tuple(cells_))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(boards(), boards_with_quintessence()), st.randoms(use_true_random=False))
+def test_the_compiled_replay_agrees_with_the_python_reading(board: Board, rng: random.Random) -> None:
+    """``models/_replay.c`` must find the first bad move exactly where ``rules._bad_move_read`` finds it, on legal and
+    illegal sequences alike, and on odd moves either say the same or hand them to the Python reading (which then
+    raises, or answers, as it always did): a wrong None would let a bad solution through."""
+    if rules._compiled_replay(at_once=True) is None:
+        pytest.skip("the compiled replay was not built here (no C compiler or Python headers): nothing to compare")
+    moves = played_or_made_up(board, rng)
+    odd = bool(moves) and rng.random() < 0.3
+    if odd:
+        k = rng.randrange(len(moves))
+        moves[k] = _odd(moves[k], rng)
+    index, ring = rules._replay_ring(board.dim)
+    try:
+        expected: object = rules._bad_move_read(board, moves)
+    except TypeError:
+        expected = TypeError
+    compiled = rules._compiled(index, ring, board.tiles, moves)
+    assert compiled == expected or (odd and compiled == -2)  # -2: handed to the Python reading
+    if compiled != -2:
+        assert rules.first_bad_move(board, moves) == expected
+    assert rules._compiled(index, ring, board.tiles, iter(moves)) == -2  # an iterator is left to Python, not used up
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 99), st.randoms(use_true_random=False))
+def test_the_compiled_replay_agrees_on_side_6_solutions_and_their_mutants(k: int, rng: random.Random) -> None:
+    """On full side-6 boards (hexmatch-easy-100), the search's solution and that solution broken (two moves
+    swapped, one dropped, one cell moved): the compiled replay and the Python reading find the same first bad move."""
+    if rules._compiled_replay(at_once=True) is None:
+        pytest.skip("the compiled replay was not built here (no C compiler or Python headers): nothing to compare")
+    from sigmar.encoders.search.backend import SearchBackend
+    from sigmar.models.boardfile import read_boards
+    from tests.conftest import INSTANCES
+
+    board = read_boards(INSTANCES / "hexmatch-easy-100.txt")[k]
+    moves = list(SearchBackend().solve(board).moves)
+    assume(len(moves) > 2)
+    i, j = sorted(rng.sample(range(len(moves)), 2))
+    broken = rng.randrange(4)
+    if broken == 1:
+        moves[i], moves[j] = moves[j], moves[i]
+    elif broken == 2:
+        del moves[i]
+    elif broken == 3:
+        cells_ = list(moves[i].cells)
+        cells_[0] = rng.choice(cells(board.dim))
+        moves[i] = Move(tuple(cells_))
+    index, ring = rules._replay_ring(board.dim)
+    expected = rules._bad_move_read(board, moves)
+    assert rules._compiled(index, ring, board.tiles, moves) == expected
+    assert broken or expected is None
 
 
 @settings(max_examples=400, deadline=None)

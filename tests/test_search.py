@@ -421,6 +421,7 @@ def test_a_wrong_table_of_the_sides_geometry_is_caught_by_the_replay(monkeypatch
     for module in (hexgrid, state, facts):
         monkeypatch.setattr(module, "side", wrong)
     monkeypatch.setattr(facts, "_CELL_WINDOWS", {})
+    monkeypatch.setattr(facts, "_PATTERN_WINDOWS", {})  # the compiled set-up's windows too
     facts.layout_of.cache_clear()
     try:
         caught = 0
@@ -439,6 +440,55 @@ def test_a_wrong_table_of_the_sides_geometry_is_caught_by_the_replay(monkeypatch
         assert caught >= 2  # the wrong tables do make the search break the rules on these boards
     finally:
         facts.layout_of.cache_clear()
+
+
+SET_UP = ("positions", "sym", "mask", "full", "metal_tiles", "windows", "key_nbrs", "key_bias", "partners", "lower")
+
+
+def _set_up_both_ways(board: Board) -> tuple[Engine, Engine]:
+    compiled = Engine(board, by_cell=True)
+    read = Engine.__new__(Engine)
+    read.board = board
+    read._cell_masks_read(board)
+    return compiled, read
+
+
+@given(st.integers(0, 2**32), st.integers(1, 9), st.integers(0, 120), st.sampled_from(["", "x", "xx", "z", "ab"]))
+def test_the_compiled_set_up_makes_the_tables_the_python_set_up_makes(
+    seed: int, dim: int, tiles: int, odd: str
+) -> None:
+    """``_cellmasks.c`` makes every table of a board (``SET_UP``) as ``_cell_masks_read`` does: boards of sides 1-9,
+    with quintessence (x), a symbol that is no tile's (z), or one that is no one-character string (left to Python)."""
+    from sigmar.encoders.search import state
+
+    if state.compiled_masks(at_once=True) is None:
+        pytest.skip("the compiled set-up was not built here (no C compiler or Python headers): nothing to compare")
+    rng = random.Random(seed)
+    board = random_board(rng, dim, tiles, metals=rng.randint(0, 9))
+    if odd and board.tiles:
+        kept = list(board.tiles)
+        for symbol in odd if odd != "ab" else [odd]:
+            k = rng.randrange(len(kept))
+            kept[k] = Tile(kept[k].cell, symbol)
+        board = Board(board.dim, tuple(kept), board.name)
+    compiled, read = _set_up_both_ways(board)
+    for name in SET_UP:
+        assert getattr(compiled, name) == getattr(read, name), name
+    assert list(compiled.mask) == list(read.mask)  # the symbols in the same order
+    assert compiled.gold_tile == read.gold_tile and compiled.gold_bit == read.gold_bit
+    assert compiled.current_of == read.current_of
+
+
+def test_the_compiled_set_up_agrees_on_the_public_boards_and_leaves_a_tile_off_its_side_to_python() -> None:
+    from sigmar.encoders.search import state
+
+    if state.compiled_masks(at_once=True) is None:
+        pytest.skip("the compiled set-up was not built here (no C compiler or Python headers): nothing to compare")
+    for board in read_boards(ROOT / "instances" / "hexmatch-hard-100.txt")[:40]:
+        compiled, read = _set_up_both_ways(board)
+        assert all(getattr(compiled, name) == getattr(read, name) for name in SET_UP)
+    off = Board(2, (Tile((0, 0), "a"), Tile((5, 0), "a")), "off")  # a tile off its side: numbered by tile
+    assert not Engine(off, by_cell=True).by_cell
 
 
 def _first_illegal(board: Board, moves: tuple[Move, ...]) -> int | None:

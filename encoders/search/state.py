@@ -8,9 +8,13 @@ from collections.abc import Sequence
 from sigmar.models.bits import mask_of_ids, tile_ids
 from sigmar.models.board import Board
 from sigmar.models.cached import cached
-from sigmar.models.facts import cell_windows, cell_windows_of, facts_of, symbol_partners
+from sigmar.models.facts import cell_windows, cell_windows_of, facts_of, pattern_windows, symbol_partners
 from sigmar.models.hexgrid import Hex, distance, side
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
+
+TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
+if TYPE_CHECKING:
+    from typing import Any
 
 ELEMENT_ORDER = sorted(ELEMENTS)
 ORDERS = ("none", "centre", "metal", "neighbours", "freed", "mixed", "random", "restarts")
@@ -31,6 +35,27 @@ def draw16(rng: Random) -> int:
 
 # Dead states kept before the tables are emptied (about 100 bytes each: some 400 MB).
 MAX_DEAD = 4_000_000
+
+
+_compiled: Any = None  # _cellmasks.c's masks once loaded; False where it was not built
+_made_before = 0  # boards set up in Python before it was loaded
+
+
+def compiled_masks(at_once: bool = False) -> Any:
+    """The compiled set-up, loaded at a process's second board (``at_once``: now): loading it (some 0.1 ms)
+    costs a one-board solve more than its one board's set-up in Python.  None until then, and where the
+    extension was not built (setup.py: it is optional)."""
+    global _compiled, _made_before
+    if _compiled is None:
+        _made_before += 1
+        if _made_before < 2 and not at_once:
+            return None
+        try:
+            from sigmar.encoders.search._cellmasks import masks as loaded
+        except ImportError:
+            loaded = False  # type: ignore[assignment]
+        _compiled = loaded
+    return _compiled or None
 
 
 class _CurrentMetal(dict[int, int]):
@@ -112,8 +137,27 @@ class EngineState:
         """The same masks, bit ``c`` for the tile on cell ``c``: the neighbours are the side's, and the windows
         the side's for the neighbours that hold a tile (``facts.cell_windows``).  KeyError: a tile off the side.
 
-        Made for every board of a batch (issue 48: a board should cost what its search costs), so in as few
-        passes over the tiles as the masks allow, with the side's tables read into locals."""
+        Made for every board of a batch (issue 48: a board should cost what its search costs): by the compiled
+        set-up where it was built (``_cellmasks.c``, some 50 us less a side-6 board), else in Python."""
+        compiled = _compiled or compiled_masks()
+        if compiled:
+            geometry = side(board.dim)
+            ring, table, fill = pattern_windows(board.dim)
+            made = compiled(geometry.index, board.tiles, ring, table, fill, NEIGHBOUR_BIAS)
+            if made is not None:  # else a board it does not read (a tile off its side): read here
+                (self.positions, self.sym, self.mask, self.full, self.metal_tiles, self.windows) = made[:6]
+                (self.key_nbrs, self.key_bias, self.partners, self.lower) = made[6:]
+                self.n = len(board.tiles)
+                self.by_cell = True
+                self.nbr = geometry.neighbours
+                self.gold_tile = self.metal_tiles[-1] if self.metal_tiles else -1
+                self._symbol_masks()
+                return
+        self._cell_masks_read(board)
+
+    def _cell_masks_read(self, board: Board) -> None:
+        """:meth:`_cell_masks` in Python, in as few passes over the tiles as the masks allow, with the side's
+        tables read into locals: the reference the compiled set-up is held to (tests/test_search.py)."""
         dim = board.dim
         geometry = side(dim)
         index = geometry.index
