@@ -19,8 +19,9 @@
  * into the next layer.  Phase 2 climbs back from the deepest layer: which positions are alive (can be
  * cleared), their clearing sequences and safe moves, and random play's chance exactly as an integer Q over a
  * known denominator (see climb()), keeping two layers' figures at a time.  Where the machine has two cores, a
- * second thread takes half of each large layer's work in both phases (the lookups stay on one thread, in
- * order, so the graph and every figure are the one thread's).
+ * second thread finds the positions after a large layer's moves ahead of their lookups (expand_two()), and takes
+ * half of each large layer of the climb (the lookups stay on one thread, in order, so the graph and every
+ * figure are the one thread's).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -43,6 +44,7 @@ typedef unsigned __int128 u128;
 #define SAME (INT32_MIN + 1)
 #define MAXK 65535
 #define MAXDEPTH 64
+#define NBUF 4 /* the runs of a layer found ahead of their lookup, with two threads (expand_two()) */
 /* A slot of a layer's table is 128 bits: the key (the core's tiles, then the count of loose tiles of each kind)
  * in the low KEY_BITS, the position's index in its layer above; an all-zero slot is empty (no key is 0). */
 #define KEY_BITS 98
@@ -208,13 +210,19 @@ INLINE int counts_dead(const Spec *s, mask occ) {
     return pc(occ & s->qs) != pc(occ & s->nongold);
 }
 
-/* Every legal move of occ as a removal mask, in certificates.legal_moves' order; -1 past `room`. */
-INLINE long moves_of(const Spec *s, mask occ, mask fr, mask *out, long room) {
+/* The kinds of tiles a move takes (its *type*): a pair of element e (e), salt and element e (4 + e), two salts,
+ * vitae and mors, a metal and quicksilver, gold, quintessence with the four elements.  The tile counts after a
+ * move depend on its type alone. */
+enum { T_SALT_PAIR = 8, T_LIFE, T_METAL, T_GOLD, T_QUINT, NTYPES };
+
+/* Every legal move of occ as a removal mask, in certificates.legal_moves' order, and its type; -1 past `room`. */
+INLINE long moves_of(const Spec *s, mask occ, mask fr, mask *out, uint8_t *type, long room) {
     long c = 0;
     int salts[MAXT], ns = 0;
-#define PUT(m)                     \
+#define PUT(m, t)                  \
     do {                           \
         if (c >= room) return -1; \
+        type[c] = (t);             \
         out[c++] = (m);            \
     } while (0)
     for (mask x = fr & s->salt; x; x &= x - 1) salts[ns++] = low_index(x);
@@ -222,25 +230,25 @@ INLINE long moves_of(const Spec *s, mask occ, mask fr, mask *out, long room) {
         int t[MAXT], nt = 0;
         for (mask x = fr & s->el[e]; x; x &= x - 1) t[nt++] = low_index(x);
         for (int a = 0; a < nt; a++)
-            for (int b = a + 1; b < nt; b++) PUT((mask)1 << t[a] | (mask)1 << t[b]);
+            for (int b = a + 1; b < nt; b++) PUT((mask)1 << t[a] | (mask)1 << t[b], e);
         for (int k = 0; k < ns; k++)
-            for (int a = 0; a < nt; a++) PUT((mask)1 << salts[k] | (mask)1 << t[a]);
+            for (int a = 0; a < nt; a++) PUT((mask)1 << salts[k] | (mask)1 << t[a], 4 + e);
     }
     for (int a = 0; a < ns; a++)
-        for (int b = a + 1; b < ns; b++) PUT((mask)1 << salts[a] | (mask)1 << salts[b]);
+        for (int b = a + 1; b < ns; b++) PUT((mask)1 << salts[a] | (mask)1 << salts[b], T_SALT_PAIR);
     {
         int v[MAXT], nv = 0, m[MAXT], nm = 0;
         for (mask x = fr & s->vitae; x; x &= x - 1) v[nv++] = low_index(x);
         for (mask x = fr & s->mors; x; x &= x - 1) m[nm++] = low_index(x);
         for (int a = 0; a < nv; a++)
-            for (int b = 0; b < nm; b++) PUT((mask)1 << v[a] | (mask)1 << m[b]);
+            for (int b = 0; b < nm; b++) PUT((mask)1 << v[a] | (mask)1 << m[b], T_LIFE);
     }
     mask cur = current_metal(s, occ);
     if (cur && (fr & cur)) {
         if (cur == s->gold_bit)
-            PUT(cur);
+            PUT(cur, T_GOLD);
         else
-            for (mask x = fr & s->qs; x; x &= x - 1) PUT(cur | (x & -x));
+            for (mask x = fr & s->qs; x; x &= x - 1) PUT(cur | (x & -x), T_METAL);
     }
     if (fr & s->qx) {
         /* quintessence with one free tile of each element, in the order of product() over the masks */
@@ -255,7 +263,7 @@ INLINE long moves_of(const Spec *s, mask occ, mask fr, mask *out, long room) {
         for (;;) {
             mask m = 0;
             for (int g = 0; g < 5; g++) m |= (mask)1 << ids[g][pick[g]];
-            PUT(m);
+            PUT(m, T_QUINT);
             int g = 4;
             while (g >= 0 && ++pick[g] == sizes[g]) pick[g--] = 0;
             if (g < 0) break;
@@ -300,13 +308,26 @@ typedef struct {
     uint64_t edge_base, nedges; /* where its positions' moves' ends start in Walk.fwd, and how many */
 } Layer;
 
+/* Moves alike (the same core tiles taken, the same kinds of loose ones) found earlier in this position: a small
+ * table by hash, its entries this position's while their stamp is. */
+#define SEEN_SLOTS 128
+typedef struct {
+    mask core;
+    uint64_t units;
+    uint32_t stamp;
+    int32_t at;
+} Seen;
+
 /* The positions after the moves of a run of a layer's positions, keyed (their slots fetched later), for one
  * thread: from position `from` until `to` or until `room` entries are filled (then `stop` says where). */
 typedef struct {
     const Spec *s;
     Layer *cur;
-    mask *moves; /* MAXK + 1 */
-    Next *nexts; /* room + MAXK + 1 */
+    mask *moves;    /* MAXK + 1 */
+    uint8_t *types; /* MAXK + 1: each move's type */
+    Next *nexts;    /* room + MAXK + 1 */
+    Seen *seen;     /* SEEN_SLOTS */
+    uint32_t stamp; /* the position's, in seen */
     long room, nb;
     uint64_t from, to, stop, followed, cut;
     int too_many;
@@ -322,12 +343,25 @@ typedef struct {
     void *arg;
 } Helper;
 
+/* A large layer expanded by two threads: the layer is cut into runs of ROUND positions, run c found (generate())
+ * into buffer c % NBUF by whichever thread is free, and this thread looks the runs up in order, each as soon as
+ * it is found, while the other finds the next ones (so the lookups, which only this thread does, overlap the
+ * finding instead of following it).  A buffer is taken for run c + NBUF once run c is looked up. */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t changed;
+    Gen *bufs;
+    int state[NBUF]; /* 0 free, 1 being found, 2 found */
+    uint64_t n, next; /* the layer's positions; the first of the next run to find */
+    int done;
+} Pipe;
+
 typedef struct {
     const Spec *s;
     Layer layers[MAXDEPTH];
     int nlayers;
-    Slot *table; /* the next layer's, while it is found */
-    uint64_t cap, used, layer_used;
+    Slot *table; /* the next layer's, while it is found (its memory kept from layer to layer: table_room slots) */
+    uint64_t cap, used, layer_used, table_room;
     int32_t *fwd; /* per move of every position, layer after layer: the index of its end in the next layer */
     uint64_t nfwd, fwd_cap;
     /* what the climb found: the alive positions, the start's figures, random play's chance as num / den */
@@ -346,7 +380,9 @@ typedef struct {
     /* the threads: a second one where the machine has two cores, and each one's positions after moves */
     Helper helper;
     int helper_on, threads;
-    Gen gen[2];
+    Gen gen[1 + NBUF]; /* one thread's, then the two threads' buffers (bufs) */
+    Gen *bufs;
+    Pipe pipe;
     int trap_depth;
     mask trap_before, trap_move;
     int trap_index; /* the losing move's place in moves_of's list */
@@ -358,7 +394,7 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static inline uint64_t hash_key(u128 key) {
+INLINE uint64_t hash_key(u128 key) {
     uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull ^ ((uint64_t)(key >> 64) + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull;
     h ^= h >> 31;
     h *= 0x94D049BB133111EBull;
@@ -423,7 +459,7 @@ static int grow_table(Walk *w) {
     Slot *table = new_table(old_cap * 2);
     if (!table) return -1;
     w->table = table;
-    w->cap = old_cap * 2;
+    w->cap = w->table_room = old_cap * 2;
     for (uint64_t i = 0; i < old_cap; i++)
         if (old[i]) *find_hashed(table, w->cap, old[i] & KEY_MASK, hash_key(old[i] & KEY_MASK)) = old[i];
     free(old);
@@ -459,16 +495,45 @@ static int32_t stop_with(Walk *w, int32_t why) {
 #define ROUND 256
 #define TBATCH 8192
 
+/* What taking the core tiles `taken` of a position leaves (the same whatever loose tiles the move takes with them:
+ * a loose tile lies in no window of a blocked tile, nor is waited on). */
+typedef struct {
+    mask fr;          /* the free set after (the move's loose tiles still in it) */
+    mask core;        /* the core after */
+    uint64_t released; /* the counts of the core tiles that become loose */
+} Taking;
+
+INLINE void taking(const Spec *s, mask occ, mask fr, mask blocked, mask waited, mask core, mask taken, Taking *out) {
+    mask fr_after = child_free(s, occ, fr, taken), freed = fr_after & ~fr, left = occ & ~taken;
+    /* The core after the move: the blocked tiles less those it frees, what they wait on (a tile waited on by a
+     * freed tile stays so while another blocked tile waits on it), the metals; the tiles that leave the core
+     * become loose. */
+    mask blocked_after = blocked & ~freed, waited_after = waited;
+    if (freed) {
+        mask touched = 0;
+        for (mask x = freed; x; x &= x - 1) touched |= s->waits_on[low_index(x)];
+        touched &= waited & left & ~blocked_after & ~s->metals; /* (the others stay core or go) */
+        waited_after &= ~touched;
+        for (; touched; touched &= touched - 1)
+            waited_after |= (mask)((s->waiters[low_index(touched)] & blocked_after) != 0) << low_index(touched);
+    }
+    out->fr = fr_after;
+    out->core = left & (blocked_after | waited_after | s->metals);
+    out->released = units_of(s, core & ~taken & ~out->core);
+}
+
 HOT static void generate(Gen *g) {
     const Spec *s = g->s;
     Layer *cur = g->cur;
     mask *moves = g->moves;
+    uint8_t *types = g->types;
     Next *nexts = g->nexts;
+    Seen *seen = g->seen;
     long nb = 0;
     uint64_t i = g->from;
-for (; i < g->to && nb < g->room; i++) {
+    for (; i < g->to && nb < g->room; i++) {
         mask occ = cur->occ[i], fr = cur->fr[i];
-        long km = moves_of(s, occ, fr, moves, MAXK + 1);
+        long km = moves_of(s, occ, fr, moves, types, MAXK + 1);
         if (km < 0 || km > MAXK) {
             g->too_many = 1;
             break;
@@ -480,14 +545,14 @@ for (; i < g->to && nb < g->room; i++) {
         mask blocked = occ & ~fr, waited = waited_on(s, blocked);
         mask core = occ & (blocked | waited | s->metals), loose = occ & ~core;
         uint64_t counts = counts_of(s, loose);
+        int8_t dead[NTYPES];
+        memset(dead, -1, sizeof dead);
+        uint32_t stamp = ++g->stamp;
+        int nseen = 0;
         /* Taking a loose tile frees nothing and leaves the core as it is, so the position after a move is
          * fixed by the core tiles it takes and the kinds of the loose ones: moves alike in both lead to the
          * same key (a pair of loose fire tiles out of five: ten moves; salt with one of them: five), which
          * is found once. */
-        mask seen_core[64];
-        uint64_t seen_units[64];
-        long seen_at[64];
-        int nseen = 0;
         for (long j = 0; j < km; j++) {
             Next *next = &nexts[nb++];
             mask move = moves[j], taken = move & core;
@@ -498,21 +563,24 @@ for (; i < g->to && nb < g->room; i++) {
             }
             uint64_t units = units_of(s, move & loose);
             if (units) { /* (a move of core tiles alone is the only one taking them) */
-                int q = 0;
-                while (q < nseen && (seen_core[q] != taken || seen_units[q] != units)) q++;
-                if (q < nseen) {
+                uint64_t h = (taken * 0x9E3779B97F4A7C15ull ^ units * 0xC2B2AE3D27D4EB4Full) >> 57;
+                Seen *e = &seen[h];
+                while (e->stamp == stamp && (e->core != taken || e->units != units))
+                    e = &seen[(e - seen + 1) & (SEEN_SLOTS - 1)];
+                if (e->stamp == stamp) {
                     next->known = SAME;
-                    next->same = (int32_t)seen_at[q];
-                    if (nexts[seen_at[q]].known == DEAD) g->cut++;
+                    next->same = e->at;
+                    if (nexts[e->at].known == DEAD) g->cut++;
                     continue;
                 }
-                if (nseen < 64) {
-                    seen_core[nseen] = taken;
-                    seen_units[nseen] = units;
-                    seen_at[nseen++] = nb - 1;
+                if (nseen < SEEN_SLOTS / 2) { /* (half full at most: a free slot ends every look) */
+                    *e = (Seen){taken, units, stamp, (int32_t)(nb - 1)};
+                    nseen++;
                 }
             }
-            if (counts_dead(s, next->occ)) {
+            int t = types[j];
+            if (dead[t] < 0) dead[t] = (int8_t)counts_dead(s, next->occ);
+            if (dead[t]) {
                 next->known = DEAD;
                 g->cut++;
                 continue;
@@ -524,30 +592,16 @@ for (; i < g->to && nb < g->room; i++) {
                 next->hash = hash_key(next->key);
                 continue;
             }
-            next->fr = child_free(s, occ, fr, taken) & ~move;
-            /* The core after the move: the blocked tiles less those it frees, what they wait on (a tile waited
-             * on by a freed tile stays so while another blocked tile waits on it), the metals; the tiles
-             * that leave the core become loose. */
-            mask freed = next->fr & ~fr, blocked_after = blocked & ~freed, waited_after = waited;
-            if (freed) {
-                mask touched = 0;
-                for (mask x = freed; x; x &= x - 1) touched |= s->waits_on[low_index(x)];
-                touched &= waited & next->occ & ~blocked_after & ~s->metals; /* (the others stay core or go) */
-                waited_after &= ~touched;
-                for (; touched; touched &= touched - 1)
-                    waited_after |= (mask)((s->waiters[low_index(touched)] & blocked_after) != 0) << low_index(touched);
-            }
-            mask core_after = next->occ & (blocked_after | waited_after | s->metals);
-            uint64_t counts_after = counts - units + units_of(s, core & ~move & ~core_after);
-            next->key = key_of(s, core_after, counts_after);
+            Taking by;
+            taking(s, occ, fr, blocked, waited, core, taken, &by);
+            next->fr = by.fr & ~move;
+            next->key = key_of(s, by.core, counts - units + by.released);
             next->hash = hash_key(next->key);
         }
     }
     g->stop = i;
     g->nb = nb;
 }
-
-static void generate_job(void *g) { generate((Gen *)g); }
 
 /* Look the positions a Gen found up in the next layer's table, in order: each one's index, a new one's added
  * (0, or STOP when a limit or a memory failure ended the walk). */
@@ -640,17 +694,117 @@ static void helper_end(Helper *h) {
     pthread_mutex_destroy(&h->mu);
 }
 
-static void both(Helper *h, void (*fn)(void *), void *here, void *there) {
+/* Start fn(arg) on the helper; helper_wait() returns when it is done. */
+static void helper_post(Helper *h, void (*fn)(void *), void *arg) {
     pthread_mutex_lock(&h->mu);
     h->fn = fn;
-    h->arg = there;
+    h->arg = arg;
     h->state = 1;
     pthread_cond_signal(&h->go);
     pthread_mutex_unlock(&h->mu);
-    fn(here);
+}
+
+static void helper_wait(Helper *h) {
     pthread_mutex_lock(&h->mu);
     while (h->state == 1) pthread_cond_wait(&h->done, &h->mu);
     pthread_mutex_unlock(&h->mu);
+}
+
+static void both(Helper *h, void (*fn)(void *), void *here, void *there) {
+    helper_post(h, fn, there);
+    fn(here);
+    helper_wait(h);
+}
+
+/* The next run to find, claimed into its buffer (the lock held), or -1 when there is none or its buffer is busy. */
+static int pipe_claim(Pipe *p) {
+    if (p->done || p->next >= p->n) return -1;
+    int b = (int)(p->next / ROUND % NBUF);
+    if (p->state[b]) return -1;
+    Gen *g = &p->bufs[b];
+    g->from = p->next;
+    g->to = p->next + ROUND < p->n ? p->next + ROUND : p->n;
+    g->room = TBATCH;
+    p->next = g->to;
+    p->state[b] = 1;
+    return b;
+}
+
+/* Find runs until the layer is done (the helper's job; this thread does the same between its lookups). */
+static void pipe_find(void *arg) {
+    Pipe *p = arg;
+    pthread_mutex_lock(&p->mu);
+    while (!p->done) {
+        int b = pipe_claim(p);
+        if (b < 0) {
+            if (p->next >= p->n) break;
+            pthread_cond_wait(&p->changed, &p->mu);
+            continue;
+        }
+        pthread_mutex_unlock(&p->mu);
+        generate(&p->bufs[b]);
+        pthread_mutex_lock(&p->mu);
+        p->state[b] = 2;
+        pthread_cond_broadcast(&p->changed);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Layer d expanded by both threads (expand()'s other half): 0, or STOP. */
+static int expand_two(Walk *w, Layer *cur) {
+    Pipe *p = &w->pipe;
+    p->bufs = w->bufs;
+    p->n = cur->n;
+    p->next = 0;
+    p->done = 0;
+    for (int b = 0; b < NBUF; b++) {
+        p->state[b] = 0;
+        p->bufs[b].cur = cur;
+    }
+    helper_post(&w->helper, pipe_find, p);
+    int out = 0;
+    uint64_t runs = (cur->n + ROUND - 1) / ROUND;
+    for (uint64_t c = 0; c < runs && !out; c++) {
+        int b = (int)(c % NBUF);
+        Gen *g = &p->bufs[b];
+        if (now() > w->deadline) {
+            out = stop_with(w, STOP);
+            break;
+        }
+        pthread_mutex_lock(&p->mu);
+        while (p->state[b] != 2) {
+            int mine = pipe_claim(p);
+            if (mine < 0) {
+                pthread_cond_wait(&p->changed, &p->mu);
+                continue;
+            }
+            pthread_mutex_unlock(&p->mu);
+            generate(&p->bufs[mine]);
+            pthread_mutex_lock(&p->mu);
+            p->state[mine] = 2;
+            pthread_cond_broadcast(&p->changed);
+        }
+        pthread_mutex_unlock(&p->mu);
+        out = insert_found(w, g);
+        while (!out && g->stop < g->to) { /* its entries ran out before its run did: the rest of the run here */
+            g->from = g->stop;
+            generate(g);
+            out = insert_found(w, g);
+        }
+        pthread_mutex_lock(&p->mu);
+        p->state[b] = 0;
+        pthread_cond_broadcast(&p->changed);
+        pthread_mutex_unlock(&p->mu);
+    }
+    pthread_mutex_lock(&p->mu);
+    p->done = 1;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->mu);
+    helper_wait(&w->helper);
+    if (out) { /* what was found and not looked up is dropped, its counts with it */
+        for (int b = 0; b < NBUF; b++) p->bufs[b].followed = p->bufs[b].cut = 0;
+    }
+    return out;
 }
 
 /* Expand layer d into layer d + 1 (0, or STOP when a limit or a memory failure ended the walk).  With two
@@ -658,38 +812,33 @@ static void both(Helper *h, void (*fn)(void *), void *here, void *there) {
  * them all up in order (so the layer's order, and every figure, is the one thread's). */
 static int expand(Walk *w, int d) {
     Layer *cur = &w->layers[d], *nxt = &w->layers[d + 1];
-    Gen *a = &w->gen[0], *b = &w->gen[1];
+    Gen *a = &w->gen[0];
     memset(nxt, 0, sizeof *nxt);
     w->cap = 4096;
     while (w->cap < 4 * cur->n) w->cap *= 2;
-    w->table = new_table(w->cap);
+    if (w->table && w->table_room >= w->cap && w->table_room <= 2 * w->cap) {
+        /* the last layer's memory, already the process's (no page faults); not kept past twice the need, so
+         * the walk's peak stays the positions' */
+        memset(w->table, 0, sizeof(Slot) * w->cap);
+    } else {
+        free(w->table);
+        w->table = new_table(w->cap);
+        w->table_room = w->cap;
+    }
     w->layer_used = 0;
     if (!w->table) {
         w->no_memory = 1;
         return stop_with(w, STOP);
     }
     cur->edge_base = w->nfwd;
-    a->cur = b->cur = cur;
+    a->cur = cur;
     if (!w->helper_on && w->threads > 1 && cur->n >= 2 * ROUND) /* started for the first large layer */
         w->helper_on = helper_start(&w->helper) == 0;
-    for (uint64_t i0 = 0; i0 < cur->n;) {
-        if (now() > w->deadline) return stop_with(w, STOP);
-        if (w->helper_on && cur->n - i0 >= 2 * ROUND) {
-            a->from = i0;
-            a->to = i0 + ROUND;
-            b->from = i0 + ROUND;
-            b->to = i0 + 2 * ROUND;
-            a->room = b->room = TBATCH;
-            both(&w->helper, generate_job, a, b);
-            if (insert_found(w, a)) return STOP;
-            while (a->stop < a->to) { /* its entries ran out before its run did: the rest of the run here */
-                a->from = a->stop;
-                generate(a);
-                if (insert_found(w, a)) return STOP;
-            }
-            if (insert_found(w, b)) return STOP;
-            i0 = b->stop;
-        } else {
+    if (w->helper_on && cur->n >= 2 * ROUND) {
+        if (expand_two(w, cur)) return STOP;
+    } else {
+        for (uint64_t i0 = 0; i0 < cur->n;) {
+            if (now() > w->deadline) return stop_with(w, STOP);
             a->from = i0;
             a->to = cur->n;
             a->room = BATCH;
@@ -699,8 +848,6 @@ static int expand(Walk *w, int d) {
         }
     }
     cur->nedges = w->nfwd - cur->edge_base;
-    free(w->table);
-    w->table = NULL;
     free(cur->fr); /* expanded: its free sets are done with */
     cur->fr = NULL;
     return 0;
@@ -778,6 +925,16 @@ INLINE void limbs_add(uint64_t *acc, const uint64_t *x, uint32_t n) {
 INLINE void limbs_add_one(uint64_t *acc, uint32_t n) {
     for (uint32_t i = 0; i <= n; i++)
         if (++acc[i]) return;
+}
+
+/* *buf with room for `need` bytes at least (its content not kept), or NULL (and *buf freed) when there is no memory. */
+static void *room_for(void **buf, size_t *room, size_t need) {
+    if (need > *room) {
+        free(*buf);
+        *buf = malloc(need);
+        *room = *buf ? need : 0;
+    }
+    return *buf;
 }
 
 /* One thread's share of a layer in the climb: positions [from, to), whose moves' ends start at fwd[e]. */
@@ -904,6 +1061,12 @@ static void climb_products_job(void *c) { climb_products((Climb *)c); }
 static int climb(Walk *w) {
     uint64_t *below = NULL, *here = NULL, *sums = NULL, *m = NULL, *den = NULL, *fpool = NULL;
     Vals *vals = NULL;
+    /* The layers' records, sums and figures in memory kept from layer to layer (a layer's freed and the next
+     * one's fresh, the kernel zeroed every page of it again): two records' buffers, the layer below's and
+     * this one's, each the larger of what they held. */
+    void *records[2] = {NULL, NULL};
+    size_t records_room[2] = {0, 0}, sums_room = 0, vals_room = 0;
+    int here_is = 0;
     Climb *parts = calloc(2, sizeof(Climb));
     uint32_t *foff = malloc(sizeof(uint32_t) * (MAXK + 1));
     uint8_t *flen = malloc(MAXK + 1);
@@ -918,8 +1081,8 @@ static int climb(Walk *w) {
         /* a position's record in the layer below: its Vals (4 limbs), then its Q (w_below limbs) */
         uint64_t stride = 4 + w_below, sw = w_below + 1;
         if (now() > w->deadline) goto stopped;
-        vals = malloc(sizeof(Vals) * (n ? n : 1));
-        sums = malloc(sizeof(uint64_t) * (n ? n * sw : 1));
+        vals = room_for((void **)&vals, &vals_room, sizeof(Vals) * (n ? n : 1));
+        sums = room_for((void **)&sums, &sums_room, sizeof(uint64_t) * (n ? n * sw : 1));
         if (!vals || !sums) goto no_memory;
         int two = w->helper_on && n >= 2 * ROUND;
         uint64_t half = two ? n / 2 : n, e_half = 0;
@@ -997,7 +1160,7 @@ static int climb(Walk *w) {
             free(product);
         }
         uint32_t w_here = den_len;
-        here = malloc(sizeof(uint64_t) * (n ? n * (4 + w_here) : 1));
+        here = room_for(&records[here_is], &records_room[here_is], sizeof(uint64_t) * (n ? n * (4 + w_here) : 1));
         if (!here) goto no_memory;
         for (int t = 0; t < 2; t++) {
             Climb *c = &parts[t];
@@ -1014,13 +1177,9 @@ static int climb(Walk *w) {
             both(&w->helper, climb_products_job, &parts[0], &parts[1]);
         else
             climb_products(&parts[0]);
-        free(below);
-        free(sums);
-        free(vals);
         below = here;
         here = NULL;
-        sums = NULL;
-        vals = NULL;
+        here_is = 1 - here_is;
         w_below = w_here;
         /* this layer's moves are the last in fwd: done with */
         w->nfwd = layer->edge_base;
@@ -1057,8 +1216,8 @@ done:
         free(parts[1].prod);
     }
     free(parts);
-    free(below);
-    free(here);
+    free(records[0]);
+    free(records[1]);
     free(sums);
     free(vals);
     free(m);
@@ -1072,11 +1231,15 @@ done:
 /* Both phases: 0 when done, STOP when stopped. */
 static int walk(Walk *w, mask full, mask fr) {
     int out = STOP;
-    for (int t = 0; t < 2; t++) {
+    w->bufs = &w->gen[1];
+    if (pthread_mutex_init(&w->pipe.mu, NULL) || pthread_cond_init(&w->pipe.changed, NULL)) return stop_with(w, STOP);
+    for (int t = 0; t < 1 + NBUF; t++) {
         w->gen[t].s = w->s;
         w->gen[t].moves = malloc(sizeof(mask) * (MAXK + 1));
+        w->gen[t].types = malloc(MAXK + 1);
         w->gen[t].nexts = malloc(sizeof(Next) * (TBATCH + MAXK + 1));
-        if (!w->gen[t].moves || !w->gen[t].nexts) goto no_memory;
+        w->gen[t].seen = calloc(SEEN_SLOTS, sizeof(Seen));
+        if (!w->gen[t].moves || !w->gen[t].types || !w->gen[t].nexts || !w->gen[t].seen) goto no_memory;
     }
     if (layer_room(&w->layers[0], 1)) goto no_memory;
     w->layers[0].occ[0] = full;
@@ -1093,12 +1256,14 @@ static int walk(Walk *w, mask full, mask fr) {
         w->nlayers = d + 2;
     }
     w->nlayers--; /* the last layer found is empty */
+    free(w->table);
+    w->table = NULL;
     w->forward_done = now();
     out = climb(w);
     if (out == 0 && w->trap_depth >= 0) {
         /* the losing move: its place in the trap position's list of moves */
         mask *moves = w->gen[0].moves;
-        long km = moves_of(w->s, w->trap_before, free_set(w->s, w->trap_before), moves, MAXK + 1);
+        long km = moves_of(w->s, w->trap_before, free_set(w->s, w->trap_before), moves, w->gen[0].types, MAXK + 1);
         w->trap_move = w->trap_index < km ? moves[w->trap_index] : 0;
     }
     goto done;
@@ -1108,11 +1273,17 @@ no_memory:
 done:
     if (w->helper_on) helper_end(&w->helper);
     w->helper_on = 0;
-    for (int t = 0; t < 2; t++) {
+    pthread_cond_destroy(&w->pipe.changed);
+    pthread_mutex_destroy(&w->pipe.mu);
+    for (int t = 0; t < 1 + NBUF; t++) {
         free(w->gen[t].moves);
+        free(w->gen[t].types);
         free(w->gen[t].nexts);
+        free(w->gen[t].seen);
         w->gen[t].moves = NULL;
+        w->gen[t].types = NULL;
         w->gen[t].nexts = NULL;
+        w->gen[t].seen = NULL;
     }
     return out;
 }
