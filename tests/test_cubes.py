@@ -289,6 +289,54 @@ def test_a_node_whose_proof_fails_its_check_makes_the_answer_wrong(
     assert not list(tmp_path.iterdir()), "no certificate is written for a split whose proof was rejected"
 
 
+def test_a_split_derives_the_clauses_used_below_it_and_the_certificate_gives_only_those(tmp_path: Path) -> None:
+    """A split is checked once every node below it is, and derives only the clauses it passed on that
+    their checks rested on; the certificate's lemmas files hold those and its proofs the lemmas checked
+    (no deletion), and sigmar check's code accepts it."""
+    from sigmar.runners.checking.certificates import check_certificate
+
+    with ProofStore(tmp_path) as proofs:
+        prover = CubeProver(InProcess(), proofs, **SMALL)
+        result = prover.prove(BOARD, 300)
+    assert result.status is Status.UNSOLVABLE and result.checked, result.message
+    splits = [n for n in prover.nodes if n["outcome"] == "split"]
+    assert splits and all(n["derived"] is not None and n["derived"] <= n["passed_on"] for n in splits)
+    assert any(n["derived"] < n["passed_on"] for n in splits), splits
+    assert result.certificate is not None and result.certificate.file
+    cubes = Path(result.certificate.file)
+    lemmas = sorted(cubes.parent.glob(cubes.stem + "*.lemmas"))
+    assert sorted(len(p.read_text().splitlines()) for p in lemmas) == sorted(n["derived"] for n in splits)
+    for proof in cubes.parent.glob(cubes.stem + "*.drup"):
+        assert not any(line.startswith("d") for line in proof.read_text().splitlines()), proof
+    verdict = check_certificate(BOARD, {**result.certificate.json(), "file": str(cubes)})
+    assert verdict.valid and verdict.unsolvable, verdict.reason
+
+
+def test_a_clause_passed_on_and_used_below_that_its_node_cannot_derive_makes_the_answer_wrong(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The root passes on x and not x besides what it learnt: every cube below is refuted at once from
+    them, so the root's check must derive them, and cannot."""
+    from array import array
+    from dataclasses import replace
+
+    import sigmar.runners.cubes.split as split_module
+
+    real = split_module.work
+
+    def forged(job: Any) -> Any:
+        done = real(job)
+        if job.node == 0 and done.outcome == "split":
+            done = replace(done, passes_on=done.passes_on + array("i", [1, 0, -1, 0]))
+        return done
+
+    monkeypatch.setattr(split_module, "work", forged)
+    with ProofStore(tmp_path) as proofs:
+        result = CubeProver(InProcess(), proofs, **SMALL).prove(BOARD, 300)
+    assert result.wrong and result.status is not Status.UNSOLVABLE and "node 0" in result.message, result
+    assert not list(tmp_path.iterdir()), "no certificate is written for a split whose proof was rejected"
+
+
 def test_the_time_limit_stops_the_split_and_its_workers(tmp_path: Path) -> None:
     from sigmar.encoders.processes.guard import descendants
 

@@ -212,3 +212,38 @@ def test_goals_need_no_conflict_but_each_must_follow() -> None:
         assert check_proof(formula, b"", engine=engine, goals=[[-2, 3]]).valid  # a clause of the formula itself
         assert not check_proof(formula, b"2 0\n", engine=engine, goals=[[1]]).valid
         assert not check_proof(formula, b"2 0\n").valid  # without goals, still a refutation is asked for
+
+
+@small
+@given(seed=st.integers(0, 10**6), goals=st.booleans())
+def test_the_clauses_a_check_names_and_its_core_prove_the_same_alone(seed: int, goals: bool) -> None:
+    """check_proof(used=True) names the clauses given that the checked lemmas rest on, and gives those
+    lemmas as a proof of their own, with no deletion: it checks against the named clauses alone (a
+    refutation, or with goals the goals derived)."""
+    formula, steps = refuted(seed)
+    proof = render_drup(steps)
+    wanted = None
+    if goals:  # the proof cut before its end, deriving the clauses alive there (as a splitting cube node)
+        cut = [step for step in steps[: max(1, len(steps) // 2)] if step[1]]
+        proof = render_drup(cut)
+        wanted = [list(step[1]) for step in cut if not step[0]][-3:]
+        assume(wanted)
+    report = check_proof(formula, proof, 8, goals=wanted, used=True)
+    assert report.valid and report.used is not None and report.core is not None, report
+    named = [formula[i] for i in report.used]
+    assert sorted(set(report.used)) == list(report.used) and all(0 <= i < len(formula) for i in report.used)
+    alone = check_proof(named, report.core, 8, goals=wanted)
+    assert alone.valid, alone
+    assert b"d " not in report.core and len(named) < len(formula) + 1
+
+
+def test_the_clauses_a_check_names_are_those_its_lemmas_rest_on() -> None:
+    needs_c()
+    formula = [[1, 2], [1, -2], [3, 4], [5, 6], [-5, 7]]
+    report = check_proof(formula, b"4 3 0\n", 7, goals=[[1]], used=True)
+    assert report.valid and list(report.used or []) == [0, 1] and report.core == b"1 0\n"
+    refutation = [[1, 2], [-1, 2], [1, -2], [-1, -2], [3, 4], [1, 2]]  # the last a copy of the first
+    report = check_proof(refutation, b"3 0\n1 0\nd 3 0\n0\n", 4, used=True)
+    assert report.valid and list(report.used or []) == [0, 1, 2, 3] and report.core == b"1 0\n0\n"
+    wrong = check_proof(refutation, b"3 0\n0\n", 4, used=True)  # 3 does not follow
+    assert not wrong.valid and wrong.used is None and wrong.core is None

@@ -748,12 +748,53 @@ static int load(Checker *c, const int32_t *formula, int64_t count) {
     return 1;
 }
 
+/* The lemmas checked (the core), as DRUP lines in proof order with no deletion, and the empty clause after them
+ * for a refutation: a proof of the same conflict or goals from the clauses given that it rests on (every
+ * lemma follows by RUP from those and the lines before it, since it did from fewer clauses). */
+static int write_core(Checker *c, Text *t, int refuted) {
+    for (int64_t s = 0; s < c->steps.n; s++) {
+        int32_t ref = c->steps.data[s];
+        if (ref <= 0 || !(clause_at(c, ref)[FLAGS] & CORE)) continue;
+        int32_t size = clause_at(c, ref)[SIZE];
+        if (!text_grow(t, (size_t)(size + 2) * 13)) return 0;
+        for (int32_t j = 0; j < size; j++) {
+            int32_t li = clause_at(c, ref)[HEADER + j];
+            text_int(t, li & 1 ? -(li >> 1) : li >> 1);
+        }
+        t->data[t->n++] = '0';
+        t->data[t->n++] = '\n';
+    }
+    if (refuted) {
+        if (!text_grow(t, 2)) return 0;
+        t->data[t->n++] = '0';
+        t->data[t->n++] = '\n';
+    }
+    return 1;
+}
+
+/* The IDs (1..inputs) of the formula's clauses that the checked lemmas and the conflict (or goals) rest on:
+ * those pass 2 marked.  A clause given twice is counted as its first. */
+static PyObject *used_inputs(Checker *c) {
+    Vec ids = {0};
+    for (int64_t ref = 1; ref < c->arena.n; ref += HEADER + c->arena.data[ref + SIZE]) {
+        const int32_t *clause = c->arena.data + ref;
+        if (clause[ID] >= 1 && clause[ID] <= c->inputs && (clause[FLAGS] & CORE) && !vec_push(&ids, clause[ID])) {
+            free(ids.data);
+            return PyErr_NoMemory();
+        }
+    }
+    PyObject *out = PyBytes_FromStringAndSize(ids.data ? (const char *)ids.data : "", (Py_ssize_t)(ids.n * 4));
+    free(ids.data);
+    return out;
+}
+
 static PyObject *check(PyObject *self, PyObject *args) {
     Py_buffer formula, proof, goals = {0};
     long long variables, max_line;
     PyObject *goals_obj = Py_None;
-    int lrat = 0;
-    if (!PyArg_ParseTuple(args, "y*Ly*L|Op", &formula, &variables, &proof, &max_line, &goals_obj, &lrat)) return NULL;
+    int lrat = 0, want_used = 0;
+    if (!PyArg_ParseTuple(args, "y*Ly*L|Opp", &formula, &variables, &proof, &max_line, &goals_obj, &lrat, &want_used))
+        return NULL;
     if (goals_obj != Py_None && PyObject_GetBuffer(goals_obj, &goals, PyBUF_SIMPLE) < 0) {
         PyBuffer_Release(&formula);
         PyBuffer_Release(&proof);
@@ -800,6 +841,24 @@ static PyObject *check(PyObject *self, PyObject *args) {
         free(text.data);
         return PyErr_NoMemory();
     }
+    PyObject *used = Py_NewRef(Py_None), *core = Py_NewRef(Py_None);
+    if (want_used && (out.code == VALID_CONFLICT || out.code == DERIVED)) {
+        Py_DECREF(used);
+        Py_DECREF(core);
+        Text kept = {0};
+        used = used_inputs(&c);
+        core = write_core(&c, &kept, out.code == VALID_CONFLICT)
+                   ? PyBytes_FromStringAndSize(kept.data ? kept.data : "", (Py_ssize_t)kept.n)
+                   : PyErr_NoMemory();
+        free(kept.data);
+        if (!used || !core) {
+            Py_XDECREF(used);
+            Py_XDECREF(core);
+            release(&c);
+            free(text.data);
+            return NULL;
+        }
+    }
     PyObject *detail;
     if (out.code == LEMMA_FAILS) {
         int32_t size = out.failed ? clause_at(&c, out.failed)[SIZE] : 0;
@@ -823,8 +882,15 @@ static PyObject *check(PyObject *self, PyObject *args) {
     if (!detail || !lrat_text) {
         Py_XDECREF(detail);
         Py_XDECREF(lrat_text);
+        Py_DECREF(used);
+        Py_DECREF(core);
         return NULL;
     }
+    if (want_used)
+        return Py_BuildValue("iLLLLNNNN", out.code, (long long)out.line, (long long)out.lemmas,
+                             (long long)out.deletions, (long long)out.checked, detail, lrat_text, used, core);
+    Py_DECREF(used);
+    Py_DECREF(core);
     if (!lrat) {
         Py_DECREF(lrat_text);
         return Py_BuildValue("iLLLLN", out.code, (long long)out.line, (long long)out.lemmas, (long long)out.deletions,
@@ -845,7 +911,11 @@ static PyMethodDef methods[] = {
      "goals (int32 clauses like formula, or None): with no conflict, each goal must be a clause alive at\n"
      "the end of the proof, and the lemmas they rest on are checked: code 6, every goal derived; 7, goal\n"
      "number 'line' (from 1) is not among the clauses at the end.\n"
-     "lrat (true): one more item, the LRAT text of the lemmas checked (bytes; None unless code 1 or 6)."},
+     "lrat (true): one more item, the LRAT text of the lemmas checked (bytes; None unless code 1 or 6).\n"
+     "used (true): two more items after the LRAT's (None without lrat), each None unless code 1 or 6: the\n"
+     "IDs of the formula's clauses (from 1, in the order given) that the lemmas checked and the conflict or\n"
+     "goals rest on, as native int32 (bytes); and those lemmas as DRUP text in proof order, no deletion,\n"
+     "then the empty clause for a refutation (bytes)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -24,3 +24,13 @@ def check(
     goals: bytes | memoryview | object | None,
     lrat: bool,
 ) -> tuple[int, int, int, int, int, list[int] | str | None, bytes | None]: ...
+@overload
+def check(
+    formula: bytes | memoryview | object,
+    variables: int,
+    proof: bytes | mmap | memoryview,
+    max_line: int,
+    goals: bytes | memoryview | object | None,
+    lrat: bool,
+    used: bool,
+) -> tuple[int, int, int, int, int, list[int] | str | None, bytes | None, bytes | None, bytes | None]: ...

@@ -93,6 +93,8 @@ class CheckReport:
     failed_at: int | None = None
     malformed: bool = False  # the text does not parse (then ``message`` says where)
     lrat: bytes | None = None  # with ``lrat=True`` and a valid proof: the lemmas checked, with their hints
+    used: array | None = None  # with ``used=True`` and a valid proof: the clauses given (from 0) it rests on
+    core: bytes | None = None  # with ``used=True`` and a valid proof: its checked lemmas alone, as DRUP text
 
 
 def parse_dimacs(text: str) -> tuple[int, list[Clause]]:
@@ -225,6 +227,7 @@ def check_proof(
     engine: str | None = None,
     goals: list[Clause] | None = None,
     lrat: bool = False,
+    used: bool = False,
 ) -> CheckReport:
     """Check a DRUP proof text (bytes) against ``clauses``; literals may name variables 1..``variables``.
 
@@ -236,7 +239,12 @@ def check_proof(
     goal follows by RUP from the clauses at its end (or when it refutes after all).  With ``lrat``
     (the ``c`` engine only), a valid proof's report carries it as LRAT: the lemmas checked, each with
     the clauses its reverse unit propagation used (:mod:`.lrat_check` reads it; the clauses are IDs
-    1..m in the order given).
+    1..m in the order given).  With ``used`` (the ``c`` engine only), a valid proof's report names the
+    clauses given that its checked lemmas and its conflict (or goals) rest on: their indexes from 0 (a
+    clause given twice as its first), so a cube-and-conquer split's node need derive only those of the
+    clauses it passes on that the cubes below it used; and ``core``, the lemmas it checked as a DRUP
+    proof of their own (in order, no deletion; the empty clause after them for a refutation), which
+    proves the same from those clauses alone.
     """
     start = time.perf_counter()
     flat = clauses if isinstance(clauses, array) else _flatten(clauses)
@@ -245,8 +253,9 @@ def check_proof(
     ok, why = engine_available(engine)
     if not ok:
         raise ValueError(why)
-    if lrat and engine != "c":
-        raise ValueError(f"LRAT is written by the c engine only: {_DRUP_MISSING or 'ask for engine c'}")
+    if (lrat or used) and engine != "c":
+        what = "LRAT is written" if lrat else "the clauses used are named"
+        raise ValueError(f"{what} by the c engine only: {_DRUP_MISSING or 'ask for engine c'}")
     proof_lines = 0
     if goals is not None:  # the goals are read after the proof, as lemmas; their lines are counted past its end
         text = bytes(proof)
@@ -268,8 +277,16 @@ def check_proof(
             report = CheckReport(False, counted[0], counted[1], 0, 0.0, str(exc), malformed=True)
         return replace(_about_goals(report, proof_lines, goals), seconds=time.perf_counter() - start)
     assert _drup is not None
-    written = None
-    if lrat:
+    written = rested = core = None
+    if used:
+        flat_goals = None if goals is None else _flatten(goals)
+        answer = _drup.check(flat, bound, proof, MAX_LINE, flat_goals, lrat, True)
+        code, line, lemmas, deletions, checked, detail, written, ids, core = answer
+        if ids is not None:
+            rested = array("i")
+            rested.frombytes(ids)
+            rested = array("i", (i - 1 for i in rested))
+    elif lrat:
         answer = _drup.check(flat, bound, proof, MAX_LINE, None if goals is None else _flatten(goals), True)
         code, line, lemmas, deletions, checked, detail, written = answer
     elif goals is None:
@@ -280,7 +297,9 @@ def check_proof(
     message = _c_message(code, line, checked, detail, len(goals or []), bound)
     failed_at = line if code == 2 else None
     seconds = time.perf_counter() - start
-    report = CheckReport(valid, lemmas, deletions, checked, seconds, message, failed_at, code == 4, written)
+    report = CheckReport(
+        valid, lemmas, deletions, checked, seconds, message, failed_at, code == 4, written, rested, core
+    )
     return _about_goals(report, proof_lines, goals)
 
 

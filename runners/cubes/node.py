@@ -44,8 +44,9 @@ import atexit
 import hashlib
 import time
 from array import array
+from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sigmar.models.board import Board
@@ -85,7 +86,6 @@ class NodeDone:
     job: str  # job_digest of the job answered: the runner takes no answer meant for another board or cube
     proof: str = ""
     passes_on: array = field(default_factory=lambda: array("i"))
-    passes_on_text: str = ""  # the same clauses as lemma lines (the node's .lemmas file)
     split: int | None = None
     moves: tuple[Move, ...] = ()
     conflicts: int = 0
@@ -108,11 +108,17 @@ class CheckJob:
 
 @dataclass(frozen=True)
 class CheckDone:
+    """A node's check.  ``used``: for each ancestor's clauses passed on (``CheckJob.passed_on``, in order), the
+    indexes of those the checked proof rested on (only those need the ancestor's own check derive);
+    ``core``: the lemmas checked, the node's proof as the certificate gives it (see :func:`check`)."""
+
     node: int
     job: str
     report: CheckReport
     seconds: float
     cpu_seconds: float
+    used: tuple[array, ...] = ()
+    core: str = ""
 
 
 _encoded: tuple[str, Any, array] | None = None  # the last board's (key, formula, flat clauses), kept across its nodes
@@ -238,7 +244,6 @@ def work(job: NodeJob) -> NodeDone:
             "split",
             proof=b"".join(line + b"\n" for line in lines).decode(),
             passes_on=passes_on,
-            passes_on_text=b"".join(line + b"\n" for line in alive).decode() + "".join(f"{x} 0\n" for x in units),
             split=split,
             warm=warm,
             **_timed(start, cpu),
@@ -304,20 +309,45 @@ def _fixed(sat: Any, literals: set[int]) -> list[int]:
 
 
 def check(job: CheckJob) -> CheckDone:
-    """Check one node's proof (in a worker's host process): a leaf's must refute, a split's derive its goals."""
+    """Check one node's proof (in a worker's host process): a leaf's must refute, a split's derive its goals.
+
+    What the check names comes back with it: the clauses passed on that the proof rested on (so each
+    ancestor derives only those, :mod:`.split`), and the lemmas it checked, with no deletion, as the
+    node's proof in the certificate: each follows from the clauses given that the check found it rests
+    on and the lemmas before it, as it did from more, so the certificate's check needs no more.
+    """
     formula, flat = _formula(job.board)
     cpu = time.process_time()
     start = time.perf_counter()
     base = premises(flat, job.cube, list(job.passed_on))
     goals = None if job.goals is None else unflatten(job.goals)
-    report = check_proof(base, job.proof, formula.nv, goals=goals)
+    report = check_proof(base, job.proof, formula.nv, goals=goals, used=True)
     return CheckDone(
         job.node,
         job_digest(job.board, job.node, job.cube),
-        report,
+        replace(report, used=None, core=None),
         time.perf_counter() - start,
         time.process_time() - cpu,
+        _used_by_set(report.used, flat.count(0) + len(job.cube), job.passed_on),
+        (report.core or b"").decode(),
     )
+
+
+def _used_by_set(used: array | None, before: int, passed_on: tuple[array, ...]) -> tuple[array, ...]:
+    """The indexes ``used`` (of the premises: ``before`` clauses, then each set of ``passed_on``) per set."""
+    out = tuple(array("i") for _ in passed_on)
+    if used is None or not passed_on:
+        return out
+    ends, total = [], before
+    for clauses in passed_on:
+        total += clauses.count(0)
+        ends.append(total)
+    for index in used:
+        if index < before:
+            continue
+        k = bisect_right(ends, index)
+        out[k].append(index - (ends[k - 1] if k else before))
+    return out
 
 
 def choose_split(solver: Any, cube: tuple[int, ...], used: Counter[int], variables: int) -> int:

@@ -23,7 +23,11 @@ certificate are the same whatever the number of workers.
 The answer is ``unsolvable`` with a ``cubes`` certificate (docs/formats.md#cubes)
 once every leaf is refuted and every node's proof checked.  The checks are
 tasks of the pool too, run after the solving that waits for a free worker (a
-node's children do not wait for its check); here the runner checks that the
+node's children do not wait for its check).  A leaf is checked once refuted; a
+split once every node below it is, deriving only the clauses it passed on that
+their checks rested on (:class:`_Checks`), and the certificate gives each node's
+proof as the lemmas its check used and each split's clauses as those it
+derived (so it holds what was checked, no more); here the runner checks that the
 leaves cover every assignment, writes the files, and the answer is
 ``checked``.  A cube with an assignment gives the board's solution, replayed
 by the rule engine like any other.
@@ -48,6 +52,7 @@ from sigmar.runners.checking import fresh_formula
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.cubes_check import SplitNode, node_suffixes, render_split, shape
 from sigmar.runners.checking.replay import replayed
+from sigmar.runners.checking.rup_check import CheckReport
 from sigmar.runners.cubes.node import CheckDone, CheckJob, NodeDone, NodeJob, check, job_digest, work
 from sigmar.runners.cubes.pools import ClusterLost
 
@@ -86,6 +91,8 @@ class _Node:
     done: NodeDone | None = None
     finished: float = 0.0
     checked: CheckDone | None = None
+    derived: int | None = None  # of a split, how many clauses it passes on its check derived (those used below)
+    goals_text: str = ""  # those clauses, one a line (the split's lemmas file in the certificate)
 
 
 class CubeProver:
@@ -124,13 +131,26 @@ class CubeProver:
             future = self.pool.submit(work, job, key=f"{run}-{number}", prefer=where, priority=SOLVE)
             future.add_done_callback(lambda f, n=number: finished.put((n, "solve", f)))
 
-        def submit_check(node: _Node) -> None:
-            done = node.done
-            assert done is not None
-            goals = done.passes_on if done.outcome == "split" else None
-            job = CheckJob(board, node.node, node.cube, node.passed_on, goals, done.proof.encode())
-            future = self.pool.submit(check, job, key=f"{run}-{node.node}-check", priority=CHECK)
-            future.add_done_callback(lambda f, n=node.node: finished.put((n, "check", f)))
+        checks = _Checks(nodes)
+        running = 0  # the pool's calls not yet answered
+
+        def submit_check(node: _Node | None) -> None:
+            """A node's check: a leaf's once it is refuted, a split's once every node below it is checked
+            (:class:`_Checks`); a split none of whose clauses was used below it has nothing to check."""
+            nonlocal running
+            while node is not None:
+                done = node.done
+                assert done is not None
+                goals = checks.goals_of(node) if done.outcome == "split" else None
+                if goals is not None and not goals:
+                    node.checked = CheckDone(node.node, "", _NOTHING_USED, 0.0, 0.0)
+                    node = checks.close(node)
+                    continue
+                job = CheckJob(board, node.node, node.cube, node.passed_on, goals, done.proof.encode())
+                future = self.pool.submit(check, job, key=f"{run}-{node.node}-check", priority=CHECK)
+                future.add_done_callback(lambda f, n=node.node: finished.put((n, "check", f)))
+                running += 1
+                return
 
         submit((), None, ())
         running = 1
@@ -150,6 +170,7 @@ class CubeProver:
                     ended = self._checked(board, node, future)
                     if ended is not None:
                         return self._end(ended, board, start, nodes)
+                    submit_check(checks.close(node))
                     continue
                 node.finished = time.perf_counter() - start
                 ended = self._settle(board, node, future)
@@ -163,8 +184,8 @@ class CubeProver:
                     submit((*node.cube, node.done.split), number, passed_on, where)  # in the node's own solver
                     submit((*node.cube, -node.done.split), number, passed_on)
                     running += 2
-                submit_check(node)
-                running += 1
+                if node.done.outcome != "split":
+                    submit_check(node)
             return self._end(self._certificate(board, nodes), board, start, nodes)
         finally:
             if running:
@@ -230,11 +251,11 @@ class CubeProver:
         own = fresh_formula.fresh(board)
         texts = {".cubes": render_split(board.name, split), ".cnf": own.text, ".vars.json": own.sidecar}
         for number, n in enumerate(in_order):
-            assert n.done is not None
+            assert n.done is not None and n.checked is not None
             proof_suffix, lemmas_suffix = node_suffixes(number)
-            texts[proof_suffix] = n.done.proof
+            texts[proof_suffix] = n.checked.core  # the lemmas checked: a proof from the clauses kept below
             if n.done.outcome == "split":
-                texts[lemmas_suffix] = n.done.passes_on_text
+                texts[lemmas_suffix] = n.goals_text
         certificate = self.proofs.write(board, Certificate(CertificateKind.CUBES, texts=texts))
         checks = [n.checked for n in nodes.values() if n.checked is not None]
         cubes = sum(1 for n in split if n.split is None)
@@ -266,6 +287,79 @@ class CubeProver:
             "workers": self.pool.describe(),
         }
         return result.with_(seconds=time.perf_counter() - start, statistics={**result.statistics, **statistics})
+
+
+class _Checks:
+    """Which node's check is due, and what a split's check must derive.
+
+    A split is checked last, once every node below it is (it is then *closed*), and derives only
+    the clauses it passed on that the checks below it rested on (each check names them, by ancestor).
+    """
+
+    def __init__(self, nodes: dict[int, _Node]) -> None:
+        self.nodes = nodes
+        self.needed: dict[int, set[int]] = {}  # per split node, the indexes of its clauses used below it
+        self.shut: set[int] = set()
+
+    def goals_of(self, node: _Node) -> array:
+        """The clauses the split's check must derive (kept on the node for the certificate)."""
+        assert node.done is not None
+        goals = _subset(node.done.passes_on, sorted(self.needed.pop(node.node, ())))
+        node.derived, node.goals_text = goals.count(0), _lines(goals)
+        return goals
+
+    def close(self, node: _Node) -> _Node | None:
+        """The node is checked (so are all below it): what its check used is noted; its parent when the
+        parent's check is due now."""
+        assert node.checked is not None
+        for above, used in zip(_ancestors(self.nodes, node), node.checked.used, strict=False):
+            self.needed.setdefault(above.node, set()).update(used)
+        self.shut.add(node.node)
+        if node.parent is None:
+            return None
+        below = [n.node for n in self.nodes.values() if n.parent == node.parent]
+        return self.nodes[node.parent] if len(below) == 2 and all(b in self.shut for b in below) else None
+
+
+# A split node none of whose clauses passed on was used by the checks below it: nothing to derive.
+_NOTHING_USED = CheckReport(True, 0, 0, 0, 0.0, "no clause it passes on is used below it: nothing to derive")
+
+
+def _subset(flat: array, indexes: list[int]) -> array:
+    """The clauses of ``flat`` (each ended by 0) at ``indexes`` (ascending), flat."""
+    out, wanted, number, begin = array("i"), iter(indexes), 0, 0
+    want = next(wanted, None)
+    for at, literal in enumerate(flat):
+        if literal != 0:
+            continue
+        if number == want:
+            out.extend(flat[begin : at + 1])
+            want = next(wanted, None)
+            if want is None:
+                break
+        number, begin = number + 1, at + 1
+    return out
+
+
+def _lines(flat: array) -> str:
+    """Clauses given flat (each ended by 0), one a line."""
+    out, clause = [], []
+    for literal in flat:
+        clause.append(str(literal))
+        if literal == 0:
+            out.append(" ".join(clause) + "\n")
+            clause = []
+    return "".join(out)
+
+
+def _ancestors(nodes: dict[int, _Node], node: _Node) -> list[_Node]:
+    """The node's ancestors from the root down to its parent (the order of its ``passed_on``)."""
+    chain = []
+    parent = node.parent
+    while parent is not None:
+        chain.append(nodes[parent])
+        parent = nodes[parent].parent
+    return chain[::-1]
 
 
 def _failure(backend: str, node: _Node, future: Any, what: str) -> Result | None:
@@ -317,6 +411,7 @@ def node_record(node: _Node) -> dict[str, Any]:
             "cpu_seconds": round(done.cpu_seconds, 4),
             "check_cpu_seconds": round(checked.cpu_seconds, 4) if checked is not None else None,
             "passed_on": done.passes_on.count(0),
+            "derived": node.derived,
         }
     return record
 

@@ -12,7 +12,8 @@ For each dense deal (side:index of ``sigmar generate --deal dense --dim SIDE --s
 - **2 Dask workers**: the same on a loopback Dask cluster of two stock ``dask worker`` processes
   (tests/loopback.py), its wall time as measured;
 - **on P workers**: the wall time the measured node and check times give on P workers: list
-  scheduling, a node ready once its parent is solved, a check once its node is; of the tasks
+  scheduling, a node ready once its parent is solved, a leaf's check once the leaf is, a split's once
+  every node below it is checked; of the tasks
   ready, the solving first (as the pools do), then the oldest; plus the runner's end (the cover
   and the files) as measured.
 
@@ -228,8 +229,7 @@ def split_alone(board: Any, args: argparse.Namespace, proofs: ProofStore, split:
         node.choose_split = real  # type: ignore[assignment]
     assert result.status is Status.UNSOLVABLE and result.checked, (board.name, result.status, result.message)
     nodes = prover.nodes
-    last = max(max(n["finished"] for n in nodes), 0.0)
-    end = max(0.0, result.seconds - sum(n["cpu_seconds"] + (n["check_cpu_seconds"] or 0) for n in nodes))
+    end = max(0.0, result.seconds - sum(n["solve_seconds"] + (n["check_seconds"] or 0) for n in nodes))
     return {
         "cubes": sum(1 for n in nodes if n["outcome"] == "refuted"),
         "nodes": len(nodes),
@@ -237,7 +237,7 @@ def split_alone(board: Any, args: argparse.Namespace, proofs: ProofStore, split:
         "cpu": sum(n["cpu_seconds"] + (n["check_cpu_seconds"] or 0) for n in nodes),
         "largest": max(n["solve_seconds"] + (n["check_seconds"] or 0) for n in nodes),
         "largest_cpu": max(n["cpu_seconds"] + (n["check_cpu_seconds"] or 0) for n in nodes),
-        "end": min(end, result.seconds - last) if last else end,
+        "end": end,
         "simulated": {str(p): schedule(nodes, p) for p in WORKERS},  # str: the keys JSON keeps
         "tree": nodes,
         "certificate": result.certificate,
@@ -307,17 +307,29 @@ def medians(runs: list[dict[str, Any]], splits: list[str]) -> dict[str, Any]:
 def schedule(nodes: list[dict[str, Any]], workers: int) -> float:
     """The makespan of the measured node and check times on ``workers``, as the pools run them.
 
-    A node is ready once its parent is solved, a check once its node is; a free worker takes a
-    ready node first (the oldest), else a ready check (the oldest).
+    A node is ready once its parent is solved; a leaf's check once the leaf is solved, a split's
+    once every node below it is checked (runners/cubes/split.py); a free worker takes a ready node
+    first (the oldest), else a ready check (the oldest).  A split none of whose clauses was used
+    below it has no check (0 s).
     """
     solve = {n["node"]: n["solve_seconds"] for n in nodes}
     check = {n["node"]: n["check_seconds"] or 0.0 for n in nodes}
+    parent = {n["node"]: n["parent"] for n in nodes}
     children: dict[int | None, list[int]] = {}
     for n in nodes:
         children.setdefault(n["parent"], []).append(n["node"])
     ready: list[tuple[float, int, int, str]] = [(0.0, 0, r, "solve") for r in children.get(None, [])]
     free = [0.0] * workers
+    closed: dict[int, float] = {}
     finish = 0.0
+
+    def close(number: int, at: float) -> None:
+        """A node checked with all below it: its parent's check may be ready."""
+        closed[number] = at
+        up = parent[number]
+        if up is not None and all(c in closed for c in children.get(up, [])):
+            ready.append((max(closed[c] for c in children[up]), 1, up, "check"))
+
     while ready:
         at = heapq.heappop(free)
         start = max(at, min(t for t, *_ in ready))
@@ -325,12 +337,17 @@ def schedule(nodes: list[dict[str, Any]], workers: int) -> float:
         chosen = min(now, key=lambda task: (task[3] != "solve", task[0], task[2]))
         ready.remove(chosen)
         _, _, number, kind = chosen
-        end = start + (solve[number] if kind == "solve" else check[number])
-        heapq.heappush(free, end)
+        spent = solve[number] if kind == "solve" else check[number]
+        end = start + spent
+        heapq.heappush(free, end if spent > 0 else at)
         finish = max(finish, end)
         if kind == "solve":
-            ready.append((end, 1, number, "check"))
-            ready.extend((end, 0, child, "solve") for child in children.get(number, []))
+            below = children.get(number, [])
+            ready.extend((end, 0, child, "solve") for child in below)
+            if not below:
+                ready.append((end, 1, number, "check"))
+        else:
+            close(number, end)
     return finish
 
 
@@ -402,8 +419,9 @@ def report(rows: list[dict], settings: str, loads: list, command: str | None, da
         "solve and check. *2 cores*: `prove --cubes`'s own pool of 2 worker processes, wall as measured. "
         "*2 Dask*: a loopback cluster of two stock `dask worker` processes. *2 / 8 / 16 workers*: the wall "
         "time the measured node and check times give there, computed by list scheduling: a node is ready "
-        "once its parent is solved, a check once its node is; a free worker takes the oldest ready node, "
-        "else the oldest ready check (as the pools do); plus the runner's end (the cover and the files).",
+        "once its parent is solved, a leaf's check once the leaf is, a split's once every node below it is "
+        "checked; a free worker takes the oldest ready node, else the oldest ready check (as the pools do); "
+        "plus the runner's end (the cover and the files).",
         "",
         markdown_table(header, table),
         "",
