@@ -119,8 +119,8 @@ for hook in hooks:  # pip's own file (its uninstall removes it): now a path entr
 # some 5 M instructions of every start here; the same script without it (pip's uninstall still removes it).
 script = Path(sys.prefix) / "bin" / "sigmar"
 script.write_text(
-    f"#!{sys.executable}\nimport sys\nfrom sigmar.runners.cli import main\nif __name__ == '__main__':\n"
-    "    sys.exit(main())\n"
+    f"#!{sys.executable}\nimport sys\nfrom sigmar.runners.cli import console\nif __name__ == '__main__':\n"
+    "    sys.exit(console())\n"
 )
 PY
 "$VENV/bin/python" -c "import sigmar.runners.checking._drup" 2>/dev/null \

@@ -4,6 +4,6 @@
 what the entry point, ``python -m sigmar.runners.cli`` and the tests use.
 """
 
-from sigmar.runners.cli.entry import GROUPS, SUBCOMMANDS, build_parser, grouped_verbs, main
+from sigmar.runners.cli.entry import GROUPS, SUBCOMMANDS, build_parser, console, grouped_verbs, main
 
-__all__ = ["GROUPS", "SUBCOMMANDS", "build_parser", "grouped_verbs", "main"]
+__all__ = ["GROUPS", "SUBCOMMANDS", "build_parser", "console", "grouped_verbs", "main"]

@@ -4,6 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from sigmar.runners.cli import main
+from sigmar.runners.cli import console
 
-sys.exit(main())
+sys.exit(console())
