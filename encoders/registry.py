@@ -114,6 +114,11 @@ def family_names() -> tuple[str, ...]:
     return builtin_names() + tuple(e.family for e in plugin_entries())
 
 
+def plugin_families() -> list[str]:
+    """The plugins' families that ``all`` names (after the built-in ones: :func:`expand`)."""
+    return [e.family for e in plugin_entries() if e.family not in NOT_IN_ALL]
+
+
 def _plugin(family: str, asked: str | None = None) -> plugins.Entry:
     """The accepted plugin named ``family``; UnknownBackend (exit 2) when it is refused or unknown.
 
@@ -288,11 +293,12 @@ def names_all(spec: str) -> bool:
     return [part.strip() for part in spec.split(",") if part.strip()] == ["all"]
 
 
-def expand(spec: str, *, check: bool = True) -> list[str]:
+def expand(spec: str, *, check: bool = True, plugins: bool = True) -> list[str]:
     """Backend names from ``all`` or a comma list; ``all`` means every available family but those of NOT_IN_ALL
-    (with ``check=False`` every such family, for a caller that drops the unavailable ones when it needs them)."""
+    (with ``check=False`` every such family, for a caller that drops the unavailable ones when it needs them;
+    with ``plugins=False`` the built-in ones, for a caller that adds :func:`plugin_families` when it needs them)."""
     if names_all(spec):
-        families = [f for f in family_names() if f not in NOT_IN_ALL]
+        families = [f for f in (family_names() if plugins else builtin_names()) if f not in NOT_IN_ALL]
         return [f for f in families if not check or info(f, with_version=False).available]
     names = [part.strip() for part in spec.split(",") if part.strip()]
     if not names:

@@ -325,14 +325,18 @@ class Race:
         optional: Iterable[str] = (),
         selector: Callable[[Board], str | None] | None = None,
         presolve: tuple[str, float] | None = None,
+        later: Callable[[], Iterable[str]] | None = None,
     ) -> None:
         """``optional``: names that are dropped, not refused, when unavailable (``all``); they are
         looked at only when a board needs the workers, so an easy board never imports their solvers.
+        ``later``: more such names, asked for then too (``all``'s plugins: a board search settles here
+        never reads the installed packages' metadata for them).
         ``selector``: the backend to lead each board (``solve --selector``), instead of the most wins;
         ``presolve``: a backend that leads every board alone for its seconds first, the pick as its partner."""
         if not names:
             raise registry.UnknownBackend("no backend named")
         self.optional = frozenset(optional)
+        self._later = later
         for name in names:
             if name not in self.optional:
                 registry.make(name)  # unknown or unavailable names fail here, in the parent (exit 2)
@@ -377,6 +381,11 @@ class Race:
         dropped then, :meth:`drop`)."""
         if self._settled:
             return True
+        if self._later is not None:  # before the probe, which is asked of every name
+            more = [name for name in self._later() if name not in self.names]
+            self._later = None
+            self.optional |= frozenset(more)
+            self.names = [*self.names, *more]
         if self._probe is None:
             from sigmar.encoders.processes.parent import Child
 

@@ -223,24 +223,37 @@ def test_a_survey_that_loses_its_scheduler_ends_in_one_line_and_keeps_its_answer
     assert lines and all(line.endswith("\n") and json.loads(line)["index"] >= 0 for line in lines)
 
 
+@pytest.mark.parametrize("verb", ["survey", "bench"])
 def test_a_worker_killed_mid_board_loses_no_board_and_answers_none_twice(
-    stock: tuple[Any, set[int]], tmp_path: Path
+    verb: str, stock: tuple[Any, set[int]], tmp_path: Path
 ) -> None:
     """Issue 48: a Dask worker process killed (SIGKILL) while it answers a board: its nanny starts a new one,
-    the scheduler gives the board to a worker again, and the survey writes every board exactly once."""
+    the scheduler gives the board to a worker again, and the survey writes every board exactly once; the
+    bench (its own tasks, one a board with the board's runs) has every run of every board once, none lost."""
     from distributed import Client
 
+    from sigmar.models.boardfile import format_boards
+    from sigmar.runners.survey import Deals
+
     cluster, started = stock
-    results = tmp_path / "killed.jsonl"
-    command = [sys.executable, "-m", "sigmar.runners.cli", "survey", "--dim", "8", "--count", "6", "--seed", "2"]
-    command += ["-b", "cnf", "--time-limit", "60", "--results", str(results), "--cluster", cluster.address, "--json"]
-    survey = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = tmp_path / f"killed.{'jsonl' if verb == 'survey' else 'csv'}"
+    command = [sys.executable, "-m", "sigmar.runners.cli", verb]
+    if verb == "survey":
+        command += ["--dim", "8", "--count", "6", "--seed", "2", "--results", str(results), "--json"]
+    else:  # the same six deals, in a file
+        deals = Deals("dense", 8, 2, 6)
+        boards = tmp_path / "deals.txt"
+        boards.write_text(format_boards([deals.board(i) for i in range(6)]))
+        command += [str(boards), "-o", str(results), "--quiet"]
+    command += ["-b", "cnf", "--time-limit", "60", "--cluster", cluster.address]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     killed = None
     try:
         with Client(cluster.address, timeout="30s") as client:
             deadline = time.monotonic() + 300
-            while killed is None and time.monotonic() < deadline and survey.poll() is None:
-                busy = [w for w, keys in client.processing().items() if any("sigmar-survey" in str(k) for k in keys)]
+            mark = f"sigmar-{verb}"
+            while killed is None and time.monotonic() < deadline and run.poll() is None:
+                busy = [w for w, keys in client.processing().items() if any(mark in str(k) for k in keys)]
                 if not busy:
                     time.sleep(0.05)
                     continue
@@ -251,16 +264,22 @@ def test_a_worker_killed_mid_board_loses_no_board_and_answers_none_twice(
                 started.update(descendants(pid))
                 os.kill(pid, signal.SIGKILL)
                 killed = pid
-        out, err = survey.communicate(timeout=900)
+        out, err = run.communicate(timeout=900)
     finally:
-        if survey.poll() is None:
-            survey.kill()
-            survey.wait()
+        if run.poll() is None:
+            run.kill()
+            run.wait()
     assert killed is not None, "no board was seen at work on a worker"
-    assert survey.returncode in (0, 1), err
-    indices = [json.loads(line)["index"] for line in results.read_text().splitlines()]
-    assert sorted(indices) == list(range(6)), indices  # every board, and none twice
-    assert json.loads(out)["boards"] == 6, out
+    assert run.returncode in (0, 1), err
+    if verb == "survey":
+        indices = [json.loads(line)["index"] for line in results.read_text().splitlines()]
+        assert sorted(indices) == list(range(6)), indices  # every board, and none twice
+        assert json.loads(out)["boards"] == 6, out
+    else:
+        rows = read_csv(results)
+        assert sorted(r["board"] for r in rows) == sorted(b.name for b in read_boards(boards)), rows  # once each
+        # none lost: a run whose task died with the worker would be an error ("cluster task failed", a crash)
+        assert all(r["status"] != "error" for r in rows), [(r["board"], r["status"], r["message"]) for r in rows]
 
 
 def test_cluster_takes_the_scheduler_file_of_a_free_port(stock: tuple[Any, set[int]], tmp_path: Path) -> None:

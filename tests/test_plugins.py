@@ -126,6 +126,45 @@ def test_solve_races_a_plugin_and_replays_its_answers(plugin_site: Path) -> None
         assert answer.get("verified") or answer["status"] == "unsolvable"
 
 
+# A solve that says, as its race closes, whom it raced and whether it read the plugins' metadata; search leads a
+# first board for as long as it needs (on a busy machine its few ms of CPU may outlast the 0.1 s of clock).
+RACED = (
+    "import sys\n"
+    "from sigmar.runners import race\n"
+    "race.RacePolicy.FIRST_HEAD_START = 600.0\n"
+    "close = race.Race.close\n"
+    "def close_and_say(self):\n"
+    "    read = 'sigmar.encoders.plugins' in sys.modules\n"
+    "    print('RACED=' + ','.join(self.names) + (' READ' if read else ''), file=sys.stderr)\n"
+    "    close(self)\n"
+    "race.Race.close = close_and_say\n"
+    "from sigmar.runners.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def raced_names(run: subprocess.CompletedProcess[str]) -> tuple[list[str], bool]:
+    line = next(x for x in run.stderr.splitlines() if x.startswith("RACED="))
+    names, _, read = line.removeprefix("RACED=").partition(" ")
+    return names.split(","), read == "READ"
+
+
+def test_all_looks_for_the_plugins_when_a_board_needs_more_than_search(plugin_site: Path, tmp_path: Path) -> None:
+    """Issue 48: finding the plugins reads every installed package's metadata, some 5% of a one-board solve, so a
+    race of all looks for them only when a board needs the others: a board search settles never reads them; a file
+    of several boards starts the workers ahead, the plugins' among them."""
+    one = tmp_path / "one.txt"
+    one.write_text((ROOT / "instances" / "hexmatch-hard-100.txt").read_text().split("\n\n")[0] + "\n")
+    alone = sigmar(plugin_site, "solve", str(one), code=RACED)
+    assert alone.returncode == 0, alone.stderr
+    assert raced_names(alone) == (["cpsat", "cnf", "minizinc", "search", "pumpkin"], False)
+    several = sigmar(plugin_site, "solve", str(SMALL), "--json", code=RACED)
+    assert several.returncode == 0, several.stderr
+    names, read = raced_names(several)
+    assert read and names[:5] == ["cpsat", "cnf", "minizinc", "search", "pumpkin"] and "toy" in names[5:], names
+    assert [answer["board"] for answer in json_lines(several.stdout)] == NAMES
+
+
 def test_a_plugin_written_over_sigmars_position_solves_by_the_rules(plugin_site: Path) -> None:
     """toy:rules imports nothing but `sigmar` (Position: legal moves, play, clear): its solutions replay."""
     run = sigmar(plugin_site, "solve", str(SMALL), "-b", "toy:rules", "--json")

@@ -243,13 +243,14 @@ def add_race_arguments(parser: argparse.ArgumentParser) -> None:
     add_verbose(parser)
 
 
-def race_inputs(args: argparse.Namespace, *, check: bool = True) -> tuple[list[Board], list[str]]:
+def race_inputs(args: argparse.Namespace, *, check: bool = True, plugins: bool = True) -> tuple[list[Board], list[str]]:
     """The boards and backend names those commands run, with ``--sat-cmd``'s backend joining them.
 
     ``check=False``: ``all`` names every family unchecked (the race drops the unavailable ones when a
-    board needs them, see :class:`sigmar.runners.race.Race`'s ``optional``)."""
+    board needs them, see :class:`sigmar.runners.race.Race`'s ``optional``); ``plugins=False``: the
+    built-in ones only (the race looks for the plugins then too: its ``later``)."""
     joining = apply_sat_cmd(args)
-    return read_board_files(args), [*chosen_backends(args.backend, check=check), *joining]
+    return read_board_files(args), [*chosen_backends(args.backend, check=check, plugins=plugins), *joining]
 
 
 # The built-in encoding variants per ``encode`` target, the default first, for the help of encode and
@@ -267,9 +268,9 @@ class UsageError(SigmarError):
     """Bad arguments discovered after parsing; exit status 2."""
 
 
-def chosen_backends(spec: str, *, check: bool = True) -> list[str]:
+def chosen_backends(spec: str, *, check: bool = True, plugins: bool = True) -> list[str]:
     """The backends a ``--backend`` value names, at least one available here."""
-    names = expand(spec, check=check)
+    names = expand(spec, check=check, plugins=plugins)
     if not names:
         raise UsageError("no backend is available here; see 'sigmar backends'")
     return names

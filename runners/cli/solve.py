@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sigmar.encoders.registry import names_all
+from sigmar.encoders.registry import names_all, plugin_families
 from sigmar.models.board import Board
 from sigmar.models.result import Result, Status
 from sigmar.runners.checking.certify import ProofStore
@@ -64,8 +64,12 @@ def outcome_json(board: Board, outcome: RaceOutcome, pairings: Count | None = No
 def run(args: argparse.Namespace) -> int:
     summary = Summary(args)
     selector = _selector(args.selector) if args.selector else None
-    boards, names = race_inputs(args, check=False)
-    optional = names if names_all(args.backend) else []  # looked at only when a board needs them
+    everything = names_all(args.backend)
+    # ``all``'s plugins are looked for when a board first needs more than search here (finding them reads the
+    # metadata of every installed package: some 5% of a one-board solve's CPU), unless a selector picks now
+    later = plugin_families if everything and selector is None else None
+    boards, names = race_inputs(args, check=False, plugins=later is None)
+    optional = names if everything else []  # looked at only when a board needs them
     if selector is not None and not set(selector.backends) & set(names):
         raise UsageError(
             f"--selector {args.selector} picks among {', '.join(selector.backends)}; none of them races here "
@@ -76,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     with (
         AnswersOutput(args) as answers,
         ProofStore(args.proof_dir) as proofs,
-        Race(names, proofs=proofs, optional=optional, **_led_by(selector)) as race,
+        Race(names, proofs=proofs, optional=optional, later=later, **_led_by(selector)) as race,
     ):
         race.expect(len(boards))  # several boards: the workers start now, in the background
         for board in boards:
