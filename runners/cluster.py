@@ -30,7 +30,7 @@ from sigmar.models.result import Lost, Result, Status
 from sigmar.runners.bench import Run, WorkerPool
 from sigmar.runners.checking.intake import overrun_message, taken_in
 from sigmar.runners.statistics.cost import Usage
-from sigmar.runners.survey import ClusterError, lost_cluster, task_failure
+from sigmar.runners.survey import ClusterError, answer_lost, lost_cluster, task_failure
 from sigmar.runners.workers import WorkerSet, with_output
 
 # What a task sends back per run: its index, the raw answer, the wall seconds of its solve, what it cost
@@ -136,7 +136,11 @@ def run_cluster(
             work = [(run.index, run.backend, run.board) for run in board_runs]
             future = client.submit(board_task, families, work, time_limit, slack, mem_limit_mb, pure=False, key=key)
             futures[future] = board_runs
-        for future in as_completed(list(futures)):
+        finishing = as_completed(list(futures))
+        for future in finishing:
+            if answer_lost(future):
+                finishing.add(future)  # it comes back when computed again
+                continue
             board_runs = futures[future]
             with lost_cluster():
                 failed = future.status == "error"

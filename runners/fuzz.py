@@ -38,7 +38,7 @@ from sigmar.runners.checking.count_grade import CountVerdict
 from sigmar.runners.checking.fuzz_grade import Failure, count_failure, failure_of
 from sigmar.runners.race import Race, count_board
 from sigmar.runners.shrink import shrink
-from sigmar.runners.survey import ClusterError, enter_worker, lost_cluster, task_failure
+from sigmar.runners.survey import ClusterError, answer_lost, enter_worker, lost_cluster, task_failure
 
 
 class Races:
@@ -286,7 +286,11 @@ def fuzz_on_cluster(
             )
             for i, b in enumerate(boards)
         ]
-        for future in as_completed(futures):
+        finishing = as_completed(futures)
+        for future in finishing:
+            if answer_lost(future):
+                finishing.add(future)  # it comes back when computed again
+                continue
             with lost_cluster():
                 if future.status != "finished":
                     raise ClusterError(task_failure(future))

@@ -324,16 +324,21 @@ def enter_worker(families: tuple[tuple[str, str, str], ...]) -> None:
 
 
 def race_task(
-    families: tuple[tuple[str, str, str], ...], names: tuple[str, ...], board: Board, time_limit: float | None
+    families: tuple[tuple[str, str, str], ...],
+    names: tuple[str, ...],
+    board: Board,
+    time_limit: float | None,
+    optional: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """One board in a Dask worker's host (:class:`sigmar.encoders.processes.parent.Host`): the race there, its
-    answer as JSON."""
+    answer as JSON.  ``optional``: names the race drops, not refuses, where they are not available (``all``: the
+    host's machine says which, not the client's)."""
     enter_worker(families)
-    key = (families, names)
+    key = (families, names, optional)
     if getattr(_local, "key", None) != key:
         if getattr(_local, "race", None) is not None:
             _local.race.close()
-        _local.race, _local.key = Race(list(names)), key
+        _local.race, _local.key = Race(list(names), optional=optional), key
         _local.race.expect(2)  # a host answers board after board: its workers start now
     race: Race = _local.race
     record = outcome_record(board, race.solve(board, time_limit))
@@ -348,6 +353,13 @@ def task_failure(future: Any) -> str:
         why = str(exc) if isinstance(exc, (ClusterError, ChildError)) else repr(exc)
         return f"cluster task failed: {why}"
     return f"cluster task {future.status} (was the scheduler lost?)"
+
+
+def answer_lost(future: Any) -> bool:
+    """Whether a task's answer went with its worker (killed after the task ended, before this client fetched the
+    answer): the scheduler runs the task again for the client that holds its future, which then finishes again.
+    Taken for a failure, the board was lost (a bench exited 2, "cluster task lost")."""
+    return future.status == "lost"
 
 
 @contextlib.contextmanager
@@ -365,9 +377,15 @@ def lost_cluster() -> Iterator[None]:
 
 
 def answer_on_cluster(
-    deals: Deals, todo: Iterable[int], names: list[str], time_limit: float | None, address: Any
+    deals: Deals,
+    todo: Iterable[int],
+    names: list[str],
+    time_limit: float | None,
+    address: Any,
+    optional: Iterable[str] = (),
 ) -> Iterator[dict[str, Any]]:
-    """Every board as one task on an existing Dask scheduler; answers in the order they finish.
+    """Every board as one task on an existing Dask scheduler; answers in the order they finish (``optional``: as
+    :func:`race_task`'s).
 
     At most twice as many tasks as the cluster has threads are in flight, so
     a rerun after a kill repeats little and the scheduler never holds 10,000
@@ -381,7 +399,7 @@ def answer_on_cluster(
         threads = sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values())
         window = max(2, 2 * threads)
         pending = iter(todo)
-        families, chosen = registry.FAMILIES, tuple(names)
+        families, chosen, dropped = registry.FAMILIES, tuple(names), tuple(optional)
         run = uuid.uuid4().hex  # in every key: two runs on one scheduler never share a task (nor its answer)
 
         index_of: dict[Any, int] = {}
@@ -389,12 +407,15 @@ def answer_on_cluster(
         def submit(index: int) -> Any:
             board = deals.board(index)
             key = f"sigmar-survey-{run}-{index}"
-            future = client.submit(hosted, race_task, families, chosen, board, time_limit, pure=False, key=key)
+            future = client.submit(hosted, race_task, families, chosen, board, time_limit, dropped, pure=False, key=key)
             index_of[future.key] = index
             return future
 
         flight = as_completed([submit(i) for _, i in zip(range(window), pending, strict=False)])
         for future in flight:
+            if answer_lost(future):
+                flight.add(future)  # it comes back when computed again
+                continue
             index = index_of.pop(future.key)
             with lost_cluster():
                 if future.status != "finished":
