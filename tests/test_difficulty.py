@@ -35,7 +35,8 @@ from sigmar.runners.design.difficulty import (
     screen,
     stats_text,
 )
-from tests.conftest import INSTANCES, small_boards
+from tests.conftest import INSTANCES, ROOT, small_boards
+from tests.script_loader import load_script
 
 
 @dataclass(frozen=True)
@@ -310,3 +311,22 @@ def test_screening_lets_in_only_what_its_interval_puts_inside() -> None:
     assert far.inside is False
     low, high = far.interval
     assert high < 0.99 and low <= far.sample.rate <= high
+
+
+def test_the_benchmark_writes_only_its_own_section_of_the_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """scripts/bench/difficulty.py replaces the section an earlier run wrote, between its marks, and keeps the rest
+    of docs/measured/difficulty.md (the measurements written by hand around it) as it is."""
+    monkeypatch.syspath_prepend(str(ROOT / "scripts" / "bench"))  # the scripts' shared helper, benchlib
+    bench = load_script("difficulty")
+    record = (ROOT / "docs" / "measured" / "difficulty.md").read_text()
+    first = bench.with_section(record, "## The latest run\n\none")
+    assert first.startswith(f"{bench.TITLE}\n\n{bench.BEGIN}\n\n## The latest run\n\none\n\n{bench.END}\n")
+    kept = record.replace(bench.TITLE, "", 1).strip()
+    if bench.BEGIN in record:
+        kept = record.split(bench.END, 1)[1].strip()
+    assert first.rstrip().endswith(kept)
+    again = bench.with_section(first, "## The latest run\n\ntwo")
+    assert again == first.replace("\none\n", "\ntwo\n", 1)
+    new = bench.with_section(None, "## The latest run\n\none")
+    assert new == f"{bench.TITLE}\n\n{bench.BEGIN}\n\n## The latest run\n\none\n\n{bench.END}\n"
+    assert bench.with_section("no title\n", "S") == f"{bench.BEGIN}\n\nS\n\n{bench.END}\n\nno title\n"

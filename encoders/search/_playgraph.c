@@ -44,7 +44,7 @@ typedef unsigned __int128 u128;
 #define SAME (INT32_MIN + 1)
 #define MAXK 65535
 #define MAXDEPTH 64
-#define NBUF 4 /* the runs of a layer found ahead of their lookup, with two threads (expand_two()) */
+#define NBUF 16 /* the runs of a layer found ahead of their lookup, with two threads (expand_two()) */
 /* A slot of a layer's table is 128 bits: the key (the core's tiles, then the count of loose tiles of each kind)
  * in the low KEY_BITS, the position's index in its layer above; an all-zero slot is empty (no key is 0). */
 #define KEY_BITS 98

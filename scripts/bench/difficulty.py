@@ -5,8 +5,11 @@
 
 Walks the play graph (``encoders/search/playgraph.py``, the compiled core when it is built) of each
 board of ``sigmar generate --seed S --count N`` and of the two real-game boards of
-instances/real-game.txt, each within ``--time-limit`` seconds, and prints and writes OUT (default
-docs/measured/difficulty.md; every board's row goes to results/bench_difficulty.json):
+instances/real-game.txt, each within ``--time-limit`` seconds, and prints its section and writes it
+into OUT (default docs/measured/difficulty.md; every board's row goes to results/bench_difficulty.json).
+The section is this script's own: between two marks, it replaces the one an earlier run wrote and
+leaves the rest of OUT (the measurements and notes written by hand around it) as it is; in a record
+without the marks it goes after the title; a new OUT gets a title and the section. It gives:
 
 - how many of the generated boards are computed exactly (target: at least 80 of 100 within 60 s
   each), and the median time of a board (target: at most 1 s), wall and CPU, with the load;
@@ -43,6 +46,10 @@ from sigmar.models.difficulty import clear_rate, wilson
 from sigmar.runners.cli import main as sigmar
 
 STATS_RUNS = 100  # generate --stats' default --runs
+TITLE = "# Exact difficulty on side-6 boards"
+# The marks around this script's section of OUT: what lies outside them is never touched.
+BEGIN = "<!-- scripts/bench/difficulty.py writes from here to the mark below; the rest is kept as it is -->"
+END = "<!-- scripts/bench/difficulty.py: end of its section -->"
 
 
 def generated(count: int, seed: int) -> list[Board]:
@@ -135,7 +142,8 @@ def summary(rows: list[dict[str, Any]], real: list[dict[str, Any]], args: argpar
         table.append((f"real game: {r['board']}", f"{state}, {r['seconds']:.3f} s, {r['states']:,} positions{win}", ""))
     core = "the compiled core" if _playgraph is not None else "the Python walk (the C core is not built)"
     head = (
-        f"# Exact difficulty on side-6 boards\n\n`python scripts/bench/difficulty.py --count {args.count} --seed "
+        "## The latest run of scripts/bench/difficulty.py\n\n"
+        f"`python scripts/bench/difficulty.py --count {args.count} --seed "
         f"{args.seed} --time-limit {args.time_limit:g}` on {date.today()}, {platform.system()} "
         f"{platform.machine()}, {os.cpu_count()} cores, {core}; load average {load} (the machine is shared: "
         "wall times are inflated under load, CPU times less so).\n\n"
@@ -146,16 +154,35 @@ def summary(rows: list[dict[str, Any]], real: list[dict[str, Any]], args: argpar
 Rows = list[dict[str, Any]]
 
 
+def with_section(old: str | None, section: str) -> str:
+    """The record ``old`` (None: there is none yet) with ``section`` in place of this script's earlier one, between
+    the marks; a record without them gets it after its title (or first), a new one a title and it."""
+    block = f"{BEGIN}\n\n{section}\n\n{END}\n"
+    if old is None:
+        return f"{TITLE}\n\n{block}"
+    head, mark, rest = old.partition(BEGIN)
+    if mark and END in rest:
+        tail = rest.split(END, 1)[1].lstrip("\n")
+        return head + block + (f"\n{tail}" if tail else "")
+    first, _, rest = old.partition("\n")
+    if first.startswith("# "):
+        return f"{first}\n\n{block}\n{rest.lstrip()}"
+    return f"{block}\n{old}"
+
+
 def save(rows: Rows, real: Rows, args: argparse.Namespace, load: str, total: int) -> str:
-    """Write the rows so far to results/bench_difficulty.json and their summary to ``args.out`` (atomically both:
-    an interrupted run leaves the last board's files whole); the summary says when boards are missing."""
+    """Write the rows so far to results/bench_difficulty.json and their summary into ``args.out`` as this script's
+    section (:func:`with_section`; atomically both: an interrupted run leaves the last board's files whole); the
+    summary says when boards are missing."""
     done = len(rows) + len(real)
     text = summary(rows, real, args, load)
     if done < total:
         note = f"**Partial:** {done} of {total} boards measured so far (the run saves after each board)."
         text = text.replace("\n\n", f"\n\n{note}\n\n", 1)
     record = {"count": args.count, "seed": args.seed, "time_limit": args.time_limit, "rows": rows, "real": real}
-    files = ((Path(args.out), text + "\n"), (RESULTS / "bench_difficulty.json", json.dumps(record, indent=1)))
+    out = Path(args.out)
+    page = with_section(out.read_text() if out.exists() else None, text)
+    files = ((out, page), (RESULTS / "bench_difficulty.json", json.dumps(record, indent=1)))
     for path, content in files:
         path.parent.mkdir(parents=True, exist_ok=True)
         part = path.with_name(path.name + ".part")
