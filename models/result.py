@@ -6,6 +6,8 @@ answer, the solver's statistics carried alongside.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from sigmar.models.hexgrid import Hex
 from sigmar.models.records import Frozen
 from sigmar.models.word_enums import Words, word_enum
@@ -245,14 +247,19 @@ class Result(Frozen):
         on its way out, and the fields need no check beyond their names)."""
         if type(self) is not Result:  # a subclass's own __init__ runs, as dataclasses.replace does it
             return self.replace(**changes)
-        unknown = changes.keys() - _FIELD_SET
-        if unknown:
-            raise TypeError(f"Result has no field {', '.join(sorted(unknown))}")
+        values = list(_FIELDS_OF(self))  # every field's value, read in one call
+        for name, value in changes.items():
+            place = _PLACE.get(name)
+            if place is None:
+                unknown = sorted(changes.keys() - _PLACE.keys())
+                raise TypeError(f"Result has no field {', '.join(unknown)}")
+            values[place] = value
         copy = object.__new__(Result)
-        setattr_ = object.__setattr__
-        for name in Result._RESULT_FIELDS:
-            setattr_(copy, name, changes[name] if name in changes else getattr(self, name))
+        for setter, value in zip(_SETTERS, values, strict=True):  # the slots' setters: no field looked up by name
+            setter(copy, value)
         return copy
 
 
-_FIELD_SET = frozenset(Result._RESULT_FIELDS)
+_FIELDS_OF = attrgetter(*Result._RESULT_FIELDS)
+_PLACE = {name: k for k, name in enumerate(Result._RESULT_FIELDS)}
+_SETTERS = tuple(getattr(Result, name).__set__ for name in Result._RESULT_FIELDS)

@@ -129,7 +129,7 @@ class RacePolicy:
         self.wins: Counter[str] = Counter()
         self.win_times: dict[str, deque[float]] = {}  # each backend's last RECENT_WINS winning times
         self.late_wins: Counter[str] = Counter()  # wins on boards where the leader's head start ran out
-        self._typical: dict[str, float] = {}  # per backend, the percentile of its recent wins (until it wins again)
+        self._typical: dict[str, float] = {}  # per backend, the percentile of its recent wins
         self._ordered: dict[str, list[float]] = {}  # per backend, its ``win_times`` in ascending order
         # This board's leader when a selector named one (``solve --selector``): it leads whatever the wins,
         # for ``lead_seconds`` alone when set (a selector's presolver), with ``second`` (its pick) as partner.
@@ -153,7 +153,9 @@ class RacePolicy:
             del ordered[bisect_left(ordered, times[0])]  # the oldest leaves the deque below
         times.append(seconds)
         insort(ordered, seconds)
-        self._typical.pop(name, None)
+        # The head start's percentile, nearest rank (as runners/statistics/scores.py's), read off the list in order.
+        rank = -(-self.HEAD_START_PERCENTILE * len(ordered) // 100)
+        self._typical[name] = ordered[min(max(1, rank), len(ordered)) - 1]
 
     def late_leader(self, leader: str) -> str | None:
         """The backend that wins the boards ``leader`` does not answer in its head start, if not the leader."""
@@ -180,14 +182,9 @@ class RacePolicy:
             return 0.0
         if self.lead_seconds is not None and leader == self.prefer:
             return max(self.stagger, self.lead_seconds)
-        typical = self._typical.get(leader)
-        if typical is None:  # once per win, not at every board
-            times = self._ordered.get(leader)
-            if not times:
-                return self.stagger
-            from sigmar.runners.statistics.scores import percentile  # not imported by a one-board solve (issue 48)
-
-            typical = self._typical[leader] = percentile(times, self.HEAD_START_PERCENTILE)
+        typical = self._typical.get(leader)  # kept by won()
+        if typical is None:
+            return self.stagger
         return min(max(self.stagger, self.HEAD_START_FACTOR * typical), max(self.stagger, self.HEAD_START_CAP))
 
     def inline_budget(self) -> float:
@@ -520,9 +517,7 @@ class Race:
         """The answer of backend ``name`` taken in, replayed and its certificate checked; ``seconds``
         (measured by the runner) replaces the backend's own; ``others`` are paused while a slow
         certificate is checked."""
-        result = replayed(board, raw, name)
-        if seconds is not None:
-            result = result.with_(seconds=seconds)
+        result = replayed(board, raw, name, seconds)
         certificate = result.certificate
         slow = result.status is Status.UNSOLVABLE and certificate is not None and certificate.kind in SLOW_CHECKS
         with _paused(others if slow else ()):

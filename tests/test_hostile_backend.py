@@ -23,6 +23,7 @@ import pytest
 
 from sigmar.encoders import plugins
 from sigmar.models.boardfile import parse_boards
+from sigmar.models.result import Move, Result, Status
 from sigmar.models.rules import verify
 from sigmar.models.solution import parse_solutions, to_moves
 from sigmar.runners import cli
@@ -625,3 +626,21 @@ def test_r18_an_error_names_the_certificate_file_whatever_its_name(
     Path(name).write_text('{"kind": "stuck", "cells": [[99, 0]]}\n')  # read, then malformed for the board
     code, out, err = sigmar(capsys, "check", str(tiny), name, "--board", "stuck")
     assert code == 2 and err.startswith(f"sigmar check: {name}: board 'stuck': "), err
+
+
+def test_r4_a_move_kept_as_plain_never_lets_an_odd_one_beside_it_through() -> None:
+    """Intake keeps the Moves it found plain (``intake._PLAIN``) and does not look at an answer of kept moves
+    again; a move not kept is still looked at, even among kept ones, and a Move whose cells are not plain is
+    refused however many kept moves come with it."""
+    from sigmar.runners.checking import intake
+
+    kept = (Move(((0, 0), (1, 0))), Move(((0, 1),)))
+    answer = Result(Status.SOLVED, "search", moves=kept)
+    assert intake.taken_in(answer, "search").moves is kept
+    assert all(id(move) in intake._PLAIN for move in kept)
+    odd = Move(((0, 0), [1, 0]))  # type: ignore[arg-type]
+    refused = intake.taken_in(Result(Status.SOLVED, "search", moves=(*kept, odd)), "search")
+    assert refused.status is Status.ERROR and "move 3" in refused.message
+    assert id(odd) not in intake._PLAIN
+    copied = intake.taken_in(Result(Status.SOLVED, "search", moves=(*kept, Move(((2, 0), (3.0, 0))))), "search")  # type: ignore[arg-type]
+    assert copied.status is Status.ERROR and "move 3" in copied.message

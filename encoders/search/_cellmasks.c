@@ -299,8 +299,14 @@ static PyObject *masks(PyObject *self, PyObject *args) {
         }
     }
     PyObject *tiles = PySequence_Fast(tiles_in, "tiles");
-    Board *b = tiles ? PyMem_Calloc(1, sizeof(Board)) : NULL;
-    if (b != NULL) {
+    Board *b = tiles ? PyMem_Malloc(sizeof(Board)) : NULL;
+    if (b != NULL) { /* only what is read before it is written is cleared (the whole is some 30 KB) */
+        memset(b->slot, 0, sizeof(b->slot));
+        memset(b->sym, 0, (size_t)count * sizeof(int));
+        memset(b->of, 0, sizeof(b->of));
+        memset(b->partner, 0, sizeof(b->partner));
+        memset(&b->full, 0, sizeof(b->full));
+        b->kinds = 0;
         b->count = (int)count;
         b->words = (int)((count + 63) / 64);
         if (b->words == 0) b->words = 1;

@@ -194,7 +194,12 @@ def _moves(value: object) -> tuple[Move, ...]:
 def _plain_moves(moves: tuple[object, ...]) -> bool:
     """Whether every move is an exact Move whose cells are an exact tuple of one to five plain cells (a tuple
     of two exact ints).  The sets of the types and lengths seen, each made by ``map`` (a loop in C, not a
-    test a value in Python): it runs for every solved board."""
+    test a value in Python): it runs for every solved board.  A Move found plain once is plain for good (it
+    cannot change): such moves are kept (:data:`_PLAIN`), and an answer of moves all kept is not looked at
+    again (the search's moves of one or two tiles are made once per side and shared by its answers)."""
+    plain = _PLAIN
+    if all(map(plain.__contains__, map(id, moves))):
+        return True
     if set(map(type, moves)) - {Move}:
         return False
     cells = list(map(_CELLS, moves))
@@ -203,7 +208,18 @@ def _plain_moves(moves: tuple[object, ...]) -> bool:
     every = list(chain.from_iterable(cells))
     if set(map(type, every)) - {tuple} or set(map(len, every)) - {2}:
         return False
-    return not set(map(type, chain.from_iterable(every))) - {int}
+    if set(map(type, chain.from_iterable(every))) - {int}:
+        return False
+    if len(plain) > _PLAIN_KEPT:
+        plain.clear()
+    plain.update(zip(map(id, moves), moves, strict=True))  # type: ignore[arg-type]  # each a Move, seen above
+    return True
+
+
+# The Moves found plain, by id: each is kept alive here, so no other object can take its id while it is in.
+# Emptied when it outgrows _PLAIN_KEPT (some 150 bytes a move held).
+_PLAIN: dict[int, Move] = {}
+_PLAIN_KEPT = 50_000
 
 
 _CELLS = attrgetter("cells")

@@ -18,26 +18,30 @@ from sigmar.models.rules import count_problem, verify
 from sigmar.runners.checking.intake import crashed, taken_in
 
 
-def replayed(board: Board, raw: object, name: str | None = None) -> Result:
+def replayed(board: Board, raw: object, name: str | None = None, seconds: float | None = None) -> Result:
     """The answer taken in and, when ``solved``, replayed: ``verified`` says the rule engine cleared the board.
 
-    ``name`` is the backend that was asked (see :func:`.intake.taken_in`).  A certificate is
-    *checked* later, by :func:`.certify.certify`; this gate only *verifies* solutions.
+    ``name`` is the backend that was asked (see :func:`.intake.taken_in`); ``seconds`` (measured by the
+    runner) replaces the backend's own.  A certificate is *checked* later, by :func:`.certify.certify`;
+    this gate only *verifies* solutions.
     """
     result = taken_in(raw, name)
+    timed = {} if seconds is None else {"seconds": seconds}
     if result.status is Status.SOLVED:
         verdict = verify(board, result.moves)
         if verdict.valid:
-            return result.with_(verified=True)
+            return result.with_(verified=True, **timed)
         return result.with_(
             status=Status.ERROR,
             verified=False,
             wrong=True,
             message=f"{result.backend} returned a solution the rule engine rejects: {verdict}",
+            **timed,
         )
     if result.status is Status.UNSOLVABLE and result.reason is None:
-        return result.with_(status=Status.ERROR, message=f"{result.backend} said unsolvable without a reason")
-    return result.with_(verified=False)
+        message = f"{result.backend} said unsolvable without a reason"
+        return result.with_(status=Status.ERROR, message=message, **timed)
+    return result.with_(verified=False, **timed)
 
 
 def counts_answer(board: Board) -> Result | None:
