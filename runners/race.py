@@ -95,6 +95,9 @@ class RacePolicy:
     # leader and its partner have a core each, the others what those two leave.
     LATE_NICENESS = 5
     LATE_WINS_NEEDED = 3
+    # Search in the runner's own process goes on in a forked copy of it, held back, past its head start on such
+    # a board (``_Heat._hand_over``); False: it starts again in its worker (to measure the difference).
+    HAND_OVER = True
 
     # The leader's partner (``Race.partner``: the backend that wins the hard boards, cnf on dense deals
     # where the search leads; else the certifying backend with the most wins) joins the leader after
@@ -360,6 +363,7 @@ class Race:
         self._probe_began = 0.0  # when it started (perf_counter)
         self._turn: str | None = None  # the file the workers lock to warm up one at a time (:meth:`expect`)
         self.timer = _Timer()  # the ticks while search runs here
+        self.copy: _Copy | None = None  # search's forked copy on the board running now (_Heat._hand_over)
         if INLINE in self.names and stagger > 0:
             self.inline = registry.make(INLINE)
         else:
@@ -491,6 +495,9 @@ class Race:
 
     def close(self) -> None:
         self.timer.close()
+        if self.copy is not None:
+            self.copy.kill()
+            self.copy = None
         if self._probe is not None:
             self._probe.kill()
             self._probe = None
@@ -579,7 +586,10 @@ class Race:
         heat = _Heat(self, board, self._job, time_limit, start)
         winner = heat.run()
         for name in heat.running:
-            self.workers[name].ask_stop()
+            heat.worker_of(name).ask_stop()
+        if heat.copy is not None:
+            heat.copy.kill()  # answered, or stopped above: it ends now, reaped
+            self.copy = None
         elapsed = time.perf_counter() - start
         outcome = heat.outcome
         if winner is not None and winner.verified:
@@ -818,6 +828,79 @@ def _paused(workers: Iterable[Worker]) -> Iterator[None]:
             worker.resume()
 
 
+class _Copy:
+    """Search's forked copy (:meth:`_Heat._hand_over`) seen from the runner, as the race and its worker set see
+    a worker: its pipe, its end (a pidfd where the kernel gives one), its answer, and its stop (a kill)."""
+
+    def __init__(self, pid: int, conn: Any, job: int) -> None:
+        self.pid, self.conn, self.job_id = pid, conn, job
+        self.stop_sent = 0.0
+        self._reaped = False
+        try:
+            self.sentinel = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self.sentinel = -1
+
+    def receive(self) -> Any:
+        """Its answer (a worker's ``Done``), or None when it ended without one."""
+        try:
+            raw, seconds = self.conn.recv()
+        except (EOFError, OSError, ValueError):
+            return None
+        from sigmar.runners.workers import Done
+
+        return Done(self.job_id, raw, seconds)
+
+    def alive(self) -> bool:
+        if not self._reaped:
+            with contextlib.suppress(ChildProcessError):
+                if os.waitpid(self.pid, os.WNOHANG)[0] == 0:
+                    return True
+            self._reaped = True
+        return False
+
+    def crash_message(self, name: str, doing: str = "solving") -> str:
+        return f"{name}: its forked copy ended while {doing}, without an answer"
+
+    def pause(self) -> None:
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGCONT)
+
+    def ask_stop(self) -> None:
+        self.kill()
+
+    def kill(self) -> None:
+        """Killed (if it still runs) and reaped; its pipe and pidfd closed."""
+        if not self._reaped:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self._reaped = True
+        self.conn.close()
+        if self.sentinel >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.sentinel)
+            self.sentinel = -1
+
+
+def _answer_from_copy(out: Any, raw: object, seconds: float) -> None:
+    """In search's forked copy: its answer sent to the runner, and the copy's end (no exit handler of the runner's
+    runs here, no buffer of its output is written twice)."""
+    import gc
+
+    gc.disable()  # no finalizer of the runner's objects (a worker's, a file's) runs in the copy
+    try:
+        out.send((raw, seconds))
+    except BaseException:  # an answer that cannot be sent: the runner sees the copy end without one
+        os._exit(1)
+    os._exit(0)
+
+
 # A heat's outcome before it has one (its result is set when the heat ends): a Result cannot change, so one
 # serves every board.
 _PENDING = Result(Status.UNKNOWN, "race")
@@ -850,6 +933,10 @@ class _Heat:
         self.inline_began = 0.0
         self.inline_cpu = 0.0
         self.resume = False  # search was stopped here with the board still open: it goes on in its worker
+        # Search handed over at the head start's end to a copy of this process (:meth:`_hand_over`): here the
+        # copy as a busy worker, in the copy the pipe its answer goes to.
+        self.copy: _Copy | None = None
+        self.copy_out: Any = None
         if self.inline is None:
             race.settle()  # every backend in its worker: who leads and who joins is decided now
         self.plan = race.policy.plan(start, inline=self.inline is not None)
@@ -914,6 +1001,8 @@ class _Heat:
             self._join_partner(now, clock)
         if self.release_due is not None and (clock >= self.release_due or done):
             self._release(now, clock)
+            if self.copy_out is not None:
+                return  # this is search's forked copy: nothing more of the race's is its to do
         if self.held and (clock >= self.plan.hold_until or not self._partner_busy()):
             self.race.trace("join", *self.held)
             self.dispatch(self.held, now, low=True)
@@ -969,9 +1058,12 @@ class _Heat:
         later = self.plan.later or [n for n in self.race.order() if n not in (self.leader, self.partner)]
         self.late = not self._leader_done()
         if self.late and self.race.late_leader(self.leader) is not None:
-            if self.inline_running:  # it goes on in its worker, held back there
-                self._stop_inline(now)
-                self.dispatch([INLINE], now, low=True)
+            if self.inline_running:  # it goes on held back: in a copy of this process from where it is, or its worker
+                if not RacePolicy.HAND_OVER:
+                    self._stop_inline(now)
+                    self.dispatch([INLINE], now, low=True)
+                elif self._hand_over(now):
+                    return  # this is the copy: it only searches on
             else:
                 self.race.workers[self.leader].demote(RacePolicy.LATE_NICENESS)
         if self._partner_busy():
@@ -1000,6 +1092,50 @@ class _Heat:
         return until
 
     # -- search in this process
+
+    def _hand_over(self, now: float) -> bool:
+        """Search, here past its head start on a board another backend wins more often, goes on held back
+        (``LATE_NICENESS``) in a copy of this process forked from where it is (a tick runs between two of its
+        bytecodes): its work so far is kept, where a restart in its worker began the board again (dense deals
+        253 and 265: +68 and +87 ms over search alone).  True in the copy, which then only searches on and
+        sends its answer (:func:`_answer_from_copy`); here search is stopped and the copy waited on as its
+        worker.  Where no copy can be forked, search goes on in its worker from the start, as before."""
+        from multiprocessing.connection import Pipe
+
+        from sigmar.encoders.processes.parent import held_signals
+
+        try:
+            reader, writer = Pipe(duplex=False)
+            with held_signals():  # no timer's signal inside the fork's hooks (logging's lock, issue 48)
+                pid = os.fork()
+        except OSError:
+            self._stop_inline(now)
+            self.dispatch([INLINE], now, low=True)
+            return False
+        if pid == 0:  # the copy
+            reader.close()
+            self.race.timer.tick = None  # no interval timer comes with a fork; a late signal finds no tick
+            with contextlib.suppress(Exception):
+                from sigmar.encoders.processes.guard import die_with_parent
+
+                die_with_parent()
+            with contextlib.suppress(OSError):
+                os.nice(RacePolicy.LATE_NICENESS)
+            self.copy_out = writer
+            return True
+        writer.close()
+        self.copy = self.race.copy = _Copy(pid, reader, self.job)
+        self.race.trace("hand over", INLINE)
+        self._stop_inline(now)
+        self.running.add(INLINE)
+        self.busy.add(INLINE, self.copy, INLINE)  # type: ignore[arg-type]  # a Worker in what the set asks of one
+        return False
+
+    def worker_of(self, name: str) -> Worker:
+        """The process running ``name`` on this board: search's forked copy, or its worker."""
+        if name == INLINE and self.copy is not None:
+            return self.copy  # type: ignore[return-value]  # a Worker in what the race asks of one
+        return self.race.workers[name]
 
     def _search_clock(self) -> float:
         """The time the schedule goes by while search runs here: its start plus the CPU time it has had
@@ -1039,6 +1175,8 @@ class _Heat:
             return now + self.race.slack
         clock = min(max(self._search_clock(), now - SEARCH_CLOCK_LAG), now)
         self._schedule(now, clock)
+        if self.copy_out is not None:
+            return None  # search's forked copy: no more ticks, it searches on
         if self.waiting:
             for heard in self.busy.wait(now, among=self.waiting):
                 self._hear(heard)  # a straggler answered, died or ran out of grace: a job of this board for it
@@ -1070,9 +1208,15 @@ class _Heat:
             raw = None
         except Exception as exc:  # a crashing backend is an answer
             raw = crashed(INLINE, exc)
+        except BaseException:
+            if self.copy_out is not None:  # search's forked copy, interrupted (Ctrl-C): it ends here, quietly
+                os._exit(1)
+            raise
         finally:
             self.inline_running = False
         seconds = time.perf_counter() - start
+        if self.copy_out is not None:
+            _answer_from_copy(self.copy_out, raw, seconds)  # does not return
         if raw is None or ((self.inline_stop_asked or handing_over) and _gave_up(raw)):
             # Stopped (for the others' news, at the head start's end, or it did not stop): not its answer.
             # Unless the board is over, it goes on in its worker.
@@ -1150,7 +1294,7 @@ class _Heat:
             return None
 
         self.race.trace("answer", name)
-        others = [self.race.workers[n] for n in self.running | self.waiting]
+        others = [self.worker_of(n) for n in self.running | self.waiting]
         answer = self.race.check(self.board, raw, name, seconds, others)
         if output:  # a worker's (search here prints nothing): the workers' module is imported by then
             from sigmar.runners.workers import with_output
