@@ -212,8 +212,40 @@ static PyObject *first_bad_move(PyObject *self, PyObject *args) {
     return PyLong_FromLong(found);
 }
 
+/* plain_moves(moves, Move) -> bool: whether moves is an exact tuple of exact Moves, each of whose cells is an
+ * exact tuple of one, two or five cells, each an exact tuple of two exact ints (runners/checking/intake.py
+ * _plain_moves: such moves cannot change, so the answer's own are kept). */
+static PyObject *plain_moves(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *moves, *move_type;
+    if (!PyArg_ParseTuple(args, "OO!", &moves, &PyType_Type, &move_type)) return NULL;
+    if (!PyTuple_CheckExact(moves)) Py_RETURN_FALSE;
+    Py_ssize_t n = PyTuple_GET_SIZE(moves);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *move = PyTuple_GET_ITEM(moves, k);
+        if ((PyObject *)Py_TYPE(move) != move_type) Py_RETURN_FALSE;
+        PyObject *cells = PyObject_GetAttr(move, s_cells);
+        if (cells == NULL) {
+            PyErr_Clear();
+            Py_RETURN_FALSE;
+        }
+        int plain = PyTuple_CheckExact(cells);
+        Py_ssize_t m = plain ? PyTuple_GET_SIZE(cells) : 0;
+        plain = plain && (m == 1 || m == 2 || m == 5);
+        for (Py_ssize_t i = 0; plain && i < m; i++) {
+            PyObject *cell = PyTuple_GET_ITEM(cells, i);
+            plain = PyTuple_CheckExact(cell) && PyTuple_GET_SIZE(cell) == 2 &&
+                    PyLong_CheckExact(PyTuple_GET_ITEM(cell, 0)) && PyLong_CheckExact(PyTuple_GET_ITEM(cell, 1));
+        }
+        Py_DECREF(cells);
+        if (!plain) Py_RETURN_FALSE;
+    }
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
     {"first_bad_move", first_bad_move, METH_VARARGS, "The first illegal move of a sequence (see models/rules.py)."},
+    {"plain_moves", plain_moves, METH_VARARGS, "Whether every move is plain (see runners/checking/intake.py)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     import signal
     from typing import Any
 
+    from sigmar.encoders.processes.copies import Copy
     from sigmar.models.counting import Notion
     from sigmar.runners.checking.count_grade import CountVerdict
     from sigmar.runners.workers import Heard, Worker, WorkerSet
@@ -363,7 +364,7 @@ class Race:
         self._probe_began = 0.0  # when it started (perf_counter)
         self._turn: str | None = None  # the file the workers lock to warm up one at a time (:meth:`expect`)
         self.timer = _Timer()  # the ticks while search runs here
-        self.copy: _Copy | None = None  # search's forked copy on the board running now (_Heat._hand_over)
+        self.copy: Copy | None = None  # search's forked copy on the board running now (_Heat._hand_over)
         if INLINE in self.names and stagger > 0:
             self.inline = registry.make(INLINE)
         else:
@@ -828,79 +829,6 @@ def _paused(workers: Iterable[Worker]) -> Iterator[None]:
             worker.resume()
 
 
-class _Copy:
-    """Search's forked copy (:meth:`_Heat._hand_over`) seen from the runner, as the race and its worker set see
-    a worker: its pipe, its end (a pidfd where the kernel gives one), its answer, and its stop (a kill)."""
-
-    def __init__(self, pid: int, conn: Any, job: int) -> None:
-        self.pid, self.conn, self.job_id = pid, conn, job
-        self.stop_sent = 0.0
-        self._reaped = False
-        try:
-            self.sentinel = os.pidfd_open(pid)
-        except (AttributeError, OSError):
-            self.sentinel = -1
-
-    def receive(self) -> Any:
-        """Its answer (a worker's ``Done``), or None when it ended without one."""
-        try:
-            raw, seconds = self.conn.recv()
-        except (EOFError, OSError, ValueError):
-            return None
-        from sigmar.runners.workers import Done
-
-        return Done(self.job_id, raw, seconds)
-
-    def alive(self) -> bool:
-        if not self._reaped:
-            with contextlib.suppress(ChildProcessError):
-                if os.waitpid(self.pid, os.WNOHANG)[0] == 0:
-                    return True
-            self._reaped = True
-        return False
-
-    def crash_message(self, name: str, doing: str = "solving") -> str:
-        return f"{name}: its forked copy ended while {doing}, without an answer"
-
-    def pause(self) -> None:
-        with contextlib.suppress(OSError):
-            os.kill(self.pid, signal.SIGSTOP)
-
-    def resume(self) -> None:
-        with contextlib.suppress(OSError):
-            os.kill(self.pid, signal.SIGCONT)
-
-    def ask_stop(self) -> None:
-        self.kill()
-
-    def kill(self) -> None:
-        """Killed (if it still runs) and reaped; its pipe and pidfd closed."""
-        if not self._reaped:
-            with contextlib.suppress(OSError):
-                os.kill(self.pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
-            self._reaped = True
-        self.conn.close()
-        if self.sentinel >= 0:
-            with contextlib.suppress(OSError):
-                os.close(self.sentinel)
-            self.sentinel = -1
-
-
-def _answer_from_copy(out: Any, raw: object, seconds: float) -> None:
-    """In search's forked copy: its answer sent to the runner, and the copy's end (no exit handler of the runner's
-    runs here, no buffer of its output is written twice)."""
-    import gc
-
-    gc.disable()  # no finalizer of the runner's objects (a worker's, a file's) runs in the copy
-    try:
-        out.send((raw, seconds))
-    except BaseException:  # an answer that cannot be sent: the runner sees the copy end without one
-        os._exit(1)
-    os._exit(0)
-
-
 # A heat's outcome before it has one (its result is set when the heat ends): a Result cannot change, so one
 # serves every board.
 _PENDING = Result(Status.UNKNOWN, "race")
@@ -935,7 +863,7 @@ class _Heat:
         self.resume = False  # search was stopped here with the board still open: it goes on in its worker
         # Search handed over at the head start's end to a copy of this process (:meth:`_hand_over`): here the
         # copy as a busy worker, in the copy the pipe its answer goes to.
-        self.copy: _Copy | None = None
+        self.copy: Copy | None = None
         self.copy_out: Any = None
         if self.inline is None:
             race.settle()  # every backend in its worker: who leads and who joins is decided now
@@ -1098,33 +1026,21 @@ class _Heat:
         (``LATE_NICENESS``) in a copy of this process forked from where it is (a tick runs between two of its
         bytecodes): its work so far is kept, where a restart in its worker began the board again (dense deals
         253 and 265: +68 and +87 ms over search alone).  True in the copy, which then only searches on and
-        sends its answer (:func:`_answer_from_copy`); here search is stopped and the copy waited on as its
-        worker.  Where no copy can be forked, search goes on in its worker from the start, as before."""
-        from multiprocessing.connection import Pipe
-
-        from sigmar.encoders.processes.parent import held_signals
+        sends its answer (``encoders/processes/copies.py``); here search is stopped and the copy waited on as
+        its worker.  Where no copy can be forked, search goes on in its worker from the start, as before."""
+        from sigmar.encoders.processes.copies import fork_copy
 
         try:
-            reader, writer = Pipe(duplex=False)
-            with held_signals():  # no timer's signal inside the fork's hooks (logging's lock, issue 48)
-                pid = os.fork()
+            copy, out = fork_copy(self.job, RacePolicy.LATE_NICENESS)
         except OSError:
             self._stop_inline(now)
             self.dispatch([INLINE], now, low=True)
             return False
-        if pid == 0:  # the copy
-            reader.close()
+        if copy is None:  # the copy
             self.race.timer.tick = None  # no interval timer comes with a fork; a late signal finds no tick
-            with contextlib.suppress(Exception):
-                from sigmar.encoders.processes.guard import die_with_parent
-
-                die_with_parent()
-            with contextlib.suppress(OSError):
-                os.nice(RacePolicy.LATE_NICENESS)
-            self.copy_out = writer
+            self.copy_out = out
             return True
-        writer.close()
-        self.copy = self.race.copy = _Copy(pid, reader, self.job)
+        self.copy = self.race.copy = copy
         self.race.trace("hand over", INLINE)
         self._stop_inline(now)
         self.running.add(INLINE)
@@ -1216,7 +1132,9 @@ class _Heat:
             self.inline_running = False
         seconds = time.perf_counter() - start
         if self.copy_out is not None:
-            _answer_from_copy(self.copy_out, raw, seconds)  # does not return
+            from sigmar.encoders.processes.copies import answer_and_end
+
+            answer_and_end(self.copy_out, raw, seconds)
         if raw is None or ((self.inline_stop_asked or handing_over) and _gave_up(raw)):
             # Stopped (for the others' news, at the head start's end, or it did not stop): not its answer.
             # Unless the board is over, it goes on in its worker.

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sigmar.encoders import plugins
 from sigmar.models.boardfile import parse_boards
@@ -644,3 +646,40 @@ def test_r4_a_move_kept_as_plain_never_lets_an_odd_one_beside_it_through() -> No
     assert id(odd) not in intake._PLAIN
     copied = intake.taken_in(Result(Status.SOLVED, "search", moves=(*kept, Move(((2, 0), (3.0, 0))))), "search")  # type: ignore[arg-type]
     assert copied.status is Status.ERROR and "move 3" in copied.message
+
+
+_ODD_CELLS = st.one_of(
+    st.tuples(st.integers(-9, 9), st.integers(-9, 9)),
+    st.tuples(st.integers(-9, 9), st.integers(-9, 9)).map(list),
+    st.tuples(st.booleans(), st.integers(-2, 2)),
+    st.tuples(st.integers(-2, 2), st.floats(-2, 2)),
+    st.tuples(st.integers(-2, 2), st.integers(-2, 2), st.integers(-2, 2)),
+    st.tuples(st.integers(-2, 2)),
+    st.just("ab"),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.lists(_ODD_CELLS, min_size=0, max_size=6).map(lambda cells: Move(tuple(cells))),
+            st.lists(_ODD_CELLS, min_size=1, max_size=3).map(lambda cells: Move(cells)),  # type: ignore[arg-type]
+            st.tuples(st.integers(-9, 9), st.integers(-9, 9)).map(lambda cell: (cell,)),
+            st.none(),
+        ),
+        max_size=8,
+    ),
+    st.booleans(),
+)
+def test_r4_the_compiled_look_at_moves_agrees_with_the_python_one(moves: list[object], as_list: bool) -> None:
+    """``_replay.c``'s ``plain_moves`` says plain exactly where ``intake._plain_moves_read`` does: exact Moves of
+    one, two or five cells, each an exact tuple of two exact ints (bools, floats, lists, other lengths refused)."""
+    from sigmar.runners.checking import intake
+
+    compiled = intake._compiled_check(at_once=True)
+    if compiled is None:
+        pytest.skip("the compiled look was not built here (no C compiler or Python headers): nothing to compare")
+    value = list(moves) if as_list else tuple(moves)
+    expected = intake._plain_moves_read(tuple(moves)) and not as_list
+    assert compiled(value, Move) == expected

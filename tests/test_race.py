@@ -463,10 +463,10 @@ def test_search_past_its_head_start_goes_on_held_back_in_a_copy_from_where_it_is
     monkeypatch.setenv("SIGMAR_FAKE_DELAY", "60")
     base = os.getpriority(os.PRIO_PROCESS, 0)
     ended: list[int] = []
-    from sigmar.runners import race as race_module
+    from sigmar.encoders.processes import copies
 
-    kill = race_module._Copy.kill
-    monkeypatch.setattr(race_module._Copy, "kill", lambda self: (ended.append(self.pid), kill(self))[1])
+    kill = copies.Copy.kill
+    monkeypatch.setattr(copies.Copy, "kill", lambda self: (ended.append(self.pid), kill(self))[1])
     with Race(["search", "honest:slow"]) as race:
         race.policy.late_wins["honest:slow"] = RacePolicy.LATE_WINS_NEEDED  # the late leader
         race.events = []
@@ -484,10 +484,10 @@ def test_search_s_copy_is_killed_when_another_backend_wins(fakes, boards, monkey
     """The copy search was handed over to is killed and reaped as soon as another backend's answer wins."""
     _search_takes(monkeypatch, 30.0)
     ended: list[int] = []
-    from sigmar.runners import race as race_module
+    from sigmar.encoders.processes import copies
 
-    kill = race_module._Copy.kill
-    monkeypatch.setattr(race_module._Copy, "kill", lambda self: (ended.append(self.pid), kill(self))[1])
+    kill = copies.Copy.kill
+    monkeypatch.setattr(copies.Copy, "kill", lambda self: (ended.append(self.pid), kill(self))[1])
     with Race(["search", "honest:slow"]) as race:
         monkeypatch.setenv("SIGMAR_FAKE_DELAY", "0.5")  # after search's head start: its copy is running
         race.policy.late_wins["honest:slow"] = RacePolicy.LATE_WINS_NEEDED

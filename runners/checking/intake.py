@@ -200,6 +200,17 @@ def _plain_moves(moves: tuple[object, ...]) -> bool:
     plain = _PLAIN
     if all(map(plain.__contains__, map(id, moves))):
         return True
+    compiled = _compiled or _compiled_check()
+    if not (compiled(moves, Move) if compiled else _plain_moves_read(moves)):
+        return False
+    if len(plain) > _PLAIN_KEPT:
+        plain.clear()
+    plain.update(zip(map(id, moves), moves, strict=True))  # type: ignore[arg-type]  # each a Move, seen
+    return True
+
+
+def _plain_moves_read(moves: tuple[object, ...]) -> bool:
+    """:func:`_plain_moves`'s look in Python, the reference the compiled one is held to (test_hostile_backend)."""
     if set(map(type, moves)) - {Move}:
         return False
     cells = list(map(_CELLS, moves))
@@ -208,12 +219,28 @@ def _plain_moves(moves: tuple[object, ...]) -> bool:
     every = list(chain.from_iterable(cells))
     if set(map(type, every)) - {tuple} or set(map(len, every)) - {2}:
         return False
-    if set(map(type, chain.from_iterable(every))) - {int}:
-        return False
-    if len(plain) > _PLAIN_KEPT:
-        plain.clear()
-    plain.update(zip(map(id, moves), moves, strict=True))  # type: ignore[arg-type]  # each a Move, seen above
-    return True
+    return not set(map(type, chain.from_iterable(every))) - {int}
+
+
+_compiled: Any = None  # models/_replay.c's plain_moves once loaded; False where it was not built
+_checked_before = 0  # answers looked at in Python before it was loaded
+
+
+def _compiled_check(at_once: bool = False) -> Any:
+    """The compiled look at an answer's moves (the same as :func:`_plain_moves`'s, in one pass), loaded at a
+    process's second answer (``at_once``: now) as the compiled replay is (models/rules.py); None until then
+    and where the extension was not built."""
+    global _compiled, _checked_before
+    if _compiled is None:
+        _checked_before += 1
+        if _checked_before < 2 and not at_once:
+            return None
+        try:
+            from sigmar.models._replay import plain_moves as loaded
+        except ImportError:
+            loaded = False  # type: ignore[assignment]
+        _compiled = loaded
+    return _compiled or None
 
 
 # The Moves found plain, by id: each is kept alive here, so no other object can take its id while it is in.
