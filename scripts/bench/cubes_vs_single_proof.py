@@ -173,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     if not rows:
         print("no refutation measured", file=sys.stderr)
         return 1
-    command = "python scripts/bench/cubes_vs_single_proof.py" + ("" if not argv else " " + " ".join(argv))
+    given = sys.argv[1:] if argv is None else argv
+    command = "python scripts/bench/cubes_vs_single_proof.py" + ("" if not given else " " + " ".join(given))
     date = datetime.date.today().isoformat()
     text = report(rows, settings, loads, command, date)
     publish(args.out, text, {"settings": settings, "loads": loads, "command": command, "date": date, "rows": rows})
