@@ -53,3 +53,22 @@ def test_printed_row_by_row_a_table_is_the_same_table(header: list[str], data: s
     assert [r.strip() for r in rule] == ["---:" if a == "r" else "---" for a in align.ljust(len(header), "l")]
     for line, row in zip(lines[2:], rows, strict=True):
         assert line[2:-2].split(" | ") == [str(c) for c in row]
+
+
+def test_a_script_writes_only_its_own_section_of_a_record(benchlib) -> None:  # type: ignore[no-untyped-def]
+    """``with_section``: scripts/bench/cluster_cost.py's run replaces its earlier section of docs/measured/cluster.md,
+    between its marks, and keeps the records written there by hand (the lead's quiet runs) as they are."""
+    script, title = "scripts/bench/cluster_cost.py", "# What a loopback cluster costs (issue 48)"
+    begin, end = benchlib.section_marks(script)
+    record = (ROOT / "docs" / "measured" / "cluster.md").read_text()
+    first = benchlib.with_section(record, "## The last run\n\none", script, title)
+    assert f"{begin}\n\n## The last run\n\none\n\n{end}\n" in first
+    outside = first.split(begin)[0] + first.split(end, 1)[1]
+    kept = record.split(begin)[0] + record.split(end, 1)[1] if begin in record else record
+    assert outside.split() == kept.split()  # word for word, whatever blank lines the section took
+    again = benchlib.with_section(first, "## The last run\n\ntwo", script, title)
+    assert again == first.replace("\n\none\n\n", "\n\ntwo\n\n") and "one" not in again.split(begin)[1].split(end)[0]
+    assert benchlib.with_section(None, "S", script, title) == f"{title}\n\n{begin}\n\nS\n\n{end}\n"
+    assert benchlib.with_section("no title\n", "S", script, title) == f"{begin}\n\nS\n\n{end}\n\nno title\n"
+    other = benchlib.with_section(first, "theirs", "scripts/bench/difficulty.py", "# x")  # another script's marks
+    assert f"{begin}\n\n## The last run\n\none\n\n{end}\n" in other and "theirs" in other

@@ -86,6 +86,32 @@ def publish(out: str | Path, text: str, record: dict[str, Any], also: str | Path
     return path
 
 
+def section_marks(script: str) -> tuple[str, str]:
+    """The two marks around ``script``'s section of a docs/measured record (:func:`with_section`)."""
+    return (
+        f"<!-- {script} writes from here to the mark below; the rest is kept as it is -->",
+        f"<!-- {script}: end of its section -->",
+    )
+
+
+def with_section(old: str | None, section: str, script: str, title: str) -> str:
+    """The record ``old`` (None: there is none yet) with ``section`` in place of ``script``'s earlier one, between
+    its marks: what lies outside them (the records written by hand, other runs) is never touched; a record
+    without them gets it after its title (or first), a new one ``title`` and it."""
+    begin, end = section_marks(script)
+    block = f"{begin}\n\n{section}\n\n{end}\n"
+    if old is None:
+        return f"{title}\n\n{block}"
+    head, mark, rest = old.partition(begin)
+    if mark and end in rest:
+        tail = rest.split(end, 1)[1].lstrip("\n")
+        return head + block + (f"\n{tail}" if tail else "")
+    first, _, rest = old.partition("\n")
+    if first.startswith("# "):
+        return f"{first}\n\n{block}\n{rest.lstrip()}"
+    return f"{block}\n{old}"
+
+
 def load_average() -> str:
     """The one-minute load average as /proc/loadavg prints it ("?" where there is none): every record says it."""
     path = Path("/proc/loadavg")

@@ -12,7 +12,8 @@ ratios, each round's cluster run against the local run beside it (the same load)
     python scripts/bench/cluster_cost.py --count 10 --loads quiet
 
 Prints a table and writes results/bench_cluster_cost.md and .json (load averages included), and the table
-to docs/measured/cluster.md (``--no-record``: not).
+as this script's own section of docs/measured/cluster.md (between its marks: the records written by hand
+there are kept; ``--no-record``: not).
 """
 
 from __future__ import annotations
@@ -29,14 +30,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchlib import RESULTS, markdown_table, publish
+from benchlib import RESULTS, ROOT, markdown_table, publish, with_section
 
 from sigmar.models.boardfile import format_boards
 from sigmar.runners.survey import Deals
 from tests.loopback import loopback_cluster
 
 TARGET = 1.2
-MEASURED = "docs/measured/cluster.md"  # the record of the last run
+MEASURED = "docs/measured/cluster.md"  # the record: this script writes its own section of it
+TITLE = "# What a loopback cluster costs (issue 48)"
 
 
 def load() -> str:
@@ -184,10 +186,11 @@ def main() -> None:
     )
     publish(args.out, text, {"command": " ".join(sys.argv), "rows": rows, "verdicts": verdicts})
     if not args.no_record:
-        (Path(__file__).resolve().parents[2] / MEASURED).write_text(
-            "# What a loopback cluster costs (issue 48)\n\n" + text + "\n"
-        )
-        print(f"wrote {MEASURED}")
+        path = ROOT / MEASURED
+        section = "## The last run of scripts/bench/cluster_cost.py (its loads in the table)\n\n"
+        old = path.read_text() if path.exists() else None
+        path.write_text(with_section(old, section + text, "scripts/bench/cluster_cost.py", TITLE))
+        print(f"wrote its section of {MEASURED}")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from benchlib import INSTANCES, RESULTS, ROOT, markdown_table, median, percentile
+from benchlib import INSTANCES, RESULTS, ROOT, markdown_table, median, percentile, section_marks
+from benchlib import with_section as benchlib_section
 
 from sigmar.encoders.search.playgraph import _playgraph, play_graph
 from sigmar.models.board import Board
@@ -48,8 +49,7 @@ from sigmar.runners.cli import main as sigmar
 STATS_RUNS = 100  # generate --stats' default --runs
 TITLE = "# Exact difficulty on side-6 boards"
 # The marks around this script's section of OUT: what lies outside them is never touched.
-BEGIN = "<!-- scripts/bench/difficulty.py writes from here to the mark below; the rest is kept as it is -->"
-END = "<!-- scripts/bench/difficulty.py: end of its section -->"
+BEGIN, END = section_marks("scripts/bench/difficulty.py")
 
 
 def generated(count: int, seed: int) -> list[Board]:
@@ -157,17 +157,7 @@ Rows = list[dict[str, Any]]
 def with_section(old: str | None, section: str) -> str:
     """The record ``old`` (None: there is none yet) with ``section`` in place of this script's earlier one, between
     the marks; a record without them gets it after its title (or first), a new one a title and it."""
-    block = f"{BEGIN}\n\n{section}\n\n{END}\n"
-    if old is None:
-        return f"{TITLE}\n\n{block}"
-    head, mark, rest = old.partition(BEGIN)
-    if mark and END in rest:
-        tail = rest.split(END, 1)[1].lstrip("\n")
-        return head + block + (f"\n{tail}" if tail else "")
-    first, _, rest = old.partition("\n")
-    if first.startswith("# "):
-        return f"{first}\n\n{block}\n{rest.lstrip()}"
-    return f"{block}\n{old}"
+    return benchlib_section(old, section, "scripts/bench/difficulty.py", TITLE)
 
 
 def save(rows: Rows, real: Rows, args: argparse.Namespace, load: str, total: int) -> str:
