@@ -330,3 +330,19 @@ def test_the_benchmark_writes_only_its_own_section_of_the_record(monkeypatch: py
     new = bench.with_section(None, "## The latest run\n\none")
     assert new == f"{bench.TITLE}\n\n{bench.BEGIN}\n\n## The latest run\n\none\n\n{bench.END}\n"
     assert bench.with_section("no title\n", "S") == f"{bench.BEGIN}\n\nS\n\n{bench.END}\n\nno title\n"
+
+
+@pytest.mark.skipif(_playgraph is None, reason="the play graph's C core is not built")
+def test_stuck_sets_cut_the_compiled_graph_and_change_no_figure() -> None:
+    """A side-6 board with many positions nothing clears: the layers whose first positions show stuck sets are
+    looked into for them, the positions found stuck are not expanded, and every figure and the trap are those of
+    the graph the moves alone make."""
+    from sigmar.encoders.search.engine import Engine
+    from sigmar.encoders.search.playgraph import spec
+
+    board = parse_boards((INSTANCES / "generated-standard.txt").read_text())[5]
+    plain, cut = (_playgraph.walk(spec(Engine(board)), 60.0, 1_000_000, 1, prune) for prune in (False, True))
+    assert plain[0] and cut[0]
+    assert cut[:10] == plain[:10]  # complete, the win fraction, sequences, safe moves, first moves, the trap
+    assert cut[10] < plain[10] and cut[12] < plain[12]  # fewer positions and moves followed
+    assert cut[11] == plain[11]  # the same clearable positions

@@ -5,8 +5,9 @@
  * playgraph.py's docstring, which this file follows step for step (the tests hold the two to the
  * same brute force):
  *
- *   walk(spec, seconds, max_states[, threads]) -> tuple   (see py_walk() for its fields; threads: 1 or 2,
- *                                                          by default 2 where the machine has two cores)
+ *   walk(spec, seconds, max_states[, threads[, prune]]) -> tuple   (see py_walk() for its fields; threads: 1
+ *                                      or 2, by default 2 where the machine has two cores; prune False: no
+ *                                      position is looked into for a stuck set, the graph as the moves make it)
  *   playouts(spec, runs, seed) -> wins          uniformly random legal games
  *
  * spec = (n, elements[4], salt, vitae, mors, quicksilver, quintessence, metal_chain, windows,
@@ -58,6 +59,9 @@ typedef struct {
     int nw[MAXT];
     mask win[MAXT][6];
     mask nbr[MAXT], waits_on[MAXT], waiters[MAXT]; /* waiters[t]: the tiles with t in one of their windows */
+    mask partners[MAXT]; /* per tile, the tiles it could ever pair with (facts.partners: none for gold) */
+    mask lower[MAXT];    /* per metal, the metals before it in the chain */
+    int gold;            /* gold's tile, -1 when the board has no metal */
     int nkinds;
     mask kinds[16];
     int count_shift[16]; /* where a key's counts (above its n tile bits) hold the loose tiles of each kind */
@@ -155,6 +159,25 @@ static int read_spec(PyObject *t, Spec *s) {
     s->full = s->n == 64 ? ~(mask)0 : (((mask)1 << s->n) - 1);
     for (int b = 0; b < s->n; b++)
         for (mask x = s->waits_on[b]; x; x &= x - 1) s->waiters[low_index(x)] |= (mask)1 << b;
+    /* the stuck sets' tables, as facts.symbol_partners and EngineState.lower make them */
+    mask elements = s->el[0] | s->el[1] | s->el[2] | s->el[3], before = 0;
+    for (int b = 0; b < s->n; b++) {
+        mask bit = (mask)1 << b, p = 0;
+        for (int e = 0; e < 4; e++)
+            if (s->el[e] & bit) p = s->el[e] | s->salt | s->qx;
+        if (s->qx & bit) p = elements;
+        if (s->salt & bit) p = s->salt | elements;
+        if (s->vitae & bit) p = s->mors;
+        if (s->mors & bit) p = s->vitae;
+        if (s->qs & bit) p = s->nongold;
+        if (s->nongold & bit) p = s->qs;
+        s->partners[b] = p & ~bit;
+    }
+    s->gold = s->nmet ? s->met[s->nmet - 1] : -1;
+    for (int i = 0; i < s->nmet; i++) {
+        s->lower[s->met[i]] = before;
+        before |= (mask)1 << s->met[i];
+    }
     return 0;
 }
 
@@ -208,6 +231,41 @@ INLINE int counts_dead(const Spec *s, mask occ) {
     if (salt < odd || ((salt - odd) & 1)) return 1;
     if (pc(occ & s->vitae) != pc(occ & s->mors)) return 1;
     return pc(occ & s->qs) != pc(occ & s->nongold);
+}
+
+/* Some tiles of occ can never leave: a stuck set, by the worklist of pruning.Pruning.stuck_set_fast (its
+ * docstring argues it; the same rules on the same tables).  The set worked on starts as every tile; the locked
+ * ones are the tiles not free and the metals above the current one; a tile leaves when it is unlocked and gold
+ * or has an unlocked partner, which may unlock its neighbours (and, a metal, the metals above it).  What is left
+ * is the same whatever order the tiles leave in, so the worklist is a mask. */
+INLINE int stuck(const Spec *s, mask occ, mask fr) {
+    mask metals = occ & s->metals, st = occ;
+    mask locked = (occ & ~fr) | (metals & ~current_metal(s, occ)), loose = occ & ~locked, todo = 0;
+    for (mask x = loose; x; x &= x - 1) {
+        int t = low_index(x);
+        if (t == s->gold || (s->partners[t] & loose)) todo |= (mask)1 << t;
+    }
+    while (todo) {
+        int u = low_index(todo);
+        mask ub = (mask)1 << u;
+        todo ^= ub;
+        if (!(st & ub)) continue;
+        st ^= ub;
+        mask cand = s->nbr[u] & locked;
+        if (ub & metals) cand |= locked & metals;
+        for (; cand; cand &= cand - 1) {
+            int v = low_index(cand);
+            if (s->lower[v] & st) continue;
+            const mask *w = s->win[v];
+            if ((w[0] & st) && (w[1] & st) && (w[2] & st) && (w[3] & st) && (w[4] & st) && (w[5] & st)) continue;
+            mask vb = (mask)1 << v;
+            locked ^= vb;
+            loose |= vb;
+            if (v == s->gold || (s->partners[v] & loose)) todo |= vb;
+            todo |= s->partners[v] & st & loose;
+        }
+    }
+    return st != 0;
 }
 
 /* The kinds of tiles a move takes (its *type*): a pair of element e (e), salt and element e (4 + e), two salts,
@@ -330,7 +388,7 @@ typedef struct {
     uint32_t stamp; /* the position's, in seen */
     long room, nb;
     uint64_t from, to, stop, followed, cut;
-    int too_many;
+    int too_many, prune; /* prune: look for a stuck set in every position */
 } Gen;
 
 /* A second thread for the walk: `both` runs a job here and another on it, and returns when both are done. */
@@ -379,7 +437,7 @@ typedef struct {
     uint64_t *kseen[MAXDEPTH];
     /* the threads: a second one where the machine has two cores, and each one's positions after moves */
     Helper helper;
-    int helper_on, threads;
+    int helper_on, threads, prune; /* prune: stuck sets may be looked for (expand()) */
     Gen gen[1 + NBUF]; /* one thread's, then the two threads' buffers (bufs) */
     Gen *bufs;
     Pipe pipe;
@@ -494,6 +552,9 @@ static int32_t stop_with(Walk *w, int32_t why) {
 #define AHEAD 16
 #define ROUND 256
 #define TBATCH 8192
+/* A layer's positions are looked into for stuck sets when one in PRUNE_RATE of its first PRUNE_SAMPLE has one. */
+#define PRUNE_SAMPLE 256
+#define PRUNE_RATE 8
 
 /* What taking the core tiles `taken` of a position leaves (the same whatever loose tiles the move takes with them:
  * a loose tile lies in no window of a blocked tile, nor is waited on). */
@@ -533,6 +594,11 @@ HOT static void generate(Gen *g) {
     uint64_t i = g->from;
     for (; i < g->to && nb < g->room; i++) {
         mask occ = cur->occ[i], fr = cur->fr[i];
+        if (g->prune && stuck(s, occ, fr)) { /* dead, and no move of it is followed (climb() finds it dead) */
+            cur->k[i] = 0;
+            g->cut++;
+            continue;
+        }
         long km = moves_of(s, occ, fr, moves, types, MAXK + 1);
         if (km < 0 || km > MAXK) {
             g->too_many = 1;
@@ -832,6 +898,13 @@ static int expand(Walk *w, int d) {
     }
     cur->edge_base = w->nfwd;
     a->cur = cur;
+    /* Stuck sets are looked for in this layer's positions when its first ones show enough of them (a position
+     * shown dead is not expanded; on most boards nearly every position can be cleared, and looking costs more
+     * than it saves): a choice made from the layer alone, so the graph is the same with one thread or two. */
+    uint64_t sample = !w->prune ? 0 : cur->n < PRUNE_SAMPLE ? cur->n : PRUNE_SAMPLE, stuck_found = 0;
+    for (uint64_t i = 0; i < sample; i++) stuck_found += stuck(w->s, cur->occ[i], cur->fr[i]);
+    int prune = w->prune && stuck_found * PRUNE_RATE >= sample && stuck_found > 0;
+    for (int t = 0; t < 1 + NBUF; t++) w->gen[t].prune = prune;
     if (!w->helper_on && w->threads > 1 && cur->n >= 2 * ROUND) /* started for the first large layer */
         w->helper_on = helper_start(&w->helper) == 0;
     if (w->helper_on && cur->n >= 2 * ROUND) {
@@ -1085,8 +1158,15 @@ static int climb(Walk *w) {
         sums = room_for((void **)&sums, &sums_room, sizeof(uint64_t) * (n ? n * sw : 1));
         if (!vals || !sums) goto no_memory;
         int two = w->helper_on && n >= 2 * ROUND;
-        uint64_t half = two ? n / 2 : n, e_half = 0;
-        for (uint64_t i = 0; i < half && two; i++) e_half += layer->k[i];
+        /* the two threads' shares: as much work each, a position's being its moves and a few more steps */
+        uint64_t half = n, e_half = 0;
+        if (two) {
+            uint64_t total = layer->nedges + 4 * n, work = 0;
+            for (half = 0; half < n && 2 * (work + layer->k[half] + 4) <= total; half++) {
+                work += layer->k[half] + 4;
+                e_half += layer->k[half];
+            }
+        }
         for (int t = 0; t < 2; t++) {
             Climb *c = &parts[t];
             free(c->prod);
@@ -1335,8 +1415,8 @@ static PyObject *py_walk(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *spec_obj;
     double seconds;
     unsigned long long max_states;
-    int threads = 0;
-    if (!PyArg_ParseTuple(args, "OdK|i", &spec_obj, &seconds, &max_states, &threads)) return NULL;
+    int threads = 0, prune = 1;
+    if (!PyArg_ParseTuple(args, "OdK|ip", &spec_obj, &seconds, &max_states, &threads, &prune)) return NULL;
     Spec s;
     if (read_spec(spec_obj, &s)) return NULL;
     Walk w;
@@ -1347,6 +1427,7 @@ static PyObject *py_walk(PyObject *Py_UNUSED(self), PyObject *args) {
         threads = cores > 1 ? 2 : 1;
     }
     w.threads = threads;
+    w.prune = prune;
     for (int d = 0; d < MAXDEPTH; d++) w.kseen[d] = calloc((MAXK >> 6) + 1, sizeof(uint64_t));
     w.deadline = now() + seconds;
     w.max_states = max_states;
