@@ -10,17 +10,19 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from sigmar.encoders.search import SearchBackend
 from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board, parse_boards
 from sigmar.models.counting import Notion, reference_count
 from sigmar.models.fuzz_deal import fuzz_board
-from sigmar.models.result import Move, Status
+from sigmar.models.result import CertificateKind, Move, Status
 from sigmar.models.rules import Position, verify
 from sigmar.models.solution import format_moves, read_solutions, to_moves
 from sigmar.runners.checking.certificates import check_certificate
 from sigmar.runners.checking.certify import ProofStore
+from sigmar.runners.checking.replay import run_replayed
 from sigmar.runners.cli import main
-from sigmar.runners.design.hint import PositionError, hint, hint_json, position_board
+from sigmar.runners.design.hint import PositionError, dead_states_after, hint, hint_json, position_board
 from tests.conftest import INSTANCES, ROOT
 
 
@@ -150,3 +152,37 @@ def test_hint_json_counts_agree_with_the_marks() -> None:
     record = hint_json(found)
     assert record["safe"] == sum(1 for m in record["moves"] if m["mark"] == "safe") == found.count("safe")
     assert record["status"] == found.status == "clearable"
+
+
+def test_a_lost_positions_own_refutation_serves_every_move(tmp_path: Path) -> None:
+    """One search of a lost position refutes each of its moves: its dead-states file cut to the tiles a move leaves
+    is a dead-states file of the position after it (checked here again), and the hint marks every move losing with
+    certificates so made, not with a search of each move."""
+    board = parse_boards((INSTANCES / "generated-unsolvable.txt").read_text())[6]
+    own = run_replayed(SearchBackend(), board, 60)
+    assert own.certificate is not None and own.certificate.kind is CertificateKind.DEAD_STATES
+    text = own.certificate.texts[".dead.jsonl"]
+    start = Position.start(board)
+    assert len(start.legal_moves()) > 1
+    for number, move in enumerate(start.legal_moves()):
+        after = position_board(board, start.occupied - set(move.cells))
+        cut = dead_states_after(text, board, after)
+        assert cut is not None and 1 < cut.count("\n") < text.count("\n")
+        path = tmp_path / f"{number}.dead.jsonl"
+        path.write_text(cut)
+        assert check_certificate(after, {"kind": "dead-states", "file": str(path)}).valid
+        # the position after the move not listed: no file
+        gone = sum(1 << t for t, tile in enumerate(board.tiles) if tile.cell in move.cells)
+        state = '{"state":"%x"' % (((1 << len(board.tiles)) - 1) & ~gone)
+        (line,) = (line for line in text.splitlines() if line.startswith((state + "}", state + ",")))
+        assert dead_states_after(text.replace(line + "\n", ""), board, after) is None
+    assert dead_states_after(text, board, parse_boards((INSTANCES / "real-game.txt").read_text())[0]) is None
+    with ProofStore() as store:
+        found = hint(board, (), 60, store)
+        assert found.status == "lost"
+        assert all(m.mark == "losing" and m.answer.backend == "hint" for m in found.moves)
+        for item in found.moves:
+            certificate = item.answer.certificate
+            assert certificate is not None and certificate.file is not None
+            after = position_board(board, start.occupied - set(item.move.cells))
+            assert check_certificate(after, {**certificate.json(), "file": certificate.file}).valid

@@ -21,6 +21,17 @@ at each, then what is left for the moves still open.  The short look is a
 budget of CPU, not of wall time: on a loaded machine a quarter second of wall
 time is a few dozen milliseconds of search, and a move that ran out of it was
 searched again from the start in the second look.
+
+The position itself is searched first, once (when it has more than one legal
+move, with the first looks of up to four of them).  A solution from it marks
+its first move safe (and the other moves it plays, :func:`_reused`); a
+refutation of it serves every move, since each position after a move is a
+part of it:
+its stuck set is still stuck after the move, and its dead-states file, cut to
+the states the move leaves within reach, is a dead-states file of the position
+after it (:func:`dead_states_after`).  Each move's certificate so made is
+checked on its own board like any other; a move whose certificate cannot be
+made so is searched on its own, as before.
 """
 
 from __future__ import annotations
@@ -35,9 +46,10 @@ from sigmar.encoders.search import SearchBackend
 from sigmar.models.board import Board
 from sigmar.models.errors import SigmarError
 from sigmar.models.hexgrid import Hex
-from sigmar.models.result import Move, Reason, Result, Status
+from sigmar.models.result import Certificate, CertificateKind, Move, Reason, Result, Status
 from sigmar.models.rules import Position, verify
 from sigmar.models.solution import move_to_json
+from sigmar.models.stuck_sets import explain_stuck, largest_stuck_set
 from sigmar.runners.checking.certify import ProofStore, certify
 from sigmar.runners.checking.replay import counts_answer, run_replayed
 from sigmar.runners.render.answer_json import result_json
@@ -171,8 +183,18 @@ def _hint(
     search = SearchBackend()
     answers: dict[int, Result] = {}
     solutions: list[tuple[Move, ...]] = []  # the solutions found from the position, each from its first move
-    open_ = list(range(len(moves)))
     share = _Share()
+    if len(moves) > 1 and deadline > time.perf_counter():  # (one move: its own search is the position's)
+        # it may spare several moves' looks: the looks of up to four of them
+        limit = min(share.wall_for(FIRST_LOOK * min(len(moves), 4)), deadline - time.perf_counter())
+        cpu, wall = time.thread_time(), time.perf_counter()
+        own = _search(search, position_board(board, position.occupied), limit)
+        share.add(time.thread_time() - cpu, time.perf_counter() - wall)
+        if own.status is Status.SOLVED and own.verified and own.moves:
+            solutions.append(own.moves)  # replayed from the start with the move in _reused
+        elif own.status is Status.UNSOLVABLE:
+            answers.update(_refuted_with(board, position, moves, own, store))
+    open_ = [index for index in range(len(moves)) if index not in answers]
     for first_look in (True, False):
         still: list[int] = []
         for number, index in enumerate(open_):
@@ -224,6 +246,105 @@ def _reused(board: Board, played: tuple[Move, ...], move: Move, solutions: list[
             if verify(board, (*played, move, *rest)).valid:
                 return Result(Status.SOLVED, "hint", moves=rest, verified=True)
     return None
+
+
+def _search(search: SearchBackend, own: Board, limit: float) -> Result:
+    """The position's own board: refuted by its counts (checked), or searched and replayed, its certificate (if any)
+    not yet checked."""
+    return counts_answer(own) or run_replayed(search, own, limit)
+
+
+def _refuted_with(
+    board: Board, position: Position, moves: list[Move], own: Result, store: ProofStore
+) -> dict[int, Result]:
+    """The moves' answers made from the position's own refutation ``own`` (module docstring), each checked on the
+    board of the position after the move; the moves whose certificate could not be made so are left out."""
+    certificate = own.certificate
+    parent = position_board(board, position.occupied)
+    found: dict[int, Result] = {}
+    for index, move in enumerate(moves):
+        after = position_board(board, position.occupied - set(move.cells))
+        if not after.tiles:
+            continue
+        counted = counts_answer(after)
+        if counted is not None:
+            found[index] = counted
+            continue
+        if certificate is None:
+            continue
+        # the same tiles, still there and still stuck; else a stuck set of its own (a smaller certificate than the
+        # cut file, checked sooner); else the cut file
+        stuck = certificate.cells if certificate.kind is CertificateKind.STUCK else _stuck_cells(after)
+        if stuck:
+            made = Certificate(CertificateKind.STUCK, stuck)
+            why = explain_stuck(
+                after, frozenset(t for t, tile in enumerate(after.tiles) if after.rowcol(tile.cell) in stuck)
+            )
+        elif certificate.kind is CertificateKind.DEAD_STATES and ".dead.jsonl" in certificate.texts:
+            text = dead_states_after(certificate.texts[".dead.jsonl"], parent, after)
+            if text is None:
+                continue
+            made = Certificate(CertificateKind.DEAD_STATES, texts={".dead.jsonl": text})
+            states = text.count("\n") - 1
+            why = f"no play clears it: {states} states within its tiles, all listed dead by the search before this move"
+        else:
+            continue
+        answer = Result(Status.UNSOLVABLE, "hint", reason=own.reason, explanation=why, certificate=made)
+        checked = certify(after, answer, store)
+        if checked.checked:
+            found[index] = checked
+    return found
+
+
+def _stuck_cells(board: Board) -> tuple[tuple[int, int], ...]:
+    """The cells of the board's largest stuck set (docs/formats.md#stuck-sets), none when it has none."""
+    from sigmar.models.facts import facts_of
+
+    stuck = largest_stuck_set(facts_of(board))
+    return tuple(board.rowcol(tile.cell) for t, tile in enumerate(board.tiles) if stuck >> t & 1)
+
+
+def dead_states_after(text: str, parent: Board, after: Board) -> str | None:
+    """The dead-states file of ``parent`` (docs/formats.md#dead-states-files) cut to the board ``after`` a move: its
+    states within the tiles left, renumbered, the whole of ``after`` first; None when that is not listed.
+
+    Every state listed within ``after`` leads by every move to a listed state within ``after`` or to one the counts
+    rule out (a move only takes tiles), and a stuck set of a state is the same tiles there; so the file cut so is
+    valid when the state ``after`` itself is listed.  ``after``'s tiles are ``parent``'s in the same order less
+    the move's (:func:`position_board`), so a state's bits close up over the tiles gone.
+    """
+    import json
+
+    lines = text.splitlines()
+    header = json.loads(lines[0])
+    cells = [tuple(rc) for rc in header["tiles"]]
+    kept = {tuple(after.rowcol(tile.cell)) for tile in after.tiles}
+    gone = [i for i, rc in enumerate(cells) if rc not in kept]
+    if [rc for rc in cells if rc in kept] != [after.rowcol(t.cell) for t in after.tiles]:
+        return None  # not the tiles of ``after`` in ``parent``'s order: another board
+    gone_mask = sum(1 << i for i in gone)
+    whole = (1 << len(after.tiles)) - 1
+    first: str | None = None
+    rest: list[str] = []
+    for line in lines[1:]:
+        entry = json.loads(line)
+        state = int(entry["state"], 16)
+        if state & gone_mask:
+            continue
+        for i in reversed(gone):  # close up the bits over the tiles gone
+            state = (state & ((1 << i) - 1)) | (state >> (i + 1) << i)
+        record: dict[str, Any] = {"state": f"{state:x}"}
+        if "stuck" in entry:
+            record["stuck"] = [t - sum(1 for i in gone if i < t) for t in entry["stuck"]]
+        out = json.dumps(record, separators=(",", ":"))
+        if state == whole:
+            first = out
+        else:
+            rest.append(out)
+    if first is None:
+        return None
+    head = {**header, "board": after.name, "tiles": [list(after.rowcol(t.cell)) for t in after.tiles]}
+    return "\n".join([json.dumps(head, separators=(",", ":")), first, *rest]) + "\n"
 
 
 def _unknown(deadline: float) -> Result:
