@@ -135,19 +135,25 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=5, help="each pair this many times; the median of the pairs' ratios (default 5)"
     )
-    parser.add_argument("--loads", default="quiet,load 4", help="quiet, 'load 4' or both")
+    parser.add_argument(
+        "--loads", default="quiet,load 4", help="a comma list of conditions, 'quiet' and 'load 4' (default: both)"
+    )
     parser.add_argument("--out", default=str(RESULTS / "bench_cluster_cost"))
     parser.add_argument("--no-record", action="store_true", help=f"do not rewrite {MEASURED}")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="sigmar-cluster-cost-") as tmp:
         folder = Path(tmp)
+        loads = [part.strip() for part in args.loads.split(",") if part.strip()]
+        unknown = sorted(set(loads) - {"quiet", "load 4"})
+        if unknown or not loads:  # any other label ran as 'load 4' under that name
+            parser.error(f"--loads: {', '.join(unknown) or 'empty'}: the conditions are 'quiet' and 'load 4'")
         deals = Deals("dense", 6, args.seed, args.count)
         boards = folder / "deals.txt"
         boards.write_text(format_boards([deals.board(i) for i in range(args.count)]))
         with loopback_cluster(workers=2, nthreads=1) as cluster:
             scheduler = str(cluster.scheduler_file)  # survey reads its address there, as on a shared machine
-            for label in [part.strip() for part in args.loads.split(",") if part.strip()]:
+            for label in loads:
                 if label == "quiet":
                     rows.append(measure(args, folder, boards, cluster.address, scheduler, label))
                 else:
