@@ -19,16 +19,13 @@ from itertools import combinations, product
 from operator import attrgetter
 
 from sigmar.models.board import Board
+from sigmar.models.cached import SecondUse
 from sigmar.models.hexgrid import Hex, has_three_empty_in_a_row, ring_neighbours
 from sigmar.models.hexgrid import cells as cells_of_side
 from sigmar.models.records import Frozen
 from sigmar.models.result import Move
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE, name_of, pairs_with
 from sigmar.models.word_enums import Words, word_enum
-
-TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
-if TYPE_CHECKING:
-    from typing import Any
 
 # The symbols of a quintessence move, sorted: air, earth, fire, water and quintessence.
 QUINTESSENCE_MOVE = sorted([*ELEMENTS, QUINTESSENCE])
@@ -233,7 +230,7 @@ def first_bad_move(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | 
     some ten times faster; issue 48, a board costs what its solving costs), else, or for what it does not
     read (a cell that is no plain key, an odd symbol), :func:`_bad_move_read`.
     """
-    compiled = _compiled or _compiled_replay()
+    compiled = _compiled_replay.loaded or _compiled_replay()
     if compiled:
         index, ring = _replay_ring(board.dim)
         found: int | None = compiled(index, ring, board.tiles, moves)
@@ -242,25 +239,9 @@ def first_bad_move(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | 
     return _bad_move_read(board, moves)
 
 
-_compiled: Any = None  # models/_replay.c's first_bad_move once loaded; False where it was not built
-_read_before = 0  # replays read in Python before it was loaded
-
-
-def _compiled_replay(at_once: bool = False) -> Any:
-    """The compiled replay, loaded at a process's second replay (``at_once``: now): loading it (some 0.1 ms)
-    costs a one-board solve more than the Python reading of its one solution.  None until then, and where
-    the extension was not built (setup.py: it is optional)."""
-    global _compiled, _read_before
-    if _compiled is None:
-        _read_before += 1
-        if _read_before < 2 and not at_once:
-            return None
-        try:
-            from sigmar.models._replay import first_bad_move as loaded
-        except ImportError:
-            loaded = False  # type: ignore[assignment]
-        _compiled = loaded
-    return _compiled or None
+# models/_replay.c's first_bad_move: loaded at a process's second replay, as the Python reading of one solution
+# costs less than loading it
+_compiled_replay = SecondUse("sigmar.models._replay", "first_bad_move")
 
 
 def _bad_move_read(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | None:

@@ -214,11 +214,12 @@ def test_the_compiled_replay_agrees_with_the_python_reading(board: Board, rng: r
         expected: object = rules._bad_move_read(board, moves)
     except TypeError:
         expected = TypeError
-    compiled = rules._compiled(index, ring, board.tiles, moves)
+    compiled = rules._compiled_replay.loaded(index, ring, board.tiles, moves)
     assert compiled == expected or (odd and compiled == -2)  # -2: handed to the Python reading
     if compiled != -2:
         assert rules.first_bad_move(board, moves) == expected
-    assert rules._compiled(index, ring, board.tiles, iter(moves)) == -2  # an iterator is left to Python, not used up
+    # an iterator is left to Python, not used up
+    assert rules._compiled_replay.loaded(index, ring, board.tiles, iter(moves)) == -2
 
 
 @settings(max_examples=60, deadline=None)
@@ -247,7 +248,7 @@ def test_the_compiled_replay_agrees_on_side_6_solutions_and_their_mutants(k: int
         moves[i] = Move(tuple(cells_))
     index, ring = rules._replay_ring(board.dim)
     expected = rules._bad_move_read(board, moves)
-    assert rules._compiled(index, ring, board.tiles, moves) == expected
+    assert rules._compiled_replay.loaded(index, ring, board.tiles, moves) == expected
     assert broken or expected is None
 
 

@@ -7,14 +7,10 @@ from collections.abc import Sequence
 
 from sigmar.models.bits import mask_of_ids, tile_ids
 from sigmar.models.board import Board
-from sigmar.models.cached import cached
+from sigmar.models.cached import SecondUse, cached
 from sigmar.models.facts import cell_windows, cell_windows_of, facts_of, pattern_windows, symbol_partners
 from sigmar.models.hexgrid import Hex, distance, side
 from sigmar.models.tiles import ELEMENTS, METALS, MORS, QUICKSILVER, QUINTESSENCE, SALT, VITAE
-
-TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
-if TYPE_CHECKING:
-    from typing import Any
 
 ELEMENT_ORDER = sorted(ELEMENTS)
 ORDERS = ("none", "centre", "metal", "neighbours", "freed", "mixed", "random", "restarts")
@@ -37,25 +33,9 @@ def draw16(rng: Random) -> int:
 MAX_DEAD = 4_000_000
 
 
-_compiled: Any = None  # _cellmasks.c's masks once loaded; False where it was not built
-_made_before = 0  # boards set up in Python before it was loaded
-
-
-def compiled_masks(at_once: bool = False) -> Any:
-    """The compiled set-up, loaded at a process's second board (``at_once``: now): loading it (some 0.1 ms)
-    costs a one-board solve more than its one board's set-up in Python.  None until then, and where the
-    extension was not built (setup.py: it is optional)."""
-    global _compiled, _made_before
-    if _compiled is None:
-        _made_before += 1
-        if _made_before < 2 and not at_once:
-            return None
-        try:
-            from sigmar.encoders.search._cellmasks import masks as loaded
-        except ImportError:
-            loaded = False  # type: ignore[assignment]
-        _compiled = loaded
-    return _compiled or None
+# _cellmasks.c's masks: loaded at a process's second board, as one board's set-up in Python costs less than
+# loading it
+compiled_masks = SecondUse("sigmar.encoders.search._cellmasks", "masks")
 
 
 class _CurrentMetal(dict[int, int]):
@@ -139,7 +119,7 @@ class EngineState:
 
         Made for every board of a batch (issue 48: a board should cost what its search costs): by the compiled
         set-up where it was built (``_cellmasks.c``, some 50 us less a side-6 board), else in Python."""
-        compiled = _compiled or compiled_masks()
+        compiled = compiled_masks.loaded or compiled_masks()
         if compiled:
             geometry = side(board.dim)
             ring, table, fill = pattern_windows(board.dim)

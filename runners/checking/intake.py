@@ -28,6 +28,7 @@ import os
 from itertools import chain
 from operator import attrgetter
 
+from sigmar.models.cached import SecondUse
 from sigmar.models.errors import SigmarError
 from sigmar.models.result import CERTIFICATE_SUFFIXES, Certificate, CertificateKind, Move, Reason, Result, Status
 
@@ -200,7 +201,7 @@ def _plain_moves(moves: tuple[object, ...]) -> bool:
     plain = _PLAIN
     if all(map(plain.__contains__, map(id, moves))):
         return True
-    compiled = _compiled or _compiled_check()
+    compiled = _compiled_check.loaded or _compiled_check()
     if not (compiled(moves, Move) if compiled else _plain_moves_read(moves)):
         return False
     if len(plain) > _PLAIN_KEPT:
@@ -222,25 +223,9 @@ def _plain_moves_read(moves: tuple[object, ...]) -> bool:
     return not set(map(type, chain.from_iterable(every))) - {int}
 
 
-_compiled: Any = None  # models/_replay.c's plain_moves once loaded; False where it was not built
-_checked_before = 0  # answers looked at in Python before it was loaded
-
-
-def _compiled_check(at_once: bool = False) -> Any:
-    """The compiled look at an answer's moves (the same as :func:`_plain_moves`'s, in one pass), loaded at a
-    process's second answer (``at_once``: now) as the compiled replay is (models/rules.py); None until then
-    and where the extension was not built."""
-    global _compiled, _checked_before
-    if _compiled is None:
-        _checked_before += 1
-        if _checked_before < 2 and not at_once:
-            return None
-        try:
-            from sigmar.models._replay import plain_moves as loaded
-        except ImportError:
-            loaded = False  # type: ignore[assignment]
-        _compiled = loaded
-    return _compiled or None
+# models/_replay.c's plain_moves (the same look as :func:`_plain_moves`'s, in one pass), loaded at a process's
+# second answer as the compiled replay is (models/rules.py)
+_compiled_check = SecondUse("sigmar.models._replay", "plain_moves")
 
 
 # The Moves found plain, by id: each is kept alive here, so no other object can take its id while it is in.
