@@ -243,7 +243,49 @@ static PyObject *plain_moves(PyObject *self, PyObject *args) {
     Py_RETURN_TRUE;
 }
 
+/* rules._counts_pair_up read in one pass over the tiles: True when the counts pair up and no quintessence is
+ * there, False when the test itself must be asked (quintessence, a symbol of no kind), None for a board not
+ * read here (a symbol that is no one-character string). */
+static PyObject *counts_pair_up(PyObject *self, PyObject *tiles_in) {
+    (void)self;
+    PyObject *tiles = PySequence_Fast(tiles_in, "tiles");
+    if (tiles == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(tiles);
+    PyObject **items = PySequence_Fast_ITEMS(tiles);
+    Py_ssize_t count[128] = {0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *symbol = PyObject_GetAttr(items[i], s_symbol);
+        if (symbol == NULL) {
+            Py_DECREF(tiles);
+            return NULL;
+        }
+        int plain = PyUnicode_CheckExact(symbol) && PyUnicode_GET_LENGTH(symbol) == 1;
+        Py_UCS4 s = plain ? PyUnicode_READ_CHAR(symbol, 0) : 0;
+        Py_DECREF(symbol);
+        if (!plain) {
+            Py_DECREF(tiles);
+            Py_RETURN_NONE;
+        }
+        if (s >= 128) { /* no kind of tile: the test itself names it */
+            Py_DECREF(tiles);
+            Py_RETURN_FALSE;
+        }
+        count[s]++;
+    }
+    Py_DECREF(tiles);
+    Py_ssize_t metals = 0, odd = 0, known;
+    for (int d = '1'; d <= '9'; d++) metals += count[d];
+    for (const char *e = "aefw"; *e; e++) odd += count[(int)*e] & 1;
+    known = count['a'] + count['e'] + count['f'] + count['w'] + count['s'] + count['v'] + count['m'] + count['q'] + metals;
+    if (count['x'] || known != n) Py_RETURN_FALSE;
+    Py_ssize_t salt = count['s'], quicksilver = count['q'];
+    if (salt >= odd && !((salt - odd) & 1) && count['v'] == count['m'] && quicksilver == (metals > 1 ? metals - 1 : 0))
+        Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
 static PyMethodDef methods[] = {
+    {"counts_pair_up", counts_pair_up, METH_O, "Whether a board's counts pair up (see models/rules.py)."},
     {"first_bad_move", first_bad_move, METH_VARARGS, "The first illegal move of a sequence (see models/rules.py)."},
     {"plain_moves", plain_moves, METH_VARARGS, "Whether every move is plain (see runners/checking/intake.py)."},
     {NULL, NULL, 0, NULL},

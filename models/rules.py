@@ -242,6 +242,7 @@ def first_bad_move(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | 
 # models/_replay.c's first_bad_move: loaded at a process's second replay, as the Python reading of one solution
 # costs less than loading it
 _compiled_replay = SecondUse("sigmar.models._replay", "first_bad_move")
+_compiled_counts = SecondUse("sigmar.models._replay", "counts_pair_up")
 
 
 def _bad_move_read(board: Board, moves: list[Move] | tuple[Move, ...]) -> int | None:
@@ -421,7 +422,18 @@ def count_problem(board: Board) -> str | None:
 def _counts_pair_up(board: Board) -> bool:
     """True when the counts test finds nothing wrong and the board holds no quintessence (False: ask the
     test itself).  Read off one string of the board's symbols with ``str.count`` (loops in C): the test's
-    common case at a few calls, where the whole test took some 20 us a board after a search (issue 48)."""
+    common case at a few calls, where the whole test took some 20 us a board after a search (issue 48); from a
+    process's second board in one compiled pass (``models/_replay.c counts_pair_up``, held to this one)."""
+    compiled = _compiled_counts.loaded or _compiled_counts()
+    if compiled:
+        found = compiled(board.tiles)
+        if found is not None:  # else a symbol that is no one-character string: read below
+            return bool(found)
+    return _counts_pair_up_read(board)
+
+
+def _counts_pair_up_read(board: Board) -> bool:
+    """:func:`_counts_pair_up` in Python: the reference the compiled one is held to (tests/test_properties.py)."""
     symbols = "".join(map(_SYMBOL, board.tiles))
     if len(symbols) != len(board.tiles):
         return False  # a symbol of more than one character: the test itself says what it is

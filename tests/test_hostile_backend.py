@@ -630,16 +630,24 @@ def test_r18_an_error_names_the_certificate_file_whatever_its_name(
     assert code == 2 and err.startswith(f"sigmar check: {name}: board 'stuck': "), err
 
 
-def test_r4_a_move_kept_as_plain_never_lets_an_odd_one_beside_it_through() -> None:
-    """Intake keeps the Moves it found plain (``intake._PLAIN``) and does not look at an answer of kept moves
-    again; a move not kept is still looked at, even among kept ones, and a Move whose cells are not plain is
-    refused however many kept moves come with it."""
+@pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
+def test_r4_a_move_kept_as_plain_never_lets_an_odd_one_beside_it_through(
+    compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In Python, intake keeps the Moves it found plain (``intake._PLAIN``) and does not look at an answer of
+    kept moves again; a move not kept is still looked at, even among kept ones, and a Move whose cells are not
+    plain is refused however many kept moves come with it.  The compiled look (every move, every answer)
+    refuses the same."""
     from sigmar.runners.checking import intake
 
+    if compiled and intake._compiled_check(at_once=True) is None:
+        pytest.skip("the compiled look was not built here (no C compiler or Python headers)")
+    if not compiled:
+        monkeypatch.setattr(intake._compiled_check, "loaded", False)
     kept = (Move(((0, 0), (1, 0))), Move(((0, 1),)))
     answer = Result(Status.SOLVED, "search", moves=kept)
     assert intake.taken_in(answer, "search").moves is kept
-    assert all(id(move) in intake._PLAIN for move in kept)
+    assert compiled or all(id(move) in intake._PLAIN for move in kept)
     odd = Move(((0, 0), [1, 0]))  # type: ignore[arg-type]
     refused = intake.taken_in(Result(Status.SOLVED, "search", moves=(*kept, odd)), "search")
     assert refused.status is Status.ERROR and "move 3" in refused.message

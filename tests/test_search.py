@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from sigmar.encoders.search import SearchBackend
 from sigmar.encoders.search.engine import ORDERS, Engine, luby
+from sigmar.encoders.search.state import SYMBOL_MASKS
 from sigmar.models.board import Board, Tile
 from sigmar.models.boardfile import parse_boards, read_boards
 from sigmar.models.facts import facts_of
@@ -442,7 +443,19 @@ def test_a_wrong_table_of_the_sides_geometry_is_caught_by_the_replay(monkeypatch
         facts.layout_of.cache_clear()
 
 
-SET_UP = ("positions", "sym", "mask", "full", "metal_tiles", "windows", "key_nbrs", "key_bias", "partners", "lower")
+SET_UP = (
+    "positions",
+    "sym",
+    "mask",
+    "full",
+    "metal_tiles",
+    "windows",
+    "key_nbrs",
+    "key_bias",
+    "partners",
+    "lower",
+    *SYMBOL_MASKS,
+)
 
 
 def _set_up_both_ways(board: Board) -> tuple[Engine, Engine]:

@@ -13,7 +13,9 @@
  * int32s (off the board: -1); windows: per cell a list of 64 entries, a cell's minimal windows per
  * pattern of ring neighbours holding a tile (None until fill(c, pattern) makes it); bias: the weight of
  * a neighbour in the restarts' random order.  The tuple: (positions, sym, mask, full, metal_tiles,
- * windows, key_nbrs, key_bias, partners, lower), as _cell_masks sets them.
+ * windows, key_nbrs, key_bias, partners, lower, symbol_masks), as _cell_masks sets them; symbol_masks is
+ * the tuple of what EngineState._symbol_masks reads off mask and the metals (SYMBOL_MASKS there, in order:
+ * in Python some 10 us a board right after a search, issue 48).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -154,10 +156,62 @@ static PyObject *per_cell(int count, const int *cells, int n, const long *values
     return out;
 }
 
+/* A list of the cells of each element in "aefw" (all: also those not on the board, as 0), and their union. */
+static PyObject *element_masks(const Board *b, int all, Bits *every) {
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    for (const char *e = "aefw"; *e; e++) {
+        if (!all && !b->slot[(int)*e]) continue;
+        or_into(every, cells_of(b, *e), b->words);
+        PyObject *m = as_int(cells_of(b, *e), b->words);
+        if (m == NULL || PyList_Append(out, m) < 0) {
+            Py_XDECREF(m);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(m);
+    }
+    return out;
+}
+
+/* (metal_mask, q_mask, salt_mask, el_masks, el_masks_all, x_mask, vitae_mask, mors_mask, vm_mask, element_mask,
+ * metal_bits, gold_bit): EngineState._symbol_masks's, from the board's cells and its metals' chain. */
+static PyObject *symbol_masks(const Board *b, const int *metal_cells, int metals) {
+    int words = b->words;
+    Bits metal = {{0}}, vm = {{0}}, every = {{0}}, gold = {{0}};
+    PyObject *metal_bits = PyList_New(metals), *result = NULL;
+    PyObject *el = NULL, *el_all = NULL;
+    if (metal_bits == NULL) return NULL;
+    for (int i = 0; i < metals; i++) {
+        Bits one = {{0}};
+        set_bit(&one, metal_cells[i]);
+        set_bit(&metal, metal_cells[i]);
+        PyObject *v = as_int(&one, words);
+        if (v == NULL) goto done;
+        PyList_SET_ITEM(metal_bits, i, v);
+    }
+    if (metals) set_bit(&gold, metal_cells[metals - 1]);
+    or_into(&vm, cells_of(b, 'v'), words);
+    or_into(&vm, cells_of(b, 'm'), words);
+    Bits unused = {{0}};
+    el = element_masks(b, 0, &every);
+    el_all = el ? element_masks(b, 1, &unused) : NULL;
+    if (el_all == NULL) goto done;
+    result = Py_BuildValue("(NNNOONNNNNON)", as_int(&metal, words), as_int(cells_of(b, 'q'), words),
+                           as_int(cells_of(b, 's'), words), el, el_all, as_int(cells_of(b, 'x'), words),
+                           as_int(cells_of(b, 'v'), words), as_int(cells_of(b, 'm'), words), as_int(&vm, words),
+                           as_int(&every, words), metal_bits, as_int(&gold, words));
+done:
+    Py_XDECREF(el);
+    Py_XDECREF(el_all);
+    Py_DECREF(metal_bits);
+    return result;
+}
+
 static PyObject *build(Board *b, const int *ring, PyObject *table, PyObject *fill, long bias) {
     int count = b->count, words = b->words, n = b->n;
     PyObject *positions = NULL, *sym = NULL, *mask = NULL, *full = NULL, *metal_tiles = NULL, *windows = NULL;
-    PyObject *key_nbrs = NULL, *key_bias = NULL, *partners = NULL, *lower = NULL, *result = NULL;
+    PyObject *key_nbrs = NULL, *key_bias = NULL, *partners = NULL, *lower = NULL, *result = NULL, *symbols = NULL;
     int metal_cells[MAXCELLS], metals = 0;
 
     positions = PyList_New(n);
@@ -260,8 +314,12 @@ static PyObject *build(Board *b, const int *ring, PyObject *table, PyObject *fil
         PyList_SetItem(lower, metal_cells[i], v);
         set_bit(&before, metal_cells[i]);
     }
-    result = PyTuple_Pack(10, positions, sym, mask, full, metal_tiles, windows, key_nbrs, key_bias, partners, lower);
+    symbols = symbol_masks(b, metal_cells, metals);
+    if (symbols == NULL) goto done;
+    result = PyTuple_Pack(11, positions, sym, mask, full, metal_tiles, windows, key_nbrs, key_bias, partners, lower,
+                          symbols);
 done:
+    Py_XDECREF(symbols);
     Py_XDECREF(positions);
     Py_XDECREF(sym);
     Py_XDECREF(mask);

@@ -37,6 +37,22 @@ MAX_DEAD = 4_000_000
 # loading it
 compiled_masks = SecondUse("sigmar.encoders.search._cellmasks", "masks")
 
+# What EngineState._symbol_masks sets, in the order of the compiled set-up's last table
+SYMBOL_MASKS = (
+    "metal_mask",
+    "q_mask",
+    "salt_mask",
+    "el_masks",
+    "el_masks_all",
+    "x_mask",
+    "vitae_mask",
+    "mors_mask",
+    "vm_mask",
+    "element_mask",
+    "metal_bits",
+    "gold_bit",
+)
+
 
 class _CurrentMetal(dict[int, int]):
     """Per set of metals left (a mask), the bit of the lowest in the chain's order; a set not yet asked is
@@ -126,12 +142,26 @@ class EngineState:
             made = compiled(geometry.index, board.tiles, ring, table, fill, NEIGHBOUR_BIAS)
             if made is not None:  # else a board it does not read (a tile off its side): read here
                 (self.positions, self.sym, self.mask, self.full, self.metal_tiles, self.windows) = made[:6]
-                (self.key_nbrs, self.key_bias, self.partners, self.lower) = made[6:]
+                (self.key_nbrs, self.key_bias, self.partners, self.lower) = made[6:10]
+                (
+                    self.metal_mask,
+                    self.q_mask,
+                    self.salt_mask,
+                    self.el_masks,
+                    self.el_masks_all,
+                    self.x_mask,
+                    self.vitae_mask,
+                    self.mors_mask,
+                    self.vm_mask,
+                    self.element_mask,
+                    self.metal_bits,
+                    self.gold_bit,
+                ) = made[10]  # what _symbol_masks reads off them (SYMBOL_MASKS)
                 self.n = len(board.tiles)
                 self.by_cell = True
                 self.nbr = geometry.neighbours
                 self.gold_tile = self.metal_tiles[-1] if self.metal_tiles else -1
-                self._symbol_masks()
+                self._metal_tables()
                 return
         self._cell_masks_read(board)
 
@@ -193,7 +223,8 @@ class EngineState:
         self.lower = lower
 
     def _symbol_masks(self) -> None:
-        """The masks of symbols and metals the search reads at every node, from ``mask`` and the metal chain."""
+        """The masks of symbols and metals the search reads at every node, from ``mask`` and the metal chain
+        (``SYMBOL_MASKS``; the compiled set-up makes the same, tests/test_search.py holds them equal)."""
         mask = self.mask
         self.metal_mask = 0
         for m in self.metal_tiles:
@@ -209,6 +240,10 @@ class EngineState:
         self.element_mask = sum(self.el_masks)
         self.metal_bits = [1 << m for m in self.metal_tiles]
         self.gold_bit = 1 << self.gold_tile if self.metal_tiles else 0
+        self._metal_tables()
+
+    def _metal_tables(self) -> None:
+        """The current metal per set of metals left, and the locked metals' verdicts (made as asked)."""
         # Per set of metals left, the current metal's bit (a lookup: the search asks at every node).  Metals
         # leave in the chain's order, so a state reached by moves holds a suffix of the chain: those are
         # made now, any other set when first asked (``_CurrentMetal``; 64 sets a board took 10 us).
