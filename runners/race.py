@@ -96,6 +96,12 @@ class RacePolicy:
     # leader and its partner have a core each, the others what those two leave.
     LATE_NICENESS = 5
     LATE_WINS_NEEDED = 3
+    # The others (neither leader nor partner) join lower still, below the leader held back: CFS shares a core
+    # by weight (nice 0: 1024, 5: 335, 15: 36), so at LATE_NICENESS pumpkin beside cnf on one core took a
+    # quarter of it (cnf's 148 ms proof of dense deal 31 took 195 ms in the race), and beside search's copy on
+    # the other half of that one's (deal 253, which search alone settles in 170 ms, took 60 ms more: issue 48).
+    # They still have every cycle the two leave.
+    OTHERS_NICENESS = 15
     # Search in the runner's own process goes on in a forked copy of it, held back, past its head start on such
     # a board (``_Heat._hand_over``); False: it starts again in its worker (to measure the difference).
     HAND_OVER = True
@@ -446,6 +452,8 @@ class Race:
             guard_folder()  # a file in the run's folder, and the workers' forks: the run's janitor first
             fd, self._turn = tempfile.mkstemp(prefix="sigmar-warm-turn-")
             os.close(fd)
+            self.settle(wait=False)  # the probe first: it takes the turn, and works while the checks are imported
+            _warm_checks(self.names)
             self.start_workers()
 
     def worker(self, name: str) -> Worker:
@@ -713,6 +721,24 @@ def _certifying_in_turn(names: tuple[str, ...], turn: str) -> frozenset[str]:
     return _certifying(names)
 
 
+def _warm_checks(names: list[str]) -> None:
+    """Before a batch's workers are forked, the modules of the runner's checks of the answers its hard boards
+    bring: numpy and the dead-states check (search's refutations past a stuck set), the DRUP check and the
+    board's own CNF encoding (cnf's).  Imported on the first such answer, they cost that board 80-130 ms of CPU
+    (numpy) and some 35 ms (the encoding's modules, python-sat's among them): the public solver's dense deal 4,
+    the batch's first dead-states refutation, took 75 ms more in the race than cnf alone (issue 48).  Here the
+    batch pays them once, before its first board, while the probe works on the other core, and the workers
+    forked after inherit them (numpy is a third of cpsat's warm-up; python-sat's formulas cnf's)."""
+    if INLINE in names:
+        import numpy  # noqa: F401
+
+        from sigmar.models import output_files  # noqa: F401  # a certificate's files
+        from sigmar.runners.checking import closure, dead_states_check  # noqa: F401
+    if any(registry.split_name(name)[0] == "cnf" for name in names):
+        from sigmar.encoders.cnf import build_formula  # noqa: F401
+        from sigmar.runners.checking import drup_check  # noqa: F401
+
+
 def _certifies(name: str) -> bool:
     """Whether ``name``'s "no" comes with a certificate, asked of an instance made without importing its
     solver; False for one that cannot even be made here."""
@@ -891,15 +917,16 @@ class _Heat:
 
     # -- who runs
 
-    def dispatch(self, names: list[str], now: float, low: bool = False) -> None:
-        """``names`` join this board; with ``low``, held back (``LATE_NICENESS``) so that they take only the
-        CPU that the leader and its partner leave (else at their own niceness again, if they were held back)."""
+    def dispatch(self, names: list[str], now: float, low: int = 0) -> None:
+        """``names`` join this board; with ``low``, held back by that much niceness (``LATE_NICENESS``,
+        ``OTHERS_NICENESS``) so that they take only the CPU that the leader and its partner leave (else at their
+        own niceness again, if they were held back)."""
         for name in names:
             if name == INLINE and self.inline_running and not self.inline_stop_asked:
                 continue  # it runs here
             worker = self.race.worker(name)
             if low:
-                worker.demote(RacePolicy.LATE_NICENESS)
+                worker.demote(low)
             else:
                 worker.promote()  # where lowering its niceness is not allowed, a fresh worker
                 worker = self.race.worker(name)
@@ -933,7 +960,7 @@ class _Heat:
                 return  # this is search's forked copy: nothing more of the race's is its to do
         if self.held and (clock >= self.plan.hold_until or not self._partner_busy()):
             self.race.trace("join", *self.held)
-            self.dispatch(self.held, now, low=True)
+            self.dispatch(self.held, now, low=RacePolicy.OTHERS_NICENESS)
             self.held = []
         # The runner is idle while the workers prove; not while search runs here.
         if (
@@ -989,7 +1016,7 @@ class _Heat:
             if self.inline_running:  # it goes on held back: in a copy of this process from where it is, or its worker
                 if not RacePolicy.HAND_OVER:
                     self._stop_inline(now)
-                    self.dispatch([INLINE], now, low=True)
+                    self.dispatch([INLINE], now, low=RacePolicy.LATE_NICENESS)
                 elif self._hand_over(now):
                     return  # this is the copy: it only searches on
             else:
@@ -999,7 +1026,7 @@ class _Heat:
         joining = [n for n in later if n not in self.held]
         self.race.trace("release", *joining)
         # On 2 cores the leader and its partner each have one; the others take what those two leave.
-        self.dispatch(joining, now, low=self.partner is not None)
+        self.dispatch(joining, now, low=RacePolicy.OTHERS_NICENESS if self.partner is not None else 0)
 
     def _until(self, now: float, clock: float | None = None) -> float | None:
         """When to look again at the latest (a perf_counter time): the deadline, the head start's end, the
@@ -1034,7 +1061,7 @@ class _Heat:
             copy, out = fork_copy(self.job, RacePolicy.LATE_NICENESS)
         except OSError:
             self._stop_inline(now)
-            self.dispatch([INLINE], now, low=True)
+            self.dispatch([INLINE], now, low=RacePolicy.LATE_NICENESS)
             return False
         if copy is None:  # the copy
             self.race.timer.tick = None  # no interval timer comes with a fork; a late signal finds no tick

@@ -243,3 +243,22 @@ def test_a_call_sent_to_a_child_dead_in_its_setup_is_lost_with_it_not_raised(kee
         assert raised.value.code == 7
     finally:
         made.kill()
+
+
+def test_a_demoted_child_goes_only_further_down_until_promoted() -> None:
+    """demote(extra) sets the child's niceness to its own plus extra; a second demote goes further down, never
+    back up (which needs promote: not allowed without privilege, where it starts a fresh child)."""
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    one = Child("nice")
+    try:
+        pid = one.call(os.getpid, timeout=60)
+        one.demote(5)
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(base + 5, 19)
+        one.demote(15)
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(base + 15, 19)
+        one.demote(5)
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(base + 15, 19), "not back up by a demote"
+        one.promote()
+        assert os.getpriority(os.PRIO_PROCESS, one.call(os.getpid, timeout=60)) == base
+    finally:
+        one.kill()

@@ -423,7 +423,8 @@ def test_search_keeps_the_board_it_answers_a_little_past_its_head_start(fakes, b
 
 def test_the_others_join_held_back_so_that_leader_and_partner_keep_a_core_each(fakes, boards, monkeypatch) -> None:
     """search leads here; past its head start its partner joins at its own niceness, and the other backend
-    LATE_NICENESS lower (on 2 cores, three at one priority would take a third from the likely winner)."""
+    OTHERS_NICENESS lower, below a leader held back (on 2 cores, three at one priority would take a third from
+    the likely winner)."""
     from tests.broken_backend import HonestBackend
 
     # past its head start, and before the others' 60 s even at load 24 (at 5 s, honest:slow won there)
@@ -436,7 +437,8 @@ def test_the_others_join_held_back_so_that_leader_and_partner_keep_a_core_each(f
         assert race.solve(boards["pair"], 120.0).result.backend == "search"
         assert _events(race, "start") == ["search", "honest:slow", "honest:sticky"], "partner, then the other"
         niceness = {name: os.getpriority(os.PRIO_PROCESS, w.pid) for name, w in race.workers.items() if w.pid}
-    assert niceness == {"honest:slow": base, "honest:sticky": min(base + RacePolicy.LATE_NICENESS, 19)}
+    assert niceness == {"honest:slow": base, "honest:sticky": min(base + RacePolicy.OTHERS_NICENESS, 19)}
+    assert RacePolicy.OTHERS_NICENESS > RacePolicy.LATE_NICENESS
 
 
 def _search_works_and_says_where(monkeypatch: pytest.MonkeyPatch, units: int) -> None:
@@ -848,6 +850,35 @@ def test_a_race_told_of_more_than_one_board_starts_its_workers_ahead(fakes, boar
         race.expect(2)
         assert set(race.workers) == {"search", "honest"} and all(w.alive() for w in race.workers.values())
         assert race.solve(boards["pair"], 30.0).result.status is Status.SOLVED
+
+
+# A race of search and cnf told of N boards (argv[1]): which of the checks' modules the runner then holds.
+_CHECKS_HELD = (
+    "import sys\n"
+    "from sigmar.runners.race import Race\n"
+    "with Race(['search', 'cnf'], optional=['cnf']) as race:\n"
+    "    race.expect(int(sys.argv[1]))\n"
+    "    held = ('numpy', 'sigmar.runners.checking.dead_states_check', 'sigmar.runners.checking.drup_check')\n"
+    "    print(' '.join(name for name in held if name in sys.modules))\n"
+)
+
+
+_CHECKS = "numpy sigmar.runners.checking.dead_states_check sigmar.runners.checking.drup_check"
+
+
+@pytest.mark.parametrize(("boards_told", "held"), [(1, ""), (2, _CHECKS)])
+def test_a_batch_imports_the_checks_of_hard_boards_before_its_first_board(boards_told: int, held: str) -> None:
+    """Told of more than one board, the runner imports the dead-states check (with numpy) and the DRUP check
+    before forking its workers, so that the batch's first refutation past a stuck set does not pay them (issue
+    48: 80-130 ms on the public solver's dense deal 4); one board imports neither."""
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-c", _CHECKS_HELD, str(boards_told)], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == held.split()
 
 
 def test_a_worker_warms_up_our_own_backends_and_never_runs_a_plugin_outside_a_job(fakes, monkeypatch) -> None:

@@ -250,7 +250,7 @@ class Child:
             self._top = process.pid  # the keeper, or the child itself
             self._pid: int | None = None if self.keeper else process.pid  # the child proper, found by :attr:`pid`
             self._killed = False
-            self.demoted = False
+            self.demoted = 0  # the extra niceness it runs at until promote(), 0 if none
             self._paused: list[tuple[Any, int]] = []  # what pause() stopped: (os.kill or os.killpg, id)
             self.call_id = 0 if only is not None else None
             self.stop_sent = 0.0
@@ -384,12 +384,13 @@ class Child:
                 os.setpriority(os.PRIO_PROCESS, pid, self.priority)
 
     def demote(self, extra: int) -> None:
-        """Run at ``extra`` more niceness (the child proper only) until :meth:`promote`."""
+        """Run at ``extra`` more niceness (the child proper only) until :meth:`promote`; a child already demoted
+        goes only further down (back up needs :meth:`promote`, which may need a fresh child)."""
         pid = self.pid
-        if pid is not None and not self._killed and not self.demoted:
+        if pid is not None and not self._killed and extra > self.demoted:
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, pid, min(self.priority + extra, 19))
-                self.demoted = True
+                self.demoted = extra
 
     def promote(self) -> None:
         """Back to the child's own niceness; where lowering it is not allowed, a fresh child."""
@@ -399,11 +400,11 @@ class Child:
         try:
             if pid is not None:
                 os.setpriority(os.PRIO_PROCESS, pid, self.priority)
-            self.demoted = False
+            self.demoted = 0
         except PermissionError:
             self.restart()
         except OSError:  # gone meanwhile: it is restarted when next needed
-            self.demoted = False
+            self.demoted = 0
 
     def exit_description(self) -> str:
         """How the child ended: its exit status, or the signal that killed it."""
