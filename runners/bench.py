@@ -600,8 +600,10 @@ def make_record(
     options: dict[str, Any],
     sat_cmd: str | None,
     machine: str,
+    backends: list[BackendRecord] | None = None,
 ) -> Record:
-    """The record of a bench about to run: ``per_argument`` is each FILE argument, its file and its boards."""
+    """The record of a bench about to run: ``per_argument`` is each FILE argument, its file and its boards;
+    ``backends``: the backends' records where another machine runs them (a cluster's worker), else made here."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -615,7 +617,7 @@ def make_record(
         sigmar=sigmar,
         started=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         files=files,
-        backends=[backend_record(name, sat_cmd) for name in names],
+        backends=backends if backends is not None else [backend_record(name, sat_cmd) for name in names],
         options=options,
         machine=machine,
         load1=round(load_average(), 2),

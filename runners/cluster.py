@@ -30,6 +30,7 @@ from sigmar.models.result import Lost, Result, Status
 from sigmar.runners.bench import Run, WorkerPool
 from sigmar.runners.checking.intake import overrun_message, taken_in
 from sigmar.runners.statistics.cost import Usage
+from sigmar.runners.statistics.record import BackendRecord
 from sigmar.runners.survey import ClusterError, answer_lost, lost_cluster, task_failure
 from sigmar.runners.workers import WorkerSet, with_output
 
@@ -204,6 +205,30 @@ def describe(address: Any) -> str:
         return f"dask cluster {info.get('address', '?')}: {len(workers)} workers, {threads} threads"
     except Exception:
         return f"dask cluster {address}"
+
+
+def worker_backends(client: Any, names: list[str], sat_cmd: str | None) -> list[BackendRecord] | None:
+    """The backends' records (exact names, options, their solvers' versions) as the workers have them, for the
+    bench's record: the client's machine may have other solvers, or none.  The first worker's by address (the
+    header's lines say which machines the workers are); None when no worker can say."""
+    try:
+        found: dict[str, list[BackendRecord]] = client.run(_backend_records, registry.FAMILIES, list(names), sat_cmd)
+    except Exception:
+        return None
+    return found[min(found)] if found else None
+
+
+def _backend_records(
+    families: tuple[tuple[str, str, str], ...], names: list[str], sat_cmd: str | None
+) -> list[BackendRecord]:
+    """Run in each worker: the records of ``names`` there, under the client's backend registry."""
+    from sigmar.runners.bench import backend_record
+
+    own, registry.FAMILIES = registry.FAMILIES, families
+    try:
+        return [backend_record(name, sat_cmd) for name in names]
+    finally:
+        registry.FAMILIES = own
 
 
 def worker_machines(client: Any) -> list[str]:

@@ -45,13 +45,24 @@ class Races:
     """One race over every chosen backend (for grading) and one per backend (for shrinking), made on demand.
 
     ``compare_counts``: each board's counts of both notions are graded too (``fuzz --compare-counts``).
+    ``optional``: names left out, not refused, where they are not available (``all`` on a cluster: the host's
+    machine says which, not the client's).
     """
 
-    def __init__(self, names: list[str], time_limit: float | None, compare_counts: bool = False) -> None:
-        self.names = list(names)
+    def __init__(
+        self, names: list[str], time_limit: float | None, compare_counts: bool = False, optional: Iterable[str] = ()
+    ) -> None:
         self.time_limit = time_limit
         self.compare_counts = compare_counts
-        self.backends: dict[str, Backend] = {name: registry.make(name) for name in self.names}
+        self.backends: dict[str, Backend] = {}
+        dropped = frozenset(optional)
+        for name in names:
+            try:
+                self.backends[name] = registry.make(name)
+            except registry.UnknownBackend:
+                if name not in dropped:
+                    raise
+        self.names = list(self.backends)
         self._races: dict[tuple[str, ...], Race] = {}
         # The certificate files, in a folder of our own that close() removes.  With each race's own
         # temporary store, a Dask worker lost such a folder under a running race (1 test run in 3;
@@ -250,22 +261,29 @@ def fuzz_task(
     board: Board,
     time_limit: float | None,
     compare_counts: bool = False,
+    optional: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """One board in a Dask worker's host (:class:`sigmar.encoders.processes.parent.Host`): graded and shrunk
-    there, with its own races."""
+    there, with its own races (``optional``: names dropped where this machine does not have them)."""
     enter_worker(families)
-    key = (families, names, time_limit, compare_counts)
+    key = (families, names, time_limit, compare_counts, optional)
     if getattr(_local, "key", None) != key:
         if getattr(_local, "races", None) is not None:
             _local.races.close()
-        _local.races, _local.key = Races(list(names), time_limit, compare_counts), key
+        _local.races, _local.key = Races(list(names), time_limit, compare_counts, optional), key
     return fuzz_one(_local.races, board)
 
 
 def fuzz_on_cluster(
-    boards: list[Board], names: list[str], time_limit: float | None, address: Any, compare_counts: bool = False
+    boards: list[Board],
+    names: list[str],
+    time_limit: float | None,
+    address: Any,
+    compare_counts: bool = False,
+    optional: Iterable[str] = (),
 ) -> Iterator[dict[str, Any]]:
-    """Every board as one task on an existing Dask scheduler; records in the order they finish."""
+    """Every board as one task on an existing Dask scheduler; records in the order they finish (``optional``: names
+    each host drops where its machine does not have them, for ``all``)."""
     from distributed import Client, as_completed
 
     client = address if isinstance(address, Client) else Client(address, timeout="10s")
@@ -281,6 +299,7 @@ def fuzz_on_cluster(
                 b,
                 time_limit,
                 compare_counts,
+                tuple(optional),
                 pure=False,
                 key=f"sigmar-fuzz-{run}-{i}",
             )

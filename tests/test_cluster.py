@@ -28,6 +28,7 @@ from sigmar.encoders.processes.guard import descendants
 from sigmar.models.boardfile import read_boards
 from sigmar.runners import cli
 from sigmar.runners.bench import read_csv, this_machine
+from sigmar.runners.statistics.record import read_record
 from sigmar.runners.survey import verdict
 from tests import loopback
 from tests.conftest import alive, wait_for
@@ -80,8 +81,14 @@ def test_survey_on_stock_nanny_workers_answers_as_here_with_every_no_checked(
 
 
 def test_bench_on_stock_nanny_workers_runs_backends_that_start_processes(
-    stock: tuple[Any, set[int]], tmp_path: Path
+    stock: tuple[Any, set[int]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from sigmar.runners import bench
+
+    def asked_here(name: str, sat_cmd: str | None) -> Any:
+        raise AssertionError(f"{name}'s record made in the client: its solver's version is the workers' to say")
+
+    monkeypatch.setattr(bench, "backend_record", asked_here)
     cluster, started = stock
     out = tmp_path / "bench.csv"
     boards = ROOT / "instances" / "small.txt"
@@ -96,6 +103,8 @@ def test_bench_on_stock_nanny_workers_runs_backends_that_start_processes(
     workers = [line for line in header if line.startswith("# workers: ")]
     assert workers == [f"# workers: 2 on {socket.gethostname()} ({this_machine()})"], header  # where it ran
     assert any(line.startswith("# client machine: ") for line in header), header
+    recorded = {b.name: b for b in read_record(out).backends}  # made by a worker, with its solvers' versions
+    assert set(recorded) == {"search", "cnf:cadical195"} and recorded["cnf:cadical195"].version, recorded
     rows = read_csv(out)
     assert {r["backend"] for r in rows} == {"search", "cnf:cadical195"}
     # every answer right: a solution or a certified "no" is correct; cnf:cadical195 logs no proof: its "no" is a claim
@@ -340,6 +349,29 @@ def test_a_survey_on_the_cluster_leaves_which_backends_all_races_to_the_workers(
         started.update(descendants(worker.pid))
     assert run.returncode in (0, 1), run.stderr
     assert json.loads(run.stdout)["boards"] == 4, run.stdout
+    imported = next(x for x in run.stderr.splitlines() if x.startswith("MODULES=")).split("=", 1)[1].split()
+    assert not {"ortools", "pysat", "minizinc"} & set(imported), imported
+
+
+def test_fuzz_of_all_on_the_cluster_leaves_which_backends_to_the_workers(
+    stock: tuple[Any, set[int]], tmp_path: Path
+) -> None:
+    """As survey's: ``fuzz --cluster -b all`` asks no built-in here whether it is available (each would import
+    its solver in the client); the hosts grade those their machine has."""
+    cluster, started = stock
+    report = (
+        "import sys\nfrom sigmar.runners.cli import main\ncode = main(sys.argv[1:])\n"
+        "print('MODULES=' + ' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    command = [sys.executable, "-c", report, "fuzz", "-b", "all", "--count", "2", "--seed", "1", "--json", "-q"]
+    command += ["--out", str(tmp_path / "failures")]
+    run = subprocess.run([*command, "--cluster", cluster.address], capture_output=True, text=True, timeout=600)
+    for worker in cluster.workers:
+        started.update(descendants(worker.pid))
+    assert run.returncode == 0, run.stderr
+    records = [json.loads(line) for line in run.stdout.splitlines()]
+    assert len(records) == 2 and all("search" in r["answers"] and not r["failures"] for r in records), records
     imported = next(x for x in run.stderr.splitlines() if x.startswith("MODULES=")).split("=", 1)[1].split()
     assert not {"ortools", "pysat", "minizinc"} & set(imported), imported
 

@@ -114,6 +114,19 @@ def test_crashes_and_hangs_are_failures_and_the_honest_backend_is_not(fakes: Non
     assert all(f["shrunk_tiles"] <= 2 for f in record["failures"])
 
 
+def test_races_drop_an_optional_backend_not_available_here_and_refuse_any_other(fakes: None) -> None:
+    """``all`` on a cluster: the host's machine says which backends it grades (the client asks none), so a name
+    it lacks is dropped there, not a failed task; a name asked for by name is still refused."""
+    from sigmar.encoders.registry import UnknownBackend
+
+    board = parse_boards("a . .\n . . . .\n  . . a . .\n   . . . .\n    . . .\n", "pair")[0]
+    with Races(["honest:dfs", "no-such-family"], time_limit=5.0, optional=["no-such-family"]) as races:
+        assert races.names == ["honest:dfs"]
+        assert fuzz_one(races, board)["answers"] == {"honest:dfs": "solved"}
+    with pytest.raises(UnknownBackend):
+        Races(["honest:dfs", "no-such-family"], time_limit=5.0)
+
+
 # -- the shrinking -----------------------------------------------------------
 
 

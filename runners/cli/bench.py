@@ -303,10 +303,15 @@ def _run(
     recorded: Record | None = None,
 ) -> int:
     names = [*chosen_backends(args.backend), *joining]
-    record = _record(args, boards_by_file, names, recorded)
     pair = scatter_pair(args, names)
     runs = plan(boards_by_file, names, args.repeat, args.family)
     executor, where, client = _executor(args, runs)
+    try:
+        record = _record(args, boards_by_file, names, recorded, _worker_backends(client, names, args.sat_cmd))
+    except BaseException:
+        if client is not None:
+            client.close()
+        raise
     header = machine_lines(names, args.time_limit, where, _workers(client))
     if args.repeat > 1:
         header.append(f"repeat {args.repeat}: each board and backend run {args.repeat} times")
@@ -351,10 +356,15 @@ def _write_aslib(args: argparse.Namespace, boards_by_file: list[tuple[str, list[
 
 
 def _record(
-    args: argparse.Namespace, boards_by_file: list[tuple[str, list[Board]]], names: list[str], old: Record | None
+    args: argparse.Namespace,
+    boards_by_file: list[tuple[str, list[Board]]],
+    names: list[str],
+    old: Record | None,
+    backends: list[Any] | None = None,
 ) -> Record:
     """This bench's record; for a rerun, held to the old one: the same boards and backends, or exit 2 (the
-    versions and options of the backends may differ, and are said)."""
+    versions and options of the backends may differ, and are said).  ``backends``: the backends' records as
+    the machine that runs them has them (a cluster's worker), else this machine's."""
     from sigmar.runners.bench import differences, make_record, this_machine
 
     options = {
@@ -367,7 +377,7 @@ def _record(
         "board": args.board,
     }
     per_argument = [(arg, path, boards) for arg, (path, boards) in zip(args.files, boards_by_file, strict=True)]
-    record = make_record(args.argv, per_argument, names, options, args.sat_cmd, this_machine())
+    record = make_record(args.argv, per_argument, names, options, args.sat_cmd, this_machine(), backends)
     if old is None:
         return record
     if [f.boards for f in old.files] != [f.boards for f in record.files]:
@@ -447,6 +457,16 @@ def _executor(args: argparse.Namespace, runs: list[Any]) -> tuple[Any, str, Any]
 
     client = dask_client(args.cluster)
     return run_cluster(runs, args.time_limit, client, mem_limit_mb=args.mem_limit), describe(client), client
+
+
+def _worker_backends(client: Any, names: list[str], sat_cmd: str | None) -> list[Any] | None:
+    """The backends' records (their solvers' versions) as a worker of the cluster has them (None when local, or
+    when no worker can say: the record is then this machine's)."""
+    if client is None:
+        return None
+    from sigmar.runners.cluster import worker_backends
+
+    return worker_backends(client, names, sat_cmd)
 
 
 def _workers(client: Any) -> list[str] | None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.table import Table
 
+from sigmar.encoders.registry import names_all
 from sigmar.models.fuzz_deal import MAX_TILES, VARIANTS, fuzz_board
 from sigmar.models.output_files import OutputLock, make_folder
 from sigmar.runners.cli.board_args import read_selected
@@ -97,7 +98,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    names = chosen_backends(args.backend)
+    # On a cluster, which backends ``all`` grades is the workers' to say (as survey's): asked here, each built-in
+    # imports its solver (OR-Tools, python-sat, MiniZinc with its solver list) for a grading that runs there.
+    everything = bool(args.cluster) and not args.replay and names_all(args.backend)
+    names = chosen_backends(args.backend, check=not everything)
     if args.variant == "quintessence" and args.max_tiles < 5:
         raise UsageError("--variant quintessence needs --max-tiles 5 or more (a quintessence move takes five tiles)")
     if args.replay:
@@ -110,17 +114,20 @@ def run(args: argparse.Namespace) -> int:
     # One run writes a failures folder at a time (the names repeat across runs of one seed).
     lock = OutputLock(groups.out, "failures folder") if groups.out.is_dir() else None
     client = dask_client(args.cluster) if args.cluster else None
+    optional = names if everything else ()
     records = (
-        fuzz_on_cluster(boards, names, args.time_limit, client, args.compare_counts)
+        fuzz_on_cluster(boards, names, args.time_limit, client, args.compare_counts, optional)
         if client is not None
         else fuzz_locally(boards, names, args.time_limit, args.compare_counts)
     )
     done = 0
+    graded: set[str] = set()  # the backends that answered (``all`` on a cluster: the workers had them)
     try:
         with progress_bar(quiet=args.quiet) as progress:
             task = progress.add_task("fuzz: 0 failures", total=len(boards))
             for record in records:
                 done += 1
+                graded.update(record["answers"])
                 if args.max_failures:  # exactly N: a board's failures beyond the N-th are not counted
                     record["failures"] = record["failures"][: args.max_failures - len(failures)]
                 if record["failures"] and lock is None:  # the folder is made only when there is a failure
@@ -146,7 +153,8 @@ def run(args: argparse.Namespace) -> int:
             lock.release()
     wall = time.perf_counter() - start
     if not args.json and not args.quiet:
-        console.print(failure_table(grouped(failures), done, names, wall))
+        shown = [name for name in names if name in graded] if everything else names
+        console.print(failure_table(grouped(failures), done, shown, wall))
         if done < len(boards):
             console.print(f"stopped after {done} of {len(boards)} boards: {len(failures)} failures (--max-failures)")
     return 3 if failures else 0
