@@ -82,6 +82,28 @@ def test_solves_the_bundled_public_boards() -> None:
             assert result.statistics["nodes"] >= 1
 
 
+def test_the_moves_shared_by_answers_are_kept_within_their_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The answers of a process share each side's moves, a side's table at most MOVES_KEPT (plus one answer's)
+    and at most SIDES_KEPT sides (side 16 has 260,281 pairs of cells: 59 MB); every answer still verified."""
+    from sigmar.encoders.search import backend
+
+    monkeypatch.setattr(backend, "_SIDE_MOVES", {})
+    monkeypatch.setattr(backend, "MOVES_KEPT", 40)
+    monkeypatch.setattr(backend, "SIDES_KEPT", 1)
+    boards = read_boards(ROOT / "instances" / "hexmatch-easy-100.txt")[:8]
+    boards += read_boards(ROOT / "instances" / "generated-dim8.txt")[:4]
+    seen_sides = set()
+    for board in boards:
+        result = SearchBackend().solve(board, time_limit=10)
+        if result.status is not Status.SOLVED:
+            continue
+        check(board, result, "search")
+        seen_sides.add(board.dim)
+        assert len(backend._SIDE_MOVES) <= 1
+        assert len(backend._SIDE_MOVES[board.dim]) < 40 + len(result.moves)
+    assert seen_sides == {6, 8}, "both sides' tables made, one after the other"
+
+
 def test_hard_tail_boards() -> None:
     """The boards a public Python DFS with memo needed 10-40 s for (bundled in instances/)."""
     wanted = {"easy 3", "easy 477", "hard 30", "ondrovo 326"}

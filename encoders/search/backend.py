@@ -149,7 +149,7 @@ class SearchBackend(Backend):
         seconds = time.perf_counter() - start
         stats = outcome.statistics
         if outcome.status is Status.SOLVED:
-            made = _SIDE_MOVES.setdefault(board.dim, {}) if engine.by_cell else {}
+            made = _side_moves(board.dim) if engine.by_cell else {}
             moves = _moves(engine.cells, outcome.solution, made)
             return Result(Status.SOLVED, self.name, seconds, moves=moves, statistics=stats)
         if outcome.status is Status.UNSOLVABLE:
@@ -262,5 +262,19 @@ def _moves(cells: tuple[Hex, ...], removals: list[int], made: dict[int, Move]) -
 
 # Per side, the moves of one or two tiles by their mask of cells (``by_cell``), made once: a Move cannot
 # change, so the answers of a batch share them (issue 48: 28 moves a side-6 board, 17 -> 4 us).  At most
-# one per pair of cells: 4,186 on side 6, some 37,000 on side 10.
+# one per pair of cells: 4,186 on side 6 (0.7 MB), 36,856 on side 10 (6.5 MB), but 260,281 on side 16 (59 MB),
+# so a long-lived process (a survey, the workbench) keeps at most MOVES_KEPT a side, of at most SIDES_KEPT
+# sides: past that a side's table, or the others', starts again empty (a move is then made afresh, 17 us).
 _SIDE_MOVES: dict[int, dict[int, Move]] = {}
+MOVES_KEPT = 40_000  # every pair of side 10's cells
+SIDES_KEPT = 2
+
+
+def _side_moves(dim: int) -> dict[int, Move]:
+    """Side ``dim``'s table of moves, within the bounds above."""
+    made = _SIDE_MOVES.get(dim)
+    if made is None or len(made) >= MOVES_KEPT:
+        if made is None and len(_SIDE_MOVES) >= SIDES_KEPT:
+            _SIDE_MOVES.clear()
+        made = _SIDE_MOVES[dim] = {}
+    return made
