@@ -346,3 +346,45 @@ def test_stuck_sets_cut_the_compiled_graph_and_change_no_figure() -> None:
     assert cut[:10] == plain[:10]  # complete, the win fraction, sequences, safe moves, first moves, the trap
     assert cut[10] < plain[10] and cut[12] < plain[12]  # fewer positions and moves followed
     assert cut[11] == plain[11]  # the same clearable positions
+
+
+def _distinct_keys(board: Board) -> int | None:
+    """The positions a walk without stuck sets keys: every position play reaches from the start through positions
+    whose tile counts can still pair up (the empty one aside), each keyed from scratch by the Python walk's key;
+    None when the start itself is empty or its counts cannot pair up (the core walks nothing)."""
+    from sigmar.encoders.search.certificates import legal_moves
+    from sigmar.encoders.search.playgraph import _Walk
+
+    walk = _Walk(board, float("inf"), 10**9)
+    engine = walk.engine
+    full = engine.full
+    if not full or walk.counts_dead(full):
+        return None
+    layer = {full: engine.free_set(full)}
+    keys = {walk.key(full, layer[full])}
+    while layer:
+        after: dict[int, int] = {}
+        for occ, free in layer.items():
+            for move in legal_moves(engine, occ, free):
+                child = occ & ~move
+                if child and child not in after and not walk.counts_dead(child):
+                    after[child] = engine._child_free(occ, free, move)
+        keys.update(walk.key(occ, free) for occ, free in after.items())
+        layer = after
+    return len(keys)
+
+
+@pytest.mark.skipif(_playgraph is None, reason="the play graph's C core is not built")
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(side3_boards())
+def test_the_compiled_core_keys_each_position_as_from_scratch(board: Board) -> None:
+    """The core works a position's key out from the position before it (what a move frees, which free tiles the
+    tiles still blocked wait on): a key worked out otherwise than from scratch would split one position in two,
+    which no figure may show but the graph's size does."""
+    from sigmar.encoders.search.engine import Engine
+    from sigmar.encoders.search.playgraph import spec
+
+    keys = _distinct_keys(board)
+    assume(keys is not None)
+    found = _playgraph.walk(spec(Engine(board)), 60.0, 1_000_000, 1, False)
+    assert found[0] and found[10] == keys

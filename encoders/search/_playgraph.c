@@ -46,8 +46,10 @@ typedef unsigned __int128 u128;
 #define MAXK 65535
 #define MAXDEPTH 64
 #define NBUF 16 /* the runs of a layer found ahead of their lookup, with two threads (expand_two()) */
-/* A slot of a layer's table is 128 bits: the key (the core's tiles, then the count of loose tiles of each kind)
- * in the low KEY_BITS, the position's index in its layer above; an all-zero slot is empty (no key is 0). */
+/* A slot of a layer's table is 128 bits: the key (the core's tiles in the low 64 bits, then the count of loose
+ * tiles of each kind) in the low KEY_BITS, the position's index in its layer above; an all-zero slot is empty (no
+ * key is 0).  The counts start at bit 64 whatever the board's size, so that a key is made and read without a
+ * shift across the two halves. */
 #define KEY_BITS 98
 #define MAX_IDS 0x3FFFFFFE
 
@@ -64,9 +66,14 @@ typedef struct {
     int gold;            /* gold's tile, -1 when the board has no metal */
     int nkinds;
     mask kinds[16];
-    int count_shift[16]; /* where a key's counts (above its n tile bits) hold the loose tiles of each kind */
+    int count_shift[16]; /* where a key's counts (its high half) hold the loose tiles of each kind */
     uint64_t unit[MAXT]; /* per tile, 1 in its kind's count (0 for a metal) */
     mask full;
+    /* The free test by table (is_free()): bit p of freetab[t] says whether t is free when the tiles of waits_on[t]
+     * held are those of pattern p (their bits gathered in order, by the pext instruction); used where pext is
+     * fast and every tile waits on at most six. */
+    uint64_t freetab[MAXT];
+    int pext;
 } Spec;
 
 /* The hot loops (the walk, random plays) are compiled twice where gcc can dispatch at load time: with the
@@ -81,6 +88,52 @@ typedef struct {
 
 INLINE int pc(mask x) { return __builtin_popcountll(x); }
 INLINE int low_index(mask x) { return __builtin_ctzll(x); }
+
+/* pext where the processor has it and it is known to be fast (Intel's, AMD's from Zen 3): one instruction instead of
+ * a dozen for the free test (AMD's before Zen 3 microcode it, tens to hundreds of cycles: the windows are tested
+ * there, as on a processor this file does not know).  In
+ * assembly, so that the file builds for any x86-64 and the instruction runs only where it is checked for. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define HAVE_PEXT 1
+INLINE uint64_t pext(uint64_t x, uint64_t m) {
+    uint64_t r;
+    __asm__("pextq %2, %1, %0" : "=r"(r) : "r"(x), "rm"(m));
+    return r;
+}
+static int pext_fast(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("bmi2") && (__builtin_cpu_is("intel") || __builtin_cpu_is("amdfam19h"));
+}
+#else
+#define HAVE_PEXT 0
+INLINE uint64_t pext(uint64_t x, uint64_t m) {
+    (void)m;
+    return x;
+}
+static int pext_fast(void) { return 0; }
+#endif
+
+/* The free test's tables (Spec.freetab): for each pattern of the tiles a tile waits on, whether one of its windows
+ * is empty. */
+static void free_tables(Spec *s) {
+    s->pext = pext_fast();
+    for (int i = 0; i < s->n && s->pext; i++) {
+        int bits = pc(s->waits_on[i]), at[MAXT], nb = 0;
+        if (bits > 6) {
+            s->pext = 0;
+            break;
+        }
+        for (mask x = s->waits_on[i]; x; x &= x - 1) at[nb++] = low_index(x);
+        s->freetab[i] = 0;
+        for (uint64_t p = 0; p < (uint64_t)1 << bits; p++) {
+            mask held = 0;
+            for (int b = 0; b < nb; b++)
+                if (p >> b & 1) held |= (mask)1 << at[b];
+            for (int k = 0; k < s->nw[i]; k++)
+                if (!(held & s->win[i][k])) s->freetab[i] |= (uint64_t)1 << p;
+        }
+    }
+}
 
 static int read_mask(PyObject *o, mask *out) {
     unsigned long long v = PyLong_AsUnsignedLongLong(o);
@@ -152,13 +205,14 @@ static int read_spec(PyObject *t, Spec *s) {
         for (mask x = s->kinds[k] & ~s->metals; x; x &= x - 1) s->unit[low_index(x)] = (uint64_t)1 << (bits - s->n);
         bits += 64 - __builtin_clzll((uint64_t)pc(s->kinds[k]) | 1); /* as many bits as the kind's count needs */
     }
-    if (bits > KEY_BITS) { /* never on a board (64 tiles in 9 kinds need at most 98): a wrong spec */
-        PyErr_SetString(PyExc_ValueError, "spec: the tiles and the kinds' counts take more than 98 bits");
+    if (bits - s->n > KEY_BITS - 64) { /* never on a board (64 tiles in 9 kinds need at most 34): a wrong spec */
+        PyErr_SetString(PyExc_ValueError, "spec: the kinds' counts take more than 34 bits");
         return -1;
     }
     s->full = s->n == 64 ? ~(mask)0 : (((mask)1 << s->n) - 1);
     for (int b = 0; b < s->n; b++)
         for (mask x = s->waits_on[b]; x; x &= x - 1) s->waiters[low_index(x)] |= (mask)1 << b;
+    free_tables(s);
     /* the stuck sets' tables, as facts.symbol_partners and EngineState.lower make them */
     mask elements = s->el[0] | s->el[1] | s->el[2] | s->el[3], before = 0;
     for (int b = 0; b < s->n; b++) {
@@ -186,6 +240,7 @@ static int read_spec(PyObject *t, Spec *s) {
 /* Tile i (on the board in occ) is free: one of its windows is empty.  Every tile has six windows (read_spec
  * pads them with the tile itself, never empty while it is there), checked without a branch. */
 INLINE int is_free(const Spec *s, int i, mask occ) {
+    if (HAVE_PEXT && s->pext) return (int)(s->freetab[i] >> pext(occ, s->waits_on[i]) & 1);
     const mask *w = s->win[i];
     return !(occ & w[0]) | !(occ & w[1]) | !(occ & w[2]) | !(occ & w[3]) | !(occ & w[4]) | !(occ & w[5]);
 }
@@ -352,7 +407,7 @@ static const u128 KEY_MASK = ((u128)1 << KEY_BITS) - 1;
 
 /* A position after one move of a position being expanded: its tiles, free set, key and hash. */
 typedef struct {
-    mask occ, fr;
+    mask occ, fr, waited;
     u128 key;
     uint64_t hash;
     int32_t known; /* CLEAR, DEAD (the counts), EMPTY: to be looked up, or SAME: the same as the earlier `same` */
@@ -361,6 +416,8 @@ typedef struct {
 
 typedef struct {
     mask *occ, *fr;  /* per position, in the order they were found */
+    mask *waited;    /* its free tiles that a tile not free waits on (in one of its windows) */
+    uint64_t *counts; /* its key's counts (the loose tiles of each kind) */
     uint16_t *k;     /* its legal moves */
     uint64_t n, cap;
     uint64_t edge_base, nedges; /* where its positions' moves' ends start in Walk.fwd, and how many */
@@ -481,7 +538,7 @@ INLINE uint64_t units_of(const Spec *s, mask x) {
     return counts;
 }
 
-INLINE u128 key_of(const Spec *s, mask core, uint64_t counts) { return core | (u128)counts << s->n; }
+INLINE u128 key_of(mask core, uint64_t counts) { return core | (u128)counts << 64; }
 
 /* The slot of key in a table of cap slots: its own, or the empty one where it goes (no key is 0). */
 static inline Slot *find_hashed(Slot *table, uint64_t cap, u128 key, uint64_t hash) {
@@ -534,6 +591,12 @@ static int layer_room(Layer *layer, uint64_t need) {
     mask *fr = realloc(layer->fr, sizeof(mask) * more);
     if (!fr) return -1;
     layer->fr = fr;
+    mask *waited = realloc(layer->waited, sizeof(mask) * more);
+    if (!waited) return -1;
+    layer->waited = waited;
+    uint64_t *counts = realloc(layer->counts, sizeof(uint64_t) * more);
+    if (!counts) return -1;
+    layer->counts = counts;
     uint16_t *k = realloc(layer->k, sizeof(uint16_t) * more);
     if (!k) return -1;
     layer->k = k;
@@ -561,25 +624,29 @@ static int32_t stop_with(Walk *w, int32_t why) {
 typedef struct {
     mask fr;          /* the free set after (the move's loose tiles still in it) */
     mask core;        /* the core after */
+    mask waited;      /* the free tiles waited on after (Layer.waited) */
     uint64_t released; /* the counts of the core tiles that become loose */
 } Taking;
 
+/* waited: the free tiles of occ that a blocked tile waits on (what the key's core holds besides the blocked tiles
+ * and the metals), known from the position before (a move changes it only around the tiles it frees). */
 INLINE void taking(const Spec *s, mask occ, mask fr, mask blocked, mask waited, mask core, mask taken, Taking *out) {
     mask fr_after = child_free(s, occ, fr, taken), freed = fr_after & ~fr, left = occ & ~taken;
-    /* The core after the move: the blocked tiles less those it frees, what they wait on (a tile waited on by a
-     * freed tile stays so while another blocked tile waits on it), the metals; the tiles that leave the core
-     * become loose. */
-    mask blocked_after = blocked & ~freed, waited_after = waited;
+    /* The core after the move: the blocked tiles less those it frees, the free tiles they wait on (a free tile
+     * waited on by a freed tile stays so while another blocked tile waits on it; a freed tile is waited on when a
+     * tile still blocked waits on it), the metals; the tiles that leave the core become loose. */
+    mask blocked_after = blocked & ~freed, waited_after = waited & left;
     if (freed) {
         mask touched = 0;
         for (mask x = freed; x; x &= x - 1) touched |= s->waits_on[low_index(x)];
-        touched &= waited & left & ~blocked_after & ~s->metals; /* (the others stay core or go) */
+        touched = ((touched & waited & left) | freed) & ~s->metals; /* (a metal stays core) */
         waited_after &= ~touched;
         for (; touched; touched &= touched - 1)
             waited_after |= (mask)((s->waiters[low_index(touched)] & blocked_after) != 0) << low_index(touched);
     }
     out->fr = fr_after;
     out->core = left & (blocked_after | waited_after | s->metals);
+    out->waited = waited_after;
     out->released = units_of(s, core & ~taken & ~out->core);
 }
 
@@ -593,7 +660,8 @@ HOT static void generate(Gen *g) {
     long nb = 0;
     uint64_t i = g->from;
     for (; i < g->to && nb < g->room; i++) {
-        mask occ = cur->occ[i], fr = cur->fr[i];
+        mask occ = cur->occ[i], fr = cur->fr[i], waited = cur->waited[i];
+        uint64_t counts = cur->counts[i];
         if (g->prune && stuck(s, occ, fr)) { /* dead, and no move of it is followed (climb() finds it dead) */
             cur->k[i] = 0;
             g->cut++;
@@ -608,9 +676,7 @@ HOT static void generate(Gen *g) {
         g->followed += km;
         /* A move takes free tiles only, so a child's blocked tiles are occ's less those it frees: when it
          * frees none (most moves), what they wait on is occ's too. */
-        mask blocked = occ & ~fr, waited = waited_on(s, blocked);
-        mask core = occ & (blocked | waited | s->metals), loose = occ & ~core;
-        uint64_t counts = counts_of(s, loose);
+        mask blocked = occ & ~fr, core = occ & (blocked | waited | s->metals), loose = occ & ~core;
         int8_t dead[NTYPES];
         memset(dead, -1, sizeof dead);
         uint32_t stamp = ++g->stamp;
@@ -654,14 +720,16 @@ HOT static void generate(Gen *g) {
             next->known = EMPTY;
             if (!taken) { /* loose tiles only */
                 next->fr = fr & ~move;
-                next->key = key_of(s, core, counts - units);
+                next->waited = waited;
+                next->key = key_of(core, counts - units);
                 next->hash = hash_key(next->key);
                 continue;
             }
             Taking by;
             taking(s, occ, fr, blocked, waited, core, taken, &by);
             next->fr = by.fr & ~move;
-            next->key = key_of(s, by.core, counts - units + by.released);
+            next->waited = by.waited;
+            next->key = key_of(by.core, counts - units + by.released);
             next->hash = hash_key(next->key);
         }
     }
@@ -711,10 +779,12 @@ static int insert_found(Walk *w, Gen *g) {
             continue;
         }
         if (w->used >= w->max_states || nxt->n >= MAX_IDS) return stop_with(w, STOP);
-        if (layer_room(nxt, nxt->n + 1)) goto no_memory;
+        if (nxt->n >= nxt->cap && layer_room(nxt, nxt->n + 1)) goto no_memory;
         uint64_t index = nxt->n++;
         nxt->occ[index] = next->occ;
         nxt->fr[index] = next->fr;
+        nxt->waited[index] = next->waited;
+        nxt->counts[index] = (uint64_t)(next->key >> 64);
         *slot = next->key | (u128)index << KEY_BITS;
         w->used++;
         w->fwd[w->nfwd++] = (int32_t)index;
@@ -922,7 +992,10 @@ static int expand(Walk *w, int d) {
     }
     cur->nedges = w->nfwd - cur->edge_base;
     free(cur->fr); /* expanded: its free sets are done with */
-    cur->fr = NULL;
+    free(cur->waited);
+    free(cur->counts);
+    cur->fr = cur->waited = NULL;
+    cur->counts = NULL;
     return 0;
 }
 
@@ -976,7 +1049,30 @@ static void limbs_mul(const uint64_t *a, uint32_t an, const uint64_t *b, uint32_
 
 /* acc (n + 1 limbs) += x (n limbs) */
 INLINE void limbs_add(uint64_t *acc, const uint64_t *x, uint32_t n) {
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    /* One carry chain, two limbs a turn (the climb's sums: an add a move, of up to twenty limbs; the compiler's loop
+     * saved and restored the carry at every limb).  dec, lea, mov and the jumps leave the carry flag alone. */
+    uint64_t i = 0, turns = (uint64_t)(n >> 1) + 1, t0, t1;
+    __asm__ volatile("testq $1, %[n]\n\t"
+                     "jz 1f\n\t"
+                     "movq (%[x]), %[t0]\n\t"
+                     "addq %[t0], (%[a])\n\t"
+                     "movl $1, %k[i]\n"
+                     "1:\n\t"
+                     "decq %[turns]\n\t"
+                     "jz 2f\n\t"
+                     "movq (%[x],%[i],8), %[t0]\n\t"
+                     "movq 8(%[x],%[i],8), %[t1]\n\t"
+                     "adcq %[t0], (%[a],%[i],8)\n\t"
+                     "adcq %[t1], 8(%[a],%[i],8)\n\t"
+                     "leaq 2(%[i]), %[i]\n\t"
+                     "jmp 1b\n"
+                     "2:\n\t"
+                     "adcq $0, (%[a],%[i],8)"
+                     : [i] "+r"(i), [turns] "+r"(turns), [t0] "=&r"(t0), [t1] "=&r"(t1)
+                     : [x] "r"(x), [a] "r"(acc), [n] "r"((uint64_t)n)
+                     : "cc", "memory");
+#elif defined(__x86_64__) && defined(__GNUC__)
     unsigned char carry = 0;
     unsigned long long sum;
     for (uint32_t i = 0; i < n; i++) {
@@ -1115,8 +1211,20 @@ HOT static void climb_products(Climb *c) {
         memset(rec + 4, 0, sizeof(uint64_t) * w_here);
         if (c->vals[i].seqd == 0) continue;
         int km = c->layer->k[i];
+        const uint64_t *sum = c->sums + i * sw;
+        if (c->flen[km] == 1) { /* M_d / k in one limb (nearly always): the product limb by limb, in place */
+            uint64_t f = c->fpool[c->foff[km]], carry = 0;
+            uint32_t n = (uint32_t)sw < w_here ? (uint32_t)sw : w_here;
+            for (uint32_t j = 0; j < n; j++) {
+                u128 t = (u128)sum[j] * f + carry;
+                rec[4 + j] = (uint64_t)t;
+                carry = (uint64_t)(t >> 64);
+            }
+            if (n < w_here) rec[4 + n] = carry;
+            continue;
+        }
         uint32_t plen = (uint32_t)sw + c->flen[km];
-        limbs_mul(c->sums + i * sw, (uint32_t)sw, c->fpool + c->foff[km], c->flen[km], c->prod);
+        limbs_mul(sum, (uint32_t)sw, c->fpool + c->foff[km], c->flen[km], c->prod);
         memcpy(rec + 4, c->prod, sizeof(uint64_t) * (plen < w_here ? plen : w_here));
     }
 }
@@ -1141,12 +1249,12 @@ static int climb(Walk *w) {
     size_t records_room[2] = {0, 0}, sums_room = 0, vals_room = 0;
     int here_is = 0;
     Climb *parts = calloc(2, sizeof(Climb));
-    uint32_t *foff = malloc(sizeof(uint32_t) * (MAXK + 1));
+    uint32_t *foff = malloc(sizeof(uint32_t) * (MAXK + 1)), *ks = malloc(sizeof(uint32_t) * (MAXK + 1));
     uint8_t *flen = malloc(MAXK + 1);
     uint32_t w_below = 1, den_len = 1, den_room = 64;
     int status = STOP;
     den = calloc(den_room, sizeof(uint64_t));
-    if (!parts || !foff || !flen || !den) goto no_memory;
+    if (!parts || !foff || !ks || !flen || !den) goto no_memory;
     den[0] = 1;
     for (int d = w->nlayers - 1; d >= 0; d--) {
         Layer *layer = &w->layers[d];
@@ -1195,9 +1303,11 @@ static int climb(Walk *w) {
             w->first = parts[0].first;
             w->safe_first = parts[0].safe_first;
         }
-        /* M_d, and M_d / k for each k of an alive position here */
+        /* M_d, and M_d / k for each k of an alive position here (the k seen, read off their bits) */
         uint32_t kinds_of_k = 0;
-        for (int k = 1; k <= MAXK; k++) kinds_of_k += w->kseen[d][k >> 6] >> (k & 63) & 1;
+        for (int q = 0; q <= (MAXK >> 6); q++)
+            for (uint64_t x = w->kseen[d][q]; x; x &= x - 1)
+                if (q | low_index(x)) ks[kinds_of_k++] = (uint32_t)(q << 6 | low_index(x));
         free(m);
         m = calloc(kinds_of_k + 2, sizeof(uint64_t));
         free(fpool);
@@ -1205,24 +1315,24 @@ static int climb(Walk *w) {
         if (!m || !fpool) goto no_memory;
         m[0] = 1;
         uint32_t m_len = 1;
-        for (int k = 1; k <= MAXK; k++)
-            if (w->kseen[d][k >> 6] >> (k & 63) & 1) {
-                uint64_t r = limbs_mod(m, m_len, (uint64_t)k), a = (uint64_t)k;
-                while (r) { /* a = gcd(M mod k, k) */
-                    uint64_t t = a % r;
-                    a = r;
-                    r = t;
-                }
-                m_len = limbs_mul_small(m, m_len, (uint64_t)k / a);
+        for (uint32_t q = 0; q < kinds_of_k; q++) {
+            uint32_t k = ks[q];
+            uint64_t r = limbs_mod(m, m_len, (uint64_t)k), a = (uint64_t)k;
+            while (r) { /* a = gcd(M mod k, k) */
+                uint64_t t = a % r;
+                a = r;
+                r = t;
             }
+            m_len = limbs_mul_small(m, m_len, (uint64_t)k / a);
+        }
         uint32_t pool = 0, fmax = 1;
-        for (int k = 1; k <= MAXK; k++)
-            if (w->kseen[d][k >> 6] >> (k & 63) & 1) {
-                foff[k] = pool;
-                flen[k] = (uint8_t)limbs_div_small(m, m_len, (uint64_t)k, fpool + pool);
-                if (flen[k] > fmax) fmax = flen[k];
-                pool += m_len;
-            }
+        for (uint32_t q = 0; q < kinds_of_k; q++) {
+            uint32_t k = ks[q];
+            foff[k] = pool;
+            flen[k] = (uint8_t)limbs_div_small(m, m_len, (uint64_t)k, fpool + pool);
+            if (flen[k] > fmax) fmax = flen[k];
+            pool += m_len;
+        }
         /* D_d = M_d * D_{d+1}: the width of this layer's Q */
         if (den_len + m_len + 1 > den_room) {
             den_room = 2 * (den_len + m_len + 1);
@@ -1304,6 +1414,7 @@ done:
     free(den);
     free(fpool);
     free(foff);
+    free(ks);
     free(flen);
     return status;
 }
@@ -1324,6 +1435,11 @@ static int walk(Walk *w, mask full, mask fr) {
     if (layer_room(&w->layers[0], 1)) goto no_memory;
     w->layers[0].occ[0] = full;
     w->layers[0].fr[0] = fr;
+    {
+        mask core = full & (~fr | waited_on(w->s, full & ~fr) | w->s->metals);
+        w->layers[0].waited[0] = waited_on(w->s, full & ~fr) & fr;
+        w->layers[0].counts[0] = counts_of(w->s, full & ~core);
+    }
     w->layers[0].n = 1;
     w->used = 1;
     w->nlayers = 1;
@@ -1373,6 +1489,8 @@ static void free_walk(Walk *w) {
     for (int d = 0; d < MAXDEPTH; d++) {
         free(w->layers[d].occ);
         free(w->layers[d].fr);
+        free(w->layers[d].waited);
+        free(w->layers[d].counts);
         free(w->layers[d].k);
         free(w->kseen[d]);
     }
