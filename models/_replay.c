@@ -16,6 +16,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 
 #define MAXCELLS 1024
 #define ASK (-2)
@@ -284,7 +285,31 @@ static PyObject *counts_pair_up(PyObject *self, PyObject *tiles_in) {
     Py_RETURN_FALSE;
 }
 
+/* intake._statistics's common case in one pass: a copy of a dict whose keys are exact strs and whose values
+ * are exact strs, bools, None, ints of 64 bits (-2**63 <= v < 2**63) or finite floats; None for anything else
+ * (the caller reads it in Python, which refuses it or copies it through JSON). */
+static PyObject *plain_statistics(PyObject *self, PyObject *value) {
+    (void)self;
+    if (!PyDict_CheckExact(value)) Py_RETURN_NONE;
+    Py_ssize_t pos = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(value, &pos, &k, &v)) {
+        if (!PyUnicode_CheckExact(k)) Py_RETURN_NONE;
+        if (PyUnicode_CheckExact(v) || v == Py_None || PyBool_Check(v)) continue;
+        if (PyLong_CheckExact(v)) {
+            int overflow = 0;
+            (void)PyLong_AsLongLongAndOverflow(v, &overflow); /* an exact int: no error but overflow */
+            if (overflow) Py_RETURN_NONE;
+            continue;
+        }
+        if (PyFloat_CheckExact(v) && isfinite(PyFloat_AS_DOUBLE(v))) continue;
+        Py_RETURN_NONE;
+    }
+    return PyDict_Copy(value);
+}
+
 static PyMethodDef methods[] = {
+    {"plain_statistics", plain_statistics, METH_O, "A copy of plain statistics, or None (see runners/checking/intake.py)."},
     {"counts_pair_up", counts_pair_up, METH_O, "Whether a board's counts pair up (see models/rules.py)."},
     {"first_bad_move", first_bad_move, METH_VARARGS, "The first illegal move of a sequence (see models/rules.py)."},
     {"plain_moves", plain_moves, METH_VARARGS, "Whether every move is plain (see runners/checking/intake.py)."},

@@ -691,3 +691,43 @@ def test_r4_the_compiled_look_at_moves_agrees_with_the_python_one(moves: list[ob
     value = list(moves) if as_list else tuple(moves)
     expected = intake._plain_moves_read(tuple(moves)) and not as_list
     assert compiled(value, Move) == expected
+
+
+class _Text(str):
+    """A str subclass: never shared as it is."""
+
+
+_STAT_VALUES = st.one_of(
+    st.text(max_size=3),
+    st.text(max_size=3).map(_Text),
+    st.booleans(),
+    st.none(),
+    st.integers(-(2**64), 2**64),
+    st.sampled_from([2**63 - 1, 2**63, -(2**63), -(2**63) - 1]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.lists(st.integers(0, 3), max_size=2),
+    st.just(b"x"),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(st.one_of(st.text(max_size=4), st.text(max_size=4).map(_Text), st.integers(0, 3)), _STAT_VALUES),
+    st.booleans(),
+)
+def test_r4_the_compiled_look_at_statistics_agrees_with_the_python_one(stats: dict[Any, Any], subclass: bool) -> None:
+    """``_replay.c``'s ``plain_statistics`` copies exactly what ``intake._statistics_read`` shares as it is (exact
+    string keys; exact strings, bools, None, ints of 64 bits, finite floats) and leaves the rest to it: a dict
+    subclass, a str subclass, an int past 64 bits, a NaN or an infinity, a list, bytes."""
+    from sigmar.runners.checking import intake
+
+    compiled = intake._compiled_statistics(at_once=True)
+    if compiled is None:
+        pytest.skip("the compiled look was not built here (no C compiler or Python headers): nothing to compare")
+    value: dict[Any, Any] = type("Stats", (dict,), {})(stats) if subclass else stats
+    plain = type(value) is dict and all(type(k) is str for k in value) and intake._all_plain(list(value.values()))
+    copied = compiled(value)
+    assert (copied is not None) == plain
+    if copied is not None:
+        assert copied == value and copied is not value and type(copied) is dict
+        assert intake._statistics(value) == intake._statistics_read(value) == copied
