@@ -9,7 +9,10 @@
  *   first_bad_move(index, ring, tiles, moves) -> int | None
  *
  * index: the side's cells (Hex) to their index in reading order; ring: six neighbour indexes a cell as
- * native int32s (-1: off the board), in ring order.  None: every move legal and the board cleared; n >= 1:
+ * native int32s (-1: off the board), in ring order.  A cell that is a tuple of two ints (the board's and the
+ * search's own) is placed by its coordinates, in the same reading order (row r + side - 1, then q from the
+ * row's first): two dict look-ups a move and one a tile, each hashing a tuple, were a third of the replay;
+ * any other cell is looked up in index, as before (tests/test_properties.py holds both to the Python reading).  None: every move legal and the board cleared; n >= 1:
  * move n is the first illegal one; 0: tiles left; -1: a tile off the side, or two on one cell; -2: not read
  * here (a cell that is no plain key, a symbol that is no one-character string, a side of over MAXCELLS
  * cells): the caller replays in Python, which says the same or raises as it did.
@@ -41,6 +44,42 @@ static int cell_index(PyObject *index, PyObject *cell, int count) {
     return (c < 0 || c >= count) ? ASK : (int)c;
 }
 
+/* Per row of a side, the index of its first cell; the side, 0 when count is no side's number of cells. */
+typedef struct {
+    int side;
+    int first[2 * 19]; /* a side of MAXCELLS cells or fewer has at most 37 rows */
+} Rows;
+
+static void rows_of(Rows *rows, int count) {
+    rows->side = 0;
+    for (int d = 1; 3 * d * (d - 1) + 1 <= count && 2 * d - 1 <= 2 * 19; d++)
+        if (3 * d * (d - 1) + 1 == count) rows->side = d;
+    int radius = rows->side - 1, at = 0;
+    for (int row = 0; row < 2 * rows->side - 1; row++) {
+        int r = row - radius;
+        int lo = -radius > -r - radius ? -radius : -r - radius, hi = radius < -r + radius ? radius : -r + radius;
+        rows->first[row] = at;
+        at += hi - lo + 1;
+    }
+}
+
+/* The index of a cell: by its coordinates when it is an exact tuple of two exact ints (or bools, which a dict
+ * takes for the ints they equal), -1 off the side; else cell_index. */
+static int cell_at(const Rows *rows, PyObject *index, PyObject *cell, int count) {
+    if (rows->side && PyTuple_CheckExact(cell) && PyTuple_GET_SIZE(cell) == 2) {
+        PyObject *a = PyTuple_GET_ITEM(cell, 0), *b = PyTuple_GET_ITEM(cell, 1);
+        if ((PyLong_CheckExact(a) || PyBool_Check(a)) && (PyLong_CheckExact(b) || PyBool_Check(b))) {
+            int over_a = 0, over_b = 0;
+            long q = PyLong_AsLongAndOverflow(a, &over_a), r = PyLong_AsLongAndOverflow(b, &over_b);
+            long radius = rows->side - 1;
+            if (over_a || over_b || labs(q) > radius || labs(r) > radius || labs(q + r) > radius) return -1;
+            long lo = -radius > -r - radius ? -radius : -r - radius;
+            return rows->first[r + radius] + (int)(q - lo);
+        }
+    }
+    return cell_index(index, cell, count);
+}
+
 static int is_metal(int s) { return s >= '1' && s <= '9'; }
 static int is_element(int s) { return s == 'a' || s == 'e' || s == 'f' || s == 'w'; }
 
@@ -61,6 +100,7 @@ typedef struct {
     int metals[10];               /* tiles left of each metal digit */
     int left;                     /* tiles left */
     const int *ring;
+    Rows rows;
 } Replay;
 
 /* Whether the tile on cell c is free: three ring-consecutive neighbours hold no tile (off the board: none). */
@@ -83,7 +123,7 @@ static int start(Replay *r, PyObject *index, PyObject *tiles, int count, int *go
             PyErr_Clear();
             return ASK;
         }
-        int c = cell_index(index, cell, count);
+        int c = cell_at(&r->rows, index, cell, count);
         Py_DECREF(cell);
         if (c == ASK) return ASK;
         if (c < 0 || r->held[c]) return -1;
@@ -112,8 +152,8 @@ static int start(Replay *r, PyObject *index, PyObject *tiles, int count, int *go
 static int move_cells(const Replay *r, PyObject *index, PyObject *cells, int count, int *ids) {
     Py_ssize_t n = PyTuple_GET_SIZE(cells);
     if (n == 2) { /* both looked up first, as rules.first_bad_move does */
-        int a = cell_index(index, PyTuple_GET_ITEM(cells, 0), count);
-        int b = cell_index(index, PyTuple_GET_ITEM(cells, 1), count);
+        int a = cell_at(&r->rows, index, PyTuple_GET_ITEM(cells, 0), count);
+        int b = cell_at(&r->rows, index, PyTuple_GET_ITEM(cells, 1), count);
         if (a == ASK || b == ASK) return ASK;
         if (a < 0 || b < 0 || a == b || !r->held[a] || !r->held[b]) return 0;
         ids[0] = a;
@@ -121,7 +161,7 @@ static int move_cells(const Replay *r, PyObject *index, PyObject *cells, int cou
         return 2;
     }
     for (Py_ssize_t i = 0; i < n; i++) { /* in order, the first that is no held cell ends it (rules._held) */
-        int c = cell_index(index, PyTuple_GET_ITEM(cells, i), count);
+        int c = cell_at(&r->rows, index, PyTuple_GET_ITEM(cells, i), count);
         if (c == ASK) return ASK;
         if (c < 0 || !r->held[c]) return 0;
         if (i < 5) ids[i] = c;
@@ -200,6 +240,7 @@ static PyObject *first_bad_move(PyObject *self, PyObject *args) {
             Replay *r = PyMem_Calloc(1, sizeof(Replay));
             if (r != NULL) {
                 r->ring = (const int *)ring.buf;
+                rows_of(&r->rows, (int)count);
                 found = replay(r, index, tiles, moves, (int)count);
                 PyMem_Free(r);
             }
