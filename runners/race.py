@@ -808,9 +808,10 @@ class _Timer:
         if due is not None and self.tick is tick:
             signal.setitimer(signal.ITIMER_REAL, max(due - time.perf_counter(), 1e-5))
 
-    def ticks(self, tick: Callable[[], float | None], first: float | None) -> _Timer:
-        """The block (``with``) of one board's ticks."""
-        self.ticking = _on_main_thread()
+    def ticks(self, tick: Callable[[], float | None], first: float | None, main: bool | None = None) -> _Timer:
+        """The block (``with``) of one board's ticks; ``main``: whether this is the main thread, when the caller
+        has just asked (:func:`_on_main_thread`)."""
+        self.ticking = _on_main_thread() if main is None else main
         if self.ticking:
             self._first = first
             self.tick = tick
@@ -1144,7 +1145,7 @@ class _Heat:
         self.inline_running = True
         self.inline_began, self.inline_cpu = start, time.thread_time()
         try:
-            with self.race.timer.ticks(self._tick, self._until(start)):
+            with self.race.timer.ticks(self._tick, self._until(start), ticking):
                 raw: object = self.inline.solve(self.board, budget)
         except _Overrun:
             self.race.inline = None  # it ignored its stop: never again in this process
@@ -1239,7 +1240,7 @@ class _Heat:
             return None
 
         self.race.trace("answer", name)
-        others = [self.worker_of(n) for n in self.running | self.waiting]
+        others = [self.worker_of(n) for n in self.running | self.waiting] if self.running or self.waiting else ()
         answer = self.race.check(self.board, raw, name, seconds, others)
         if output:  # a worker's (search here prints nothing): the workers' module is imported by then
             from sigmar.runners.workers import with_output
