@@ -20,6 +20,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <string.h>
 
 #define MAXCELLS 1024
 #define ASK (-2)
@@ -237,8 +238,11 @@ static PyObject *first_bad_move(PyObject *self, PyObject *args) {
         tiles = PySequence_Fast(tiles_in, "tiles");
         moves = tiles ? PySequence_Fast(moves_in, "moves") : NULL;
         if (moves != NULL) {
-            Replay *r = PyMem_Calloc(1, sizeof(Replay));
+            Replay *r = PyMem_Malloc(sizeof(Replay)); /* some 5 KB: only what is read before it is written is cleared */
             if (r != NULL) {
+                memset(r->held, 0, (size_t)count);
+                memset(r->metals, 0, sizeof(r->metals));
+                r->left = 0;
                 r->ring = (const int *)ring.buf;
                 rows_of(&r->rows, (int)count);
                 found = replay(r, index, tiles, moves, (int)count);

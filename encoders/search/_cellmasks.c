@@ -40,7 +40,26 @@ static void or_into(Bits *a, const Bits *b, int words) {
 }
 
 static PyObject *as_int(const Bits *b, int words) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && PYLONG_BITS_IN_DIGIT == 30
+    /* Python 3.11's ints, written digit by digit: _PyLong_FromByteArray reads a byte at a time, some 250
+     * instructions an int of side 6, a sixth of the set-up (issue 48); later versions lay ints out otherwise */
+    int top = words;
+    while (top > 0 && b->w[top - 1] == 0) top--;
+    if (top <= 1) return PyLong_FromUnsignedLongLong(top ? b->w[0] : 0);
+    int bits = 64 * top - __builtin_clzll(b->w[top - 1]);
+    Py_ssize_t digits = (bits + PyLong_SHIFT - 1) / PyLong_SHIFT;
+    PyLongObject *v = _PyLong_New(digits);
+    if (v == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < digits; i++) {
+        int bit = (int)i * PyLong_SHIFT, word = bit >> 6, shift = bit & 63;
+        uint64_t x = b->w[word] >> shift;
+        if (shift > 64 - PyLong_SHIFT && word + 1 < top) x |= b->w[word + 1] << (64 - shift);
+        v->ob_digit[i] = (digit)(x & PyLong_MASK);
+    }
+    return (PyObject *)v;
+#else
     return _PyLong_FromByteArray((const unsigned char *)b->w, (size_t)words * 8, 1, 0);
+#endif
 }
 
 static int is_metal(int s) { return s >= '1' && s <= '9'; }
