@@ -11,10 +11,13 @@ import json
 import shutil
 import threading
 import time
+from array import array
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sigmar.models.boardfile import format_board
 from sigmar.models.deal import deal
@@ -22,6 +25,7 @@ from sigmar.models.result import CertificateKind, Result, Status
 from sigmar.runners import cli
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.cubes_check import node_paths, read_split, shape
+from sigmar.runners.cubes import node as cube_node
 from sigmar.runners.cubes.pools import LocalPool
 from sigmar.runners.cubes.split import CubeProver
 from tests.conftest import alive
@@ -596,3 +600,54 @@ def test_cancelling_on_a_lost_cluster_ends_the_calls_without_raising() -> None:
     pool._running = {"their-future": other}
     with pytest.raises(RuntimeError, match="Client is closed"):
         pool.cancel()
+
+
+# ---- a node's proof stretch, read in C and in Python (runners/cubes/node.py stretch) ----
+
+_proof_steps = st.lists(
+    st.tuples(st.booleans(), st.lists(st.integers(1, 6).flatmap(lambda v: st.sampled_from([v, -v])), max_size=4)),
+    max_size=40,
+)
+
+
+@pytest.mark.skipif(cube_node._core is None, reason="the C checker (runners/checking/_drup.c) is not built")
+@given(lines=_proof_steps, blank=st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_a_stretch_reads_the_same_in_c_and_in_python(lines: list[tuple[bool, list[int]]], blank: bool) -> None:
+    """Lemmas and deletions over few variables (so clauses repeat, in other orders, and deletions hit and
+    miss): the proof's lines, the clauses alive at the end, the ranked variables and the deleted literals."""
+    text = "".join(("d " if deletion else "") + " ".join(map(str, [*lits, 0])) + "\n" for deletion, lits in lines)
+    if blank:  # what Glucose also writes: a bare 0 at the end of an unsatisfiable call, and blank lines
+        text = "0\n\n" + text.replace("\n", "\n  \n0\n", 3)
+    for split in (False, True):
+        ours = cube_node.stretch(text.encode(), 6, split)
+        theirs = cube_node._stretch_in_python(text.encode(), split)
+        assert (ours[0], list(ours[1]), ours[2], ours[3]) == (theirs[0], list(theirs[1]), theirs[2], theirs[3])
+
+
+def test_a_stretch_passes_on_each_alive_clause_once_and_counts_deletions_that_took_one_off() -> None:
+    text = b"1 2 0\n0\n\n  3 -4 0 \nd 2 1 0\n-1 3 0\nd 3 -4 0\nd 3 -4 0\n2 1 0\nd 5 0\n"
+
+    def in_c(split: bool) -> Any:
+        return cube_node.stretch(text, 5, split)
+
+    def in_python(split: bool) -> Any:
+        return cube_node._stretch_in_python(text, split)
+
+    for read in (in_c, in_python):
+        proof, alive, ranked, deleted = read(True)
+        assert proof == b"1 2 0\n3 -4 0\nd 2 1 0\n-1 3 0\nd 3 -4 0\nd 3 -4 0\n2 1 0\nd 5 0\n"
+        assert list(alive) == [1, 2, 0, -1, 3, 0]  # 1 2 deleted, then added again: at its first place
+        assert ranked == [1, 2, 3, 4]  # 1 three times; 2 and 3 twice, 2 named first
+        assert deleted == [2, 1, 3, -4]  # the second 'd 3 -4' and 'd 5' took nothing off
+        assert read(False) == (proof, array("i"), [], [])
+
+
+@given(clauses=st.lists(st.lists(st.integers(-9, 9).filter(bool), max_size=5), max_size=20))
+def test_unflatten_in_c_is_unflatten_in_python(clauses: list[list[int]]) -> None:
+    from sigmar.runners.checking import rup_check
+
+    flat = array("i", [x for clause in clauses for x in [*clause, 0]] + [7])  # a clause with no 0 is left out
+    assert rup_check.unflatten(flat) == clauses
+    if rup_check._drup is not None:
+        assert rup_check._drup.clauses(flat) == clauses

@@ -900,7 +900,265 @@ static PyObject *check(PyObject *self, PyObject *args) {
                          (long long)out.checked, detail, lrat_text);
 }
 
+
+/* ---- A cube-and-conquer node's proof stretch (runners/cubes/node.py), read in one pass ----
+ *
+ * Why here: a node that splits passes on the lemmas alive at the end of its stretch, and weighs its
+ * split among the variables its lemmas used most; read in Python, line by line, that was about a
+ * tenth of the node's CPU on side 8 (issue 49).  The rules are node.py's _stretch_in_python (its
+ * property test holds the two equal): blank lines and bare "0" lines are left out of the proof; a
+ * lemma adds one copy of its clause (a clause is its set of literals); a deletion takes one alive
+ * copy off, if there is one (and then its literals count as deleted); the clauses alive at the end
+ * are given once each, in the order each was first added, as first written. */
+
+typedef struct {
+    Vec arena;        /* per clause: SIZE, NEXT (hash chain), COUNT (alive copies), its literals as first
+                       * written, then sorted */
+    int32_t *buckets; /* hash -> first clause (0: none) */
+    uint64_t mask;
+    int64_t clauses;
+    Vec sorted;       /* scratch */
+} Alive;
+
+enum { A_SIZE = 0, A_NEXT = 1, A_COUNT = 2, A_HEADER = 3 };
+
+static int by_value(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static uint64_t sequence_hash(const int32_t *lits, int64_t n) {
+    uint64_t h = (uint64_t)n;
+    for (int64_t k = 0; k < n; k++) h = mix(h ^ (uint64_t)(uint32_t)lits[k]);
+    return h;
+}
+
+static int alive_rehash(Alive *a) {
+    uint64_t buckets = (a->mask + 1) * 2;
+    int32_t *table = calloc(buckets, sizeof(int32_t));
+    if (!table) return 0;
+    for (int32_t ref = 1; ref < a->arena.n; ref += A_HEADER + 2 * a->arena.data[ref + A_SIZE]) {
+        int32_t *clause = a->arena.data + ref;
+        uint64_t slot = sequence_hash(clause + A_HEADER + clause[A_SIZE], clause[A_SIZE]) & (buckets - 1);
+        clause[A_NEXT] = table[slot];
+        table[slot] = ref;
+    }
+    free(a->buckets);
+    a->buckets = table;
+    a->mask = buckets - 1;
+    return 1;
+}
+
+/* The clause of `lits` (n, as written): its ref, made (with no copy alive) when `make` and it is new;
+ * 0 when it is not there and not made; -1 when memory runs out. */
+static int32_t alive_find(Alive *a, const int32_t *lits, int64_t n, int make) {
+    a->sorted.n = 0;
+    for (int64_t k = 0; k < n; k++)
+        if (!vec_push(&a->sorted, lits[k])) return -1;
+    qsort(a->sorted.data, (size_t)n, sizeof(int32_t), by_value);
+    uint64_t hash = sequence_hash(a->sorted.data, n);
+    for (int32_t ref = a->buckets[hash & a->mask]; ref; ref = a->arena.data[ref + A_NEXT]) {
+        const int32_t *clause = a->arena.data + ref;
+        if (clause[A_SIZE] == n && !memcmp(clause + A_HEADER + n, a->sorted.data, (size_t)n * sizeof(int32_t)))
+            return ref;
+    }
+    if (!make) return 0;
+    if (a->arena.n + A_HEADER + 2 * n >= INT32_MAX) return -1;
+    int32_t ref = (int32_t)a->arena.n;
+    uint64_t slot = hash & a->mask;
+    if (!vec_push(&a->arena, (int32_t)n) || !vec_push(&a->arena, a->buckets[slot]) || !vec_push(&a->arena, 0))
+        return -1;
+    for (int64_t k = 0; k < n; k++)
+        if (!vec_push(&a->arena, lits[k])) return -1;
+    for (int64_t k = 0; k < n; k++)
+        if (!vec_push(&a->arena, a->sorted.data[k])) return -1;
+    a->buckets[slot] = ref;
+    if (++a->clauses > (int64_t)a->mask && !alive_rehash(a)) return -1;
+    return ref;
+}
+
+typedef struct {
+    int32_t variable, count, first;
+} Used;
+
+static int by_use(const void *a, const void *b) {
+    const Used *x = a, *y = b;
+    if (x->count != y->count) return x->count < y->count ? 1 : -1;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+static PyObject *int32_bytes(const int32_t *data, int64_t n) {
+    return PyBytes_FromStringAndSize(n ? (const char *)data : "", (Py_ssize_t)(n * (int64_t)sizeof(int32_t)));
+}
+
+static PyObject *stretch(PyObject *self, PyObject *args) {
+    Py_buffer text;
+    long long variables;
+    int split = 0;
+    if (!PyArg_ParseTuple(args, "y*L|p", &text, &variables, &split)) return NULL;
+    if (variables < 0 || variables > INT32_MAX / 2) {
+        PyBuffer_Release(&text);
+        PyErr_SetString(PyExc_ValueError, "a variable count out of range");
+        return NULL;
+    }
+    Checker c; /* its parse_line only: scratch, variables */
+    memset(&c, 0, sizeof c);
+    c.variables = variables;
+    Alive a;
+    memset(&a, 0, sizeof a);
+    Text proof = {0};
+    Vec deleted = {0};
+    Used *use = NULL;
+    uint8_t *gone = NULL; /* per literal index: among the deleted */
+    const char *why = NULL;
+    int64_t line = 0, order = 0;
+    int ok = 1;
+    Py_BEGIN_ALLOW_THREADS
+    if (split) {
+        a.buckets = calloc(1024, sizeof(int32_t));
+        a.mask = 1023;
+        use = calloc((size_t)variables + 1, sizeof(Used));
+        gone = calloc(2 * (size_t)variables + 2, 1);
+        ok = a.buckets && use && gone && vec_push(&a.arena, 0);
+    }
+    const char *p = text.buf, *end = p + text.len;
+    while (ok && !why && p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol) eol = end;
+        const char *next = eol < end ? eol + 1 : end;
+        line++;
+        while (p < eol && is_space(*p)) p++;
+        const char *last = eol;
+        while (last > p && is_space(last[-1])) last--;
+        if (p == last || (last - p == 1 && *p == '0')) {
+            p = next;
+            continue;
+        }
+        if (!text_grow(&proof, (size_t)(last - p) + 1)) {
+            ok = 0;
+            break;
+        }
+        memcpy(proof.data + proof.n, p, (size_t)(last - p));
+        proof.n += (size_t)(last - p);
+        proof.data[proof.n++] = '\n';
+        if (split) {
+            int deletion;
+            why = parse_line(&c, p, last, &deletion);
+            if (why) break;
+            int64_t n = c.scratch.n;
+            int32_t *lits = c.scratch.data;
+            for (int64_t k = 0; k < n; k++) lits[k] = lits[k] & 1 ? -(lits[k] >> 1) : lits[k] >> 1;
+            int32_t ref = alive_find(&a, lits, n, !deletion);
+            if (ref < 0) {
+                ok = 0;
+                break;
+            }
+            if (!deletion) {
+                a.arena.data[ref + A_COUNT]++;
+                for (int64_t k = 0; k < n; k++) {
+                    Used *u = &use[lits[k] < 0 ? -lits[k] : lits[k]];
+                    if (!u->count++) u->first = (int32_t)order++;
+                }
+            } else if (ref && a.arena.data[ref + A_COUNT] > 0) {
+                a.arena.data[ref + A_COUNT]--;
+                for (int64_t k = 0; k < n; k++) {
+                    int32_t li = lit_index(lits[k]);
+                    if (!gone[li]) {
+                        gone[li] = 1;
+                        if (!vec_push(&deleted, lits[k])) ok = 0;
+                    }
+                }
+            }
+        }
+        p = next;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&text);
+    PyObject *result = NULL;
+    if (!ok || c.nomem) {
+        PyErr_NoMemory();
+    } else if (why) {
+        PyErr_Format(PyExc_ValueError, "line %lld of the proof: %s", (long long)line, why);
+    } else if (!split) {
+        result = Py_BuildValue("(y#OOO)", proof.data ? proof.data : "", (Py_ssize_t)proof.n, Py_None, Py_None, Py_None);
+    } else {
+        Vec alive = {0}, ranked = {0};
+        for (int32_t ref = 1; ok && ref < a.arena.n; ref += A_HEADER + 2 * a.arena.data[ref + A_SIZE]) {
+            const int32_t *clause = a.arena.data + ref;
+            if (clause[A_COUNT] <= 0) continue;
+            for (int32_t k = 0; ok && k < clause[A_SIZE]; k++) ok = vec_push(&alive, clause[A_HEADER + k]);
+            ok = ok && vec_push(&alive, 0);
+        }
+        int64_t m = 0;
+        for (int64_t v = 1; v <= variables; v++)
+            if (use[v].count) {
+                use[m] = use[v];
+                use[m++].variable = (int32_t)v;
+            }
+        qsort(use, (size_t)m, sizeof(Used), by_use);
+        for (int64_t k = 0; ok && k < m; k++) ok = vec_push(&ranked, use[k].variable);
+        if (!ok) {
+            PyErr_NoMemory();
+        } else {
+            PyObject *alive_bytes = int32_bytes(alive.data, alive.n), *ranked_bytes = int32_bytes(ranked.data, ranked.n),
+                     *deleted_bytes = int32_bytes(deleted.data, deleted.n);
+            if (alive_bytes && ranked_bytes && deleted_bytes)
+                result = Py_BuildValue("(y#OOO)", proof.data ? proof.data : "", (Py_ssize_t)proof.n, alive_bytes,
+                                       ranked_bytes, deleted_bytes);
+            Py_XDECREF(alive_bytes);
+            Py_XDECREF(ranked_bytes);
+            Py_XDECREF(deleted_bytes);
+        }
+        free(alive.data);
+        free(ranked.data);
+    }
+    free(proof.data);
+    free(deleted.data);
+    free(use);
+    free(gone);
+    free(a.arena.data);
+    free(a.buckets);
+    free(a.sorted.data);
+    free(c.scratch.data);
+    return result;
+}
+
+
+/* Clauses given flat (native int32, each ended by 0) as lists of ints: rup_check.unflatten's work, for
+ * the clauses a cube node loads into its solver and checks against (tens of thousands a node). */
+static PyObject *clauses(PyObject *self, PyObject *args) {
+    Py_buffer flat;
+    if (!PyArg_ParseTuple(args, "y*", &flat)) return NULL;
+    const int32_t *lits = flat.buf;
+    Py_ssize_t n = flat.len / (Py_ssize_t)sizeof(int32_t), start = 0;
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        if (lits[i] != 0) continue;
+        PyObject *clause = PyList_New(i - start);
+        for (Py_ssize_t k = start; clause && k < i; k++) {
+            PyObject *literal = PyLong_FromLong(lits[k]);
+            if (!literal) Py_CLEAR(clause);
+            else PyList_SET_ITEM(clause, k - start, literal);
+        }
+        if (!clause || PyList_Append(out, clause) < 0) Py_CLEAR(out);
+        Py_XDECREF(clause);
+        start = i + 1;
+    }
+    PyBuffer_Release(&flat);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"clauses", clauses, METH_VARARGS,
+     "clauses(flat) -> list[list[int]]\n\nflat: native int32 literals, each clause ended by 0 (a trailing clause with no 0 is left out)."},
+    {"stretch", stretch, METH_VARARGS,
+     "stretch(text, variables[, split]) -> (proof, alive, ranked, deleted)\n\n"
+     "A cube-and-conquer node's proof stretch as Glucose wrote it (DRUP text bytes).  proof: its lines\n"
+     "without blank ones and bare '0' ones, each ended by a newline.  With split (true), the rest as\n"
+     "native int32 bytes (else None): alive, the lemmas alive at its end, each once, in the order first\n"
+     "added, each ended by 0; ranked, the variables its lemmas name, the most often named first (ties: the\n"
+     "first named first); deleted, the literals of the deletions that took an alive copy off, each once.\n"
+     "ValueError names a line that does not parse."},
     {"check", check, METH_VARARGS,
      "check(formula, variables, proof, max_line[, goals[, lrat]]) -> (code, line, lemmas, deletions, checked,\n"
      "detail[, lrat])\n\n"

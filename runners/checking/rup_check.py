@@ -328,7 +328,13 @@ def _flatten(clauses: Iterable[Clause]) -> array:
 
 
 def unflatten(flat: array) -> list[Clause]:
-    """Clauses from one flat array of literals, each clause ended by a 0 (as DIMACS writes them)."""
+    """Clauses from one flat array of literals, each clause ended by a 0 (as DIMACS writes them).
+
+    By the C core when it is built (a cube node loads tens of thousands of clauses passed on to it).
+    """
+    compiled = getattr(_drup, "clauses", None)
+    if compiled is not None and flat.itemsize == 4:
+        return compiled(flat)
     out: list[Clause] = []
     start = 0
     for index, literal in enumerate(flat):

@@ -47,6 +47,7 @@ from array import array
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from types import ModuleType
 from typing import Any
 
 from sigmar.models.board import Board
@@ -54,6 +55,12 @@ from sigmar.models.boardfile import format_board
 from sigmar.models.result import Move
 from sigmar.runners.checking.cubes_check import premises
 from sigmar.runners.checking.rup_check import CheckReport, check_proof, unflatten
+
+_core: ModuleType | None
+try:
+    from sigmar.runners.checking import _drup as _core
+except ImportError:  # not built: a node reads its proof in Python (_stretch_in_python)
+    _core = None
 
 # How many of the variables its proof used most a node weighs by lookahead for its split.
 LOOKAHEAD_CANDIDATES = 50
@@ -84,7 +91,7 @@ class NodeDone:
     node: int
     outcome: str
     job: str  # job_digest of the job answered: the runner takes no answer meant for another board or cube
-    proof: str = ""
+    proof: bytes = b""
     passes_on: array = field(default_factory=lambda: array("i"))
     split: int | None = None
     moves: tuple[Move, ...] = ()
@@ -152,15 +159,19 @@ class _Solver:
     def __init__(self, run: str, formula: Any, prover: str, passed_on: tuple[array, ...]) -> None:
         from pysat.solvers import Solver
 
-        from sigmar.encoders.cnf.proof_log import ProofLog
+        from sigmar.encoders.cnf.proof_log import ProofLog, clause_adder
 
         self.run, self.node = run, -1
         self.cube: tuple[int, ...] = ()  # the literals given as unit clauses so far
-        self.sat = Solver(name=prover, bootstrap_with=formula.clauses)
+        self.sat = Solver(name=prover)
         try:
+            add = clause_adder(self.sat, prover)
+            for clause in formula.clauses:
+                add(clause)
             self.log = ProofLog(self.sat, prover)
             for clauses in passed_on:  # a clause with a literal false at the top level is logged shorter
-                self.sat.append_formula(unflatten(clauses))
+                for clause in unflatten(clauses):
+                    add(clause)
         except BaseException:
             self.sat.delete()
             raise
@@ -224,25 +235,18 @@ def work(job: NodeJob) -> NodeDone:
         if answer:
             moves = tuple(formula.decode(sat.get_model() or []))
             return NodeDone(job.node, "solved", moves=moves, warm=warm, **_timed(start, cpu), **common)
-        lines = _proof_lines(text)
-        if answer is False:
-            proof = b"".join(line + b"\n" for line in lines) + b"0\n"  # the cube's units, then a conflict
-            return NodeDone(job.node, "refuted", proof=proof.decode(), warm=warm, **_timed(start, cpu), **common)
-        alive, used, deleted = _alive_lemmas(lines)
-        split = choose_split(sat, job.cube, used, formula.nv)
-        passes_on = array("i")
-        for literals in alive.values():
-            passes_on.extend(literals)
-            passes_on.append(0)
-        units = _fixed(sat, deleted)
-        for literal in units:
+        proof, passes_on, ranked, deleted = stretch(text, formula.nv, split=answer is None)
+        if answer is False:  # the cube's units, then a conflict
+            return NodeDone(job.node, "refuted", proof=proof + b"0\n", warm=warm, **_timed(start, cpu), **common)
+        split = choose_split(sat, job.cube, ranked, formula.nv)
+        for literal in _fixed(sat, deleted):
             passes_on.extend((literal, 0))
         _keep(solver, job.node)  # for the first child
         solver = None
         return NodeDone(
             job.node,
             "split",
-            proof=b"".join(line + b"\n" for line in lines).decode(),
+            proof=proof,
             passes_on=passes_on,
             split=split,
             warm=warm,
@@ -258,40 +262,67 @@ def _timed(start: float, cpu: float) -> dict[str, Any]:
     return {"solve_seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu}
 
 
-def _proof_lines(text: bytes) -> list[bytes]:
-    """The proof's lines, blank ones and the bare ``0`` aside.
+def stretch(text: bytes, variables: int, split: bool) -> tuple[bytes, array, list[int], list[int]]:
+    """A node's proof stretch as the solver wrote it: its lines (blank ones and the bare ``0`` aside), and
+    for a node that splits (``split``) what it passes on and weighs its split by:
+
+    - the lemmas alive at its end, flat, each once (a clause is its set of literals), in the order each
+      was first added, as first written;
+    - the variables its lemmas name, the most often named first (ties: the first named first);
+    - the literals of the deletions that took an alive copy off, each once (see :func:`_fixed`).
 
     Glucose writes ``0`` whenever a call ends unsatisfiable, under assumptions too, where no empty
-    clause follows; a refuted node's proof gets its own ``0`` at the end.
+    clause follows; a refuted node's proof gets its own ``0`` at the end.  Read by the C checker's
+    module when it is built (a tenth of a side-8 node's CPU in Python), else by
+    :func:`_stretch_in_python`; the two give the same.
     """
-    return [line for line in (raw.strip() for raw in text.split(b"\n")) if line and line != b"0"]
+    compiled = getattr(_core, "stretch", None)
+    if compiled is None:
+        return _stretch_in_python(text, split)
+    proof, alive, ranked, deleted = compiled(text, variables, split)
+    flat = array("i")
+    if not split:
+        return proof, flat, [], []
+    flat.frombytes(alive)
+    return proof, flat, _ints(ranked), _ints(deleted)
 
 
-def _alive_lemmas(lines: list[bytes]) -> tuple[dict[bytes, list[int]], Counter[int], set[int]]:
-    """The proof's lemmas not deleted by its end (line -> literals, a line repeated as often as it is
-    alive), how often each variable occurs in its lemmas, and the literals of the lemmas it deleted."""
-    alive: dict[tuple[int, ...], list[bytes]] = {}
-    literals_of: dict[bytes, list[int]] = {}
+def _ints(data: bytes) -> list[int]:
+    values = array("i")
+    values.frombytes(data)
+    return values.tolist()
+
+
+def _stretch_in_python(text: bytes, split: bool) -> tuple[bytes, array, list[int], list[int]]:
+    """:func:`stretch` in Python, line by line."""
+    lines = [line for line in (raw.strip() for raw in text.split(b"\n")) if line and line != b"0"]
+    proof = b"".join(line + b"\n" for line in lines)
+    flat = array("i")
+    if not split:
+        return proof, flat, [], []
+    alive: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}  # the clause -> ([alive copies], first written)
     used: Counter[int] = Counter()
-    deleted: set[int] = set()
+    deleted: dict[int, None] = {}
     for line in lines:
         deletion = line[:1] == b"d"
         literals = list(map(int, (line[1:] if deletion else line).split()[:-1]))
         key = tuple(sorted(literals))
         if deletion:
             copies = alive.get(key)
-            if copies:
-                copies.pop()
-                deleted.update(literals)
+            if copies is not None and copies[0][0] > 0:
+                copies[0][0] -= 1
+                deleted.update(dict.fromkeys(literals))
             continue
-        alive.setdefault(key, []).append(line)
-        literals_of[line] = literals
+        alive.setdefault(key, ([0], literals))[0][0] += 1
         used.update(abs(x) for x in literals)
-    kept = {line: literals_of[line] for copies in alive.values() for line in copies}
-    return kept, used, deleted
+    for (count,), literals in alive.values():
+        if count > 0:
+            flat.extend(literals)
+            flat.append(0)
+    return proof, flat, [v for v, _ in used.most_common()], list(deleted)
 
 
-def _fixed(sat: Any, literals: set[int]) -> list[int]:
+def _fixed(sat: Any, literals: list[int]) -> list[int]:
     """Those of ``literals`` the solver holds true at the top level (the unit clauses to pass on with the rest).
 
     Why: Glucose deletes a clause once it is satisfied at the top level, the one that fixed a literal
@@ -299,6 +330,8 @@ def _fixed(sat: Any, literals: set[int]) -> list[int]:
     literal is ignored, as drat-trim does), but the clauses alive at the end no longer say it.  The
     node's first child goes on in this solver, which knows the literal, so it is passed on as a unit.
     A literal is fixed true when assuming its negation fails at once, with nothing propagated.
+    (One look a variable, assuming it, costs more: on side 8 a variable's positive literal propagates
+    more than the deleted lemmas' literals do negated.)
     """
     fixed = []
     for literal in sorted(literals, key=abs):
@@ -350,15 +383,16 @@ def _used_by_set(used: array | None, before: int, passed_on: tuple[array, ...]) 
     return out
 
 
-def choose_split(solver: Any, cube: tuple[int, ...], used: Counter[int], variables: int) -> int:
-    """The variable a node splits on: of those its proof used most, the one whose both values propagate most.
+def choose_split(solver: Any, cube: tuple[int, ...], ranked: list[int], variables: int) -> int:
+    """The variable a node splits on: of those its proof used most (``ranked``: most first), the one whose
+    both values propagate most.
 
     ``solver`` is the node's, after its budget: its propagation knows every clause it learnt.
     A candidate one of whose values fails outright is passed over (that side is empty, and the
     other is the node again); so is one the solver has already fixed.
     """
     fixed = {abs(x) for x in cube}
-    candidates = [v for v, _ in used.most_common() if v not in fixed][:LOOKAHEAD_CANDIDATES]
+    candidates = [v for v in ranked if v not in fixed][:LOOKAHEAD_CANDIDATES]
     if not candidates:  # a proof that used no free variable: any free one will do
         return min(set(range(1, variables + 1)) - fixed)
     best, best_score = candidates[0], -1

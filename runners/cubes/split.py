@@ -148,7 +148,7 @@ class CubeProver:
                     node.checked = CheckDone(node.node, "", _NOTHING_USED, 0.0, 0.0)
                     node = checks.close(node)
                     continue
-                job = CheckJob(board, node.node, node.cube, node.passed_on, goals, done.proof.encode())
+                job = CheckJob(board, node.node, node.cube, node.passed_on, goals, done.proof)
                 future = self.pool.submit(check, job, key=f"{run}-{node.node}-check", priority=CHECK)
                 future.add_done_callback(lambda f, n=node.node: finished.put((n, "check", f)))
                 running += 1
