@@ -772,13 +772,13 @@ static int write_core(Checker *c, Text *t, int refuted) {
     return 1;
 }
 
-/* The IDs (1..inputs) of the formula's clauses that the checked lemmas and the conflict (or goals) rest on:
- * those pass 2 marked.  A clause given twice is counted as its first. */
+/* The indexes (ID - 1: from 0, in the order given) of the formula's clauses that the checked lemmas and the
+ * conflict (or goals) rest on: those pass 2 marked, ascending.  A clause given twice is counted as its first. */
 static PyObject *used_inputs(Checker *c) {
     Vec ids = {0};
     for (int64_t ref = 1; ref < c->arena.n; ref += HEADER + c->arena.data[ref + SIZE]) {
         const int32_t *clause = c->arena.data + ref;
-        if (clause[ID] >= 1 && clause[ID] <= c->inputs && (clause[FLAGS] & CORE) && !vec_push(&ids, clause[ID])) {
+        if (clause[ID] >= 1 && clause[ID] <= c->inputs && (clause[FLAGS] & CORE) && !vec_push(&ids, clause[ID] - 1)) {
             free(ids.data);
             return PyErr_NoMemory();
         }
@@ -1171,7 +1171,7 @@ static PyMethodDef methods[] = {
      "number 'line' (from 1) is not among the clauses at the end.\n"
      "lrat (true): one more item, the LRAT text of the lemmas checked (bytes; None unless code 1 or 6).\n"
      "used (true): two more items after the LRAT's (None without lrat), each None unless code 1 or 6: the\n"
-     "IDs of the formula's clauses (from 1, in the order given) that the lemmas checked and the conflict or\n"
+     "indexes of the formula's clauses (from 0, in the order given) that the lemmas checked and the conflict or\n"
      "goals rest on, as native int32 (bytes); and those lemmas as DRUP text in proof order, no deletion,\n"
      "then the empty clause for a refutation (bytes)."},
     {NULL, NULL, 0, NULL},

@@ -44,7 +44,7 @@ import atexit
 import hashlib
 import time
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from types import ModuleType
@@ -361,7 +361,7 @@ def check(job: CheckJob) -> CheckDone:
         replace(report, used=None, core=None),
         time.perf_counter() - start,
         time.process_time() - cpu,
-        _used_by_set(report.used, flat.count(0) + len(job.cube), job.passed_on),
+        _used_by_set(report.used, len(formula.clauses) + len(job.cube), job.passed_on),
         (report.core or b"").decode(),
     )
 
@@ -375,9 +375,7 @@ def _used_by_set(used: array | None, before: int, passed_on: tuple[array, ...]) 
     for clauses in passed_on:
         total += clauses.count(0)
         ends.append(total)
-    for index in used:
-        if index < before:
-            continue
+    for index in used[bisect_left(used, before) :]:  # ascending: the formula's and the cube's skipped at once
         k = bisect_right(ends, index)
         out[k].append(index - (ends[k - 1] if k else before))
     return out
