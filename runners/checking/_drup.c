@@ -908,8 +908,11 @@ static PyObject *check(PyObject *self, PyObject *args) {
  * tenth of the node's CPU on side 8 (issue 49).  The rules are node.py's _stretch_in_python (its
  * property test holds the two equal): blank lines and bare "0" lines are left out of the proof; a
  * lemma adds one copy of its clause (a clause is its set of literals); a deletion takes one alive
- * copy off, if there is one (and then its literals count as deleted); the clauses alive at the end
- * are given once each, in the order each was first added, as first written. */
+ * copy off, if there is one (and then its literals count as deleted), else it is left out of the
+ * proof (it deletes a premise: the checker keeps that clause, which is sound, and Glucose's deletions
+ * of the formula's clauses satisfied once a cube's literals are fixed were most of a node's proof
+ * text: 3 MB for 25 conflicts); the clauses alive at the end are given once each, in the order each
+ * was first added, as first written. */
 
 typedef struct {
     Vec arena;        /* per clause: SIZE, NEXT (hash chain), COUNT (alive copies), its literals as first
@@ -1014,13 +1017,11 @@ static PyObject *stretch(PyObject *self, PyObject *args) {
     int64_t line = 0, order = 0;
     int ok = 1;
     Py_BEGIN_ALLOW_THREADS
-    if (split) {
-        a.buckets = calloc(1024, sizeof(int32_t));
-        a.mask = 1023;
-        use = calloc((size_t)variables + 1, sizeof(Used));
-        gone = calloc(2 * (size_t)variables + 2, 1);
-        ok = a.buckets && use && gone && vec_push(&a.arena, 0);
-    }
+    a.buckets = calloc(1024, sizeof(int32_t));
+    a.mask = 1023;
+    use = calloc((size_t)variables + 1, sizeof(Used));
+    gone = calloc(2 * (size_t)variables + 2, 1);
+    ok = a.buckets && use && gone && vec_push(&a.arena, 0);
     const char *p = text.buf, *end = p + text.len;
     while (ok && !why && p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -1034,41 +1035,44 @@ static PyObject *stretch(PyObject *self, PyObject *args) {
             p = next;
             continue;
         }
-        if (!text_grow(&proof, (size_t)(last - p) + 1)) {
+        int deletion;
+        why = parse_line(&c, p, last, &deletion);
+        if (why) break;
+        int64_t n = c.scratch.n;
+        int32_t *lits = c.scratch.data;
+        for (int64_t k = 0; k < n; k++) lits[k] = lits[k] & 1 ? -(lits[k] >> 1) : lits[k] >> 1;
+        int32_t ref = alive_find(&a, lits, n, !deletion);
+        if (ref < 0) {
             ok = 0;
             break;
         }
-        memcpy(proof.data + proof.n, p, (size_t)(last - p));
-        proof.n += (size_t)(last - p);
-        proof.data[proof.n++] = '\n';
-        if (split) {
-            int deletion;
-            why = parse_line(&c, p, last, &deletion);
-            if (why) break;
-            int64_t n = c.scratch.n;
-            int32_t *lits = c.scratch.data;
-            for (int64_t k = 0; k < n; k++) lits[k] = lits[k] & 1 ? -(lits[k] >> 1) : lits[k] >> 1;
-            int32_t ref = alive_find(&a, lits, n, !deletion);
-            if (ref < 0) {
+        int keep = 1;
+        if (!deletion) {
+            a.arena.data[ref + A_COUNT]++;
+            for (int64_t k = 0; k < n; k++) {
+                Used *u = &use[lits[k] < 0 ? -lits[k] : lits[k]];
+                if (!u->count++) u->first = (int32_t)order++;
+            }
+        } else if (ref && a.arena.data[ref + A_COUNT] > 0) {
+            a.arena.data[ref + A_COUNT]--;
+            for (int64_t k = 0; k < n; k++) {
+                int32_t li = lit_index(lits[k]);
+                if (!gone[li]) {
+                    gone[li] = 1;
+                    if (!vec_push(&deleted, lits[k])) ok = 0;
+                }
+            }
+        } else {
+            keep = 0; /* a premise's deletion: left out */
+        }
+        if (keep) {
+            if (!text_grow(&proof, (size_t)(last - p) + 1)) {
                 ok = 0;
                 break;
             }
-            if (!deletion) {
-                a.arena.data[ref + A_COUNT]++;
-                for (int64_t k = 0; k < n; k++) {
-                    Used *u = &use[lits[k] < 0 ? -lits[k] : lits[k]];
-                    if (!u->count++) u->first = (int32_t)order++;
-                }
-            } else if (ref && a.arena.data[ref + A_COUNT] > 0) {
-                a.arena.data[ref + A_COUNT]--;
-                for (int64_t k = 0; k < n; k++) {
-                    int32_t li = lit_index(lits[k]);
-                    if (!gone[li]) {
-                        gone[li] = 1;
-                        if (!vec_push(&deleted, lits[k])) ok = 0;
-                    }
-                }
-            }
+            memcpy(proof.data + proof.n, p, (size_t)(last - p));
+            proof.n += (size_t)(last - p);
+            proof.data[proof.n++] = '\n';
         }
         p = next;
     }
@@ -1154,7 +1158,8 @@ static PyMethodDef methods[] = {
     {"stretch", stretch, METH_VARARGS,
      "stretch(text, variables[, split]) -> (proof, alive, ranked, deleted)\n\n"
      "A cube-and-conquer node's proof stretch as Glucose wrote it (DRUP text bytes).  proof: its lines\n"
-     "without blank ones and bare '0' ones, each ended by a newline.  With split (true), the rest as\n"
+     "without blank ones, bare '0' ones and the deletions of clauses it did not add (a premise's), each\n"
+     "ended by a newline.  With split (true), the rest as\n"
      "native int32 bytes (else None): alive, the lemmas alive at its end, each once, in the order first\n"
      "added, each ended by 0; ranked, the variables its lemmas name, the most often named first (ties: the\n"
      "first named first); deleted, the literals of the deletions that took an alive copy off, each once.\n"

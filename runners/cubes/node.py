@@ -263,18 +263,23 @@ def _timed(start: float, cpu: float) -> dict[str, Any]:
 
 
 def stretch(text: bytes, variables: int, split: bool) -> tuple[bytes, array, list[int], list[int]]:
-    """A node's proof stretch as the solver wrote it: its lines (blank ones and the bare ``0`` aside), and
-    for a node that splits (``split``) what it passes on and weighs its split by:
+    """A node's proof stretch as the solver wrote it, and for a node that splits (``split``) what it
+    passes on and weighs its split by:
 
+    - its proof: its lines but the blank ones, the bare ``0`` ones, and the deletions that take off no
+      clause it added (a premise's: the formula's, a cube unit's, an ancestor's);
     - the lemmas alive at its end, flat, each once (a clause is its set of literals), in the order each
       was first added, as first written;
     - the variables its lemmas name, the most often named first (ties: the first named first);
     - the literals of the deletions that took an alive copy off, each once (see :func:`_fixed`).
 
     Glucose writes ``0`` whenever a call ends unsatisfiable, under assumptions too, where no empty
-    clause follows; a refuted node's proof gets its own ``0`` at the end.  Read by the C checker's
-    module when it is built (a tenth of a side-8 node's CPU in Python), else by
-    :func:`_stretch_in_python`; the two give the same.
+    clause follows; a refuted node's proof gets its own ``0`` at the end.  A premise's deletion is left
+    out because keeping a clause is sound, and Glucose's deletions of the formula's clauses satisfied
+    once a cube's literals are fixed were most of a node's proof (side-8 deal 455: 3 MB for a node of 25
+    conflicts), sent to the runner, to the check, and read there.  Read by the C checker's module when
+    it is built (a tenth of a side-8 node's CPU in Python), else by :func:`_stretch_in_python`; the two
+    give the same.
     """
     compiled = getattr(_core, "stretch", None)
     if compiled is None:
@@ -295,15 +300,13 @@ def _ints(data: bytes) -> list[int]:
 
 def _stretch_in_python(text: bytes, split: bool) -> tuple[bytes, array, list[int], list[int]]:
     """:func:`stretch` in Python, line by line."""
-    lines = [line for line in (raw.strip() for raw in text.split(b"\n")) if line and line != b"0"]
-    proof = b"".join(line + b"\n" for line in lines)
-    flat = array("i")
-    if not split:
-        return proof, flat, [], []
+    kept: list[bytes] = []
     alive: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}  # the clause -> ([alive copies], first written)
     used: Counter[int] = Counter()
     deleted: dict[int, None] = {}
-    for line in lines:
+    for line in (raw.strip() for raw in text.split(b"\n")):
+        if not line or line == b"0":
+            continue
         deletion = line[:1] == b"d"
         literals = list(map(int, (line[1:] if deletion else line).split()[:-1]))
         key = tuple(sorted(literals))
@@ -312,9 +315,15 @@ def _stretch_in_python(text: bytes, split: bool) -> tuple[bytes, array, list[int
             if copies is not None and copies[0][0] > 0:
                 copies[0][0] -= 1
                 deleted.update(dict.fromkeys(literals))
+                kept.append(line)
             continue
+        kept.append(line)
         alive.setdefault(key, ([0], literals))[0][0] += 1
         used.update(abs(x) for x in literals)
+    proof = b"".join(line + b"\n" for line in kept)
+    flat = array("i")
+    if not split:
+        return proof, flat, [], []
     for (count,), literals in alive.values():
         if count > 0:
             flat.extend(literals)

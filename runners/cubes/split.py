@@ -52,7 +52,7 @@ from sigmar.runners.checking import fresh_formula
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.cubes_check import SplitNode, node_suffixes, render_split, shape
 from sigmar.runners.checking.replay import replayed
-from sigmar.runners.checking.rup_check import CheckReport
+from sigmar.runners.checking.rup_check import CheckReport, render_goals, unflatten
 from sigmar.runners.cubes.node import CheckDone, CheckJob, NodeDone, NodeJob, check, job_digest, work
 from sigmar.runners.cubes.pools import ClusterLost
 
@@ -306,8 +306,8 @@ class _Checks:
     def goals_of(self, node: _Node) -> array:
         """The clauses the split's check must derive (kept on the node for the certificate)."""
         assert node.done is not None
-        goals = _subset(node.done.passes_on, sorted(self.needed.pop(node.node, ())))
-        node.derived, node.goals_text = goals.count(0), _lines(goals)
+        goals, clauses = _subset(node.done.passes_on, sorted(self.needed.pop(node.node, ())))
+        node.derived, node.goals_text = len(clauses), render_goals(clauses).decode()
         return goals
 
     def close(self, node: _Node) -> _Node | None:
@@ -327,31 +327,16 @@ class _Checks:
 _NOTHING_USED = CheckReport(True, 0, 0, 0, 0.0, "no clause it passes on is used below it: nothing to derive")
 
 
-def _subset(flat: array, indexes: list[int]) -> array:
-    """The clauses of ``flat`` (each ended by 0) at ``indexes`` (ascending), flat."""
-    out, wanted, number, begin = array("i"), iter(indexes), 0, 0
-    want = next(wanted, None)
-    for at, literal in enumerate(flat):
-        if literal != 0:
-            continue
-        if number == want:
-            out.extend(flat[begin : at + 1])
-            want = next(wanted, None)
-            if want is None:
-                break
-        number, begin = number + 1, at + 1
-    return out
-
-
-def _lines(flat: array) -> str:
-    """Clauses given flat (each ended by 0), one a line."""
-    out, clause = [], []
-    for literal in flat:
-        clause.append(str(literal))
-        if literal == 0:
-            out.append(" ".join(clause) + "\n")
-            clause = []
-    return "".join(out)
+def _subset(flat: array, indexes: list[int]) -> tuple[array, list[list[int]]]:
+    """The clauses of ``flat`` (each ended by 0) at ``indexes``, flat and as lists (read by the C core's
+    unflatten: a split passes on thousands, and its check waits for this at the end of the split)."""
+    clauses = unflatten(flat)
+    chosen = [clauses[i] for i in indexes]
+    out = array("i")
+    for clause in chosen:
+        out.extend(clause)
+        out.append(0)
+    return out, chosen
 
 
 def _ancestors(nodes: dict[int, _Node], node: _Node) -> list[_Node]:
