@@ -881,6 +881,19 @@ def test_a_batch_imports_the_checks_of_hard_boards_before_its_first_board(boards
     assert run.stdout.split() == held.split()
 
 
+def test_workers_started_ahead_start_those_that_only_claim_last_and_held_back(fakes) -> None:
+    """With the probe's answer in, a batch's workers start certifying ones first, and those whose "no" is only a
+    claim last and CLAIMS_ONLY_NICENESS lower: their warm-ups (cpsat's 0.3 s) come after and below the others'."""
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    with Race(["honest", "search", "honest:dfs"]) as race:
+        assert race.settle()  # waited for here, as it is in before the workers start on most batches
+        race.expect(2)
+        assert list(race.workers) == ["search", "honest", "honest:dfs"]
+        niceness = {name: os.getpriority(os.PRIO_PROCESS, w.pid) for name, w in race.workers.items() if w.pid}
+    low = min(base + RacePolicy.CLAIMS_ONLY_NICENESS, 19)
+    assert niceness == {"search": base, "honest": low, "honest:dfs": low}
+
+
 def test_a_worker_warms_up_our_own_backends_and_never_runs_a_plugin_outside_a_job(fakes, monkeypatch) -> None:
     """The warm-up solves a tiny board with the worker's backend before its first job, but only ours: a
     plugin's solve may crash, hang or print, which in a job is an answer and at warm-up a lost worker."""
