@@ -328,6 +328,25 @@ INLINE int stuck(const Spec *s, mask occ, mask fr) {
  * move depend on its type alone. */
 enum { T_SALT_PAIR = 8, T_LIFE, T_METAL, T_GOLD, T_QUINT, NTYPES };
 
+/* The types of move after which the tile counts of occ, which can pair up, no longer can (counts_dead() of the
+ * position after, worked out from occ's counts): only a move taking an element or salt changes what counts_dead
+ * weighs (the others take vitae with mors, quicksilver with a metal other than gold, gold, or quintessence with
+ * one tile of each element: each side of its test as much). */
+INLINE uint32_t dead_types(const Spec *s, mask occ) {
+    int fives = pc(occ & s->qx), salt = pc(occ & s->salt), left[4], odd = 0;
+    uint32_t dead = 0;
+    for (int e = 0; e < 4; e++) {
+        left[e] = pc(occ & s->el[e]) - fives;
+        odd += left[e] & 1;
+    }
+    for (int e = 0; e < 4; e++) {
+        if (left[e] < 2) dead |= 1u << e;                                                  /* none of e to pair */
+        if (left[e] < 1 || salt - 1 < odd + (left[e] & 1 ? -1 : 1)) dead |= 1u << (4 + e); /* e made odd: salt */
+    }
+    if (salt - 2 < odd) dead |= 1u << T_SALT_PAIR;
+    return dead;
+}
+
 /* Every legal move of occ as a removal mask, in certificates.legal_moves' order, and its type; -1 past `room`. */
 INLINE long moves_of(const Spec *s, mask occ, mask fr, mask *out, uint8_t *type, long room) {
     long c = 0;
@@ -677,8 +696,7 @@ HOT static void generate(Gen *g) {
         /* A move takes free tiles only, so a child's blocked tiles are occ's less those it frees: when it
          * frees none (most moves), what they wait on is occ's too. */
         mask blocked = occ & ~fr, core = occ & (blocked | waited | s->metals), loose = occ & ~core;
-        int8_t dead[NTYPES];
-        memset(dead, -1, sizeof dead);
+        uint32_t dead = dead_types(s, occ);
         uint32_t stamp = ++g->stamp;
         int nseen = 0;
         /* Taking a loose tile frees nothing and leaves the core as it is, so the position after a move is
@@ -711,8 +729,7 @@ HOT static void generate(Gen *g) {
                 }
             }
             int t = types[j];
-            if (dead[t] < 0) dead[t] = (int8_t)counts_dead(s, next->occ);
-            if (dead[t]) {
+            if (dead >> t & 1) {
                 next->known = DEAD;
                 g->cut++;
                 continue;
@@ -1212,15 +1229,25 @@ HOT static void climb_products(Climb *c) {
         if (c->vals[i].seqd == 0) continue;
         int km = c->layer->k[i];
         const uint64_t *sum = c->sums + i * sw;
-        if (c->flen[km] == 1) { /* M_d / k in one limb (nearly always): the product limb by limb, in place */
-            uint64_t f = c->fpool[c->foff[km]], carry = 0;
-            uint32_t n = (uint32_t)sw < w_here ? (uint32_t)sw : w_here;
+        if (c->flen[km] <= 2) { /* M_d / k in one limb or two (nearly always): the product in place, a limb a pass */
+            const uint64_t *f = c->fpool + c->foff[km];
+            uint64_t carry = 0;
+            uint32_t n = (uint32_t)sw < w_here ? (uint32_t)sw : w_here; /* (the product fits in w_here limbs) */
             for (uint32_t j = 0; j < n; j++) {
-                u128 t = (u128)sum[j] * f + carry;
+                u128 t = (u128)sum[j] * f[0] + carry;
                 rec[4 + j] = (uint64_t)t;
                 carry = (uint64_t)(t >> 64);
             }
             if (n < w_here) rec[4 + n] = carry;
+            if (c->flen[km] == 2) { /* sum * f[1], a limb up */
+                carry = 0;
+                for (uint32_t j = 0; j < n && j + 1 < w_here; j++) {
+                    u128 t = (u128)sum[j] * f[1] + rec[4 + j + 1] + carry;
+                    rec[4 + j + 1] = (uint64_t)t;
+                    carry = (uint64_t)(t >> 64);
+                }
+                if (n + 1 < w_here) rec[4 + n + 1] += carry;
+            }
             continue;
         }
         uint32_t plen = (uint32_t)sw + c->flen[km];
