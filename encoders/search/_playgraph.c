@@ -509,8 +509,6 @@ typedef struct {
     double deadline;
     uint64_t max_states, followed, cut;
     int stopped, overflow, too_many_moves, no_memory;
-    /* per depth, the k seen at alive positions: one bit each */
-    uint64_t *kseen[MAXDEPTH];
     /* the threads: a second one where the machine has two cores, and each one's positions after moves */
     Helper helper;
     int helper_on, threads, prune; /* prune: stuck sets may be looked for (expand()) */
@@ -1132,37 +1130,63 @@ typedef struct {
     const uint64_t *below;
     uint64_t stride, sw, from, to, e;
     uint32_t w_below;
-    Vals *vals;
-    uint64_t *sums;
-    /* what the share found, merged after */
-    uint64_t nids;
-    int overflow, stopped, trap_found, trap_index, first, safe_first;
-    mask trap_before;
-    uint64_t kseen[(MAXK >> 6) + 1];
-    /* the products' pass */
-    uint64_t *here, *prod;
+    /* this layer's records, and M_d / k for each k of the layer (fpool + foff[k], flen[k] limbs) */
+    uint64_t *here, *acc, *prod;
     uint64_t stride_here;
     uint32_t w_here;
     const uint64_t *fpool;
     const uint32_t *foff;
     const uint8_t *flen;
+    /* what the share found, merged after */
+    uint64_t nids;
+    int overflow, stopped, trap_found, trap_index, first, safe_first;
+    mask trap_before;
 } Climb;
 
-/* Which positions are alive, their sequences and safe moves, and the sum of the Q after their moves (each
- * record below read once, fetched ahead). */
-HOT static void climb_sums(Climb *c) {
+/* rec (w_here limbs, zero) = sum (sw limbs) * f (flen limbs), which fits in w_here limbs; prod: sw + flen limbs. */
+INLINE void times_factor(uint64_t *rec, uint32_t w_here, const uint64_t *sum, uint32_t sw, const uint64_t *f,
+                         uint32_t flen, uint64_t *prod) {
+    if (flen <= 2) { /* M_d / k in one limb or two (nearly always): the product in place, a limb a pass */
+        uint64_t carry = 0;
+        uint32_t n = sw < w_here ? sw : w_here; /* (the product fits in w_here limbs) */
+        for (uint32_t j = 0; j < n; j++) {
+            u128 t = (u128)sum[j] * f[0] + carry;
+            rec[j] = (uint64_t)t;
+            carry = (uint64_t)(t >> 64);
+        }
+        if (n < w_here) rec[n] = carry;
+        if (flen == 2) { /* sum * f[1], a limb up */
+            carry = 0;
+            for (uint32_t j = 0; j < n && j + 1 < w_here; j++) {
+                u128 t = (u128)sum[j] * f[1] + rec[j + 1] + carry;
+                rec[j + 1] = (uint64_t)t;
+                carry = (uint64_t)(t >> 64);
+            }
+            if (n + 1 < w_here) rec[n + 1] += carry;
+        }
+        return;
+    }
+    uint32_t plen = sw + flen;
+    limbs_mul(sum, sw, f, flen, prod);
+    memcpy(rec, prod, sizeof(uint64_t) * (plen < w_here ? plen : w_here));
+}
+
+/* This share's records, in order: which positions are alive, their sequences and safe moves, and their Q = M_d / k
+ * times the sum of the Q after their moves (each record below read once, fetched ahead; the sum in a buffer of
+ * its own, in the cache). */
+HOT static void climb_layer(Climb *c) {
     const Layer *layer = c->layer;
     const int32_t *fwd = c->fwd;
     const uint64_t *below = c->below;
-    uint64_t stride = c->stride, sw = c->sw, e = c->e;
-    uint32_t w_below = c->w_below;
+    uint64_t stride = c->stride, sw = c->sw, e = c->e, *acc = c->acc;
+    uint32_t w_below = c->w_below, w_here = c->w_here;
     double deadline = c->w->deadline;
     int d = c->d, trap_depth = c->w->trap_depth;
     for (uint64_t i = c->from; i < c->to; i++) {
         int km = layer->k[i], alive = 0, first_dead = -1;
         u128 seq = 0;
         double seqd = 0, safe = 0;
-        uint64_t *acc = c->sums + i * sw;
+        uint64_t *rec = c->here + i * c->stride_here;
         memset(acc, 0, sizeof(uint64_t) * sw);
         if (!(i & 65535) && now() > deadline) {
             c->stopped = 1;
@@ -1172,9 +1196,9 @@ HOT static void climb_sums(Climb *c) {
             if (e + AHEAD < layer->nedges) {
                 int32_t ahead = fwd[e + AHEAD];
                 if (ahead >= 0 && ahead != CLEAR) {
-                    const uint64_t *rec = below + (uint64_t)ahead * stride;
-                    __builtin_prefetch(rec);
-                    __builtin_prefetch(rec + stride - 1);
+                    const uint64_t *next = below + (uint64_t)ahead * stride;
+                    __builtin_prefetch(next);
+                    __builtin_prefetch(next + stride - 1);
                 }
             }
             int32_t at = fwd[e];
@@ -1203,13 +1227,16 @@ HOT static void climb_sums(Climb *c) {
             c->first = km;
             c->safe_first = alive;
         }
+        memset(rec + 4, 0, sizeof(uint64_t) * w_here);
         if (!alive) {
-            c->vals[i] = (Vals){0, 0, 0};
+            Vals none = {0, 0, 0};
+            memcpy(rec, &none, sizeof none);
             continue;
         }
         c->nids++;
-        c->vals[i] = (Vals){seq, seqd, safe + alive * seqd};
-        c->kseen[km >> 6] |= (uint64_t)1 << (km & 63);
+        Vals vals = {seq, seqd, safe + alive * seqd};
+        memcpy(rec, &vals, sizeof vals);
+        times_factor(rec + 4, w_here, acc, (uint32_t)sw, c->fpool + c->foff[km], c->flen[km], c->prod);
         if (first_dead >= 0 && !c->trap_found && d + 1 > trap_depth) {
             c->trap_found = 1;
             c->trap_before = layer->occ[i];
@@ -1218,70 +1245,33 @@ HOT static void climb_sums(Climb *c) {
     }
 }
 
-/* This layer's records, in order: the figures, then Q = sum * M_d / k (0 for a dead position). */
-HOT static void climb_products(Climb *c) {
-    uint64_t sw = c->sw;
-    uint32_t w_here = c->w_here;
-    for (uint64_t i = c->from; i < c->to; i++) {
-        uint64_t *rec = c->here + i * c->stride_here;
-        memcpy(rec, &c->vals[i], sizeof(Vals));
-        memset(rec + 4, 0, sizeof(uint64_t) * w_here);
-        if (c->vals[i].seqd == 0) continue;
-        int km = c->layer->k[i];
-        const uint64_t *sum = c->sums + i * sw;
-        if (c->flen[km] <= 2) { /* M_d / k in one limb or two (nearly always): the product in place, a limb a pass */
-            const uint64_t *f = c->fpool + c->foff[km];
-            uint64_t carry = 0;
-            uint32_t n = (uint32_t)sw < w_here ? (uint32_t)sw : w_here; /* (the product fits in w_here limbs) */
-            for (uint32_t j = 0; j < n; j++) {
-                u128 t = (u128)sum[j] * f[0] + carry;
-                rec[4 + j] = (uint64_t)t;
-                carry = (uint64_t)(t >> 64);
-            }
-            if (n < w_here) rec[4 + n] = carry;
-            if (c->flen[km] == 2) { /* sum * f[1], a limb up */
-                carry = 0;
-                for (uint32_t j = 0; j < n && j + 1 < w_here; j++) {
-                    u128 t = (u128)sum[j] * f[1] + rec[4 + j + 1] + carry;
-                    rec[4 + j + 1] = (uint64_t)t;
-                    carry = (uint64_t)(t >> 64);
-                }
-                if (n + 1 < w_here) rec[4 + n + 1] += carry;
-            }
-            continue;
-        }
-        uint32_t plen = (uint32_t)sw + c->flen[km];
-        limbs_mul(sum, (uint32_t)sw, c->fpool + c->foff[km], c->flen[km], c->prod);
-        memcpy(rec + 4, c->prod, sizeof(uint64_t) * (plen < w_here ? plen : w_here));
-    }
-}
-
-static void climb_sums_job(void *c) { climb_sums((Climb *)c); }
-static void climb_products_job(void *c) { climb_products((Climb *)c); }
+static void climb_layer_job(void *c) { climb_layer((Climb *)c); }
 
 /* From the deepest layer up, every position's figures from those of the positions after its moves: alive (one
  * of them alive, or the board cleared), its clearing sequences, their safe moves, and random play's chance
  * exactly.  Every solution has the same number of moves L, so with M_d the lcm of the k (legal moves) of the
- * alive positions at depth d, Q(s) = (M_d / k(s)) * sum Q(after) is an integer and win(s) = Q(s) / D_d, where
- * D_d = M_d * ... * M_{L-1}: Q(s) <= D_d, so a layer's Q take a fixed number of limbs each.  Two layers are
- * kept at a time, each position's figures and Q in one record; a large layer is shared by two threads.
- * 0 when done (w->start_alive says whether the board can be cleared), STOP when stopped. */
+ * positions at depth d (a position not expanded, k = 0, aside), Q(s) = (M_d / k(s)) * sum Q(after) is an integer
+ * and win(s) = Q(s) / D_d, where D_d = M_d * ... * M_{L-1}: Q(s) <= D_d, so a layer's Q take a fixed number of
+ * limbs each.  M_d is known before the layer is climbed (the k of every position, not only of those found
+ * alive: the same fraction, and each position's figures and Q made in one pass).  Two layers are kept at a time,
+ * each position's figures and Q in one record; a large layer is shared by two threads.  0 when done
+ * (w->start_alive says whether the board can be cleared), STOP when stopped. */
 static int climb(Walk *w) {
-    uint64_t *below = NULL, *here = NULL, *sums = NULL, *m = NULL, *den = NULL, *fpool = NULL;
-    Vals *vals = NULL;
-    /* The layers' records, sums and figures in memory kept from layer to layer (a layer's freed and the next
-     * one's fresh, the kernel zeroed every page of it again): two records' buffers, the layer below's and
-     * this one's, each the larger of what they held. */
+    uint64_t *below = NULL, *here = NULL, *m = NULL, *den = NULL, *fpool = NULL;
+    /* The layers' records in memory kept from layer to layer (a layer's freed and the next one's fresh, the
+     * kernel zeroed every page of it again): two buffers, the layer below's and this one's, each the larger of
+     * what they held. */
     void *records[2] = {NULL, NULL};
-    size_t records_room[2] = {0, 0}, sums_room = 0, vals_room = 0;
+    size_t records_room[2] = {0, 0};
     int here_is = 0;
     Climb *parts = calloc(2, sizeof(Climb));
     uint32_t *foff = malloc(sizeof(uint32_t) * (MAXK + 1)), *ks = malloc(sizeof(uint32_t) * (MAXK + 1));
     uint8_t *flen = malloc(MAXK + 1);
+    uint64_t *kbits = malloc(sizeof(uint64_t) * ((MAXK >> 6) + 1));
     uint32_t w_below = 1, den_len = 1, den_room = 64;
     int status = STOP;
     den = calloc(den_room, sizeof(uint64_t));
-    if (!parts || !foff || !ks || !flen || !den) goto no_memory;
+    if (!parts || !foff || !ks || !flen || !kbits || !den) goto no_memory;
     den[0] = 1;
     for (int d = w->nlayers - 1; d >= 0; d--) {
         Layer *layer = &w->layers[d];
@@ -1289,51 +1279,12 @@ static int climb(Walk *w) {
         /* a position's record in the layer below: its Vals (4 limbs), then its Q (w_below limbs) */
         uint64_t stride = 4 + w_below, sw = w_below + 1;
         if (now() > w->deadline) goto stopped;
-        vals = room_for((void **)&vals, &vals_room, sizeof(Vals) * (n ? n : 1));
-        sums = room_for((void **)&sums, &sums_room, sizeof(uint64_t) * (n ? n * sw : 1));
-        if (!vals || !sums) goto no_memory;
-        int two = w->helper_on && n >= 2 * ROUND;
-        /* the two threads' shares: as much work each, a position's being its moves and a few more steps */
-        uint64_t half = n, e_half = 0;
-        if (two) {
-            uint64_t total = layer->nedges + 4 * n, work = 0;
-            for (half = 0; half < n && 2 * (work + layer->k[half] + 4) <= total; half++) {
-                work += layer->k[half] + 4;
-                e_half += layer->k[half];
-            }
-        }
-        for (int t = 0; t < 2; t++) {
-            Climb *c = &parts[t];
-            free(c->prod);
-            memset(c, 0, sizeof *c);
-            *c = (Climb){.w = w, .layer = layer, .d = d, .fwd = w->fwd + layer->edge_base, .below = below,
-                         .stride = stride, .sw = sw, .from = t ? half : 0, .to = t ? n : half, .e = t ? e_half : 0,
-                         .w_below = w_below, .vals = vals, .sums = sums};
-        }
-        if (two)
-            both(&w->helper, climb_sums_job, &parts[0], &parts[1]);
-        else
-            climb_sums(&parts[0]);
-        for (int t = 0; t < 2; t++) {
-            Climb *c = &parts[t];
-            if (c->stopped) goto stopped;
-            w->nids += c->nids;
-            w->overflow |= c->overflow;
-            for (int q = 0; q <= (MAXK >> 6); q++) w->kseen[d][q] |= c->kseen[q];
-            if (c->trap_found && d + 1 > w->trap_depth) {
-                w->trap_depth = d + 1;
-                w->trap_before = c->trap_before;
-                w->trap_index = c->trap_index;
-            }
-        }
-        if (d == 0) {
-            w->first = parts[0].first;
-            w->safe_first = parts[0].safe_first;
-        }
-        /* M_d, and M_d / k for each k of an alive position here (the k seen, read off their bits) */
+        /* M_d, and M_d / k for each k here (the k seen, read off their bits) */
+        memset(kbits, 0, sizeof(uint64_t) * ((MAXK >> 6) + 1));
+        for (uint64_t i = 0; i < n; i++) kbits[layer->k[i] >> 6] |= (uint64_t)1 << (layer->k[i] & 63);
         uint32_t kinds_of_k = 0;
         for (int q = 0; q <= (MAXK >> 6); q++)
-            for (uint64_t x = w->kseen[d][q]; x; x &= x - 1)
+            for (uint64_t x = kbits[q]; x; x &= x - 1)
                 if (q | low_index(x)) ks[kinds_of_k++] = (uint32_t)(q << 6 | low_index(x));
         free(m);
         m = calloc(kinds_of_k + 2, sizeof(uint64_t));
@@ -1379,21 +1330,47 @@ static int climb(Walk *w) {
         uint32_t w_here = den_len;
         here = room_for(&records[here_is], &records_room[here_is], sizeof(uint64_t) * (n ? n * (4 + w_here) : 1));
         if (!here) goto no_memory;
+        int two = w->helper_on && n >= 2 * ROUND;
+        /* the two threads' shares: as much work each, a position's being its moves and a few more steps */
+        uint64_t half = n, e_half = 0;
+        if (two) {
+            uint64_t total = layer->nedges + 4 * n, work = 0;
+            for (half = 0; half < n && 2 * (work + layer->k[half] + 4) <= total; half++) {
+                work += layer->k[half] + 4;
+                e_half += layer->k[half];
+            }
+        }
         for (int t = 0; t < 2; t++) {
             Climb *c = &parts[t];
-            c->here = here;
-            c->stride_here = 4 + w_here;
-            c->w_here = w_here;
-            c->fpool = fpool;
-            c->foff = foff;
-            c->flen = flen;
+            free(c->prod);
+            free(c->acc);
+            *c = (Climb){.w = w, .layer = layer, .d = d, .fwd = w->fwd + layer->edge_base, .below = below,
+                         .stride = stride, .sw = sw, .from = t ? half : 0, .to = t ? n : half, .e = t ? e_half : 0,
+                         .w_below = w_below, .here = here, .stride_here = 4 + w_here, .w_here = w_here,
+                         .fpool = fpool, .foff = foff, .flen = flen};
             c->prod = malloc(sizeof(uint64_t) * (sw + fmax));
-            if (!c->prod) goto no_memory;
+            c->acc = malloc(sizeof(uint64_t) * sw);
+            if (!c->prod || !c->acc) goto no_memory;
         }
         if (two)
-            both(&w->helper, climb_products_job, &parts[0], &parts[1]);
+            both(&w->helper, climb_layer_job, &parts[0], &parts[1]);
         else
-            climb_products(&parts[0]);
+            climb_layer(&parts[0]);
+        for (int t = 0; t < 2; t++) {
+            Climb *c = &parts[t];
+            if (c->stopped) goto stopped;
+            w->nids += c->nids;
+            w->overflow |= c->overflow;
+            if (c->trap_found && d + 1 > w->trap_depth) {
+                w->trap_depth = d + 1;
+                w->trap_before = c->trap_before;
+                w->trap_index = c->trap_index;
+            }
+        }
+        if (d == 0) {
+            w->first = parts[0].first;
+            w->safe_first = parts[0].safe_first;
+        }
         below = here;
         here = NULL;
         here_is = 1 - here_is;
@@ -1429,20 +1406,21 @@ stopped:
     stop_with(w, STOP);
 done:
     if (parts) {
-        free(parts[0].prod);
-        free(parts[1].prod);
+        for (int t = 0; t < 2; t++) {
+            free(parts[t].prod);
+            free(parts[t].acc);
+        }
     }
     free(parts);
     free(records[0]);
     free(records[1]);
-    free(sums);
-    free(vals);
     free(m);
     free(den);
     free(fpool);
     free(foff);
     free(ks);
     free(flen);
+    free(kbits);
     return status;
 }
 
@@ -1519,7 +1497,6 @@ static void free_walk(Walk *w) {
         free(w->layers[d].waited);
         free(w->layers[d].counts);
         free(w->layers[d].k);
-        free(w->kseen[d]);
     }
     free(w->fwd);
     free(w->num);
@@ -1573,16 +1550,9 @@ static PyObject *py_walk(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     w.threads = threads;
     w.prune = prune;
-    for (int d = 0; d < MAXDEPTH; d++) w.kseen[d] = calloc((MAXK >> 6) + 1, sizeof(uint64_t));
     w.deadline = now() + seconds;
     w.max_states = max_states;
     w.trap_depth = -1;
-    int ok = 1;
-    for (int d = 0; d < MAXDEPTH; d++) ok &= w.kseen[d] != NULL;
-    if (!ok) {
-        free_walk(&w);
-        return PyErr_NoMemory();
-    }
     mask full = s.full;
     mask fr = free_set(&s, full);
     int walked_whole = 1;
