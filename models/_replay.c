@@ -19,6 +19,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <math.h>
 #include <string.h>
 
@@ -26,6 +27,27 @@
 #define ASK (-2)
 
 static PyObject *s_cell, *s_symbol, *s_cells;
+
+/* obj.name, as PyObject_GetAttr reads it (a new reference, or NULL with its exception), straight from the slot
+ * when name is a __slots__ member of obj's type and the type reads attributes the generic way (a board's tiles, an
+ * answer's moves): the generic read costs some 80 instructions, and this module reads a few hundred a board. */
+static PyObject *slot_get(PyObject *obj, PyObject *name) {
+    PyTypeObject *tp = Py_TYPE(obj);
+    if (tp->tp_getattro == PyObject_GenericGetAttr) {
+        PyObject *descr = _PyType_Lookup(tp, name); /* borrowed; the member descriptor, a data descriptor, wins */
+        if (descr != NULL && Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+            PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+            if (member->type == T_OBJECT_EX && !(member->flags & READ_RESTRICTED)) {
+                PyObject *value = *(PyObject **)((char *)obj + member->offset);
+                if (value != NULL) {
+                    Py_INCREF(value);
+                    return value;
+                }
+            }
+        }
+    }
+    return PyObject_GetAttr(obj, name);
+}
 
 /* The index of a cell, -1 off the side, ASK when it cannot be looked up (unhashable: Python raises). */
 static int cell_index(PyObject *index, PyObject *cell, int count) {
@@ -119,7 +141,7 @@ static int start(Replay *r, PyObject *index, PyObject *tiles, int count, int *go
     Py_ssize_t n = PySequence_Fast_GET_SIZE(tiles);
     PyObject **items = PySequence_Fast_ITEMS(tiles);
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *cell = PyObject_GetAttr(items[i], s_cell);
+        PyObject *cell = slot_get(items[i], s_cell);
         if (cell == NULL) {
             PyErr_Clear();
             return ASK;
@@ -128,7 +150,7 @@ static int start(Replay *r, PyObject *index, PyObject *tiles, int count, int *go
         Py_DECREF(cell);
         if (c == ASK) return ASK;
         if (c < 0 || r->held[c]) return -1;
-        PyObject *symbol = PyObject_GetAttr(items[i], s_symbol);
+        PyObject *symbol = slot_get(items[i], s_symbol);
         if (symbol == NULL) {
             PyErr_Clear();
             return ASK;
@@ -197,7 +219,7 @@ static long replay(Replay *r, PyObject *index, PyObject *tiles, PyObject *moves,
     PyObject **items = PySequence_Fast_ITEMS(moves);
     for (Py_ssize_t k = 0; k < total; k++) {
         long number = (long)k + 1;
-        PyObject *cells = PyObject_GetAttr(items[k], s_cells);
+        PyObject *cells = slot_get(items[k], s_cells);
         if (cells == NULL) {
             PyErr_Clear();
             return ASK;
@@ -270,7 +292,7 @@ static PyObject *plain_moves(PyObject *self, PyObject *args) {
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *move = PyTuple_GET_ITEM(moves, k);
         if ((PyObject *)Py_TYPE(move) != move_type) Py_RETURN_FALSE;
-        PyObject *cells = PyObject_GetAttr(move, s_cells);
+        PyObject *cells = slot_get(move, s_cells);
         if (cells == NULL) {
             PyErr_Clear();
             Py_RETURN_FALSE;
@@ -300,7 +322,7 @@ static PyObject *counts_pair_up(PyObject *self, PyObject *tiles_in) {
     PyObject **items = PySequence_Fast_ITEMS(tiles);
     Py_ssize_t count[128] = {0};
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *symbol = PyObject_GetAttr(items[i], s_symbol);
+        PyObject *symbol = slot_get(items[i], s_symbol);
         if (symbol == NULL) {
             Py_DECREF(tiles);
             return NULL;

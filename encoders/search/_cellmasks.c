@@ -19,6 +19,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -32,6 +33,27 @@ typedef struct {
 } Bits;
 
 static PyObject *s_cell, *s_symbol;
+
+/* obj.name, as PyObject_GetAttr reads it (a new reference, or NULL with its exception), straight from the slot
+ * when name is a __slots__ member of obj's type and the type reads attributes the generic way (a board's tiles, an
+ * answer's moves): the generic read costs some 80 instructions, and this module reads a few hundred a board. */
+static PyObject *slot_get(PyObject *obj, PyObject *name) {
+    PyTypeObject *tp = Py_TYPE(obj);
+    if (tp->tp_getattro == PyObject_GenericGetAttr) {
+        PyObject *descr = _PyType_Lookup(tp, name); /* borrowed; the member descriptor, a data descriptor, wins */
+        if (descr != NULL && Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+            PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+            if (member->type == T_OBJECT_EX && !(member->flags & READ_RESTRICTED)) {
+                PyObject *value = *(PyObject **)((char *)obj + member->offset);
+                if (value != NULL) {
+                    Py_INCREF(value);
+                    return value;
+                }
+            }
+        }
+    }
+    return PyObject_GetAttr(obj, name);
+}
 
 static void set_bit(Bits *b, int c) { b->w[c >> 6] |= (uint64_t)1 << (c & 63); }
 static int has_bit(const Bits *b, int c) { return (int)(b->w[c >> 6] >> (c & 63) & 1); }
@@ -90,7 +112,7 @@ static int read_tiles(Board *b, PyObject *index, PyObject *tiles) {
     if (n > MAXCELLS) return 0;
     b->n = (int)n;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *cell = PyObject_GetAttr(items[i], s_cell);
+        PyObject *cell = slot_get(items[i], s_cell);
         if (cell == NULL) return -1;
         PyObject *found = PyDict_GetItemWithError(index, cell); /* borrowed */
         Py_DECREF(cell);
@@ -98,7 +120,7 @@ static int read_tiles(Board *b, PyObject *index, PyObject *tiles) {
         long c = PyLong_AsLong(found);
         if (c == -1 && PyErr_Occurred()) return -1;
         if (c < 0 || c >= b->count) return 0;
-        PyObject *symbol = PyObject_GetAttr(items[i], s_symbol);
+        PyObject *symbol = slot_get(items[i], s_symbol);
         if (symbol == NULL) return -1;
         int plain = PyUnicode_CheckExact(symbol) && PyUnicode_GET_LENGTH(symbol) == 1;
         Py_UCS4 s = plain ? PyUnicode_READ_CHAR(symbol, 0) : 0;
