@@ -125,11 +125,19 @@ class CubeProver:
         nodes: dict[int, _Node] = {}
         probing = max(1, (self.cubes - 1).bit_length())  # the depths that split after a probe: 2**probing >= N
 
-        def submit(cube: tuple[int, ...], parent: int | None, passed_on: tuple[array, ...], where: Any = None) -> None:
+        def submit(
+            cube: tuple[int, ...],
+            parent: int | None,
+            passed_on: tuple[array, ...],
+            where: Any = None,
+            activities: array | None = None,
+        ) -> None:
             number = len(nodes)
             budget = self.probe if len(cube) < probing else self.budget
             nodes[number] = _Node(number, cube, parent, passed_on, budget, time.perf_counter() - start)
-            job = NodeJob(board, run, number, parent, cube, passed_on, budget, self.prover, warm=where is not None)
+            job = NodeJob(
+                board, run, number, parent, cube, passed_on, budget, self.prover, where is not None, activities
+            )
             future = self.pool.submit(work, job, key=f"{run}-{number}", prefer=where, priority=SOLVE)
             future.add_done_callback(lambda f, n=number: finished.put((n, "solve", f)))
 
@@ -184,7 +192,7 @@ class CubeProver:
                     passed_on = (*node.passed_on, node.done.passes_on)
                     where = getattr(self.pool, "where", lambda _: None)(future)
                     submit((*node.cube, node.done.split), number, passed_on, where)  # in the node's own solver
-                    submit((*node.cube, -node.done.split), number, passed_on)
+                    submit((*node.cube, -node.done.split), number, passed_on, activities=node.done.activities)
                     running += 2
                 if node.done.outcome != "split":
                     submit_check(node)
