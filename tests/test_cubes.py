@@ -602,6 +602,58 @@ def test_cancelling_on_a_lost_cluster_ends_the_calls_without_raising() -> None:
         pool.cancel()
 
 
+class _LostAnswer:
+    """A Dask future whose answer went with its worker: 'lost' until the scheduler has computed it again."""
+
+    def __init__(self) -> None:
+        self.status = "lost"
+        self.again = threading.Event()
+
+    def result(self) -> tuple[str, str]:
+        self.again.wait(10)
+        if self.status != "finished":
+            raise RuntimeError("the cluster lost the task")
+        return "tcp://another-worker", "the node's answer"
+
+
+class _RunningClient:
+    status = "running"
+
+    def scheduler_info(self) -> dict[str, Any]:
+        return {"workers": {"tcp://another-worker": {"nthreads": 1}}}
+
+
+def test_an_answer_lost_with_its_worker_is_waited_for_not_taken_for_a_lost_cluster() -> None:
+    """A Dask worker killed after its node's task ended, before the pool read the answer: the future turns
+    'lost', Dask calls the pool's callback at once, and the scheduler computes the task again.  The pool
+    waits for that answer (it took the board for lost with its cluster: exit 2, answered again on resume)."""
+    from concurrent.futures import Future
+
+    from sigmar.runners.cubes.pools import ClusterLost, DaskPool
+
+    pool = DaskPool(_RunningClient())
+    theirs = _LostAnswer()
+    mine: Future[Any] = Future()
+    assert mine.set_running_or_notify_cancel()
+    pool._running = {theirs: mine}
+    pool._finished(theirs)  # Dask's done-callback, at once on the lost future
+    time.sleep(0.05)
+    assert not mine.done()
+    theirs.status = "finished"
+    theirs.again.set()
+    assert mine.result(timeout=10) == "the node's answer"
+    assert pool.where(mine) == "tcp://another-worker"
+    # Still lost after the wait (the cluster gave it up): a fault of the cluster, as before.
+    gone = _LostAnswer()
+    other: Future[Any] = Future()
+    assert other.set_running_or_notify_cancel()
+    pool._running = {gone: other}
+    pool._finished(gone)
+    gone.again.set()
+    with pytest.raises(ClusterLost, match="lost"):
+        other.result(timeout=10)
+
+
 # ---- a node's proof stretch, read in C and in Python (runners/cubes/node.py stretch) ----
 
 _proof_steps = st.lists(

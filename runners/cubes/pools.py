@@ -10,7 +10,8 @@ host down (the call raises ChildError), and no process outlives the run.
   the worker thread's host (as ``bench --cluster`` does).  Task keys carry a
   token unique to the run, so two runs on one cluster never share an answer.
   Closing cancels the tasks not yet started; a node already running ends at
-  its conflict budget.
+  its conflict budget.  A task whose answer went with its worker (killed after
+  the task ended) is waited for while the scheduler computes it again.
 
 A pool's ``submit`` returns a future (``concurrent.futures``); the caller learns
 of finished ones through ``add_done_callback``, and of where one ran through
@@ -29,6 +30,7 @@ one given worker, calls taken by priority, and every process killed on
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import os
@@ -263,7 +265,13 @@ class DaskPool:
         for theirs in started:
             theirs.add_done_callback(self._finished)
 
-    def _finished(self, theirs: Any) -> None:
+    def _finished(self, theirs: Any, waited: bool = False) -> None:
+        if theirs.status == "lost" and not waited and not self.lost():
+            # Its answer went with its worker, killed after the task ended: the scheduler computes the task
+            # again for the future held here (as a bench's does, runners/cluster.py).  Dask has called this at
+            # once on the lost future and will not again, so a thread waits for the new answer.
+            threading.Thread(target=self._again, args=(theirs,), name="sigmar-cubes-lost", daemon=True).start()
+            return
         with self._lock:
             mine = self._running.pop(theirs, None)
         if mine is not None:
@@ -290,6 +298,13 @@ class DaskPool:
             for _, _, call, *_ in waiting:
                 if call.set_running_or_notify_cancel():
                     call.set_exception(_lost(exc))
+
+    def _again(self, theirs: Any) -> None:
+        """Wait for a lost answer computed again (or its failure, or its cancelling), then take it as any other;
+        an answer still lost then is the cluster's fault."""
+        with contextlib.suppress(BaseException):  # the task's error or the cluster's: _finished reads the future
+            theirs.result()
+        self._finished(theirs, waited=True)
 
     def lost(self) -> str:
         """Why the cluster is gone (the client no longer running), or ''."""
