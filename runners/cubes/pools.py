@@ -90,6 +90,10 @@ class LocalPool:
     def describe(self) -> str:
         return f"{self.workers} local worker process{'es' if self.workers != 1 else ''}"
 
+    def width(self) -> int:
+        """How many calls run at once."""
+        return self.workers
+
     def lost(self) -> str:
         """Never: this machine's hosts are not a cluster that can go away (a host that dies is a node's error)."""
         return ""
@@ -222,6 +226,13 @@ class DaskPool:
             return f"Dask cluster {self.client.scheduler.address}: {len(workers)} workers, {self._threads()} threads"
         except Exception:
             return "Dask cluster"
+
+    def width(self) -> int:
+        """How many calls run at once (the cluster's threads; 1 when the scheduler cannot say)."""
+        try:
+            return self._threads()
+        except Exception:
+            return 1
 
     def _threads(self) -> int:
         workers = self.client.scheduler_info().get("workers", {})

@@ -53,7 +53,7 @@ from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.cubes_check import SplitNode, node_suffixes, render_split, shape
 from sigmar.runners.checking.replay import replayed
 from sigmar.runners.checking.rup_check import CheckReport, render_goals, unflatten
-from sigmar.runners.cubes.node import CheckDone, CheckJob, NodeDone, NodeJob, check, job_digest, work
+from sigmar.runners.cubes.node import CheckDone, CheckJob, NodeDone, NodeJob, check, job_digest, prepare, work
 from sigmar.runners.cubes.pools import ClusterLost
 
 DEFAULT_CUBES = 8
@@ -164,6 +164,8 @@ class CubeProver:
 
         submit((), None, ())
         running = 1
+        for slot in range(1, getattr(self.pool, "width", lambda: 1)()):  # the others encode the board meanwhile
+            self.pool.submit(prepare, board, key=f"{run}-prepare-{slot}", priority=SOLVE)
         try:
             while running:
                 wait = None if deadline is None else deadline - time.perf_counter()
