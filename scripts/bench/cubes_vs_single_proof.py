@@ -310,11 +310,13 @@ def schedule(nodes: list[dict[str, Any]], workers: int) -> float:
 
     A node is ready once its parent is solved; a leaf's check once the leaf is solved, a split's
     once every node below it is checked (runners/cubes/split.py); a free worker takes a ready node
-    first (the oldest), else a ready check (the oldest).  A split none of whose clauses was used
-    below it has no check (0 s).
+    first (the oldest), else a ready check (the deepest node's, the oldest among those, as
+    split.check_priority has the pools do).  A split none of whose clauses was used below it has no
+    check (0 s).
     """
     solve = {n["node"]: n["solve_seconds"] for n in nodes}
     check = {n["node"]: n["check_seconds"] or 0.0 for n in nodes}
+    depth = {n["node"]: n["depth"] for n in nodes}
     parent = {n["node"]: n["parent"] for n in nodes}
     children: dict[int | None, list[int]] = {}
     for n in nodes:
@@ -335,7 +337,9 @@ def schedule(nodes: list[dict[str, Any]], workers: int) -> float:
         at = heapq.heappop(free)
         start = max(at, min(t for t, *_ in ready))
         now = [task for task in ready if task[0] <= start]
-        chosen = min(now, key=lambda task: (task[3] != "solve", task[0], task[2]))
+        chosen = min(
+            now, key=lambda task: (task[3] != "solve", -depth[task[2]] if task[3] == "check" else 0, *task[::2])
+        )
         ready.remove(chosen)
         _, _, number, kind = chosen
         spent = solve[number] if kind == "solve" else check[number]
@@ -421,7 +425,7 @@ def report(rows: list[dict], settings: str, loads: list, command: str | None, da
         "*2 Dask*: a loopback cluster of two stock `dask worker` processes. *2 / 8 / 16 workers*: the wall "
         "time the measured node and check times give there, computed by list scheduling: a node is ready "
         "once its parent is solved, a leaf's check once the leaf is, a split's once every node below it is "
-        "checked; a free worker takes the oldest ready node, else the oldest ready check (as the pools do); "
+        "checked; a free worker takes the oldest ready node, else the deepest node's ready check (as the pools do); "
         "plus the runner's end (the cover and the files).",
         "",
         markdown_table(header, table),
