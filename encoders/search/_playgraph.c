@@ -1247,6 +1247,52 @@ HOT static void climb_layer(Climb *c) {
 
 static void climb_layer_job(void *c) { climb_layer((Climb *)c); }
 
+/* M_d of a layer: the lcm of the k of its positions (k = 0 aside), into *m (fresh, m_len limbs, returned; 0 when
+ * there is no memory); ks and *kinds: those k, ascending. */
+static uint32_t layer_m(const Layer *layer, uint64_t *kbits, uint32_t *ks, uint32_t *kinds, uint64_t **m) {
+    memset(kbits, 0, sizeof(uint64_t) * ((MAXK >> 6) + 1));
+    for (uint64_t i = 0; i < layer->n; i++) kbits[layer->k[i] >> 6] |= (uint64_t)1 << (layer->k[i] & 63);
+    uint32_t kinds_of_k = 0;
+    for (int q = 0; q <= (MAXK >> 6); q++)
+        for (uint64_t x = kbits[q]; x; x &= x - 1)
+            if (q | low_index(x)) ks[kinds_of_k++] = (uint32_t)(q << 6 | low_index(x));
+    *kinds = kinds_of_k;
+    *m = calloc(kinds_of_k + 2, sizeof(uint64_t));
+    if (!*m) return 0;
+    (*m)[0] = 1;
+    uint32_t m_len = 1;
+    for (uint32_t q = 0; q < kinds_of_k; q++) {
+        uint32_t k = ks[q];
+        uint64_t r = limbs_mod(*m, m_len, (uint64_t)k), a = (uint64_t)k;
+        while (r) { /* a = gcd(M mod k, k) */
+            uint64_t t = a % r;
+            a = r;
+            r = t;
+        }
+        m_len = limbs_mul_small(*m, m_len, (uint64_t)k / a);
+    }
+    return m_len;
+}
+
+/* *den (den_len limbs, room for den_room) *= m: 0, or -1 when there is no memory. */
+static int den_times(uint64_t **den, uint32_t *den_len, uint32_t *den_room, const uint64_t *m, uint32_t m_len) {
+    if (*den_len + m_len + 1 > *den_room) {
+        uint32_t room = 2 * (*den_len + m_len + 1);
+        uint64_t *bigger = realloc(*den, sizeof(uint64_t) * room);
+        if (!bigger) return -1;
+        *den = bigger;
+        *den_room = room;
+    }
+    uint64_t *product = malloc(sizeof(uint64_t) * (*den_len + m_len));
+    if (!product) return -1;
+    limbs_mul(*den, *den_len, m, m_len, product);
+    *den_len += m_len;
+    while (*den_len > 1 && !product[*den_len - 1]) (*den_len)--;
+    memcpy(*den, product, sizeof(uint64_t) * *den_len);
+    free(product);
+    return 0;
+}
+
 /* From the deepest layer up, every position's figures from those of the positions after its moves: alive (one
  * of them alive, or the board cleared), its clearing sequences, their safe moves, and random play's chance
  * exactly.  Every solution has the same number of moves L, so with M_d the lcm of the k (legal moves) of the
@@ -1258,9 +1304,8 @@ static void climb_layer_job(void *c) { climb_layer((Climb *)c); }
  * (w->start_alive says whether the board can be cleared), STOP when stopped. */
 static int climb(Walk *w) {
     uint64_t *below = NULL, *here = NULL, *m = NULL, *den = NULL, *fpool = NULL;
-    /* The layers' records in memory kept from layer to layer (a layer's freed and the next one's fresh, the
-     * kernel zeroed every page of it again): two buffers, the layer below's and this one's, each the larger of
-     * what they held. */
+    /* The layers' records in two buffers kept from layer to layer, the layer below's and this one's, each as
+     * large as the most a layer puts in it (below). */
     void *records[2] = {NULL, NULL};
     size_t records_room[2] = {0, 0};
     int here_is = 0;
@@ -1273,36 +1318,46 @@ static int climb(Walk *w) {
     den = calloc(den_room, sizeof(uint64_t));
     if (!parts || !foff || !ks || !flen || !kbits || !den) goto no_memory;
     den[0] = 1;
+    {
+        /* Every layer's width is known before the climb (M_d from the k of its positions), so each records'
+         * buffer is allocated once, at the most a layer will put in it (grown layer after layer, every larger
+         * one was fresh memory whose every page the kernel zeroed again). */
+        uint32_t len = 1, room = 64, kinds;
+        uint64_t *d_den = calloc(room, sizeof(uint64_t)), *d_m = NULL;
+        if (!d_den) goto no_memory;
+        d_den[0] = 1;
+        for (int d = w->nlayers - 1; d >= 0; d--) {
+            uint32_t m_len = layer_m(&w->layers[d], kbits, ks, &kinds, &d_m);
+            if (!m_len || den_times(&d_den, &len, &room, d_m, m_len)) {
+                free(d_m);
+                free(d_den);
+                goto no_memory;
+            }
+            free(d_m);
+            d_m = NULL;
+            size_t need = sizeof(uint64_t) * (w->layers[d].n ? w->layers[d].n * (4 + len) : 1);
+            int p = (w->nlayers - 1 - d) & 1;
+            if (need > records_room[p]) records_room[p] = need;
+        }
+        free(d_den);
+        for (int p = 0; p < 2; p++) {
+            records[p] = malloc(records_room[p] ? records_room[p] : 1);
+            if (!records[p]) goto no_memory;
+        }
+    }
     for (int d = w->nlayers - 1; d >= 0; d--) {
         Layer *layer = &w->layers[d];
         uint64_t n = layer->n;
         /* a position's record in the layer below: its Vals (4 limbs), then its Q (w_below limbs) */
         uint64_t stride = 4 + w_below, sw = w_below + 1;
         if (now() > w->deadline) goto stopped;
-        /* M_d, and M_d / k for each k here (the k seen, read off their bits) */
-        memset(kbits, 0, sizeof(uint64_t) * ((MAXK >> 6) + 1));
-        for (uint64_t i = 0; i < n; i++) kbits[layer->k[i] >> 6] |= (uint64_t)1 << (layer->k[i] & 63);
-        uint32_t kinds_of_k = 0;
-        for (int q = 0; q <= (MAXK >> 6); q++)
-            for (uint64_t x = kbits[q]; x; x &= x - 1)
-                if (q | low_index(x)) ks[kinds_of_k++] = (uint32_t)(q << 6 | low_index(x));
+        /* M_d, and M_d / k for each k here */
+        uint32_t kinds_of_k;
         free(m);
-        m = calloc(kinds_of_k + 2, sizeof(uint64_t));
+        uint32_t m_len = layer_m(layer, kbits, ks, &kinds_of_k, &m);
         free(fpool);
         fpool = malloc(sizeof(uint64_t) * (size_t)(kinds_of_k + 2) * (kinds_of_k + 2));
-        if (!m || !fpool) goto no_memory;
-        m[0] = 1;
-        uint32_t m_len = 1;
-        for (uint32_t q = 0; q < kinds_of_k; q++) {
-            uint32_t k = ks[q];
-            uint64_t r = limbs_mod(m, m_len, (uint64_t)k), a = (uint64_t)k;
-            while (r) { /* a = gcd(M mod k, k) */
-                uint64_t t = a % r;
-                a = r;
-                r = t;
-            }
-            m_len = limbs_mul_small(m, m_len, (uint64_t)k / a);
-        }
+        if (!m_len || !fpool) goto no_memory;
         uint32_t pool = 0, fmax = 1;
         for (uint32_t q = 0; q < kinds_of_k; q++) {
             uint32_t k = ks[q];
@@ -1312,21 +1367,7 @@ static int climb(Walk *w) {
             pool += m_len;
         }
         /* D_d = M_d * D_{d+1}: the width of this layer's Q */
-        if (den_len + m_len + 1 > den_room) {
-            den_room = 2 * (den_len + m_len + 1);
-            uint64_t *bigger = realloc(den, sizeof(uint64_t) * den_room);
-            if (!bigger) goto no_memory;
-            den = bigger;
-        }
-        {
-            uint64_t *product = malloc(sizeof(uint64_t) * (den_len + m_len));
-            if (!product) goto no_memory;
-            limbs_mul(den, den_len, m, m_len, product);
-            den_len += m_len;
-            while (den_len > 1 && !product[den_len - 1]) den_len--;
-            memcpy(den, product, sizeof(uint64_t) * den_len);
-            free(product);
-        }
+        if (den_times(&den, &den_len, &den_room, m, m_len)) goto no_memory;
         uint32_t w_here = den_len;
         here = room_for(&records[here_is], &records_room[here_is], sizeof(uint64_t) * (n ? n * (4 + w_here) : 1));
         if (!here) goto no_memory;
