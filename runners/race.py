@@ -733,6 +733,10 @@ def _warm_checks(names: list[str]) -> None:
     batch pays them once, before its first board, while the probe works on the other core, and the workers
     forked after inherit them (numpy is a third of cpsat's warm-up; python-sat's formulas cnf's)."""
     if INLINE in names:
+        # One BLAS thread (unless the environment says otherwise): the checks sort and mask, they do no linear
+        # algebra, and OpenBLAS starting a thread a core took numpy's import from 75 to 90-100 ms of CPU (and
+        # twice the wall time at load 13); the workers forked after inherit it.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         import numpy  # noqa: F401
 
         from sigmar.models import output_files  # noqa: F401  # a certificate's files

@@ -860,25 +860,32 @@ _CHECKS_HELD = (
     "    race.expect(int(sys.argv[1]))\n"
     "    held = ('numpy', 'sigmar.runners.checking.dead_states_check', 'sigmar.runners.checking.drup_check')\n"
     "    print(' '.join(name for name in held if name in sys.modules))\n"
+    "    import os\n"
+    "    print('blas threads', os.environ.get('OPENBLAS_NUM_THREADS', 'unset'))\n"
 )
 
 
 _CHECKS = "numpy sigmar.runners.checking.dead_states_check sigmar.runners.checking.drup_check"
 
 
-@pytest.mark.parametrize(("boards_told", "held"), [(1, ""), (2, _CHECKS)])
-def test_a_batch_imports_the_checks_of_hard_boards_before_its_first_board(boards_told: int, held: str) -> None:
-    """Told of more than one board, the runner imports the dead-states check (with numpy) and the DRUP check
-    before forking its workers, so that the batch's first refutation past a stuck set does not pay them (issue
-    48: 80-130 ms on the public solver's dense deal 4); one board imports neither."""
+@pytest.mark.parametrize(("boards_told", "held", "threads"), [(1, "", "unset"), (2, _CHECKS, "1")])
+def test_a_batch_imports_the_checks_of_hard_boards_before_its_first_board(
+    boards_told: int, held: str, threads: str
+) -> None:
+    """Told of more than one board, the runner imports the dead-states check (with numpy, one BLAS thread) and the
+    DRUP check before forking its workers, so that the batch's first refutation past a stuck set does not pay
+    them (issue 48: 80-130 ms on the public solver's dense deal 4); one board imports neither."""
     import subprocess
     import sys
 
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     run = subprocess.run(
-        [sys.executable, "-c", _CHECKS_HELD, str(boards_told)], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", _CHECKS_HELD, str(boards_told)], capture_output=True, text=True, timeout=120, env=env
     )
     assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.split() == held.split()
+    modules, blas = run.stdout.splitlines()
+    assert modules.split() == held.split()
+    assert blas == f"blas threads {threads}"
 
 
 def test_workers_started_ahead_start_those_that_only_claim_last_and_held_back(fakes) -> None:
