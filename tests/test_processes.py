@@ -117,6 +117,11 @@ def test_forks_with_the_timer_due_leave_logging_usable(keeper: bool) -> None:
                     _python_call()  # a signal that came just before is handled here, still in the round
             except Overrun:
                 overruns += 1
+        # The kernel hands a process's signal to any thread that does not block it (pytest-xdist's own): on a
+        # loaded machine that thread may run the signal's C handler after the last round, and the main thread
+        # then raised Overrun in the look at logging below (a gate at load 11). Late signals are not this
+        # test's: from here they are ignored (a handler already noted is skipped too).
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
         assert overruns > 0, "the timer never fired: the test did not test anything"
         logged = threading.Thread(target=logging.getLogger("sigmar-test").warning, args=("after the forks",))
         logged.start()
