@@ -388,6 +388,7 @@ def test_the_compiled_core_keys_each_position_as_from_scratch(board: Board) -> N
     from sigmar.encoders.search.playgraph import spec
 
     keys = _distinct_keys(board)
-    assume(keys is not None)
     found = _playgraph.walk(spec(Engine(board)), 60.0, 1_000_000, 1, False)
-    assert found[0] and found[10] == keys
+    # a start that is empty or whose counts cannot pair up is walked by neither (the draws that are such
+    # stay: filtering them out tripped Hypothesis' filter health check on some seeds)
+    assert found[0] and found[10] == (keys if keys is not None else 0)
