@@ -31,10 +31,17 @@ setup(
             extra_compile_args=["-O2"],
             optional=True,
         ),
-        Extension("sigmar.models._replay", ["models/_replay.c"], extra_compile_args=["-O2"], optional=True),
+        Extension(
+            "sigmar.models._replay",
+            ["models/_replay.c"],
+            depends=["models/_slot_get.h"],
+            extra_compile_args=["-O2"],
+            optional=True,
+        ),
         Extension(
             "sigmar.encoders.search._cellmasks",
             ["encoders/search/_cellmasks.c"],
+            depends=["models/_slot_get.h"],
             extra_compile_args=["-O2"],
             optional=True,
         ),

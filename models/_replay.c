@@ -28,26 +28,7 @@
 
 static PyObject *s_cell, *s_symbol, *s_cells;
 
-/* obj.name, as PyObject_GetAttr reads it (a new reference, or NULL with its exception), straight from the slot
- * when name is a __slots__ member of obj's type and the type reads attributes the generic way (a board's tiles, an
- * answer's moves): the generic read costs some 80 instructions, and this module reads a few hundred a board. */
-static PyObject *slot_get(PyObject *obj, PyObject *name) {
-    PyTypeObject *tp = Py_TYPE(obj);
-    if (tp->tp_getattro == PyObject_GenericGetAttr) {
-        PyObject *descr = _PyType_Lookup(tp, name); /* borrowed; the member descriptor, a data descriptor, wins */
-        if (descr != NULL && Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
-            PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
-            if (member->type == T_OBJECT_EX && !(member->flags & READ_RESTRICTED)) {
-                PyObject *value = *(PyObject **)((char *)obj + member->offset);
-                if (value != NULL) {
-                    Py_INCREF(value);
-                    return value;
-                }
-            }
-        }
-    }
-    return PyObject_GetAttr(obj, name);
-}
+#include "_slot_get.h"
 
 /* The index of a cell, -1 off the side, ASK when it cannot be looked up (unhashable: Python raises). */
 static int cell_index(PyObject *index, PyObject *cell, int count) {

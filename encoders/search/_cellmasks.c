@@ -34,26 +34,7 @@ typedef struct {
 
 static PyObject *s_cell, *s_symbol;
 
-/* obj.name, as PyObject_GetAttr reads it (a new reference, or NULL with its exception), straight from the slot
- * when name is a __slots__ member of obj's type and the type reads attributes the generic way (a board's tiles, an
- * answer's moves): the generic read costs some 80 instructions, and this module reads a few hundred a board. */
-static PyObject *slot_get(PyObject *obj, PyObject *name) {
-    PyTypeObject *tp = Py_TYPE(obj);
-    if (tp->tp_getattro == PyObject_GenericGetAttr) {
-        PyObject *descr = _PyType_Lookup(tp, name); /* borrowed; the member descriptor, a data descriptor, wins */
-        if (descr != NULL && Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
-            PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
-            if (member->type == T_OBJECT_EX && !(member->flags & READ_RESTRICTED)) {
-                PyObject *value = *(PyObject **)((char *)obj + member->offset);
-                if (value != NULL) {
-                    Py_INCREF(value);
-                    return value;
-                }
-            }
-        }
-    }
-    return PyObject_GetAttr(obj, name);
-}
+#include "../../models/_slot_get.h"
 
 static void set_bit(Bits *b, int c) { b->w[c >> 6] |= (uint64_t)1 << (c & 63); }
 static int has_bit(const Bits *b, int c) { return (int)(b->w[c >> 6] >> (c & 63) & 1); }
