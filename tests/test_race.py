@@ -90,9 +90,11 @@ def test_a_wrong_solution_never_wins_and_is_recorded(fakes, boards) -> None:
 
 
 def test_a_proof_against_a_verified_solution_is_wrong(fakes, boards) -> None:
-    os.environ["SIGMAR_FAKE_DELAY"] = "0.3"
+    # Both start at once (stagger 0: no head start, neither held back) and the honest one answers 2 s late, so the
+    # broken proof is in before the race ends even on a busy machine (a head start and a 0.3 s delay were not).
+    os.environ["SIGMAR_FAKE_DELAY"] = "2.0"
     try:
-        with Race(["broken:proof", "honest:slow"]) as race:
+        with Race(["broken:proof", "honest:slow"], stagger=0) as race:
             outcome = race.solve(boards["pair"], 5.0)
     finally:
         del os.environ["SIGMAR_FAKE_DELAY"]
