@@ -526,6 +526,50 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The walk's largest buffers (the moves' ends, Walk.fwd, and the climb's two buffers of records: on a side-6
+ * board of two million positions some 100 and 2 x 50 MB) are kept from one walk to the next in a process: fresh
+ * memory is faulted in and zeroed by the kernel page by page (a tenth of a walk's CPU), and a process that walks
+ * many boards (generate --difficulty, the workbench, the benchmark) walks each in the memory of the one before.
+ * A kept buffer is marked free to the kernel (MADV_FREE), which takes its pages back when memory runs short (a
+ * page taken back reads as zero: every buffer here is written before it is read); at most KEEP_MAX bytes each. */
+typedef struct {
+    void *p;
+    size_t bytes;
+} Kept;
+static Kept kept_fwd, kept_records[2];
+static pthread_mutex_t kept_mu = PTHREAD_MUTEX_INITIALIZER;
+#define KEEP_MIN ((size_t)1 << 20)
+#define KEEP_MAX ((size_t)512 << 20)
+
+/* The buffer kept in *k (NULL when none), its size in *bytes. */
+static void *kept_take(Kept *k, size_t *bytes) {
+    pthread_mutex_lock(&kept_mu);
+    void *p = k->p;
+    *bytes = p ? k->bytes : 0;
+    k->p = NULL;
+    pthread_mutex_unlock(&kept_mu);
+    return p;
+}
+
+/* Keep p (bytes long, from malloc) in *k for the next walk, or free it (too small or large, or one kept already). */
+static void kept_put(Kept *k, void *p, size_t bytes) {
+    if (p && bytes >= KEEP_MIN && bytes <= KEEP_MAX) {
+#ifdef MADV_FREE
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        uintptr_t from = ((uintptr_t)p + page - 1) / page * page, to = ((uintptr_t)p + bytes) / page * page;
+        if (to > from) madvise((void *)from, to - from, MADV_FREE);
+#endif
+        pthread_mutex_lock(&kept_mu);
+        if (!k->p) {
+            k->p = p;
+            k->bytes = bytes;
+            p = NULL;
+        }
+        pthread_mutex_unlock(&kept_mu);
+    }
+    free(p);
+}
+
 INLINE uint64_t hash_key(u128 key) {
     uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull ^ ((uint64_t)(key >> 64) + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull;
     h ^= h >> 31;
@@ -1341,6 +1385,13 @@ static int climb(Walk *w) {
         }
         free(d_den);
         for (int p = 0; p < 2; p++) {
+            size_t kept;
+            records[p] = kept_take(&kept_records[p], &kept);
+            if (records[p] && kept >= records_room[p]) {
+                records_room[p] = kept;
+                continue;
+            }
+            free(records[p]);
             records[p] = malloc(records_room[p] ? records_room[p] : 1);
             if (!records[p]) goto no_memory;
         }
@@ -1416,15 +1467,8 @@ static int climb(Walk *w) {
         here = NULL;
         here_is = 1 - here_is;
         w_below = w_here;
-        /* this layer's moves are the last in fwd: done with */
+        /* this layer's moves are the last in fwd: done with (fwd is not shrunk: it is kept for the next walk) */
         w->nfwd = layer->edge_base;
-        if (w->nfwd < w->fwd_cap / 2 && w->nfwd > (1 << 16)) {
-            int32_t *smaller = realloc(w->fwd, sizeof(int32_t) * w->nfwd);
-            if (smaller) {
-                w->fwd = smaller;
-                w->fwd_cap = w->nfwd;
-            }
-        }
         free(layer->k);
         layer->k = NULL;
     }
@@ -1453,8 +1497,8 @@ done:
         }
     }
     free(parts);
-    free(records[0]);
-    free(records[1]);
+    kept_put(&kept_records[0], records[0], records_room[0]);
+    kept_put(&kept_records[1], records[1], records_room[1]);
     free(m);
     free(den);
     free(fpool);
@@ -1469,6 +1513,11 @@ done:
 static int walk(Walk *w, mask full, mask fr) {
     int out = STOP;
     w->bufs = &w->gen[1];
+    {
+        size_t kept;
+        w->fwd = kept_take(&kept_fwd, &kept);
+        w->fwd_cap = kept / sizeof(int32_t);
+    }
     if (pthread_mutex_init(&w->pipe.mu, NULL) || pthread_cond_init(&w->pipe.changed, NULL)) return stop_with(w, STOP);
     for (int t = 0; t < 1 + NBUF; t++) {
         w->gen[t].s = w->s;
@@ -1539,7 +1588,8 @@ static void free_walk(Walk *w) {
         free(w->layers[d].counts);
         free(w->layers[d].k);
     }
-    free(w->fwd);
+    kept_put(&kept_fwd, w->fwd, sizeof(int32_t) * w->fwd_cap);
+    w->fwd = NULL;
     free(w->num);
     free(w->den);
 }
