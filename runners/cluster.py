@@ -207,6 +207,30 @@ def describe(address: Any) -> str:
         return f"dask cluster {address}"
 
 
+def worker_available(client: Any, names: list[str]) -> list[str] | None:
+    """Of ``names``, those every worker of the cluster has (its solver installed there), in their order: which
+    backends ``bench --cluster -b all`` runs is the workers' to say, as survey's and fuzz's (asked in the client,
+    each built-in imported its solver there, OR-Tools, python-sat, MiniZinc, for runs made elsewhere).  Every
+    worker runs any board, so a backend one of them lacks is left out.  None when no worker can say."""
+    try:
+        found: dict[str, list[str]] = client.run(_available, registry.FAMILIES, list(names))
+    except Exception:
+        return None
+    if not found:
+        return None
+    everywhere = set(names).intersection(*found.values())
+    return [name for name in names if name in everywhere]
+
+
+def _available(families: tuple[tuple[str, str, str], ...], names: list[str]) -> list[str]:
+    """Run in each worker: which of ``names`` are available there, under the client's backend registry."""
+    own, registry.FAMILIES = registry.FAMILIES, families
+    try:
+        return [name for name in names if registry.info(registry.split_name(name)[0], with_version=False).available]
+    finally:
+        registry.FAMILIES = own
+
+
 def worker_backends(client: Any, names: list[str], sat_cmd: str | None) -> list[BackendRecord] | None:
     """The backends' records (exact names, options, their solvers' versions) as the workers have them, for the
     bench's record: the client's machine may have other solvers, or none.  The first worker's by address (the

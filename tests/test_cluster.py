@@ -376,6 +376,37 @@ def test_fuzz_of_all_on_the_cluster_leaves_which_backends_to_the_workers(
     assert not {"ortools", "pysat", "minizinc"} & set(imported), imported
 
 
+def test_bench_of_all_on_the_cluster_leaves_which_backends_to_the_workers(
+    stock: tuple[Any, set[int]], tmp_path: Path
+) -> None:
+    """As survey's and fuzz's: ``bench --cluster -b all`` asks no built-in here whether it is available (each would
+    import its solver in the client); a worker says which it has, and those are the runs, rows and record."""
+    from sigmar.encoders import registry
+
+    cluster, started = stock
+    boards = tmp_path / "pair.txt"
+    boards.write_text("# pair\na . .\n . . . .\n  . . a . .\n   . . . .\n    . . .\n")
+    report = (
+        "import sys\nfrom sigmar.runners.cli import main\ncode = main(sys.argv[1:])\n"
+        "print('MODULES=' + ' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    out = tmp_path / "bench.csv"
+    command = [sys.executable, "-c", report, "bench", str(boards), "-b", "all", "--time-limit", "30", "-q"]
+    run = subprocess.run(
+        [*command, "--out", str(out), "--cluster", cluster.address], capture_output=True, text=True, timeout=600
+    )
+    for worker in cluster.workers:
+        started.update(descendants(worker.pid))
+    assert run.returncode == 0, run.stderr
+    imported = next(x for x in run.stderr.splitlines() if x.startswith("MODULES=")).split("=", 1)[1].split()
+    assert not {"ortools", "pysat", "minizinc"} & set(imported), imported
+    here = registry.expand("all")  # the loopback workers are this machine: they have what it has
+    assert [b.name for b in read_record(out).backends] == here
+    rows = read_csv(out)
+    assert sorted(r["backend"] for r in rows) == sorted(here) and all(r["status"] == "solved" for r in rows), rows
+
+
 def test_cluster_takes_the_scheduler_file_of_a_free_port(stock: tuple[Any, set[int]], tmp_path: Path) -> None:
     """On a shared machine the scheduler takes a free port (``--port 0``) and writes where in its
     ``--scheduler-file``: ``--cluster FILE`` reads it there; a file that is not one is exit 2, in one line."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
+from sigmar.encoders.registry import names_all
 from sigmar.models import input_limits
 from sigmar.models.board import Board
 from sigmar.models.output_files import OutputLock, write_file
@@ -302,11 +303,18 @@ def _run(
     summary: Summary,
     recorded: Record | None = None,
 ) -> int:
-    names = [*chosen_backends(args.backend), *joining]
-    pair = scatter_pair(args, names)
-    runs = plan(boards_by_file, names, args.repeat, args.family)
-    executor, where, client = _executor(args, runs)
+    # On a cluster, which backends ``all`` runs is the workers' to say (as survey's and fuzz's): asked here, each
+    # built-in imports its solver (OR-Tools, python-sat, MiniZinc with its solver list) for runs made there.
+    everything = bool(args.cluster) and names_all(args.backend)
+    names = [*chosen_backends(args.backend, check=not everything), *joining]
+    pair = None if everything else scatter_pair(args, names)
+    client = dask_client(args.cluster) if args.cluster else None
     try:
+        if everything:
+            names = _on_the_workers(client, names)
+            pair = scatter_pair(args, names)
+        runs = plan(boards_by_file, names, args.repeat, args.family)
+        executor, where = _executor(args, runs, client)
         record = _record(args, boards_by_file, names, recorded, _worker_backends(client, names, args.sat_cmd))
     except BaseException:
         if client is not None:
@@ -448,15 +456,27 @@ def _check_limits(args: argparse.Namespace) -> None:
         raise UsageError(f"--mem-limit must be a positive number of MB, not {args.mem_limit:g}")
 
 
-def _executor(args: argparse.Namespace, runs: list[Any]) -> tuple[Any, str, Any]:
-    """The runs' answers as they come (local workers or a Dask cluster), where they run, and the client."""
-    if not args.cluster:
+def _executor(args: argparse.Namespace, runs: list[Any], client: Any) -> tuple[Any, str]:
+    """The runs' answers as they come (local workers, or the Dask cluster of ``client``) and where they run."""
+    if client is None:
         where = f"local worker processes, jobs {args.jobs}"
-        return run_local(runs, args.time_limit, args.jobs, mem_limit_mb=args.mem_limit), where, None
+        return run_local(runs, args.time_limit, args.jobs, mem_limit_mb=args.mem_limit), where
     from sigmar.runners.cluster import describe, run_cluster
 
-    client = dask_client(args.cluster)
-    return run_cluster(runs, args.time_limit, client, mem_limit_mb=args.mem_limit), describe(client), client
+    return run_cluster(runs, args.time_limit, client, mem_limit_mb=args.mem_limit), describe(client)
+
+
+def _on_the_workers(client: Any, names: list[str]) -> list[str]:
+    """Of every built-in backend (``-b all`` on a cluster), those the workers have; where no worker can say, those
+    this machine has, asked here as without a cluster."""
+    from sigmar.runners.cluster import worker_available
+
+    found = worker_available(client, names)
+    if found is None:
+        found = [name for name in names if name in set(chosen_backends("all"))]
+    if not found:
+        raise UsageError("no backend of 'all' is available on the cluster's workers; see 'sigmar backends' there")
+    return found
 
 
 def _worker_backends(client: Any, names: list[str], sat_cmd: str | None) -> list[Any] | None:
