@@ -486,7 +486,7 @@ def test_a_large_formula_is_solved_by_glucose_and_its_partner(monkeypatch: pytes
     monkeypatch.setattr(cnf_backend, "PARTNER_FROM_CLAUSES", 0)
     board = read_boards(INSTANCES / "generated-unsolvable.txt")[6] if which == "unsolvable" else real_game_board()
     answer = CnfBackend().solve(board, 60)
-    assert answer.statistics["answered_by"] in ("glucose42", "cadical195")
+    assert answer.statistics["answered_by"] in ("glucose42", "cadical153")
     if which == "solvable":
         assert answer.status is Status.SOLVED and verify(board, list(answer.moves)).valid
     else:

@@ -95,11 +95,17 @@ def _solve_in_child(clauses: list[list[int]], solver: str) -> tuple[bool, list[i
         return ok, sat.get_model() if ok else None, _stats(sat)
 
 
-def _prove_in_child(clauses: list[list[int]], solver: str) -> tuple[bool, list[int] | None, dict[str, Any], str | None]:
-    """The partner's solve in a forked child (:class:`Partner`): its answer, model, counters and DRUP proof."""
+def _prove_in_child(
+    clauses: list[list[int]], solver: str, options: dict[str, int] | None = None
+) -> tuple[bool, list[int] | None, dict[str, Any], str | None]:
+    """The partner's solve in a forked child (:class:`Partner`): its answer, model, counters and DRUP proof.
+    ``options`` are set before the clauses are added (CaDiCaL takes some only then)."""
     from pysat.solvers import Solver
 
-    with Solver(name=solver, bootstrap_with=clauses, with_proof=True) as sat:
+    with Solver(name=solver, with_proof=True) as sat:
+        if options:
+            sat.configure(options)
+        sat.append_formula(clauses)
         ok = bool(sat.solve())
         proof = None if ok else proof_text(list(sat.get_proof() or []))
         return ok, sat.get_model() if ok else None, _stats(sat), proof
@@ -110,14 +116,21 @@ class Partner:
 
     Why: on dense side-10 deals (1.2 million clauses) Glucose and CaDiCaL each settle boards the other
     does not in the time: dense-10-s1-24 is solvable and Glucose found no solution in 120 s, CaDiCaL
-    one in 6 s; on the boards both refute they take about as long (1-3 s quiet).  The first answer
+    one in 4-6 s; on the boards both refute they take about as long (1-3 s quiet).  The first answer
     wins: the partner's interrupts Glucose, Glucose's stops the partner.  Only formulas of at least
     ``PARTNER_FROM_CLAUSES`` clauses get one: a smaller board is settled before a second solver pays
     for its fork and its own copy of the clauses, and on two cores it would take the CPU of the
     race's other backends.
     """
 
-    SOLVER = "cadical195"
+    SOLVER = "cadical153"
+    # CaDiCaL's own "sat" configuration (its --sat: stabilizing phases only, less elimination and
+    # subsumption): Glucose beside it refutes most of these boards, and the partner is there for the
+    # solvable ones that Glucose does not find.  Solve CPU on the dense side-10 deals (python-sat,
+    # with the proof logged, docs/measured/side10-300.md): deal 257 3.4-8.9 s over four seeds against
+    # 26.7 s for CaDiCaL 1.5.3 unconfigured and 13.8-29.4 s for 1.9.5 (31.6 s in the race's old
+    # partner); deal 72, which no SAT solver found in 150 s, 16 s.
+    OPTIONS = {"stabilizeonly": 1, "elimreleff": 10, "subsumereleff": 60}
 
     def __init__(self, forked: Forked, clauses: list[list[int]], limit: float | None) -> None:
         self.forked, self.clauses, self.limit = forked, clauses, limit
@@ -131,7 +144,7 @@ class Partner:
         self._thread.start()
 
     def _run(self) -> None:
-        outcome = self.forked.call(_prove_in_child, (self.clauses, self.SOLVER), self.limit)
+        outcome = self.forked.call(_prove_in_child, (self.clauses, self.SOLVER, self.OPTIONS), self.limit)
         self.outcome = outcome
         if outcome.returned:
             self._interrupt()
