@@ -703,3 +703,28 @@ def test_unflatten_in_c_is_unflatten_in_python(clauses: list[list[int]]) -> None
     assert rup_check.unflatten(flat) == clauses
     if rup_check._drup is not None:
         assert rup_check._drup.clauses(flat) == clauses
+
+
+def test_a_cold_node_logs_no_deletion_of_what_its_cube_satisfies_and_its_proof_checks() -> None:
+    """A node that starts a solver of its own takes its cube before the formula: Glucose then never holds a
+    clause the cube's literals satisfy, so its log deletes none (given the formula first, its first solve
+    deleted and logged each of them), and the node's refutation, logged from there, checks against the
+    formula, the cube and the clauses passed on."""
+    formula, _ = cube_node._formula(BOARD)
+    literal = formula.clauses[-1][0]
+    assert sum(literal in clause for clause in formula.clauses) > 1
+    for cube in ((literal,), (-literal,)):
+        solver = cube_node._Solver("test", formula, "glucose42", (), cube)
+        try:
+            solver.sat.conf_budget(50)
+            solver.sat.solve_limited()
+            text = solver.log.read()
+        finally:
+            solver.close()
+        deleted = [line.split()[1:-1] for line in text.decode().splitlines() if line.startswith("d ")]
+        assert not any(str(cube[0]) in clause for clause in deleted), cube
+    job = cube_node.NodeJob(BOARD, "test", 2, 0, (-literal,), (), None, "glucose42")
+    done = cube_node.work(job)
+    if done.outcome == "refuted":
+        checked = cube_node.check(cube_node.CheckJob(BOARD, 2, job.cube, (), None, done.proof))
+        assert checked.report.valid, checked.report.message

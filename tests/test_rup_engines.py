@@ -247,3 +247,41 @@ def test_the_clauses_a_check_names_are_those_its_lemmas_rest_on() -> None:
     assert report.valid and list(report.used or []) == [0, 1, 2, 3] and report.core == b"1 0\n0\n"
     wrong = check_proof(refutation, b"3 0\n0\n", 4, used=True)  # 3 does not follow
     assert not wrong.valid and wrong.used is None and wrong.core is None
+
+
+@small
+@given(seed=st.integers(0, 10**6), cut=st.integers(0, 56), drop=st.integers(0, 10**6), goals=st.booleans())
+def test_a_check_from_a_loaded_base_is_the_check_of_the_whole_formula(
+    seed: int, cut: int, drop: int, goals: bool
+) -> None:
+    """The formula's first clauses loaded once (rup_check.loaded_base, as a cube-and-conquer worker keeps its
+    board's) and the rest given to the check: the same verdict, message, clauses named (counted from the
+    base's first) and core as the whole formula given at once; the base serves several checks unchanged
+    (the proof whole, then with a step dropped, which may fail)."""
+    formula, steps = refuted(seed)
+    base = rup_check.loaded_base(rup_check._flatten(formula[:cut]), 8)
+    assert base is not None
+    dropped = [step for k, step in enumerate(steps) if k != drop % len(steps)]
+    wanted = [list(step[1]) for step in steps if not step[0] and step[1]][:2] if goals else None
+    for proof in (render_drup(steps), render_drup(dropped), render_drup(steps)):
+        whole = check_proof(formula, proof, 8, goals=wanted, used=True)
+        split = check_proof(rup_check._flatten(formula[cut:]), proof, 8, goals=wanted, used=True, base=base)
+        assert (split.valid, split.message, split.checked, split.lemmas, split.deletions) == (
+            whole.valid,
+            whole.message,
+            whole.checked,
+            whole.lemmas,
+            whole.deletions,
+        )
+        assert (None if split.used is None else list(split.used)) == (None if whole.used is None else list(whole.used))
+        assert split.core == whole.core
+
+
+def test_a_loaded_base_refuses_another_variable_count() -> None:
+    needs_c()
+    base = rup_check.loaded_base(rup_check._flatten([[1, 2], [-1]]), 3)
+    with pytest.raises(ValueError, match="variable count"):
+        check_proof(rup_check._flatten([[-2]]), b"0\n", 4, used=True, base=base)
+    with pytest.raises(ValueError, match="beyond"):
+        rup_check.loaded_base(rup_check._flatten([[1, 5]]), 3)
+    assert check_proof(rup_check._flatten([[-2]]), b"0\n", 3, used=True, base=base).valid

@@ -228,6 +228,7 @@ def check_proof(
     goals: list[Clause] | None = None,
     lrat: bool = False,
     used: bool = False,
+    base: Any = None,
 ) -> CheckReport:
     """Check a DRUP proof text (bytes) against ``clauses``; literals may name variables 1..``variables``.
 
@@ -244,7 +245,9 @@ def check_proof(
     clause given twice as its first), so a cube-and-conquer split's node need derive only those of the
     clauses it passes on that the cubes below it used; and ``core``, the lemmas it checked as a DRUP
     proof of their own (in order, no deletion; the empty clause after them for a refutation), which
-    proves the same from those clauses alone.
+    proves the same from those clauses alone.  ``base`` (with ``used``; from :func:`loaded_base` with the
+    same ``variables``): a formula loaded once, and ``clauses`` those given after its own (the indexes
+    count its clauses first).
     """
     start = time.perf_counter()
     flat = clauses if isinstance(clauses, array) else _flatten(clauses)
@@ -280,7 +283,7 @@ def check_proof(
     written = rested = core = None
     if used:
         flat_goals = None if goals is None else _flatten(goals)
-        answer = _drup.check(flat, bound, proof, MAX_LINE, flat_goals, lrat, True)
+        answer = _drup.check(flat, bound, proof, MAX_LINE, flat_goals, lrat, True, base)
         code, line, lemmas, deletions, checked, detail, written, ids, core = answer
         if ids is not None:  # from 0 already (a side-8 check names some 150,000)
             rested = array("i")
@@ -300,6 +303,17 @@ def check_proof(
         valid, lemmas, deletions, checked, seconds, message, failed_at, code == 4, written, rested, core
     )
     return _about_goals(report, proof_lines, goals)
+
+
+def loaded_base(clauses: array, variables: int) -> Any:
+    """``clauses`` (flat) loaded once by the C checker, for many :func:`check_proof` calls' ``base``; None
+    where the C checker (or its ``base``, in an older build) is not there.
+
+    Why: a cube-and-conquer node's check is the formula (150,000 clauses on side 8, some 15 ms to load)
+    with a few clauses more; each check starts from a copy of the formula loaded instead.
+    """
+    make = getattr(_drup, "base", None)
+    return None if make is None else make(clauses, variables)
 
 
 def _c_message(code: int, line: int, checked: int, detail: Any, goals: int, bound: int) -> str:

@@ -48,7 +48,7 @@ import hashlib
 import time
 from array import array
 from bisect import bisect_left, bisect_right
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
@@ -57,7 +57,7 @@ from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.result import Move
 from sigmar.runners.checking.cubes_check import premises
-from sigmar.runners.checking.rup_check import CheckReport, check_proof, unflatten
+from sigmar.runners.checking.rup_check import CheckReport, check_proof, loaded_base, unflatten
 
 _core: ModuleType | None
 try:
@@ -152,6 +152,21 @@ def _formula(board: Board) -> tuple[Any, array]:
     return _encoded[1], _encoded[2]
 
 
+_base: tuple[str, Any] | None = None  # the last board's formula loaded by the C checker, kept across its checks
+
+
+def _loaded(board: Board, flat: array, variables: int) -> Any:
+    """The board's formula loaded by the C checker once, each node's check starting from a copy of it (None
+    where the C checker cannot): some 15 ms of a side-8 check's loading, which most small nodes' proofs
+    did not take to check."""
+    global _base
+    key = format_board(board, with_name=False)
+    if _base is None or _base[0] != key:
+        _base = None  # the last board's goes first
+        _base = (key, loaded_base(flat, variables))
+    return _base[1]
+
+
 def prepare(board: Board) -> None:
     """Encode the board and import the solver here ahead of this worker's first node of it.
 
@@ -170,24 +185,42 @@ def job_digest(board: Board, node: int, cube: tuple[int, ...]) -> str:
 
 
 class _Solver:
-    """A solver of the board's formula with the clauses passed in, its proof logged to memory."""
+    """A solver of the board's formula under a cube with the clauses passed in, its proof logged to memory.
 
-    def __init__(self, run: str, formula: Any, prover: str, passed_on: tuple[array, ...]) -> None:
+    A new solver takes the unit clauses first (its cube's literals, and those passed on), then the
+    formula, then the other clauses passed on, and starts its log after them.  Why: Glucose drops a
+    clause it is given that the literals fixed so far satisfy, without a word, but deletes one they
+    satisfy once it holds it, and logs each such deletion; given the formula first and the cube after,
+    a cold node's first solve wrote a line for every clause of the formula its cube satisfies (side-8
+    deal 890: 0.8-3.2 MB of deletions, 35-110 ms of a node's 45-120 ms of solving for 3-118
+    conflicts).  A clause shortened on the way in by a literal already false is not logged either:
+    every clause the solver then holds follows by unit propagation from the formula, the cube and the
+    clauses passed on, which is what the node's proof is checked against, so each lemma it logs is
+    still one the check derives (:func:`check`).  The formula keeps its place before the clauses
+    passed on (the solver's order of watches, so its search, stays closer to the single proof's).
+    """
+
+    def __init__(
+        self, run: str, formula: Any, prover: str, passed_on: tuple[array, ...], cube: tuple[int, ...] = ()
+    ) -> None:
         from pysat.solvers import Solver
 
         from sigmar.encoders.cnf.proof_log import ProofLog, clause_adder
 
         self.run, self.node = run, -1
-        self.cube: tuple[int, ...] = ()  # the literals given as unit clauses so far
+        self.cube = cube  # the literals given as unit clauses so far
         self.sat = Solver(name=prover)
         try:
             add = clause_adder(self.sat, prover)
-            for clause in formula.clauses:
-                add(clause)
-            self.log = ProofLog(self.sat, prover)
-            for clauses in passed_on:  # a clause with a literal false at the top level is logged shorter
+            units = [[literal] for literal in cube]
+            rest: list[list[int]] = []
+            for clauses in passed_on:
                 for clause in unflatten(clauses):
-                    add(clause)
+                    (units if len(clause) == 1 else rest).append(clause)
+            deque(map(add, units), maxlen=0)
+            deque(map(add, formula.clauses), maxlen=0)
+            deque(map(add, rest), maxlen=0)
+            self.log = ProofLog(self.sat, prover)
         except BaseException:
             self.sat.delete()
             raise
@@ -217,7 +250,7 @@ def _solver_for(job: NodeJob, formula: Any) -> tuple[_Solver, bool]:
     kept = _kept.pop((job.run, job.parent), None) if job.warm and job.parent is not None else None
     if kept is not None:
         return kept, True
-    solver = _Solver(job.run, formula, job.prover, job.passed_on)
+    solver = _Solver(job.run, formula, job.prover, job.passed_on, job.cube)
     if job.activities is not None:  # scaled to at most 1: the child's own first bumps weigh as much
         top = max(job.activities, default=0.0) or 1.0
         solver.sat.set_activities({v: a / top for v, a in enumerate(job.activities, 1) if a})
@@ -383,9 +416,10 @@ def check(job: CheckJob) -> CheckDone:
     formula, flat = _formula(job.board)
     cpu = time.process_time()
     start = time.perf_counter()
-    base = premises(flat, job.cube, list(job.passed_on))
+    loaded = _loaded(job.board, flat, formula.nv)
+    given = premises(array("i") if loaded is not None else flat, job.cube, list(job.passed_on))
     goals = None if job.goals is None else unflatten(job.goals)
-    report = check_proof(base, job.proof, formula.nv, goals=goals, used=True)
+    report = check_proof(given, job.proof, formula.nv, goals=goals, used=True, base=loaded)
     return CheckDone(
         job.node,
         job_digest(job.board, job.node, job.cube),
