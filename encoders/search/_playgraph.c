@@ -347,9 +347,10 @@ INLINE uint32_t dead_types(const Spec *s, mask occ) {
     return dead;
 }
 
-/* Every legal move of occ as a removal mask, in certificates.legal_moves' order, and its type; -1 past `room`. */
-INLINE long moves_of(const Spec *s, mask occ, mask fr, mask *out, uint8_t *type, long room) {
-    long c = 0;
+/* Every legal move of occ as a removal mask, in certificates.legal_moves' order, and its type, leaving out those
+ * of the types in `skip` (counted only): how many are listed (-1 past `room`), every legal move counted in *all. */
+INLINE long moves_of(const Spec *s, mask occ, mask fr, mask *out, uint8_t *type, long room, uint32_t skip, long *all) {
+    long c = 0, skipped = 0;
     int salts[MAXT], ns = 0;
 #define PUT(m, t)                  \
     do {                           \
@@ -361,13 +362,22 @@ INLINE long moves_of(const Spec *s, mask occ, mask fr, mask *out, uint8_t *type,
     for (int e = 0; e < 4; e++) {
         int t[MAXT], nt = 0;
         for (mask x = fr & s->el[e]; x; x &= x - 1) t[nt++] = low_index(x);
-        for (int a = 0; a < nt; a++)
-            for (int b = a + 1; b < nt; b++) PUT((mask)1 << t[a] | (mask)1 << t[b], e);
-        for (int k = 0; k < ns; k++)
-            for (int a = 0; a < nt; a++) PUT((mask)1 << salts[k] | (mask)1 << t[a], 4 + e);
+        if (skip >> e & 1)
+            skipped += nt * (nt - 1) / 2;
+        else
+            for (int a = 0; a < nt; a++)
+                for (int b = a + 1; b < nt; b++) PUT((mask)1 << t[a] | (mask)1 << t[b], e);
+        if (skip >> (4 + e) & 1)
+            skipped += ns * nt;
+        else
+            for (int k = 0; k < ns; k++)
+                for (int a = 0; a < nt; a++) PUT((mask)1 << salts[k] | (mask)1 << t[a], 4 + e);
     }
-    for (int a = 0; a < ns; a++)
-        for (int b = a + 1; b < ns; b++) PUT((mask)1 << salts[a] | (mask)1 << salts[b], T_SALT_PAIR);
+    if (skip >> T_SALT_PAIR & 1)
+        skipped += ns * (ns - 1) / 2;
+    else
+        for (int a = 0; a < ns; a++)
+            for (int b = a + 1; b < ns; b++) PUT((mask)1 << salts[a] | (mask)1 << salts[b], T_SALT_PAIR);
     {
         int v[MAXT], nv = 0, m[MAXT], nm = 0;
         for (mask x = fr & s->vitae; x; x &= x - 1) v[nv++] = low_index(x);
@@ -389,7 +399,7 @@ INLINE long moves_of(const Spec *s, mask occ, mask fr, mask *out, uint8_t *type,
         for (int g = 0; g < 5; g++) {
             sizes[g] = 0;
             for (mask x = groups[g]; x; x &= x - 1) ids[g][sizes[g]++] = low_index(x);
-            if (!sizes[g]) return c;
+            if (!sizes[g]) goto listed;
         }
         int pick[5] = {0, 0, 0, 0, 0};
         for (;;) {
@@ -402,6 +412,8 @@ INLINE long moves_of(const Spec *s, mask occ, mask fr, mask *out, uint8_t *type,
         }
     }
 #undef PUT
+listed:
+    *all = c + skipped;
     return c;
 }
 
@@ -438,6 +450,7 @@ typedef struct {
     mask *waited;    /* its free tiles that a tile not free waits on (in one of its windows) */
     uint64_t *counts; /* its key's counts (the loose tiles of each kind) */
     uint16_t *k;     /* its legal moves */
+    uint16_t *kf;    /* those followed (fwd holds their ends): the moves after which the counts cannot pair up aside */
     uint64_t n, cap;
     uint64_t edge_base, nedges; /* where its positions' moves' ends start in Walk.fwd, and how many */
 } Layer;
@@ -661,6 +674,9 @@ static int layer_room(Layer *layer, uint64_t need) {
     uint16_t *k = realloc(layer->k, sizeof(uint16_t) * more);
     if (!k) return -1;
     layer->k = k;
+    uint16_t *kf = realloc(layer->kf, sizeof(uint16_t) * more);
+    if (!kf) return -1;
+    layer->kf = kf;
     layer->cap = more;
     return 0;
 }
@@ -724,21 +740,24 @@ HOT static void generate(Gen *g) {
         mask occ = cur->occ[i], fr = cur->fr[i], waited = cur->waited[i];
         uint64_t counts = cur->counts[i];
         if (g->prune && stuck(s, occ, fr)) { /* dead, and no move of it is followed (climb() finds it dead) */
-            cur->k[i] = 0;
+            cur->k[i] = cur->kf[i] = 0;
             g->cut++;
             continue;
         }
-        long km = moves_of(s, occ, fr, moves, types, MAXK + 1);
-        if (km < 0 || km > MAXK) {
+        /* The moves after which the tile counts cannot pair up are counted, not listed (a quarter of the moves on
+         * side-6 boards): each leads to a dead position, which climb() knows from k and kf. */
+        long all, km = moves_of(s, occ, fr, moves, types, MAXK + 1, dead_types(s, occ), &all);
+        if (km < 0 || all > MAXK) {
             g->too_many = 1;
             break;
         }
-        cur->k[i] = (uint16_t)km;
-        g->followed += km;
+        cur->k[i] = (uint16_t)all;
+        cur->kf[i] = (uint16_t)km;
+        g->followed += all;
+        g->cut += all - km;
         /* A move takes free tiles only, so a child's blocked tiles are occ's less those it frees: when it
          * frees none (most moves), what they wait on is occ's too. */
         mask blocked = occ & ~fr, core = occ & (blocked | waited | s->metals), loose = occ & ~core;
-        uint32_t dead = dead_types(s, occ);
         uint32_t stamp = ++g->stamp;
         int nseen = 0;
         /* Taking a loose tile frees nothing and leaves the core as it is, so the position after a move is
@@ -762,19 +781,12 @@ HOT static void generate(Gen *g) {
                 if (e->stamp == stamp) {
                     next->known = SAME;
                     next->same = e->at;
-                    if (nexts[e->at].known == DEAD) g->cut++;
                     continue;
                 }
                 if (nseen < SEEN_SLOTS / 2) { /* (half full at most: a free slot ends every look) */
                     *e = (Seen){taken, units, stamp, (int32_t)(nb - 1)};
                     nseen++;
                 }
-            }
-            int t = types[j];
-            if (dead >> t & 1) {
-                next->known = DEAD;
-                g->cut++;
-                continue;
             }
             next->known = EMPTY;
             if (!taken) { /* loose tiles only */
@@ -1183,7 +1195,7 @@ typedef struct {
     const uint8_t *flen;
     /* what the share found, merged after */
     uint64_t nids;
-    int overflow, stopped, trap_found, trap_index, first, safe_first;
+    int overflow, stopped, trap_found, trap_index, first, safe_first; /* trap_index: among the moves followed */
     mask trap_before;
 } Climb;
 
@@ -1227,7 +1239,7 @@ HOT static void climb_layer(Climb *c) {
     double deadline = c->w->deadline;
     int d = c->d, trap_depth = c->w->trap_depth;
     for (uint64_t i = c->from; i < c->to; i++) {
-        int km = layer->k[i], alive = 0, first_dead = -1;
+        int km = layer->kf[i], alive = 0, first_dead = -1; /* km: the moves followed; first_dead: among them */
         u128 seq = 0;
         double seqd = 0, safe = 0;
         uint64_t *rec = c->here + i * c->stride_here;
@@ -1268,7 +1280,7 @@ HOT static void climb_layer(Climb *c) {
             alive++;
         }
         if (d == 0 && i == 0) {
-            c->first = km;
+            c->first = layer->k[i];
             c->safe_first = alive;
         }
         memset(rec + 4, 0, sizeof(uint64_t) * w_here);
@@ -1280,8 +1292,9 @@ HOT static void climb_layer(Climb *c) {
         c->nids++;
         Vals vals = {seq, seqd, safe + alive * seqd};
         memcpy(rec, &vals, sizeof vals);
-        times_factor(rec + 4, w_here, acc, (uint32_t)sw, c->fpool + c->foff[km], c->flen[km], c->prod);
-        if (first_dead >= 0 && !c->trap_found && d + 1 > trap_depth) {
+        int k = layer->k[i];
+        times_factor(rec + 4, w_here, acc, (uint32_t)sw, c->fpool + c->foff[k], c->flen[k], c->prod);
+        if ((first_dead >= 0 || km < k) && !c->trap_found && d + 1 > trap_depth) {
             c->trap_found = 1;
             c->trap_before = layer->occ[i];
             c->trap_index = first_dead;
@@ -1427,9 +1440,9 @@ static int climb(Walk *w) {
         uint64_t half = n, e_half = 0;
         if (two) {
             uint64_t total = layer->nedges + 4 * n, work = 0;
-            for (half = 0; half < n && 2 * (work + layer->k[half] + 4) <= total; half++) {
-                work += layer->k[half] + 4;
-                e_half += layer->k[half];
+            for (half = 0; half < n && 2 * (work + layer->kf[half] + 4) <= total; half++) {
+                work += layer->kf[half] + 4;
+                e_half += layer->kf[half];
             }
         }
         for (int t = 0; t < 2; t++) {
@@ -1470,7 +1483,8 @@ static int climb(Walk *w) {
         /* this layer's moves are the last in fwd: done with (fwd is not shrunk: it is kept for the next walk) */
         w->nfwd = layer->edge_base;
         free(layer->k);
-        layer->k = NULL;
+        free(layer->kf);
+        layer->k = layer->kf = NULL;
     }
     memcpy(&w->start_vals, below, sizeof(Vals));
     w->start_alive = w->start_vals.seqd != 0;
@@ -1552,10 +1566,19 @@ static int walk(Walk *w, mask full, mask fr) {
     w->forward_done = now();
     out = climb(w);
     if (out == 0 && w->trap_depth >= 0) {
-        /* the losing move: its place in the trap position's list of moves */
+        /* the losing move, the first of the trap position's list whose position after is dead: one the tile counts
+         * show dead (not followed), or the trap_index-th followed */
         mask *moves = w->gen[0].moves;
-        long km = moves_of(w->s, w->trap_before, free_set(w->s, w->trap_before), moves, w->gen[0].types, MAXK + 1);
-        w->trap_move = w->trap_index < km ? moves[w->trap_index] : 0;
+        uint8_t *types = w->gen[0].types;
+        long all, km = moves_of(w->s, w->trap_before, free_set(w->s, w->trap_before), moves, types, MAXK + 1, 0, &all);
+        uint32_t dead = dead_types(w->s, w->trap_before);
+        w->trap_move = 0;
+        for (long j = 0, followed = 0; j < km; j++) {
+            if (dead >> types[j] & 1 || followed++ == w->trap_index) {
+                w->trap_move = moves[j];
+                break;
+            }
+        }
     }
     goto done;
 no_memory:
@@ -1587,6 +1610,7 @@ static void free_walk(Walk *w) {
         free(w->layers[d].waited);
         free(w->layers[d].counts);
         free(w->layers[d].k);
+        free(w->layers[d].kf);
     }
     kept_put(&kept_fwd, w->fwd, sizeof(int32_t) * w->fwd_cap);
     w->fwd = NULL;
