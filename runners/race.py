@@ -119,9 +119,12 @@ class RacePolicy:
     PARTNER_DELAY = 0.01
     CLAIMS_WAIT = 2.0
 
-    # The DRUP check's own encoding of the board (0.08-0.12 s on side 6) is made in a thread of the
-    # runner while the partner still proves, once the board has outlived most of the leader's wins.
+    # The DRUP check's own encoding of the board (some 25 ms of CPU on a side-6 board) is made by the runner
+    # while the partner still proves: with the leader in a worker, in a thread PREPARE_AFTER seconds into the
+    # board; with search leading in the runner's own process, once search has had PREPARE_SHARE of its head
+    # start (its own clock; the partner has joined by then), between two of search's steps (_Heat._prepare).
     PREPARE_AFTER = 0.05
+    PREPARE_SHARE = 0.5
 
     # How long ``search`` runs in the runner's own process on the first board, before it has won
     # any (afterwards: its head start).  Side-6 boards take it 5-15 ms; a refutation by a stuck set
@@ -218,6 +221,7 @@ class RacePolicy:
             staggered = self.stagger > 0 and len(self.names) > 1
             budget = self.inline_budget()
             release_at = start + budget
+            prepare = max(min(self.PARTNER_DELAY, budget), self.PREPARE_SHARE * budget)
             return Plan(
                 leader=INLINE,
                 partner=None,
@@ -227,7 +231,7 @@ class RacePolicy:
                 partner_at=start + min(self.PARTNER_DELAY, budget) if staggered else None,
                 release_at=release_at,
                 hold_until=release_at + self.CLAIMS_WAIT,
-                prepare_at=start + self.PREPARE_AFTER if staggered else None,
+                prepare_at=start + prepare if staggered else None,
             )
         order = self.order()
         leader = order[0]
@@ -602,6 +606,10 @@ class Race:
         if heat.copy is not None:
             heat.copy.kill()  # answered, or stopped above: it ends now, reaped
             self.copy = None
+        if heat.prepared:  # the check's encoding made ahead, and not used up by a check: it stops being made
+            from sigmar.runners.checking import fresh_formula
+
+            fresh_formula.release(board)
         elapsed = time.perf_counter() - start
         outcome = heat.outcome
         if winner is not None and winner.verified:
@@ -707,6 +715,14 @@ def count_board(race: Race, board: Board, notion: Notion, time_limit: float | No
 # How long, from its start, the runner waits for the child that finds out which backends certify (Race.settle).
 PROBE_WAIT = 10.0
 
+# The largest side on which the DRUP check's encoding is made while search runs in the runner's own process
+# (``_Heat._prepare``): side 6 takes some 25 ms, side 8 a tenth of a second and more.
+INLINE_PREPARE_DIM = 6
+
+# The families whose "no" is a DRUP proof, checked against the runner's own encoding of the board
+# (:mod:`~sigmar.runners.checking.fresh_formula`): the encoding is made ahead for them alone.
+DRUP_FAMILIES = frozenset({"cnf"})
+
 
 def _certifying(names: tuple[str, ...]) -> frozenset[str]:
     """Of ``names``, the backends whose "no" comes with a certificate."""
@@ -741,7 +757,7 @@ def _warm_checks(names: list[str]) -> None:
 
         from sigmar.models import output_files  # noqa: F401  # a certificate's files
         from sigmar.runners.checking import closure, dead_states_check  # noqa: F401
-    if any(registry.split_name(name)[0] == "cnf" for name in names):
+    if any(registry.split_name(name)[0] in DRUP_FAMILIES for name in names):
         from sigmar.encoders.cnf import build_formula  # noqa: F401
         from sigmar.runners.checking import drup_check  # noqa: F401
 
@@ -909,6 +925,7 @@ class _Heat:
         self.held: list[str] = []  # claim-only backends waiting while the partner proves
         self.late = False  # the head start ran out: a hard board
         self.prepare_due: float | None = self.plan.prepare_at
+        self.prepared = False  # the DRUP check's encoding was asked for ahead (:meth:`_prepare`)
         race.trace("board", at=start)
         if self.inline is None:
             self.dispatch(self.plan.first, start)
@@ -970,12 +987,11 @@ class _Heat:
             self.race.trace("join", *self.held)
             self.dispatch(self.held, now, low=RacePolicy.OTHERS_NICENESS)
             self.held = []
-        # The runner is idle while the workers prove; not while search runs here.
         if (
             self.prepare_due is not None
             and self.partner_due is None
             and clock >= self.prepare_due
-            and not self.inline_running
+            and self._may_prepare()
         ):
             self._prepare()
 
@@ -998,14 +1014,38 @@ class _Heat:
     def _partner_busy(self) -> bool:
         return self.partner is not None and (self.partner in self.running or self.partner in self.waiting)
 
+    def _may_prepare(self) -> bool:
+        """Whether the check's encoding may be made now: not while search runs here on a board larger than
+        ``INLINE_PREPARE_DIM`` (its encoding takes a tenth of a second and more; such boards' partner proves for
+        seconds, and the encoding is made once search has stopped or gone on in its copy)."""
+        return not self.inline_running or self.board.dim <= INLINE_PREPARE_DIM
+
     def _prepare(self) -> None:
-        """The partner is still at work: the runner makes the DRUP check's own encoding meanwhile."""
+        """The partner is still at work: the runner makes the DRUP check's own encoding meanwhile, when the
+        partner's "no" is a DRUP proof, in a thread (the runner only waits for answers).
+
+        Also while search runs here (past ``PREPARE_SHARE`` of its head start), on a board of side
+        ``INLINE_PREPARE_DIM`` at most, in this tick: search waits the encoding's 25 ms of CPU (taken off its
+        own clock), where made only once search had stopped it came after the partner's answer, on the way to
+        the board's end (the public solver's dense deal 4, the batch's first board the partner wins: 40 ms
+        between cnf's answer and its check; issue 48).  Not in a thread then: on a loaded machine every hand-over
+        of the interpreter between search and that thread waited for the scheduler, and search took twice as
+        long."""
+        if self.partner in self.waiting:
+            return  # still ending its last board: it proves this one next (asked again at the next look)
         self.prepare_due = None
-        if self.partner in self.running:
+        if self.partner in self.running and registry.split_name(self.partner)[0] in DRUP_FAMILIES:
             from sigmar.runners.checking import fresh_formula
 
             self.race.trace("prepare", self.partner)
-            fresh_formula.prepare(self.board)
+            self.prepared = True
+            if not self.inline_running:
+                fresh_formula.prepare(self.board)
+                return
+            cpu = time.thread_time()
+            with contextlib.suppress(Exception):  # kept with the encoding: the check says it
+                fresh_formula.fresh(self.board)
+            self.inline_cpu += time.thread_time() - cpu  # not search's: its clock leaves it out
 
     def _release(self, now: float, clock: float) -> None:
         """The others join: the leader did not answer within its head start, or answered without winning.
@@ -1048,7 +1088,9 @@ class _Heat:
             self.release_due,
             self.partner_due,
             self.plan.hold_until if self.held else None,
-            self.prepare_due if self.partner_due is None and not self.inline_running else None,
+            self.prepare_due
+            if self.partner_due is None and self.partner not in self.waiting and self._may_prepare()
+            else None,
         ):
             if due is not None:
                 until = due + lag if until is None else min(until, due + lag)

@@ -326,6 +326,27 @@ def test_an_encoding_made_at_check_time_is_kept_for_the_check_until_released() -
     fresh_formula.release(board)
 
 
+def test_an_encoding_made_ahead_stops_once_it_is_not_wanted() -> None:
+    """The race asks for the check's encoding while search may still settle the board: released (the board
+    settled) or replaced by another board's, one still being made stops at its next step, and is never served."""
+    from sigmar.runners.checking import fresh_formula
+
+    boards = read_boards(UNSOLVABLE)
+    board, other = boards[0], next(b for b in boards if b.tiles != boards[0].tiles)
+    slot = fresh_formula._Slot(board)
+    slot.dropped = True
+    with pytest.raises(fresh_formula.Dropped):
+        fresh_formula.encode(board, slot)
+    fresh_formula.prepare(board)
+    first = fresh_formula._slot
+    fresh_formula.prepare(other)
+    assert first is not None and first.dropped, "another board's encoding asked for: the first one goes on"
+    fresh_formula.release(other)
+    assert not fresh_formula.prepared(other) and not fresh_formula.prepared(board)
+    assert fresh_formula.fresh(board).body == fresh_formula.encode(board).body, "a dropped one was served"
+    fresh_formula.release(board)
+
+
 # ---------------------------------------------------------------- sigmar check
 
 

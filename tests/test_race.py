@@ -745,8 +745,10 @@ def test_claim_only_backends_join_after_a_while_if_the_partner_proves_on(fakes, 
 
 def test_the_check_is_prepared_while_the_partner_proves(fakes, boards, monkeypatch) -> None:
     """Past PREPARE_AFTER with the partner still at work, the runner encodes the board for the DRUP check."""
+    from sigmar.runners import race as race_module
     from sigmar.runners.checking import fresh_formula
 
+    monkeypatch.setattr(race_module, "DRUP_FAMILIES", frozenset({"honest"}))  # the fake proves as cnf does
     monkeypatch.setattr(RacePolicy, "PREPARE_AFTER", 0.0)
     monkeypatch.setenv("SIGMAR_FAKE_DELAY", "0.3")
     with Race(["broken:hang", "honest:slow"], stagger=30.0) as race:
@@ -755,9 +757,52 @@ def test_the_check_is_prepared_while_the_partner_proves(fakes, boards, monkeypat
         race.events = []
         race.solve(boards["pair"], 60.0)
         assert _events(race, "prepare") == ["honest:slow"]
-    assert fresh_formula.prepared(boards["pair"])
-    made = fresh_formula.fresh(boards["pair"])
-    assert made.body == fresh_formula.encode(boards["pair"]).body
+    assert not fresh_formula.prepared(boards["pair"]), "the encoding made ahead outlived its board"
+
+
+def _search_spins_until_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """search here takes CPU time (the race's clock for it) until it is stopped, then gives up."""
+    from sigmar.encoders.search import SearchBackend
+
+    def solve(self: SearchBackend, board: object, time_limit: float | None = None) -> Result:
+        self._stopped = False
+        while not self._stopped:
+            sum(range(2000))  # Python bytecodes: the timer's ticks run between them
+        return Result(Status.UNKNOWN, self.name, message="stopped")
+
+    monkeypatch.setattr(SearchBackend, "solve", solve)
+
+
+@pytest.mark.parametrize(("drup", "largest"), [(True, 6), (False, 6), (True, 2)])
+def test_the_check_is_prepared_while_search_leads_here(fakes, boards, monkeypatch, drup, largest) -> None:
+    """With search running in this process, the DRUP check's encoding is made meanwhile once search has had its
+    share of its head start and the partner proves (dense deal 4 of the public solver's waited for it after
+    cnf's answer): only for a partner whose "no" is a DRUP proof, and only on a board small enough
+    (INLINE_PREPARE_DIM; the pair is side 3)."""
+    from sigmar.runners import race as race_module
+    from sigmar.runners.checking import fresh_formula
+
+    monkeypatch.setattr(race_module, "INLINE_PREPARE_DIM", largest)
+    if drup:
+        monkeypatch.setattr(race_module, "DRUP_FAMILIES", frozenset({"honest"}))  # the fake proves as cnf does
+    _search_spins_until_stopped(monkeypatch)
+    monkeypatch.setattr(RacePolicy, "FIRST_HEAD_START", 30.0)  # search leads for the whole board
+    monkeypatch.setattr(RacePolicy, "PREPARE_SHARE", 0.0)  # the encoding as soon as the partner joins
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "0.5")
+    fresh_formula.release(boards["pair"])
+    with Race(["search", "honest:slow"], stagger=0.02) as race:
+        race.settle()
+        race.late_wins["honest:slow"] = 3  # the partner
+        race.events = []
+        outcome = race.solve(boards["pair"], 60.0)
+        kinds = [(kind, names) for _, kind, names in race.events]
+    assert outcome.result.backend == "honest:slow"
+    assert ("start", ("honest:slow",)) in kinds and ("release", ()) not in kinds, "search did not lead throughout"
+    if drup and largest >= boards["pair"].dim:
+        assert kinds.index(("prepare", ("honest:slow",))) < kinds.index(("answer", ("honest:slow",)))
+    else:
+        assert "prepare" not in [kind for kind, _ in kinds], "encoded while search ran, or for no DRUP proof"
+    assert not fresh_formula.prepared(boards["pair"]), "the encoding made ahead outlived its board"
 
 
 def test_a_pause_stops_the_process_groups_the_worker_started(fakes, boards, tmp_path, monkeypatch) -> None:
@@ -841,6 +886,22 @@ def test_the_inline_budget_is_the_first_head_start_until_search_has_won() -> Non
     assert policy.inline_budget() == RacePolicy.FIRST_HEAD_START
     policy.won("search", 0.2)
     assert policy.inline_budget() == pytest.approx(min(0.4, RacePolicy.HEAD_START_CAP))
+
+
+def test_search_here_has_its_share_of_the_head_start_before_the_check_is_prepared() -> None:
+    """With search leading here, the DRUP check's encoding is made once search has had PREPARE_SHARE of its
+    head start (on its own clock), never before its partner joins, always before the others do."""
+    policy = RacePolicy(["search", "cnf"], stagger=0.02)
+    for seconds in (0.01, 0.1):
+        policy.won("search", seconds)
+        plan = policy.plan(start=100.0, inline=True)
+        budget = policy.inline_budget()
+        assert plan.partner_at is not None and plan.prepare_at is not None
+        assert plan.prepare_at == pytest.approx(
+            100.0 + max(RacePolicy.PARTNER_DELAY, RacePolicy.PREPARE_SHARE * budget)
+        )
+        assert plan.partner_at <= plan.prepare_at < plan.release_at
+    assert RacePolicy(["search"], stagger=0.02).plan(start=0.0, inline=True).prepare_at is None, "nobody to join"
 
 
 def test_a_race_told_of_more_than_one_board_starts_its_workers_ahead(fakes, boards) -> None:

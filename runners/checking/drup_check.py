@@ -13,6 +13,7 @@ acceptable); it shares nothing else.
 from __future__ import annotations
 
 import mmap
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -56,16 +57,16 @@ def check_drup(board: Board, drup: Path, texts: dict[str, str] | None = None) ->
         with input_limits.open_input(drup, DRUP) as stream:
             size = input_limits.regular_size(drup, DRUP)
             if size == 0:
-                report = check_proof(formula.clauses, b"", formula.nv)
+                report = check_proof(own.flat, b"", formula.nv)
             else:
                 with mmap.mmap(stream.inner.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
                     mapped.madvise(mmap.MADV_SEQUENTIAL)
                     if drat_binary.is_binary(mapped[: drat_binary.SNIFF]):  # CaDiCaL's and Kissat's default
-                        report = _check_binary(formula.clauses, formula.nv, mapped, drup)
+                        report = _check_binary(own.flat, formula.nv, mapped, drup)
                     else:
                         skip = len(input_limits.BOM) if mapped[:3] == input_limits.BOM else 0
                         with memoryview(mapped) as view:
-                            report = check_proof(formula.clauses, view[skip:], formula.nv)
+                            report = check_proof(own.flat, view[skip:], formula.nv)
     except InputError as exc:
         raise CertificateError(str(exc)) from None
     except drat_binary.DratError as exc:
@@ -89,13 +90,13 @@ def _check_texts(board: Board, drup: Path, texts: dict[str, str]) -> Verdict:
         raise CertificateError(str(InputError(drup, DRUP.too_large(f"{len(proof):,}"))))
     skip = len(input_limits.BOM) if proof[:3] == input_limits.BOM else 0
     with memoryview(proof) as view:
-        report = check_proof(own.formula.clauses, view[skip:], own.formula.nv)
+        report = check_proof(own.flat, view[skip:], own.formula.nv)
     if report.malformed:
         raise CertificateError(f"{drup}: {report.message}")
     return Verdict(report.valid, f"{drup.name}: {report.message} ({report.lemmas:,} lemmas)")
 
 
-def _check_binary(clauses: list[list[int]], nv: int, mapped: mmap.mmap, drup: Path) -> Any:
+def _check_binary(clauses: array[int], nv: int, mapped: mmap.mmap, drup: Path) -> Any:
     """A binary DRAT proof checked as the text it reads as: converted a chunk at a time into a temporary
     file, which is then mapped as a text proof is (memory is a chunk and the map, not the proof many
     times over)."""
