@@ -118,20 +118,24 @@ def test_two_threads_walk_the_same_graph_as_one() -> None:
 
 @pytest.mark.skipif(_playgraph is None, reason="the play graph's C core is not built")
 def test_a_walk_in_the_memory_of_the_walks_before_finds_the_same() -> None:
-    """The core keeps its largest buffers from one walk to the next (the moves' ends, the climb's records): a board
+    """Walks that keep leave their largest buffers to the next (the moves' ends, the climb's records): a board
     walked again after another, in memory holding that other board's graph, gives every figure, size and the trap
-    as before (each buffer is written before it is read)."""
+    as before (each buffer is written before it is read); and a walk that does not keep gives the same."""
     from sigmar.encoders.search.engine import Engine
     from sigmar.encoders.search.playgraph import spec
 
     first = parse_boards((INSTANCES / "real-game.txt").read_text())[0]  # 223,497 positions: megabytes of buffers
     second = parse_boards((INSTANCES / "generated-standard.txt").read_text())[5]
     walked = [
-        _playgraph.walk(spec(Engine(b)), 60.0, 1_000_000, threads) for b in (first, second) * 2 for threads in (1, 2)
+        _playgraph.walk(spec(Engine(b)), 60.0, 1_000_000, threads, True, True)
+        for b in (first, second) * 2
+        for threads in (1, 2)
     ]
+    plain = _playgraph.walk(spec(Engine(first)), 60.0, 1_000_000, 1)  # (frees what the walks above kept)
     assert walked[0][0] and walked[0][10] > 200_000 and walked[2][0]
     assert [w[:-2] for w in walked[4:]] == [w[:-2] for w in walked[:4]]  # (the last two: the phases' seconds)
     assert walked[0][:-2] == walked[1][:-2] and walked[2][:-2] == walked[3][:-2]
+    assert plain[:-2] == walked[0][:-2]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -5,9 +5,11 @@
  * playgraph.py's docstring, which this file follows step for step (the tests hold the two to the
  * same brute force):
  *
- *   walk(spec, seconds, max_states[, threads[, prune]]) -> tuple   (see py_walk() for its fields; threads: 1
- *                                      or 2, by default 2 where the machine has two cores; prune False: no
- *                                      position is looked into for a stuck set, the graph as the moves make it)
+ *   walk(spec, seconds, max_states[, threads[, prune[, keep]]]) -> tuple   (see py_walk() for its fields;
+ *                                      threads: 1 or 2, by default 2 where the machine has two cores; prune
+ *                                      False: no position is looked into for a stuck set, the graph as the moves
+ *                                      make it; keep True: the walk's largest buffers are kept for the next walk
+ *                                      that keeps, see kept_take(); False, the default, frees any kept)
  *   playouts(spec, runs, seed) -> wins          uniformly random legal games
  *
  * spec = (n, elements[4], salt, vitae, mors, quicksilver, quintessence, metal_chain, windows,
@@ -525,6 +527,7 @@ typedef struct {
     /* the threads: a second one where the machine has two cores, and each one's positions after moves */
     Helper helper;
     int helper_on, threads, prune; /* prune: stuck sets may be looked for (expand()) */
+    int keep;                      /* take the kept buffers, and leave this walk's to the next (kept_take()) */
     Gen gen[1 + NBUF]; /* one thread's, then the two threads' buffers (bufs) */
     Gen *bufs;
     Pipe pipe;
@@ -539,12 +542,13 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* The walk's largest buffers (the moves' ends, Walk.fwd, and the climb's two buffers of records: on a side-6
- * board of two million positions some 100 and 2 x 50 MB) are kept from one walk to the next in a process: fresh
- * memory is faulted in and zeroed by the kernel page by page (a tenth of a walk's CPU), and a process that walks
- * many boards (generate --difficulty, the workbench, the benchmark) walks each in the memory of the one before.
- * A kept buffer is marked free to the kernel (MADV_FREE), which takes its pages back when memory runs short (a
- * page taken back reads as zero: every buffer here is written before it is read); at most KEEP_MAX bytes each. */
+/* A walk asked to keep (walk()'s `keep`: a caller that walks many boards in one process, as generate --stats and
+ * --difficulty and the benchmark do) leaves its largest buffers (the moves' ends, Walk.fwd, and the climb's two
+ * buffers of records: on a side-6 board of two million positions some 100 and 2 x 50 MB) to the next such walk:
+ * fresh memory is faulted in and zeroed by the kernel page by page (a tenth of a walk's CPU).  A kept buffer is
+ * marked free to the kernel (MADV_FREE), which takes its pages back when memory runs short (a page taken back
+ * reads as zero: every buffer here is written before it is read); at most KEEP_MAX bytes each.  A walk not asked
+ * to keep frees what is kept (a process whose memory is watched, as the workbench's workers are, holds none). */
 typedef struct {
     void *p;
     size_t bytes;
@@ -553,6 +557,17 @@ static Kept kept_fwd, kept_records[2];
 static pthread_mutex_t kept_mu = PTHREAD_MUTEX_INITIALIZER;
 #define KEEP_MIN ((size_t)1 << 20)
 #define KEEP_MAX ((size_t)512 << 20)
+
+/* Free every kept buffer. */
+static void kept_release(void) {
+    pthread_mutex_lock(&kept_mu);
+    Kept *all[3] = {&kept_fwd, &kept_records[0], &kept_records[1]};
+    for (int i = 0; i < 3; i++) {
+        free(all[i]->p);
+        all[i]->p = NULL;
+    }
+    pthread_mutex_unlock(&kept_mu);
+}
 
 /* The buffer kept in *k (NULL when none), its size in *bytes. */
 static void *kept_take(Kept *k, size_t *bytes) {
@@ -1398,8 +1413,8 @@ static int climb(Walk *w) {
         }
         free(d_den);
         for (int p = 0; p < 2; p++) {
-            size_t kept;
-            records[p] = kept_take(&kept_records[p], &kept);
+            size_t kept = 0;
+            records[p] = w->keep ? kept_take(&kept_records[p], &kept) : NULL;
             if (records[p] && kept >= records_room[p]) {
                 records_room[p] = kept;
                 continue;
@@ -1511,8 +1526,12 @@ done:
         }
     }
     free(parts);
-    kept_put(&kept_records[0], records[0], records_room[0]);
-    kept_put(&kept_records[1], records[1], records_room[1]);
+    for (int p = 0; p < 2; p++) {
+        if (w->keep)
+            kept_put(&kept_records[p], records[p], records_room[p]);
+        else
+            free(records[p]);
+    }
     free(m);
     free(den);
     free(fpool);
@@ -1527,7 +1546,7 @@ done:
 static int walk(Walk *w, mask full, mask fr) {
     int out = STOP;
     w->bufs = &w->gen[1];
-    {
+    if (w->keep) {
         size_t kept;
         w->fwd = kept_take(&kept_fwd, &kept);
         w->fwd_cap = kept / sizeof(int32_t);
@@ -1612,7 +1631,10 @@ static void free_walk(Walk *w) {
         free(w->layers[d].k);
         free(w->layers[d].kf);
     }
-    kept_put(&kept_fwd, w->fwd, sizeof(int32_t) * w->fwd_cap);
+    if (w->keep)
+        kept_put(&kept_fwd, w->fwd, sizeof(int32_t) * w->fwd_cap);
+    else
+        free(w->fwd);
     w->fwd = NULL;
     free(w->num);
     free(w->den);
@@ -1645,15 +1667,16 @@ static PyObject *long_of(const uint64_t *limb, uint32_t len) {
     return out;
 }
 
-/* walk(spec, seconds, max_states[, threads]) -> (complete, stopped_by, numerator, denominator, sequences,
+/* walk(spec, seconds, max_states[, threads[, prune[, keep]]]) -> (complete, stopped_by, numerator, denominator, sequences,
  *   seq_float, safe_sum, first_moves, safe_first, trap, states, alive, followed, cut, walk_seconds,
  *   exact_seconds): the last two the wall time of phase 1 and of phase 2 */
 static PyObject *py_walk(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *spec_obj;
     double seconds;
     unsigned long long max_states;
-    int threads = 0, prune = 1;
-    if (!PyArg_ParseTuple(args, "OdK|ip", &spec_obj, &seconds, &max_states, &threads, &prune)) return NULL;
+    int threads = 0, prune = 1, keep = 0;
+    if (!PyArg_ParseTuple(args, "OdK|ipp", &spec_obj, &seconds, &max_states, &threads, &prune, &keep)) return NULL;
+    if (!keep) kept_release();
     Spec s;
     if (read_spec(spec_obj, &s)) return NULL;
     Walk w;
@@ -1665,6 +1688,7 @@ static PyObject *py_walk(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     w.threads = threads;
     w.prune = prune;
+    w.keep = keep;
     w.deadline = now() + seconds;
     w.max_states = max_states;
     w.trap_depth = -1;

@@ -15,7 +15,7 @@ Spec = tuple[
 ]
 
 def walk(
-    spec: Spec, seconds: float, max_states: int, threads: int = ..., prune: bool = ...
+    spec: Spec, seconds: float, max_states: int, threads: int = ..., prune: bool = ..., keep: bool = ...
 ) -> tuple[
     bool,
     str,

@@ -317,20 +317,28 @@ def play_to(engine: Engine, target: int) -> tuple[int, ...]:
 
 
 def play_graph(
-    board: Board, time_limit: float | None = None, max_states: int | None = None, *, compiled: bool | None = None
+    board: Board,
+    time_limit: float | None = None,
+    max_states: int | None = None,
+    *,
+    compiled: bool | None = None,
+    keep: bool = False,
 ) -> PlayGraph:
     """Walk ``board``'s play graph (module docstring); stopped by ``time_limit`` seconds or ``max_states``
     positions (default: the walk's own limit, :data:`MAX_STATES` or :data:`MAX_STATES_COMPILED`).
 
     The compiled core walks when it is built and the board has at most 64 tiles (``compiled`` False
-    forces the Python walk, True requires the core); both give the same figures.
+    forces the Python walk, True requires the core); both give the same figures.  ``keep``, for a caller that
+    walks many boards in one process: the core keeps its largest buffers for the next walk that keeps (hundreds
+    of megabytes on a large graph, which the kernel may take back; a walk without ``keep`` frees them).
     """
     engine = Engine(board)
     usable = _playgraph is not None and engine.n <= 64
     if compiled and not usable:
         raise ValueError("the play graph's compiled core is not built, or the board has more than 64 tiles")
     if usable if compiled is None else compiled:
-        return _compiled_walk(board, engine, time_limit, MAX_STATES_COMPILED if max_states is None else max_states)
+        limit = MAX_STATES_COMPILED if max_states is None else max_states
+        return _compiled_walk(board, engine, time_limit, limit, keep)
     return _python_walk(board, time_limit, MAX_STATES if max_states is None else max_states)
 
 
@@ -440,13 +448,13 @@ def _kinds(engine: Engine) -> list[int]:
     return [mask for _symbol, mask in sorted(engine.mask.items()) if mask & ~engine.metal_mask]
 
 
-def _compiled_walk(board: Board, engine: Engine, time_limit: float | None, max_states: int) -> PlayGraph:
+def _compiled_walk(board: Board, engine: Engine, time_limit: float | None, max_states: int, keep: bool) -> PlayGraph:
     assert _playgraph is not None
     start = time.perf_counter()
     full = engine.full
     first = list(legal_moves(engine, full, engine.free_set(full))) if full else []
     seconds = 1e9 if time_limit is None else max(time_limit, 0.0)
-    found = _playgraph.walk(spec(engine), seconds, max_states)
+    found = _playgraph.walk(spec(engine), seconds, max_states, 0, True, keep)
     complete, stopped_by, numerator, denominator, sequences, sequences_float, safe_sum = found[:7]
     _first, safe_first, trap_found, states, alive, edges, cut, _walked, _exact = found[7:]
     moves = _Walk.moves_of(engine)

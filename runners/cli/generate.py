@@ -262,7 +262,7 @@ def difficulty_line(board: Board, time_limit: float) -> str:
     """``--stats``' second line: the exact difficulty (docs/explain.md#difficulty), or its sample past the limit."""
     from sigmar.runners.design.difficulty import difficulty, stats_text
 
-    return stats_text(difficulty(board, time_limit, pairings=False))
+    return stats_text(difficulty(board, time_limit, pairings=False, keep=True))  # (a walk a board: keep)
 
 
 def stats_line(board: Board, runs: int, time_limit: float, rng: random.Random) -> str:
@@ -330,7 +330,7 @@ def _in_band(board: Board, band: Band, seed: int, exact: float | None) -> str | 
     )
     if exact is None:
         return said
-    graph = play_graph(board, exact)
+    graph = play_graph(board, exact, keep=True)
     if graph.win is None or not band.holds(float(graph.win)):
         return None
     exactly = f"{float(graph.win):.6f} exactly ({graph.states:,} positions)"

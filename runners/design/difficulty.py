@@ -197,11 +197,13 @@ def difficulty(
     seed: int = 0,
     pairings: bool = True,
     proofs: ProofStore | None = None,
+    keep: bool = False,
 ) -> Difficulty:
     """The figures of ``board`` (module docstring).  The graph, the proved first moves or the trap's certificate,
-    and the pairings count each have ``time_limit`` seconds (the count at most :data:`PAIRINGS_LIMIT`)."""
+    and the pairings count each have ``time_limit`` seconds (the count at most :data:`PAIRINGS_LIMIT`); ``keep``:
+    :func:`~sigmar.encoders.search.playgraph.play_graph`'s, for a caller that walks many boards."""
     start = time.perf_counter()
-    graph = play_graph(board, time_limit, max_states)
+    graph = play_graph(board, time_limit, max_states, keep=keep)
     found_sample = None
     safe_first = graph.safe_first
     trap = None

@@ -63,7 +63,7 @@ def generated(count: int, seed: int) -> list[Board]:
 
 def measure(board: Board, time_limit: float, stats_seed: str) -> dict[str, Any]:
     wall, cpu = time.perf_counter(), time.process_time()
-    graph = play_graph(board, time_limit)
+    graph = play_graph(board, time_limit, keep=True)  # as generate --stats walks its boards
     row: dict[str, Any] = {
         "board": board.name,
         "exact": graph.complete,
