@@ -32,7 +32,9 @@ from tests.conftest import alive
 
 BOARD = deal("dense", 6, 1, 17)
 SOLVABLE = deal("dense", 6, 1, 1)  # about 2,200 conflicts to an assignment
-SMALL = {"cubes": 4, "probe": 100, "budget": 200}
+# Budgets small enough that a side-6 board splits into a few cubes; no side of a split tried first
+# (sides=0: with it this board's split has 2 cubes, too few for the tampering tests; its own test below).
+SMALL = {"cubes": 4, "probe": 100, "budget": 200, "sides": 0}
 
 
 def split(pool: Any, folder: Path, board: Any = BOARD) -> Result:
@@ -728,3 +730,27 @@ def test_a_cold_node_logs_no_deletion_of_what_its_cube_satisfies_and_its_proof_c
     if done.outcome == "refuted":
         checked = cube_node.check(cube_node.CheckJob(BOARD, 2, job.cube, (), None, done.proof))
         assert checked.report.valid, checked.report.message
+
+
+def test_a_node_goes_on_past_a_side_refuted_at_once_and_its_proof_checks(tmp_path: Path) -> None:
+    """When a node's budget runs out, each side of its split variable gets a few conflicts in its own solver
+    as an assumption; a side refuted there makes no cube: the node goes on (at most MAX_GOING_ON times) and
+    its proof, the assumed solves' lemmas in it, checks, as does the certificate.  Without the tries the
+    same board splits into more nodes."""
+    from sigmar.runners.checking.certificates import check_certificate
+
+    def proved(sides: int) -> list[dict[str, Any]]:
+        with ProofStore(tmp_path / str(sides)) as proofs:
+            prover = CubeProver(InProcess(), proofs, **{**SMALL, "sides": sides})
+            result = prover.prove(BOARD, 300)
+            assert result.status is Status.UNSOLVABLE and result.checked, result.message
+            assert result.certificate is not None and result.certificate.file
+            verdict = check_certificate(BOARD, {**result.certificate.json(), "file": result.certificate.file})
+            assert verdict.valid and verdict.unsolvable, verdict.reason
+        return prover.nodes
+
+    with_tries, without = proved(5), proved(0)
+    assert all(n["went_on"] <= cube_node.MAX_GOING_ON for n in with_tries), with_tries
+    assert any(n["went_on"] for n in with_tries), with_tries
+    assert not any(n["went_on"] for n in without)
+    assert len(with_tries) < len(without)

@@ -67,6 +67,10 @@ except ImportError:  # not built: a node reads its proof in Python (_stretch_in_
 
 # How many of the variables its proof used most a node weighs by lookahead for its split.
 LOOKAHEAD_CANDIDATES = 50
+# How many times a node whose budget ran out goes on instead of splitting, a side of its split refuted at
+# once (_try_sides): once, so that a node's task stays within two budgets and the tries (the longest task
+# stays bounded).
+MAX_GOING_ON = 1
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,7 @@ class NodeJob:
     prover: str
     warm: bool = False
     activities: array | None = None  # the parent's variable activities (a cold child starts from them)
+    sides: int = 0  # conflicts for each side of the split before it is made (_try_sides); 0: none tried
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,7 @@ class NodeDone:
     cpu_seconds: float = 0.0  # the worker's CPU for the node: solve, proof, split (its check is apart)
     warm: bool = False  # it went on in its parent's solver
     activities: array | None = None  # a split's variable activities at its end, for its cold child
+    went_on: int = 0  # how many times its budget ran out and it went on, one side of its split refuted at once
 
 
 @dataclass(frozen=True)
@@ -282,16 +288,30 @@ def work(job: NodeJob) -> NodeDone:
         else:
             sat.conf_budget(job.budget)
             answer = sat.solve_limited()
-        conflicts = int((sat.accum_stats() or {}).get("conflicts", 0)) - before
         text = solver.log.read()
+        split, going_on = 0, 0
+        while answer is None:  # the budget ran out: split, unless a side of the split is refuted at once
+            split = choose_split(sat, job.cube, stretch(text, formula.nv, split=True)[2], formula.nv)
+            if going_on == MAX_GOING_ON or not job.sides:
+                break
+            answer, refuted = _try_sides(sat, split, job.sides)
+            text += solver.log.read()
+            if answer is not None or not refuted:
+                break
+            going_on += 1
+            sat.conf_budget(job.budget or 0)
+            answer = sat.solve_limited()
+            text += solver.log.read()
+        conflicts = int((sat.accum_stats() or {}).get("conflicts", 0)) - before
         common: dict[str, Any] = {"job": job_digest(job.board, job.node, job.cube), "conflicts": conflicts}
         if answer:
             moves = tuple(formula.decode(sat.get_model() or []))
             return NodeDone(job.node, "solved", moves=moves, warm=warm, **_timed(start, cpu), **common)
         proof, passes_on, ranked, deleted = stretch(text, formula.nv, split=answer is None)
         if answer is False:  # the cube's units, then a conflict
-            return NodeDone(job.node, "refuted", proof=proof + b"0\n", warm=warm, **_timed(start, cpu), **common)
-        split = choose_split(sat, job.cube, ranked, formula.nv)
+            return NodeDone(
+                job.node, "refuted", proof=proof + b"0\n", warm=warm, went_on=going_on, **_timed(start, cpu), **common
+            )
         activities = array("d", sat.get_activities(range(1, formula.nv + 1)).values())
         for literal in _fixed(sat, deleted):
             passes_on.extend((literal, 0))
@@ -305,12 +325,33 @@ def work(job: NodeJob) -> NodeDone:
             split=split,
             activities=activities,
             warm=warm,
+            went_on=going_on,
             **_timed(start, cpu),
             **common,
         )
     finally:
         if solver is not None:
             solver.close()
+
+
+def _try_sides(sat: Any, split: int, conflicts: int) -> tuple[bool | None, bool]:
+    """Each side of ``split`` given ``conflicts`` in the node's own solver, as an assumption: (True, _) when
+    one has a model (the node's: the board's solution), (None, True) when one is refuted, else (None, False).
+
+    Why: a side refuted in a few hundred conflicts is not worth a cube of its own (on side 8, a solver loaded
+    with the formula and the clauses passed on, the split's look for its variable and fixed literals, two
+    checks more: 100-200 ms of CPU, against 2-200 conflicts for the cold children of the small deals of
+    docs/measured/cubes.md); refuted here, its literal is false at the top level (the solver found it so
+    when it came to assume it), and the node goes on with the other side fixed, in the same solver.  The
+    lemmas learnt meanwhile follow from the node's clauses (an assumption is a decision), so they are
+    part of its proof, checked with it, and passed on when it splits after all.
+    """
+    for side in (-split, split):
+        sat.conf_budget(conflicts)
+        answer = sat.solve_limited(assumptions=[side])
+        if answer is not None:
+            return (True, False) if answer else (None, True)
+    return None, False
 
 
 def _timed(start: float, cpu: float) -> dict[str, Any]:

@@ -64,6 +64,10 @@ DEFAULT_CUBES = 8
 # CPU; 5,000: 1.02x and 1.6x, fewer cubes where a probe refutes its node).
 PROBE_CONFLICTS = 5_000  # a node's budget above depth log2(N)
 CUBE_CONFLICTS = 10_000  # a deeper node's; past it, the cube splits again
+# Each side of a split's variable, in the node's own solver before the split is made: a side refuted within
+# them makes no cube of its own, the node goes on (runners/cubes/node.py _try_sides).  Measured alone on the
+# 13 deals of docs/measured/cubes.md: 19 of their 36 cold children took 2-186 conflicts.
+SIDE_CONFLICTS = 100
 
 
 # Of the calls waiting for a worker, the lowest priority runs first: the solving, then the checks, the
@@ -124,9 +128,10 @@ class CubeProver:
         prover: str = "glucose42",
         probe: int = PROBE_CONFLICTS,
         budget: int | None = CUBE_CONFLICTS,
+        sides: int = SIDE_CONFLICTS,
     ) -> None:
         self.pool, self.proofs, self.cubes, self.prover = pool, proofs, cubes, prover
-        self.probe, self.budget = probe, budget
+        self.probe, self.budget, self.sides = probe, budget, sides
         self.backend = f"cnf:{prover}"
         self.nodes: list[dict[str, Any]] = []  # the last board's nodes, for the benchmark (see node_record)
 
@@ -151,7 +156,17 @@ class CubeProver:
             budget = self.probe if len(cube) < probing else self.budget
             nodes[number] = _Node(number, cube, parent, passed_on, budget, time.perf_counter() - start)
             job = NodeJob(
-                board, run, number, parent, cube, passed_on, budget, self.prover, where is not None, activities
+                board,
+                run,
+                number,
+                parent,
+                cube,
+                passed_on,
+                budget,
+                self.prover,
+                where is not None,
+                activities,
+                self.sides,
             )
             future = self.pool.submit(work, job, key=f"{run}-{number}", prefer=where, priority=SOLVE)
             future.add_done_callback(lambda f, n=number: finished.put((n, "solve", f)))
@@ -420,6 +435,7 @@ def node_record(node: _Node) -> dict[str, Any]:
         record |= {
             "conflicts": done.conflicts,
             "warm": done.warm,
+            "went_on": done.went_on,
             "solve_seconds": round(done.solve_seconds, 4),
             "check_seconds": round(checked.seconds, 4) if checked is not None else None,
             "cpu_seconds": round(done.cpu_seconds, 4),

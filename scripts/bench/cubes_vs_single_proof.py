@@ -61,7 +61,7 @@ from sigmar.runners.checking.certificates import check_certificate
 from sigmar.runners.checking.certify import ProofStore
 from sigmar.runners.checking.rup_check import check_proof
 from sigmar.runners.cubes.pools import DaskPool, LocalPool
-from sigmar.runners.cubes.split import CUBE_CONFLICTS, DEFAULT_CUBES, PROBE_CONFLICTS, CubeProver
+from sigmar.runners.cubes.split import CUBE_CONFLICTS, DEFAULT_CUBES, PROBE_CONFLICTS, SIDE_CONFLICTS, CubeProver
 from tests.loopback import loopback_cluster
 
 WORKERS = (2, 8, 16)
@@ -122,6 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cubes", type=int, default=DEFAULT_CUBES, help=f"N (default {DEFAULT_CUBES})")
     parser.add_argument("--probe", type=int, default=PROBE_CONFLICTS, help="conflicts of a node above depth log2 N")
     parser.add_argument("--budget", type=int, default=CUBE_CONFLICTS, help="conflicts of a deeper node")
+    parser.add_argument(
+        "--sides",
+        type=int,
+        default=SIDE_CONFLICTS,
+        help="conflicts for each side of a split before it is made (0: none)",
+    )
     parser.add_argument("--prover", default=DEFAULT_SOLVER)
     parser.add_argument("--rounds", type=int, default=1, help="repetitions of each deal (medians reported)")
     parser.add_argument("--splits", default="learnt", help=f"choices of the split variable ({', '.join(SPLITS)})")
@@ -133,7 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     splits = args.splits.split(",")
     if any(s not in SPLITS for s in splits) or splits[0] != "learnt":
         parser.error(f"--splits: 'learnt' first, then any of {', '.join(SPLITS)}")
-    settings = f"N={args.cubes}, probe {args.probe:,} conflicts, budget {args.budget:,} conflicts, {args.prover}"
+    settings = (
+        f"N={args.cubes}, probe {args.probe:,} conflicts, budget {args.budget:,} conflicts, "
+        f"sides {args.sides:,} conflicts, {args.prover}"
+    )
     if args.report_only:
         kept = json.loads(Path(args.out).with_suffix(".json").read_text())
         text = report(kept["rows"], kept["settings"], kept["loads"], kept.get("command"), kept.get("date"))
@@ -224,7 +233,15 @@ def split_alone(board: Any, args: argparse.Namespace, proofs: ProofStore, split:
     real = node.choose_split
     node.choose_split = CHOOSERS[split]  # type: ignore[assignment]
     try:
-        prover = CubeProver(Alone(), proofs, cubes=args.cubes, prover=args.prover, probe=args.probe, budget=args.budget)
+        prover = CubeProver(
+            Alone(),
+            proofs,
+            cubes=args.cubes,
+            prover=args.prover,
+            probe=args.probe,
+            budget=args.budget,
+            sides=args.sides,
+        )
         result = prover.prove(board, None)
     finally:
         node.choose_split = real  # type: ignore[assignment]
@@ -260,13 +277,17 @@ def measure(
             assert verdict.valid, verdict.reason
         alone["simulated"] = {p: s + alone["end"] for p, s in alone["simulated"].items()}
         run["splits"][split] = alone
-    on_two = CubeProver(two, proofs, cubes=args.cubes, prover=args.prover, probe=args.probe, budget=args.budget)
+    on_two = CubeProver(
+        two, proofs, cubes=args.cubes, prover=args.prover, probe=args.probe, budget=args.budget, sides=args.sides
+    )
     result = on_two.prove(board, None)
     assert result.status is Status.UNSOLVABLE and result.checked and result.certificate, (board.name, result.message)
     run["local2"] = result.seconds
     run["local2_nodes"] = len(on_two.nodes)
     if dask is not None:
-        on_dask = CubeProver(dask, proofs, cubes=args.cubes, prover=args.prover, probe=args.probe, budget=args.budget)
+        on_dask = CubeProver(
+            dask, proofs, cubes=args.cubes, prover=args.prover, probe=args.probe, budget=args.budget, sides=args.sides
+        )
         result = on_dask.prove(board, None)
         assert result.status is Status.UNSOLVABLE and result.checked and result.certificate, (
             board.name,
