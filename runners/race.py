@@ -125,6 +125,11 @@ class RacePolicy:
     # start (its own clock; the partner has joined by then), between two of search's steps (_Heat._prepare).
     PREPARE_AFTER = 0.05
     PREPARE_SHARE = 0.5
+    # Made while search runs here only when a DRUP proof is likely: when at least half of the last RECENT_HARD
+    # hard boards (the leader's head start ran out, or another won) ended "unsolvable" (the public solver's
+    # dense deals: nearly all), or none has been seen yet; on a file of solvable boards the partner's wins
+    # are solutions, and search's boards past half its head start would pay the encoding for nothing.
+    RECENT_HARD = 10
 
     # How long ``search`` runs in the runner's own process on the first board, before it has won
     # any (afterwards: its head start).  Side-6 boards take it 5-15 ms; a refutation by a stuck set
@@ -142,6 +147,7 @@ class RacePolicy:
         self.wins: Counter[str] = Counter()
         self.win_times: dict[str, deque[float]] = {}  # each backend's last RECENT_WINS winning times
         self.late_wins: Counter[str] = Counter()  # wins on boards where the leader's head start ran out
+        self.hard_refuted: deque[bool] = deque(maxlen=self.RECENT_HARD)  # per hard board won: "unsolvable"?
         self._typical: dict[str, float] = {}  # per backend, the percentile of its recent wins
         self._ordered: dict[str, list[float]] = {}  # per backend, its ``win_times`` in ascending order
         # This board's leader when a selector named one (``solve --selector``): it leads whatever the wins,
@@ -154,9 +160,11 @@ class RacePolicy:
         """Backends by wins so far (most first), the selector's pick first; the leader may get a head start."""
         return sorted(self.names, key=lambda n: (n != self.prefer, -self.wins[n]))
 
-    def won(self, name: str, seconds: float, late: bool = False) -> None:
+    def won(self, name: str, seconds: float, late: bool = False, refuted: bool = False) -> None:
         self.wins[name] += 1
         self.late_wins[name] += late
+        if late:
+            self.hard_refuted.append(refuted)
         times = self.win_times.get(name)
         if times is None:
             times = self.win_times[name] = deque(maxlen=self.RECENT_WINS)
@@ -169,6 +177,10 @@ class RacePolicy:
         # The head start's percentile, nearest rank (as runners/statistics/scores.py's), read off the list in order.
         rank = -(-self.HEAD_START_PERCENTILE * len(ordered) // 100)
         self._typical[name] = ordered[min(max(1, rank), len(ordered)) - 1]
+
+    def refutations_likely(self) -> bool:
+        """Whether a hard board is likely to end "unsolvable" (see ``RECENT_HARD``)."""
+        return 2 * sum(self.hard_refuted) >= len(self.hard_refuted)
 
     def late_leader(self, leader: str) -> str | None:
         """The backend that wins the boards ``leader`` does not answer in its head start, if not the leader."""
@@ -574,8 +586,8 @@ class Race:
     def order(self) -> list[str]:
         return self.policy.order()
 
-    def won(self, name: str, seconds: float, late: bool = False) -> None:
-        self.policy.won(name, seconds, late)
+    def won(self, name: str, seconds: float, late: bool = False, refuted: bool = False) -> None:
+        self.policy.won(name, seconds, late, refuted)
 
     def late_leader(self, leader: str) -> str | None:
         return self.policy.late_leader(leader)
@@ -1017,8 +1029,11 @@ class _Heat:
     def _may_prepare(self) -> bool:
         """Whether the check's encoding may be made now: not while search runs here on a board larger than
         ``INLINE_PREPARE_DIM`` (its encoding takes a tenth of a second and more; such boards' partner proves for
-        seconds, and the encoding is made once search has stopped or gone on in its copy)."""
-        return not self.inline_running or self.board.dim <= INLINE_PREPARE_DIM
+        seconds, and the encoding is made once search has stopped or gone on in its copy), nor when the last hard
+        boards were mostly solvable (``RacePolicy.RECENT_HARD``)."""
+        if not self.inline_running:
+            return True
+        return self.board.dim <= INLINE_PREPARE_DIM and self.race.policy.refutations_likely()
 
     def _prepare(self) -> None:
         """The partner is still at work: the runner makes the DRUP check's own encoding meanwhile, when the
@@ -1303,7 +1318,7 @@ class _Heat:
             seconds = time.perf_counter() - self.start  # the answer counts once it is checked
             # A hard board: the leader's head start ran out, or the leader did not win it.
             hard = self.late or name != self.leader
-            self.race.won(name, seconds, late=hard)
+            self.race.won(name, seconds, late=hard, refuted=answer.status is Status.UNSOLVABLE)
             return answer.with_(seconds=seconds)
         elif answer.status is Status.UNSOLVABLE:
             self.claims.append(answer)

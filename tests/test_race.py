@@ -904,6 +904,21 @@ def test_search_here_has_its_share_of_the_head_start_before_the_check_is_prepare
     assert RacePolicy(["search"], stagger=0.02).plan(start=0.0, inline=True).prepare_at is None, "nobody to join"
 
 
+def test_the_check_is_prepared_while_search_runs_only_where_refutations_are_likely() -> None:
+    """The encoding made between search's steps costs search its CPU: only while at least half the last hard
+    boards ended "unsolvable" (or none has been seen), not on a file whose hard boards the partner solves."""
+    policy = RacePolicy(["search", "cnf"], stagger=0.02)
+    assert policy.refutations_likely(), "no hard board seen yet"
+    policy.won("search", 0.001, refuted=True)  # an easy board: not counted
+    policy.won("cnf", 0.2, late=True)  # a hard board solved
+    assert not policy.refutations_likely()
+    policy.won("cnf", 0.3, late=True, refuted=True)
+    assert policy.refutations_likely(), "one of two refuted"
+    for _ in range(RacePolicy.RECENT_HARD):
+        policy.won("cnf", 0.2, late=True)
+    assert not policy.refutations_likely(), "the refutation is older than the last RECENT_HARD hard boards"
+
+
 def test_a_race_told_of_more_than_one_board_starts_its_workers_ahead(fakes, boards) -> None:
     """One board: no worker until it needs one.  More: every worker starts now, warming up meanwhile, so the
     first board that needs them does not wait for their start (issue 48, item 3)."""
