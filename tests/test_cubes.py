@@ -712,7 +712,7 @@ def test_a_cold_node_logs_no_deletion_of_what_its_cube_satisfies_and_its_proof_c
     clause the cube's literals satisfy, so its log deletes none (given the formula first, its first solve
     deleted and logged each of them), and the node's refutation, logged from there, checks against the
     formula, the cube and the clauses passed on."""
-    formula, _ = cube_node._formula(BOARD)
+    formula = cube_node._formula(BOARD)
     literal = formula.clauses[-1][0]
     assert sum(literal in clause for clause in formula.clauses) > 1
     for cube in ((literal,), (-literal,)):

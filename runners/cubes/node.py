@@ -139,29 +139,42 @@ class CheckDone:
     core: str = ""
 
 
-_encoded: tuple[str, Any, array] | None = None  # the last board's (key, formula, flat clauses), kept across its nodes
+_encoded: tuple[str, Any] | None = None  # the last board's (key, formula), kept across its nodes
+_flat: tuple[str, array] | None = None  # its clauses flat, made at its first check
 
 
-def _formula(board: Board) -> tuple[Any, array]:
-    """The board's default encoding (the formula of the certificate) and its clauses flat, made once per board."""
+def _formula(board: Board) -> Any:
+    """The board's default encoding (the formula of the certificate), made once per board."""
     global _encoded
     key = format_board(board, with_name=False)
     if _encoded is None or _encoded[0] != key:
         from sigmar.encoders.cnf import build_formula
 
-        formula = build_formula(board)
+        _encoded = (key, build_formula(board))
+    return _encoded[1]
+
+
+def _clauses_flat(board: Board) -> array:
+    """The board's formula's clauses flat (each ended by 0), what the checks start from, made once per board.
+
+    Not with the formula: the split's root solves first, and its worker's 40 ms of making this (side 8)
+    were on the path of every node below it.
+    """
+    global _flat
+    key = format_board(board, with_name=False)
+    if _flat is None or _flat[0] != key:
         flat = array("i")
-        for clause in formula.clauses:
+        for clause in _formula(board).clauses:
             flat.extend(clause)
             flat.append(0)
-        _encoded = (key, formula, flat)
-    return _encoded[1], _encoded[2]
+        _flat = (key, flat)
+    return _flat[1]
 
 
 _base: tuple[str, Any] | None = None  # the last board's formula loaded by the C checker, kept across its checks
 
 
-def _loaded(board: Board, flat: array, variables: int) -> Any:
+def _loaded(board: Board) -> Any:
     """The board's formula loaded by the C checker once, each node's check starting from a copy of it (None
     where the C checker cannot): some 15 ms of a side-8 check's loading, which most small nodes' proofs
     did not take to check."""
@@ -169,12 +182,13 @@ def _loaded(board: Board, flat: array, variables: int) -> Any:
     key = format_board(board, with_name=False)
     if _base is None or _base[0] != key:
         _base = None  # the last board's goes first
-        _base = (key, loaded_base(flat, variables))
+        _base = (key, loaded_base(_clauses_flat(board), _formula(board).nv))
     return _base[1]
 
 
 def prepare(board: Board) -> None:
-    """Encode the board and import the solver here ahead of this worker's first node of it.
+    """Encode the board, import the solver and load the formula for the checks here ahead of this worker's
+    first node of it.
 
     Why: the split's root runs its probe alone; a worker that would otherwise wait for it encodes the
     board meanwhile (0.12 s of CPU on side 8) instead of when its first node comes, which on a split
@@ -182,6 +196,8 @@ def prepare(board: Board) -> None:
     """
     _formula(board)
     from pysat.solvers import Solver  # noqa: F401  (imported once a process; the first node's would wait for it)
+
+    _loaded(board)
 
 
 def job_digest(board: Board, node: int, cube: tuple[int, ...]) -> str:
@@ -272,7 +288,7 @@ def _keep(solver: _Solver, node: int) -> None:
 
 def work(job: NodeJob) -> NodeDone:
     """Solve one node (in a worker's host process); its proof is checked by :func:`check`."""
-    formula, _ = _formula(job.board)
+    formula = _formula(job.board)
     cpu = time.process_time()
     start = time.perf_counter()
     solver: _Solver | None
@@ -454,11 +470,11 @@ def check(job: CheckJob) -> CheckDone:
     node's proof in the certificate: each follows from the clauses given that the check found it rests
     on and the lemmas before it, as it did from more, so the certificate's check needs no more.
     """
-    formula, flat = _formula(job.board)
+    formula = _formula(job.board)
     cpu = time.process_time()
     start = time.perf_counter()
-    loaded = _loaded(job.board, flat, formula.nv)
-    given = premises(array("i") if loaded is not None else flat, job.cube, list(job.passed_on))
+    loaded = _loaded(job.board)
+    given = premises(array("i") if loaded is not None else _clauses_flat(job.board), job.cube, list(job.passed_on))
     goals = None if job.goals is None else unflatten(job.goals)
     report = check_proof(given, job.proof, formula.nv, goals=goals, used=True, base=loaded)
     return CheckDone(
