@@ -496,6 +496,28 @@ def test_a_large_formula_is_solved_by_glucose_and_its_partner(monkeypatch: pytes
     assert multiprocessing.active_children() == []
 
 
+@pytest.mark.parametrize("which", ["unsolvable", "solvable"])
+def test_past_glucose_budget_only_the_partners_yes_counts(monkeypatch: pytest.MonkeyPatch, which: str) -> None:
+    """With no time left for a refutation's check (a budget of 0 here) Glucose does not solve and the partner
+    goes on to the time limit: its "yes" is the answer, its "no" is not taken (its check would end past the
+    limit); no child is left behind."""
+    import multiprocessing
+
+    from sigmar.encoders.cnf import backend as cnf_backend
+
+    monkeypatch.setattr(cnf_backend, "PARTNER_FROM_CLAUSES", 0)
+    monkeypatch.setattr(cnf_backend, "CHECK_PER_ENCODE", 1e6)  # every proving budget 0
+    board = read_boards(INSTANCES / "generated-unsolvable.txt")[6] if which == "unsolvable" else real_game_board()
+    answer = CnfBackend().solve(board, 60)
+    assert answer.statistics["solve_limit"] == 0
+    if which == "solvable":
+        assert answer.status is Status.SOLVED and answer.statistics["answered_by"] == "cadical153"
+        assert verify(board, list(answer.moves)).valid
+    else:
+        assert answer.status is Status.UNKNOWN and answer.certificate is None
+    assert multiprocessing.active_children() == []
+
+
 @given(st.lists(st.lists(st.integers(min_value=-(2**31) + 1, max_value=2**31 - 1).filter(bool), max_size=6)))
 def test_dimacs_clause_lines_are_those_of_a_join_per_clause(clauses: list[list[int]]) -> None:
     """The fast DIMACS text (the list's repr, edited) is the text a join per clause writes, empty clauses too."""

@@ -133,6 +133,7 @@ class Partner:
     OPTIONS = {"stabilizeonly": 1, "elimreleff": 10, "subsumereleff": 60}
 
     def __init__(self, forked: Forked, clauses: list[list[int]], limit: float | None) -> None:
+        """``limit``: the partner's own seconds, those a "yes" still has (it needs no check after it)."""
         self.forked, self.clauses, self.limit = forked, clauses, limit
         self.outcome: Any = None
         self._thread = threading.Thread(target=self._run, name="sigmar-cnf-partner", daemon=True)
@@ -153,6 +154,11 @@ class Partner:
         """The partner's answer once it has one (after :meth:`finish`), else None."""
         outcome = self.outcome
         return outcome.value if outcome is not None and outcome.returned else None
+
+    def wait(self) -> None:
+        """Wait for the child's answer, or for its limit or a stop to end it."""
+        if self._thread.ident is not None:
+            self._thread.join()
 
     def finish(self) -> None:
         """Stop the child if it still runs, and wait for its thread (if it was started: a stop may come first)."""
@@ -374,7 +380,8 @@ class CnfBackend(Backend):
         elif self.solver.startswith(UNINTERRUPTIBLE):
             answer, assignment, solver_stats = self._solve_child(formula, remaining)
         else:
-            answer, assignment, solver_stats = self._solve_pysat(formula, remaining)
+            yes_limit = None if time_limit is None else solve_budget(time_limit, encode_seconds, certifies=False)
+            answer, assignment, solver_stats = self._solve_pysat(formula, remaining, yes_limit)
         stats["solve_seconds"] = round(time.perf_counter() - t0, 4)
         stats.update(solver_stats)
         seconds = time.perf_counter() - start
@@ -417,7 +424,11 @@ class CnfBackend(Backend):
             return None
         return Certificate(CertificateKind.DRUP, texts={".drup": proof})
 
-    def _solve_pysat(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
+    def _solve_pysat(
+        self, formula: Formula, limit: float | None, yes_limit: float | None = None
+    ) -> tuple[bool | None, list[int] | None, dict]:
+        """``limit``: the solve's budget (a refutation's check still fits after it); ``yes_limit``: the
+        partner's, where a "yes" still counts (no check follows it)."""
         from pysat.solvers import Solver
 
         # Only the default encoding is certified: the checker re-encodes the board with it.
@@ -425,7 +436,7 @@ class CnfBackend(Backend):
         self._proof = None
         partner = None
         if logging and len(formula.clauses) >= PARTNER_FROM_CLAUSES and self.solver != Partner.SOLVER:
-            partner = Partner(self._forked, formula.clauses, limit)
+            partner = Partner(self._forked, formula.clauses, limit if yes_limit is None else max(yes_limit, limit or 0))
         with Solver(name=self.solver, bootstrap_with=formula.clauses, with_proof=logging) as sat:
             self._live = sat
             timer = None
@@ -436,9 +447,19 @@ class CnfBackend(Backend):
             try:
                 if self._stop.is_set():
                     return None, None, {}
+                late = False
                 if partner is not None:
                     partner.start(sat.interrupt)
-                answer = sat.solve_limited(expect_interrupt=True)
+                    # With no time left for a refutation's check, only the partner's "yes" can count.
+                    spent = limit is not None and limit <= 0
+                    answer = None if spent else sat.solve_limited(expect_interrupt=True)
+                    # Glucose's budget ran out first: the partner goes on while a "yes" still counts (a "no"
+                    # heard now is not taken: its check would end past the time limit).
+                    late = answer is None and partner.outcome is None and not self._stop.is_set()
+                    if late:
+                        partner.wait()
+                else:
+                    answer = sat.solve_limited(expect_interrupt=True)
             finally:
                 if timer is not None:
                     timer.cancel()
@@ -446,6 +467,8 @@ class CnfBackend(Backend):
                 if partner is not None:
                     partner.finish()
             heard = partner.answer() if partner is not None else None
+            if heard is not None and late and not heard[0]:
+                heard = None
             if answer is None and heard is not None and not self._stop.is_set():
                 ok, assignment, stats, self._proof = heard
                 return ok, assignment, {**stats, "answered_by": Partner.SOLVER}
