@@ -112,15 +112,15 @@ def _prove_in_child(
 
 
 class Partner:
-    """A second proof-logging solver on the same formula, in a forked child, beside Glucose in this process.
+    """The proof-logging solver of large formulas, in a forked child: alone, or beside Glucose in this
+    process (``GLUCOSE_BESIDE``; then the first answer wins: the partner's interrupts Glucose, Glucose's
+    stops the partner).
 
-    Why: on dense side-10 deals (1.2 million clauses) Glucose and CaDiCaL each settle boards the other
-    does not in the time: dense-10-s1-24 is solvable and Glucose found no solution in 120 s, CaDiCaL
-    one in 4-6 s; on the boards both refute they take about as long (1-3 s quiet).  The first answer
-    wins: the partner's interrupts Glucose, Glucose's stops the partner.  Only formulas of at least
-    ``PARTNER_FROM_CLAUSES`` clauses get one: a smaller board is settled before a second solver pays
-    for its fork and its own copy of the clauses, and on two cores it would take the CPU of the
-    race's other backends.
+    Why: on dense side-10 deals (1.2 million clauses) Glucose found no solution of dense-10-s1-24 in
+    120 s, CaDiCaL one in 4-6 s, and configured as below CaDiCaL refutes about as fast as Glucose
+    (24 of the 26 side-10 refutations tried; 206 and 297 4-5 s slower).
+    Only formulas of at least ``PARTNER_FROM_CLAUSES`` clauses get one: a smaller board is settled
+    before a fork and a second copy of the clauses pay.
     """
 
     SOLVER = "cadical153"
@@ -155,10 +155,10 @@ class Partner:
         outcome = self.outcome
         return outcome.value if outcome is not None and outcome.returned else None
 
-    def wait(self) -> None:
-        """Wait for the child's answer, or for its limit or a stop to end it."""
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait for the child's answer, or for its limit or a stop to end it (or ``timeout`` seconds)."""
         if self._thread.ident is not None:
-            self._thread.join()
+            self._thread.join(timeout)
 
     def finish(self) -> None:
         """Stop the child if it still runs, and wait for its thread (if it was started: a stop may come first)."""
@@ -169,6 +169,14 @@ class Partner:
         self._thread.join()
         self.forked.reset()
 
+
+# Glucose beside the partner on large formulas, each with a core of its own on 2 cores.  False: the partner
+# alone, so that in the race the search's copy and the partner each have one.  Beside the search in the race
+# (issue 49, load 11-15, one run each): the two boards the 300-deal run left unknown were answered alone and
+# not beside (257 solved in 56.9 s, 206 refuted in 45.6 s, checked; unknown at 60 s beside), search's 72 in
+# 14.6 s against 21.3; Glucose's quick refutations took 2-4 s more alone (9: 12.4 against 10.7 s, 261:
+# 15.8 against 11.4, 40: 17.3 against 14.1, 149: 10.6 against 6.6).
+GLUCOSE_BESIDE = False
 
 # Formulas from this many clauses up get a Partner (dense side-9 and side-10 deals; side 8: about 160,000 at most).
 PARTNER_FROM_CLAUSES = 500_000
@@ -437,6 +445,8 @@ class CnfBackend(Backend):
         partner = None
         if logging and len(formula.clauses) >= PARTNER_FROM_CLAUSES and self.solver != Partner.SOLVER:
             partner = Partner(self._forked, formula.clauses, limit if yes_limit is None else max(yes_limit, limit or 0))
+            if not GLUCOSE_BESIDE and self.solver == DEFAULT_SOLVER:  # another solver named is used as asked
+                return self._solve_alone(partner, limit)
         with Solver(name=self.solver, bootstrap_with=formula.clauses, with_proof=logging) as sat:
             self._live = sat
             timer = None
@@ -479,6 +489,25 @@ class CnfBackend(Backend):
             if partner is not None:
                 stats["answered_by"] = self.solver
             return answer, assignment, stats
+
+    def _solve_alone(self, partner: Partner, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
+        """The partner without Glucose: its "no" counts until ``limit``, its "yes" until its own limit."""
+        if self._stop.is_set():
+            return None, None, {}
+        try:
+            partner.start(lambda: None)
+            partner.wait(None if limit is None else max(limit, 0.0))
+            late = partner.outcome is None and not self._stop.is_set()
+            if late:
+                partner.wait()
+        finally:
+            partner.finish()
+        heard = partner.answer()
+        if heard is None or self._stop.is_set() or (late and not heard[0]):
+            error = getattr(partner.outcome, "error", None)
+            return None, None, {"error": error} if error and not self._stop.is_set() else {}
+        ok, assignment, stats, self._proof = heard
+        return ok, assignment, {**stats, "answered_by": Partner.SOLVER}
 
     def _solve_child(self, formula: Formula, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
         """CaDiCaL and friends ignore interrupt(): solve in a forked child (it needs only the clauses, and
