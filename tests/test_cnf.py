@@ -475,22 +475,25 @@ def test_the_partner_solver_refutes_with_a_proof_that_checks() -> None:
     assert not check_proof(formula.clauses, b"0\n", formula.nv).valid  # the proof is what makes it valid
 
 
-@pytest.mark.parametrize("beside", [True, False])
+@pytest.mark.parametrize("mode", ["beside", "alone", "glucose first"])
 @pytest.mark.parametrize("which", ["unsolvable", "solvable"])
-def test_a_large_formula_is_solved_by_the_partner(monkeypatch: pytest.MonkeyPatch, which: str, beside: bool) -> None:
-    """From PARTNER_FROM_CLAUSES clauses up (here every formula) the partner answers, alone or beside Glucose
-    (then the first of the two): a "no" with a proof of the board's own formula, a "yes" with moves the rules
-    accept; no child is left behind."""
+def test_a_large_formula_is_solved_by_the_partner(monkeypatch: pytest.MonkeyPatch, which: str, mode: str) -> None:
+    """From PARTNER_FROM_CLAUSES clauses up (here every formula) the partner answers beside Glucose (the first
+    of the two), alone, or after Glucose's few conflicts, which settle these small boards: a "no" with a proof
+    of the board's own formula, a "yes" with moves the rules accept; no child is left behind."""
     import multiprocessing
 
     from sigmar.encoders.cnf import backend as cnf_backend
     from sigmar.runners.checking.rup_check import check_proof
 
     monkeypatch.setattr(cnf_backend, "PARTNER_FROM_CLAUSES", 0)
-    monkeypatch.setattr(cnf_backend, "GLUCOSE_BESIDE", beside)
+    monkeypatch.setattr(cnf_backend, "GLUCOSE_BESIDE", mode == "beside")
+    if mode == "alone":
+        monkeypatch.setattr(cnf_backend, "GLUCOSE_FIRST_CONFLICTS", 0)
     board = read_boards(INSTANCES / "generated-unsolvable.txt")[6] if which == "unsolvable" else real_game_board()
     answer = CnfBackend().solve(board, 60)
-    assert answer.statistics["answered_by"] in (("glucose42", "cadical153") if beside else ("cadical153",))
+    by = {"beside": ("glucose42", "cadical153"), "alone": ("cadical153",), "glucose first": ("glucose42",)}
+    assert answer.statistics["answered_by"] in by[mode]
     if which == "solvable":
         assert answer.status is Status.SOLVED and verify(board, list(answer.moves)).valid
     else:

@@ -170,13 +170,18 @@ class Partner:
         self.forked.reset()
 
 
-# Glucose beside the partner on large formulas, each with a core of its own on 2 cores.  False: the partner
-# alone, so that in the race the search's copy and the partner each have one.  Beside the search in the race
+# Glucose beside the partner on large formulas, each with a core of its own on 2 cores.  False: Glucose first
+# for GLUCOSE_FIRST_CONFLICTS conflicts (0: not at all), then the partner alone, so that in the race the
+# search's copy and the partner each have a core.  Beside the search in the race
 # (issue 49, load 11-15, one run each): the two boards the 300-deal run left unknown were answered alone and
 # not beside (257 solved in 56.9 s, 206 refuted in 45.6 s, checked; unknown at 60 s beside), search's 72 in
 # 14.6 s against 21.3; Glucose's quick refutations took 2-4 s more alone (9: 12.4 against 10.7 s, 261:
 # 15.8 against 11.4, 40: 17.3 against 14.1, 149: 10.6 against 6.6).
 GLUCOSE_BESIDE = False
+# The quick refutations of the 300 dense side-10 deals take Glucose 272-1,579 conflicts (0.6-0.9 s of CPU
+# with the formula's load); on one of them (297) the partner needs 10,367 (5.9 s; 30.0 s against 9.4 in the
+# race at load 9).  A board past this budget is a hard one, the partner's.
+GLUCOSE_FIRST_CONFLICTS = 3000
 
 # Formulas from this many clauses up get a Partner (dense side-9 and side-10 deals; side 8: about 160,000 at most).
 PARTNER_FROM_CLAUSES = 500_000
@@ -444,9 +449,10 @@ class CnfBackend(Backend):
         self._proof = None
         partner = None
         if logging and len(formula.clauses) >= PARTNER_FROM_CLAUSES and self.solver != Partner.SOLVER:
-            partner = Partner(self._forked, formula.clauses, limit if yes_limit is None else max(yes_limit, limit or 0))
+            partner_limit = limit if yes_limit is None else max(yes_limit, limit or 0)
             if not GLUCOSE_BESIDE and self.solver == DEFAULT_SOLVER:  # another solver named is used as asked
-                return self._solve_alone(partner, limit)
+                return self._solve_large(formula, limit, partner_limit)
+            partner = Partner(self._forked, formula.clauses, partner_limit)
         with Solver(name=self.solver, bootstrap_with=formula.clauses, with_proof=logging) as sat:
             self._live = sat
             timer = None
@@ -489,6 +495,51 @@ class CnfBackend(Backend):
             if partner is not None:
                 stats["answered_by"] = self.solver
             return answer, assignment, stats
+
+    def _solve_large(
+        self, formula: Formula, limit: float | None, partner_limit: float | None
+    ) -> tuple[bool | None, list[int] | None, dict]:
+        """Glucose for a few conflicts, then the partner alone (``GLUCOSE_BESIDE`` False)."""
+        began = time.perf_counter()
+        if GLUCOSE_FIRST_CONFLICTS > 0 and (limit is None or limit > 0):
+            first = self._glucose_first(formula, limit)
+            if first is not None or self._stop.is_set():
+                return first or (None, None, {})
+        spent = time.perf_counter() - began
+        if limit is not None:
+            limit = max(limit - spent, 0.0)
+        if partner_limit is not None:
+            partner_limit = max(partner_limit - spent, 0.0)
+        return self._solve_alone(Partner(self._forked, formula.clauses, partner_limit), limit)
+
+    def _glucose_first(
+        self, formula: Formula, limit: float | None
+    ) -> tuple[bool | None, list[int] | None, dict] | None:
+        """Glucose for ``GLUCOSE_FIRST_CONFLICTS`` conflicts at most (the quick refutations of a large
+        formula): its answer, else None."""
+        from pysat.solvers import Solver
+
+        with Solver(name=self.solver, bootstrap_with=formula.clauses, with_proof=True) as sat:
+            self._live = sat
+            timer = None
+            if limit is not None:
+                timer = threading.Timer(limit, sat.interrupt)
+                timer.daemon = True
+                timer.start()
+            try:
+                if self._stop.is_set():
+                    return None
+                sat.conf_budget(GLUCOSE_FIRST_CONFLICTS)
+                answer = sat.solve_limited(expect_interrupt=True)
+            finally:
+                if timer is not None:
+                    timer.cancel()
+                self._live = None
+            if answer is None:
+                return None
+            if answer is False:
+                self._proof = proof_text(list(sat.get_proof() or []))
+            return answer, sat.get_model() if answer else None, {**_stats(sat), "answered_by": self.solver}
 
     def _solve_alone(self, partner: Partner, limit: float | None) -> tuple[bool | None, list[int] | None, dict]:
         """The partner without Glucose: its "no" counts until ``limit``, its "yes" until its own limit."""
