@@ -125,6 +125,9 @@ class RacePolicy:
     # start (its own clock; the partner has joined by then), between two of search's steps (_Heat._prepare).
     PREPARE_AFTER = 0.05
     PREPARE_SHARE = 0.5
+    # ... and never before search has had INLINE_PREPARE_AFTER of its clock: early in a batch its head start is
+    # the 20 ms floor, and boards it settles in 10-20 ms (hexmatch-easy 481: 11-16 ms alone) paid the encoding.
+    INLINE_PREPARE_AFTER = 0.02
     # Made while search runs here only when a DRUP proof is likely: when at least half of the last RECENT_HARD
     # hard boards (the leader's head start ran out, or another won) ended "unsolvable" (the public solver's
     # dense deals: nearly all), or none has been seen yet; on a file of solvable boards the partner's wins
@@ -233,7 +236,7 @@ class RacePolicy:
             staggered = self.stagger > 0 and len(self.names) > 1
             budget = self.inline_budget()
             release_at = start + budget
-            prepare = max(min(self.PARTNER_DELAY, budget), self.PREPARE_SHARE * budget)
+            prepare = max(min(self.PARTNER_DELAY, budget), self.PREPARE_SHARE * budget, self.INLINE_PREPARE_AFTER)
             return Plan(
                 leader=INLINE,
                 partner=None,

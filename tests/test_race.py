@@ -788,6 +788,7 @@ def test_the_check_is_prepared_while_search_leads_here(fakes, boards, monkeypatc
     _search_spins_until_stopped(monkeypatch)
     monkeypatch.setattr(RacePolicy, "FIRST_HEAD_START", 30.0)  # search leads for the whole board
     monkeypatch.setattr(RacePolicy, "PREPARE_SHARE", 0.0)  # the encoding as soon as the partner joins
+    monkeypatch.setattr(RacePolicy, "INLINE_PREPARE_AFTER", 0.0)
     monkeypatch.setenv("SIGMAR_FAKE_DELAY", "0.5")
     fresh_formula.release(boards["pair"])
     with Race(["search", "honest:slow"], stagger=0.02) as race:
@@ -890,17 +891,17 @@ def test_the_inline_budget_is_the_first_head_start_until_search_has_won() -> Non
 
 def test_search_here_has_its_share_of_the_head_start_before_the_check_is_prepared() -> None:
     """With search leading here, the DRUP check's encoding is made once search has had PREPARE_SHARE of its
-    head start (on its own clock), never before its partner joins, always before the others do."""
+    head start and INLINE_PREPARE_AFTER (on its own clock), never before its partner joins, nor after the others
+    do."""
     policy = RacePolicy(["search", "cnf"], stagger=0.02)
     for seconds in (0.01, 0.1):
         policy.won("search", seconds)
         plan = policy.plan(start=100.0, inline=True)
         budget = policy.inline_budget()
         assert plan.partner_at is not None and plan.prepare_at is not None
-        assert plan.prepare_at == pytest.approx(
-            100.0 + max(RacePolicy.PARTNER_DELAY, RacePolicy.PREPARE_SHARE * budget)
-        )
-        assert plan.partner_at <= plan.prepare_at < plan.release_at
+        share = max(RacePolicy.PARTNER_DELAY, RacePolicy.PREPARE_SHARE * budget, RacePolicy.INLINE_PREPARE_AFTER)
+        assert plan.prepare_at == pytest.approx(100.0 + share)
+        assert plan.partner_at <= plan.prepare_at <= plan.release_at
     assert RacePolicy(["search"], stagger=0.02).plan(start=0.0, inline=True).prepare_at is None, "nobody to join"
 
 
