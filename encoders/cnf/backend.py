@@ -25,10 +25,12 @@ kept to show why the repair is needed).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -437,6 +439,23 @@ class CnfBackend(Backend):
             return None
         return Certificate(CertificateKind.DRUP, texts={".drup": proof})
 
+    @contextlib.contextmanager
+    def _interrupting(self, sat: Any, limit: float | None) -> Iterator[None]:
+        """``sat`` is the live solver (``stop`` interrupts it) and is interrupted after ``limit`` seconds:
+        python-sat's own solve takes no time limit."""
+        self._live = sat
+        timer = None
+        if limit is not None:
+            timer = threading.Timer(limit, sat.interrupt)
+            timer.daemon = True
+            timer.start()
+        try:
+            yield
+        finally:
+            if timer is not None:
+                timer.cancel()
+            self._live = None
+
     def _solve_pysat(
         self, formula: Formula, limit: float | None, yes_limit: float | None = None
     ) -> tuple[bool | None, list[int] | None, dict]:
@@ -454,32 +473,24 @@ class CnfBackend(Backend):
                 return self._solve_large(formula, limit, partner_limit)
             partner = Partner(self._forked, formula.clauses, partner_limit)
         with Solver(name=self.solver, bootstrap_with=formula.clauses, with_proof=logging) as sat:
-            self._live = sat
-            timer = None
-            if limit is not None:
-                timer = threading.Timer(limit, sat.interrupt)
-                timer.daemon = True
-                timer.start()
             try:
-                if self._stop.is_set():
-                    return None, None, {}
-                late = False
-                if partner is not None:
-                    partner.start(sat.interrupt)
-                    # With no time left for a refutation's check, only the partner's "yes" can count.
-                    spent = limit is not None and limit <= 0
-                    answer = None if spent else sat.solve_limited(expect_interrupt=True)
-                    # Glucose's budget ran out first: the partner goes on while a "yes" still counts (a "no"
-                    # heard now is not taken: its check would end past the time limit).
-                    late = answer is None and partner.outcome is None and not self._stop.is_set()
-                    if late:
-                        partner.wait()
-                else:
-                    answer = sat.solve_limited(expect_interrupt=True)
+                with self._interrupting(sat, limit):
+                    if self._stop.is_set():
+                        return None, None, {}
+                    late = False
+                    if partner is not None:
+                        partner.start(sat.interrupt)
+                        # With no time left for a refutation's check, only the partner's "yes" can count.
+                        spent = limit is not None and limit <= 0
+                        answer = None if spent else sat.solve_limited(expect_interrupt=True)
+                        # Glucose's budget ran out first: the partner goes on while a "yes" still counts (a
+                        # "no" heard now is not taken: its check would end past the time limit).
+                        late = answer is None and partner.outcome is None and not self._stop.is_set()
+                        if late:
+                            partner.wait()
+                    else:
+                        answer = sat.solve_limited(expect_interrupt=True)
             finally:
-                if timer is not None:
-                    timer.cancel()
-                self._live = None
                 if partner is not None:
                     partner.finish()
             heard = partner.answer() if partner is not None else None
@@ -520,21 +531,11 @@ class CnfBackend(Backend):
         from pysat.solvers import Solver
 
         with Solver(name=self.solver, bootstrap_with=formula.clauses, with_proof=True) as sat:
-            self._live = sat
-            timer = None
-            if limit is not None:
-                timer = threading.Timer(limit, sat.interrupt)
-                timer.daemon = True
-                timer.start()
-            try:
+            with self._interrupting(sat, limit):
                 if self._stop.is_set():
                     return None
                 sat.conf_budget(GLUCOSE_FIRST_CONFLICTS)
                 answer = sat.solve_limited(expect_interrupt=True)
-            finally:
-                if timer is not None:
-                    timer.cancel()
-                self._live = None
             if answer is None:
                 return None
             if answer is False:
