@@ -64,8 +64,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--cubes",
         type=cube_count,
         metavar="N",
-        help="cube-and-conquer: split each board's formula into at least N cubes, refuted side by side on "
-        "this machine's cores (or the cluster's workers), for a 'cubes' certificate (docs/formats.md#cubes)",
+        help="cube-and-conquer: split each board's formula into about N cubes (fewer where a node is refuted early, "
+        "more where a hard cube splits again), refuted side by side on this machine's cores (or the cluster's "
+        "workers), for a 'cubes' certificate (docs/formats.md#cubes)",
     )
     parser.add_argument(
         "--cluster",

@@ -83,7 +83,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--cubes",
         type=cube_count,
         metavar="N",
-        help="a board the race leaves unknown is then split into at least N cubes refuted side by side "
+        help="a board the race leaves unknown is then split into about N cubes refuted side by side "
         "(cube-and-conquer, as 'prove --cubes'): on the cluster's workers with --cluster, else on this machine's cores",
     )
     add_backend(parser)

@@ -15,7 +15,8 @@ less than log2(N) splits deep has a short budget (``probe`` conflicts), so
 there are soon N cubes and work for every worker (fewer where a node is
 refuted within its probe); a deeper one runs for ``budget`` conflicts before
 it splits in turn, which bounds the largest task.  So N is the number of
-cubes at least, and a hard cube splits again.  The budgets go by depth, not
+cubes aimed at: fewer where a node (or one side of its split, tried first) is
+refuted within its probe, more where a hard cube splits again.  The budgets go by depth, not
 by what finished first, and a node goes on in its parent's solver only as its
 first child (sent to the worker that keeps it), so a board's split and
 certificate are the same whatever the number of workers.
@@ -117,7 +118,7 @@ class _Node:
 
 
 class CubeProver:
-    """Splits each board it is given into at least ``cubes`` cubes on ``pool``; certificates go to ``proofs``."""
+    """Splits each board it is given into about ``cubes`` cubes on ``pool``; certificates go to ``proofs``."""
 
     def __init__(
         self,
