@@ -259,13 +259,13 @@ def test_a_check_from_a_loaded_base_is_the_check_of_the_whole_formula(
     base's first) and core as the whole formula given at once; the base serves several checks unchanged
     (the proof whole, then with a step dropped, which may fail)."""
     formula, steps = refuted(seed)
-    base = rup_check.loaded_base(rup_check._flatten(formula[:cut]), 8)
+    base = rup_check.loaded_base(rup_check.flatten(formula[:cut]), 8)
     assert base is not None
     dropped = [step for k, step in enumerate(steps) if k != drop % len(steps)]
     wanted = [list(step[1]) for step in steps if not step[0] and step[1]][:2] if goals else None
     for proof in (render_drup(steps), render_drup(dropped), render_drup(steps)):
         whole = check_proof(formula, proof, 8, goals=wanted, used=True)
-        split = check_proof(rup_check._flatten(formula[cut:]), proof, 8, goals=wanted, used=True, base=base)
+        split = check_proof(rup_check.flatten(formula[cut:]), proof, 8, goals=wanted, used=True, base=base)
         assert (split.valid, split.message, split.checked, split.lemmas, split.deletions) == (
             whole.valid,
             whole.message,
@@ -279,9 +279,9 @@ def test_a_check_from_a_loaded_base_is_the_check_of_the_whole_formula(
 
 def test_a_loaded_base_refuses_another_variable_count() -> None:
     needs_c()
-    base = rup_check.loaded_base(rup_check._flatten([[1, 2], [-1]]), 3)
+    base = rup_check.loaded_base(rup_check.flatten([[1, 2], [-1]]), 3)
     with pytest.raises(ValueError, match="variable count"):
-        check_proof(rup_check._flatten([[-2]]), b"0\n", 4, used=True, base=base)
+        check_proof(rup_check.flatten([[-2]]), b"0\n", 4, used=True, base=base)
     with pytest.raises(ValueError, match="beyond"):
-        rup_check.loaded_base(rup_check._flatten([[1, 5]]), 3)
-    assert check_proof(rup_check._flatten([[-2]]), b"0\n", 3, used=True, base=base).valid
+        rup_check.loaded_base(rup_check.flatten([[1, 5]]), 3)
+    assert check_proof(rup_check.flatten([[-2]]), b"0\n", 3, used=True, base=base).valid

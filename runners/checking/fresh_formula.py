@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sigmar.models.board import Board
+from sigmar.runners.checking.rup_check import flatten
 
 if TYPE_CHECKING:
     from sigmar.encoders.cnf.formula import Formula
@@ -79,10 +80,7 @@ def encode(board: Board, slot: _Slot | None = None) -> Fresh:
     formula = build_formula(board)
     if slot is not None and slot.dropped:
         raise Dropped(board.name)
-    flat = array("i")
-    for clause in formula.clauses:
-        flat.extend(clause)
-        flat.append(0)
+    flat = flatten(formula.clauses)
     if slot is not None and slot.dropped:
         raise Dropped(board.name)
     text = formula.to_dimacs()

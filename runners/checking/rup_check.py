@@ -250,7 +250,7 @@ def check_proof(
     count its clauses first).
     """
     start = time.perf_counter()
-    flat = clauses if isinstance(clauses, array) else _flatten(clauses)
+    flat = clauses if isinstance(clauses, array) else flatten(clauses)
     bound = variables if variables is not None else max((abs(lit) for lit in flat), default=0)
     engine = engine or default_engine()
     ok, why = engine_available(engine)
@@ -282,19 +282,19 @@ def check_proof(
     assert _drup is not None
     written = rested = core = None
     if used:
-        flat_goals = None if goals is None else _flatten(goals)
+        flat_goals = None if goals is None else flatten(goals)
         answer = _drup.check(flat, bound, proof, MAX_LINE, flat_goals, lrat, True, base)
         code, line, lemmas, deletions, checked, detail, written, ids, core = answer
         if ids is not None:  # from 0 already (a side-8 check names some 150,000)
             rested = array("i")
             rested.frombytes(ids)
     elif lrat:
-        answer = _drup.check(flat, bound, proof, MAX_LINE, None if goals is None else _flatten(goals), True)
+        answer = _drup.check(flat, bound, proof, MAX_LINE, None if goals is None else flatten(goals), True)
         code, line, lemmas, deletions, checked, detail, written = answer
     elif goals is None:
         code, line, lemmas, deletions, checked, detail = _drup.check(flat, bound, proof, MAX_LINE)
     else:
-        code, line, lemmas, deletions, checked, detail = _drup.check(flat, bound, proof, MAX_LINE, _flatten(goals))
+        code, line, lemmas, deletions, checked, detail = _drup.check(flat, bound, proof, MAX_LINE, flatten(goals))
     valid = code in (1, 6)
     message = _c_message(code, line, checked, detail, len(goals or []), bound)
     failed_at = line if code == 2 else None
@@ -332,7 +332,8 @@ def _c_message(code: int, line: int, checked: int, detail: Any, goals: int, boun
     return f"proof line {line}: {detail} ({bound} variables)"
 
 
-def _flatten(clauses: Iterable[Clause]) -> array:
+def flatten(clauses: Iterable[Clause]) -> array:
+    """The clauses as the C checker reads them: one flat array of literals, each clause ended by a 0."""
     flat = array("i")
     for clause in clauses:
         flat.extend(clause)

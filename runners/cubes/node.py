@@ -57,7 +57,7 @@ from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.result import Move
 from sigmar.runners.checking.cubes_check import premises
-from sigmar.runners.checking.rup_check import CheckReport, check_proof, loaded_base, unflatten
+from sigmar.runners.checking.rup_check import CheckReport, check_proof, flatten, loaded_base, unflatten
 
 _core: ModuleType | None
 try:
@@ -163,11 +163,7 @@ def _clauses_flat(board: Board) -> array:
     global _flat
     key = format_board(board, with_name=False)
     if _flat is None or _flat[0] != key:
-        flat = array("i")
-        for clause in _formula(board).clauses:
-            flat.extend(clause)
-            flat.append(0)
-        _flat = (key, flat)
+        _flat = (key, flatten(_formula(board).clauses))
     return _flat[1]
 
 
