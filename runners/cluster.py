@@ -222,13 +222,20 @@ def worker_available(client: Any, names: list[str]) -> list[str] | None:
     return [name for name in names if name in everywhere]
 
 
-def _available(families: tuple[tuple[str, str, str], ...], names: list[str]) -> list[str]:
-    """Run in each worker: which of ``names`` are available there, under the client's backend registry."""
+@contextlib.contextmanager
+def _client_registry(families: tuple[tuple[str, str, str], ...]) -> Iterator[None]:
+    """In a worker, for the length of one asked call: the client's backend registry (its plug-ins may differ)."""
     own, registry.FAMILIES = registry.FAMILIES, families
     try:
-        return [name for name in names if registry.info(registry.split_name(name)[0], with_version=False).available]
+        yield
     finally:
         registry.FAMILIES = own
+
+
+def _available(families: tuple[tuple[str, str, str], ...], names: list[str]) -> list[str]:
+    """Run in each worker: which of ``names`` are available there, under the client's backend registry."""
+    with _client_registry(families):
+        return [name for name in names if registry.info(registry.split_name(name)[0], with_version=False).available]
 
 
 def worker_backends(client: Any, names: list[str], sat_cmd: str | None) -> list[BackendRecord] | None:
@@ -248,11 +255,8 @@ def _backend_records(
     """Run in each worker: the records of ``names`` there, under the client's backend registry."""
     from sigmar.runners.bench import backend_record
 
-    own, registry.FAMILIES = registry.FAMILIES, families
-    try:
+    with _client_registry(families):
         return [backend_record(name, sat_cmd) for name in names]
-    finally:
-        registry.FAMILIES = own
 
 
 def worker_machines(client: Any) -> list[str]:
