@@ -531,10 +531,38 @@ def test_past_the_proving_budget_only_the_partners_yes_counts(
 
 @given(st.lists(st.lists(st.integers(min_value=-(2**31) + 1, max_value=2**31 - 1).filter(bool), max_size=6)))
 def test_dimacs_clause_lines_are_those_of_a_join_per_clause(clauses: list[list[int]]) -> None:
-    """The fast DIMACS text (the list's repr, edited) is the text a join per clause writes, empty clauses too."""
-    from sigmar.encoders.cnf.formula import dimacs_clauses
+    """The fast DIMACS text (compiled, ``_clauses.c``, and the list's repr, edited, where it is not built) is the
+    text a join per clause writes, empty clauses too; so is the flat array the checker reads (each clause ended
+    by a 0) the one a loop over the clauses makes."""
+    from array import array
 
-    assert dimacs_clauses(clauses) == "".join(" ".join(map(str, c)) + " 0\n" for c in clauses)
+    from sigmar.encoders.cnf import formula
+
+    expected = "".join(" ".join(map(str, c)) + " 0\n" for c in clauses)
+    flat = array("i", [x for c in clauses for x in (*c, 0)])
+    assert formula._compiled() is not None  # built by install.sh: else this would only test the fallback
+    assert formula.dimacs_clauses(clauses) == expected
+    assert formula.flat_clauses(clauses) == flat
+    compiled = formula._compiled
+    try:
+        formula._compiled = lambda: None  # type: ignore[assignment]  # the Python writers, as without a compiler
+        assert formula.dimacs_clauses(clauses) == expected
+        assert formula.flat_clauses(clauses) == flat
+    finally:
+        formula._compiled = compiled  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("bad", [[[1, 0]], [[2**31]], [[-(2**31)]], [[1.0]], [(1, 2)], [[True]]])
+def test_the_compiled_writers_refuse_what_is_not_a_clause(bad: list) -> None:
+    """A 0 inside a clause, a literal past 32 bits or not an int, a clause not a list: refused, not written wrong
+    (a 0 would end a clause early in the checker's array)."""
+    from sigmar.encoders.cnf import formula
+
+    compiled = formula._compiled()
+    assert compiled is not None
+    for write in (compiled.flat, compiled.dimacs):
+        with pytest.raises((TypeError, ValueError)):
+            write(bad)
 
 
 def test_the_partner_alone_ends_at_a_stop_from_another_thread(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -588,3 +616,21 @@ def test_a_stop_before_glucose_starts_leaves_no_partner_behind(monkeypatch: pyte
     monkeypatch.setattr("pysat.solvers.Solver", stopping_solver)
     answer = backend.solve(read_boards(INSTANCES / "generated-unsolvable.txt")[6], 30)
     assert answer.status is Status.UNKNOWN
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_variable_map_is_json_with_an_indent_of_one(seed: int) -> None:
+    """The variable map (written by json's C encoder, its separators the indent's line breaks) is the text
+    ``json.dumps(indent=1)`` writes, for a board's formula and for one with no variable at all."""
+    from pysat.formula import IDPool
+
+    def plain(formula: Formula) -> str:
+        record = json.loads(formula.sidecar(with_names=False))
+        record["names"] = {str(var): name for var, name in formula.names.items()}
+        return json.dumps(record, indent=1) + "\n"
+
+    board = random_board(random.Random(seed), 4, 20 + 6 * seed)
+    formula = build_formula(board)
+    assert formula.nv > 0 and formula.sidecar() == plain(formula)
+    empty = Formula(board, "default", [[]], IDPool(), lambda _: [], 0)
+    assert empty.sidecar() == plain(empty)

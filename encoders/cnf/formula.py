@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import gc
 import json
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 from pysat.formula import IDPool
@@ -143,17 +145,51 @@ class Formula:
             "variables": self.nv,
             "clauses": len(self.clauses),
         }
-        if with_names:
-            record["names"] = {str(var): name for var, name in self.names.items()}
-        return json.dumps(record, indent=1) + "\n"
+        if not with_names:
+            return json.dumps(record, indent=1) + "\n"
+        # The names written as json.dumps(indent=1) writes them, by json's C encoder with the indent's line breaks
+        # as its separator (with an indent json writes in Python: 1-2 ms of a side-6 board's 4).
+        names = json.dumps({str(var): name for var, name in self.names.items()}, separators=(",\n  ", ": "))
+        head = json.dumps(record, indent=1)[:-2]  # without its closing "\n}"
+        if names == "{}":
+            return f'{head},\n "names": {{}}\n}}\n'
+        return f'{head},\n "names": {{\n  {names[1:-1]}\n }}\n}}\n'
+
+
+def _compiled() -> ModuleType | None:
+    """The compiled writers of clauses (``_clauses.c``), or None where they were not built."""
+    try:
+        from sigmar.encoders.cnf import _clauses
+    except ImportError:
+        return None
+    return _clauses
+
+
+def flat_clauses(clauses: list[list[int]]) -> array[int]:
+    """The clauses as the DRUP checker reads them: one flat array of literals, each clause ended by a 0 (what
+    ``runners/checking/rup_check.flatten`` makes, compiled here: 4-5 ms less on a side-6 board's)."""
+    compiled = _compiled()
+    if compiled is None:
+        flat = array("i")
+        for clause in clauses:
+            flat.extend(clause)
+            flat.append(0)
+        return flat
+    flat = array("i")
+    flat.frombytes(compiled.flat(clauses))
+    return flat
 
 
 def dimacs_clauses(clauses: list[list[int]]) -> str:
     """The clause lines of DIMACS (``1 -2 0``), each ended by a newline.
 
-    Made from the list's own ``repr`` when no clause is empty: one C loop over the whole list instead of a
+    Compiled where it was built (``_clauses.c``: a side-6 board's in well under a millisecond, 6-9 ms here).
+    Else made from the list's own ``repr`` when no clause is empty: one C loop over the whole list instead of a
     join per clause (0.44 s against 0.58 s for a side-10 formula's 1.2 million clauses); the same text.
     """
+    compiled = _compiled()
+    if compiled is not None:
+        return str(compiled.dimacs(clauses))
     if not clauses or not all(clauses):  # an empty clause (a board refuted outright) is written " 0"
         return "".join(" ".join(map(str, clause)) + " 0\n" for clause in clauses)
     return str(clauses)[2:-2].replace("], [", " 0\n").replace(",", "") + " 0\n"  # from "[[1, -2], [3]]"

@@ -9,10 +9,15 @@ from sigmar.models.board import Board
 def describer(board: Board) -> Describe:
     """Human names for the default encoding's variables."""
 
+    said: dict[int, str] = {}  # each tile's words made once: a side-6 board's 2,500 names name its 55 tiles
+
     def tile(i: int) -> str:
-        t = board.tiles[i]
-        row, col = board.rowcol(t.cell)
-        return f"tile {i} '{t.symbol}' [{row}, {col}]"
+        words = said.get(i)
+        if words is None:
+            t = board.tiles[i]
+            row, col = board.rowcol(t.cell)
+            words = said[i] = f"tile {i} '{t.symbol}' [{row}, {col}]"
+        return words
 
     def ids(tiles: tuple[int, ...]) -> str:
         return ", ".join(map(str, tiles))

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sigmar.models.board import Board
-from sigmar.runners.checking.rup_check import flatten
 
 if TYPE_CHECKING:
     from sigmar.encoders.cnf.formula import Formula
@@ -76,11 +75,12 @@ def encode(board: Board, slot: _Slot | None = None) -> Fresh:
     """The encoding of ``board``; made for ``slot``, it stops between its steps once the slot is dropped (a thread
     that went on with a board search has settled took the runner's next board a share of its process)."""
     from sigmar.encoders.cnf import build_formula
+    from sigmar.encoders.cnf.formula import flat_clauses
 
     formula = build_formula(board)
     if slot is not None and slot.dropped:
         raise Dropped(board.name)
-    flat = flatten(formula.clauses)
+    flat = flat_clauses(formula.clauses)
     if slot is not None and slot.dropped:
         raise Dropped(board.name)
     text = formula.to_dimacs()
