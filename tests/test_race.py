@@ -575,6 +575,35 @@ def test_search_in_this_process_goes_on_while_the_probe_takes_its_time(fakes, bo
     assert (outcome.result.backend, outcome.result.status) == ("search", Status.SOLVED)
 
 
+def test_the_probe_makes_no_backend_whose_class_only_claims(monkeypatch) -> None:
+    """The probe asks each backend whether it certifies; a built-in whose class keeps the base's answer (cpmpy,
+    cpsat, minizinc: a claim whatever its solver) is answered from the class, not made: cpmpy's constructor
+    imports CPMpy and its solver (0.3-0.4 s of the probe's CPU, which a batch's workers wait for before they warm
+    up).  Those whose answer depends on the instance (cnf, pumpkin, search) are made and asked as before."""
+    from sigmar.encoders import registry
+    from sigmar.runners import race as race_module
+
+    made: list[str] = []
+    real = registry.make
+
+    def make(name: str, **options: object) -> object:
+        made.append(name)
+        return real(name, **options)
+
+    monkeypatch.setattr(registry, "make", make)
+    names = ("search", "cnf", "cpsat", "minizinc", "cpmpy", "pumpkin")
+    answer = race_module._certifying(names)
+    assert made == ["search", "cnf", "pumpkin"]
+    everyone = set()
+    for name in names:
+        try:
+            if real(name, check=False).certifies:
+                everyone.add(name)
+        except Exception:
+            pass
+    assert answer == everyone and {"search", "cnf"} <= answer  # what making every one of them says
+
+
 def test_a_worker_that_answers_stops_search_in_this_process(fakes, boards, monkeypatch) -> None:
     """search would take 30 s here; honest answers in its worker, the timer sees it, search is stopped."""
     _search_takes(monkeypatch, 30.0)
