@@ -656,6 +656,52 @@ def test_an_answer_lost_with_its_worker_is_waited_for_not_taken_for_a_lost_clust
         other.result(timeout=10)
 
 
+class _CountingClient:
+    """A Dask client whose tasks end at once, counting how often the scheduler is asked for its workers."""
+
+    status = "running"
+
+    def __init__(self) -> None:
+        self.asked = 0
+        self.threads = 2
+
+    def scheduler_info(self) -> dict[str, Any]:
+        self.asked += 1
+        return {"workers": {f"tcp://worker-{i}": {"nthreads": 1} for i in range(self.threads)}}
+
+    def submit(self, located: Any, fn: Any, *args: Any, **options: Any) -> Any:
+        client = self
+
+        class Done:
+            status = "finished"
+
+            def result(self) -> tuple[str, Any]:
+                return "tcp://worker-0", fn(*args)
+
+            def add_done_callback(self, callback: Any) -> None:
+                callback(self)
+
+        assert options["key"].startswith("sigmar-cubes-") and client.status == "running"
+        return Done()
+
+
+def test_the_dask_pool_asks_the_scheduler_for_its_threads_once_in_a_while_not_at_every_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each call submitted and each task finished asked the scheduler how many threads the cluster has (a round
+    trip, three between a node's end and its children's start); the count is now kept for WIDTH_FOR seconds."""
+    from sigmar.runners.cubes.pools import DaskPool
+
+    client = _CountingClient()
+    pool = DaskPool(client)
+    futures = [pool.submit(abs, -i, key=f"abs-{i}") for i in range(20)]
+    assert [f.result(timeout=10) for f in futures] == list(range(20))
+    assert pool.width() == 2 and client.asked == 1
+    client.threads = 3  # a worker joined: seen once the count is older than WIDTH_FOR
+    monkeypatch.setattr(DaskPool, "WIDTH_FOR", 0.0)
+    assert pool.width() == 3 and client.asked == 2
+
+
 # ---- a node's proof stretch, read in C and in Python (runners/cubes/node.py stretch) ----
 
 _proof_steps = st.lists(

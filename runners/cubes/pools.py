@@ -35,6 +35,7 @@ import heapq
 import itertools
 import os
 import threading
+import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Hashable
@@ -211,10 +212,15 @@ class DaskPool:
     the whole subtree below it (measured on side-8 deal 455: 11.1 s on two workers against 7.3 s).
     """
 
+    # How long what the scheduler said of its workers is taken as known (seconds): asking is a round trip
+    # (Client.scheduler_info fetches every worker's record), 6-8 ms each at load 7 on the loopback cluster.
+    WIDTH_FOR = 2.0
+
     def __init__(self, client: Any) -> None:
         self.client = client
         self.token = uuid.uuid4().hex[:12]
         self._lock = threading.Lock()
+        self._known: tuple[float, int, int] | None = None  # (when asked, the cluster's workers, their threads)
         # (priority, order, the caller's future, fn, args, key, the worker it is sent to): a heap
         self._waiting: list[tuple[int, int, Future[Any], Callable[..., Any], tuple[Any, ...], str, Hashable]] = []
         self._order = itertools.count()
@@ -222,8 +228,8 @@ class DaskPool:
 
     def describe(self) -> str:
         try:
-            workers = self.client.scheduler_info().get("workers", {})
-            return f"Dask cluster {self.client.scheduler.address}: {len(workers)} workers, {self._threads()} threads"
+            workers, threads = self._cluster()
+            return f"Dask cluster {self.client.scheduler.address}: {workers} workers, {threads} threads"
         except Exception:
             return "Dask cluster"
 
@@ -235,8 +241,21 @@ class DaskPool:
             return 1
 
     def _threads(self) -> int:
-        workers = self.client.scheduler_info().get("workers", {})
-        return max(1, sum(w.get("nthreads", 1) for w in workers.values()))
+        return self._cluster()[1]
+
+    def _cluster(self) -> tuple[int, int]:
+        """The cluster's workers and threads, as the scheduler said at most ``WIDTH_FOR`` seconds ago.
+
+        Why not asked every time: each call submitted and each task finished asked the scheduler, three
+        round trips between a node's end and its children's start (on deal 8:212's split, 25 of them,
+        155-208 ms at load 7; 5 now).  A worker that joins or leaves is seen within ``WIDTH_FOR`` seconds.
+        """
+        known = self._known
+        now = time.monotonic()
+        if known is None or now - known[0] >= self.WIDTH_FOR:
+            workers = self.client.scheduler_info().get("workers", {})
+            known = self._known = (now, len(workers), max(1, sum(w.get("nthreads", 1) for w in workers.values())))
+        return known[1], known[2]
 
     def submit(
         self, fn: Callable[..., Any], *args: Any, key: str = "", prefer: Hashable = None, priority: int = 0
@@ -254,8 +273,12 @@ class DaskPool:
     def _start_waiting(self) -> None:
         """Hand the cluster what it has threads for, by priority, then oldest first."""
         started = []
+        threads = self._threads()  # not under the lock: it may ask the scheduler
+        gone = self.lost() if self._waiting else ""
+        if gone:  # the count may be older than the cluster's loss: nothing more is handed to it
+            raise ClusterLost(gone)
         with self._lock:
-            free = self._threads() - len(self._running)
+            free = threads - len(self._running)
             while free > 0 and self._waiting:
                 priority, _, mine, fn, args, key, prefer = heapq.heappop(self._waiting)
                 if not mine.set_running_or_notify_cancel():
