@@ -472,6 +472,13 @@ class Race:
             fd, self._turn = tempfile.mkstemp(prefix="sigmar-warm-turn-")
             os.close(fd)
             self.settle(wait=False)  # the probe first: it takes the turn, and works while the checks are imported
+            # The worker of a partner whose "no" is a DRUP proof next, before the checks' imports (0.14 s of the
+            # runner's CPU): it warms up meanwhile, after the probe, on the other core.  Forked after them it
+            # warmed up 0.2 s into the batch at the earliest, where the public solver's dense deal 4, its first
+            # board, found it cold (its first board costs cnf 85-95 ms of CPU, 30 once warm).
+            for name in self.names:
+                if registry.split_name(name)[0] in DRUP_FAMILIES:
+                    self.worker(name)
             _warm_checks(self.names)
             self.start_workers()  # with the probe's answer if it is in: those that only claim lowered, and last
 
@@ -496,7 +503,8 @@ class Race:
         at the start of a batch from search and its partner."""
         self.settle(wait=False)
         try:
-            for name in sorted(self.names, key=lambda n: n in self.claims_only):
+            # Search's own worker after the other certifying ones: it serves only a search that cannot go on here.
+            for name in sorted(self.names, key=lambda n: (n in self.claims_only, n == INLINE)):
                 self.worker(name)
         except BaseException:
             self.close()
@@ -762,7 +770,7 @@ def _warm_checks(names: list[str]) -> None:
     (numpy) and some 35 ms (the encoding's modules, python-sat's among them): the public solver's dense deal 4,
     the batch's first dead-states refutation, took 75 ms more in the race than cnf alone (issue 48).  Here the
     batch pays them once, before its first board, while the probe works on the other core, and the workers
-    forked after inherit them (numpy is a third of cpsat's warm-up; python-sat's formulas cnf's)."""
+    forked after inherit them (numpy is a third of cpsat's warm-up; cnf's, forked before them, imports its own)."""
     if INLINE in names:
         # One BLAS thread (unless the environment says otherwise): the checks sort and mask, they do no linear
         # algebra, and OpenBLAS starting a thread a core took numpy's import from 75 to 90-100 ms of CPU (and

@@ -1059,6 +1059,26 @@ def test_the_workers_started_ahead_warm_up_one_at_a_time(fakes, tmp_path, monkey
     assert [pid for _, pid, _ in events[::2]] == [pid for _, pid, _ in events[1::2]]
 
 
+def test_the_drup_partners_worker_is_forked_before_the_checks_are_imported(monkeypatch) -> None:
+    """A batch's cnf worker is forked right after the probe, before the runner imports its checks (0.14 s of its
+    CPU): it warms up meanwhile, and the first board cnf wins (the public solver's dense deal 4, 0.2 s into the
+    batch) no longer finds it cold.  The others are forked after the imports, as before."""
+    from sigmar.runners import race as race_module
+
+    seen: list[list[str]] = []
+    real = race_module._warm_checks
+
+    def warm_checks(names: list[str]) -> None:
+        seen.append(list(race.workers))
+        real(names)
+
+    monkeypatch.setattr(race_module, "_warm_checks", warm_checks)
+    with Race(["search", "cpsat", "cnf"]) as race:
+        race.expect(2)
+        assert seen == [["cnf"]]
+        assert list(race.workers)[0] == "cnf" and set(race.workers) == {"cnf", "search", "cpsat"}
+
+
 def test_a_worker_waiting_for_its_turn_to_warm_up_takes_a_job_at_once(boards, tmp_path) -> None:
     """A board that needs a worker before its warm-up turn comes is not held up by the others' warm-ups: the
     worker skips its warm-up, answers the job, and the turn passes on."""
