@@ -74,6 +74,7 @@ COLUMNS = (
     "cpu_wall",
     "load1",
     "truth",
+    "answered_by",
 )
 # What an executor yields: a run, its raw answer, and what it cost (None where nothing was measured).
 Outcome = tuple["Run", Result, Usage | None]

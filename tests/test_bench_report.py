@@ -235,5 +235,6 @@ def test_benchexec_run_of_a_memory_error_says_out_of_memory() -> None:
         "cputime": "0.400000s",
         "walltime": "0.500000s",
         "memory": f"{900 * 1024 * 1024}B",
+        "answered by": "x",
     }
     assert element.get("memlimit") == "512 MB"

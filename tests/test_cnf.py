@@ -494,6 +494,7 @@ def test_a_large_formula_is_solved_by_the_partner(monkeypatch: pytest.MonkeyPatc
     answer = CnfBackend().solve(board, 60)
     by = {"beside": ("glucose42", "cadical153"), "alone": ("cadical153",), "glucose first": ("glucose42",)}
     assert answer.statistics["answered_by"] in by[mode]
+    assert answer.backend == f"cnf:{answer.statistics['answered_by']}"  # the name says who answered
     if which == "solvable":
         assert answer.status is Status.SOLVED and verify(board, list(answer.moves)).valid
     else:
@@ -523,10 +524,75 @@ def test_past_the_proving_budget_only_the_partners_yes_counts(
     assert answer.statistics["solve_limit"] == 0
     if which == "solvable":
         assert answer.status is Status.SOLVED and answer.statistics["answered_by"] == "cadical153"
+        assert answer.backend == "cnf:cadical153"
         assert verify(board, list(answer.moves)).valid
     else:
         assert answer.status is Status.UNKNOWN and answer.certificate is None
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize("which", ["unsolvable", "solvable"])
+def test_the_race_names_the_solver_that_answered(monkeypatch: pytest.MonkeyPatch, which: str) -> None:
+    """CaDiCaL's answer on a large formula (here every formula, CaDiCaL alone) is named ``cnf:cadical153``
+    through the race that solve, survey and prove run, in the answer and its JSON line,
+    checked or replayed as any other; the lane asked for is still ``cnf`` (the same family)."""
+    from sigmar.encoders.cnf import backend as cnf_backend
+    from sigmar.runners.checking.trust import family_of
+    from sigmar.runners.race import Race
+    from sigmar.runners.render.answer_json import result_json
+
+    monkeypatch.setattr(cnf_backend, "PARTNER_FROM_CLAUSES", 0)
+    monkeypatch.setattr(cnf_backend, "GLUCOSE_BESIDE", False)
+    monkeypatch.setattr(cnf_backend, "GLUCOSE_FIRST_CONFLICTS", 0)
+    board = read_boards(INSTANCES / "generated-unsolvable.txt")[6] if which == "unsolvable" else real_game_board()
+    with Race(["cnf"]) as race:
+        result = race.solve(board, 60).result
+    assert result.backend == "cnf:cadical153" and family_of(result.backend) == "cnf"
+    assert result.checked if which == "unsolvable" else result.verified
+    assert result_json(board, result)["backend"] == "cnf:cadical153"
+
+
+def test_the_solve_table_shows_the_solver_that_answered(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """``sigmar solve -b cnf`` on a large formula: the table's backend column and the JSON say cnf:cadical153."""
+    from sigmar.encoders.cnf import backend as cnf_backend
+
+    monkeypatch.setattr(cnf_backend, "PARTNER_FROM_CLAUSES", 0)
+    monkeypatch.setattr(cnf_backend, "GLUCOSE_BESIDE", False)
+    monkeypatch.setattr(cnf_backend, "GLUCOSE_FIRST_CONFLICTS", 0)
+    path = INSTANCES / "generated-unsolvable.txt"
+    assert main(["solve", f"{path}:6", "-b", "cnf"]) == 0
+    table = capsys.readouterr().out
+    assert "cnf:cadical153" in table and "cnf:glucose42" not in table
+
+
+def test_bench_keeps_the_backend_asked_and_says_which_solver_answered(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``bench -b cnf`` on a large formula: the row, its grade and its run set stay under ``cnf`` (the name
+    asked: scores, families and baselines key on it), and the CSV's ``answered_by``, the BenchExec run's
+    ``answered by`` column and the HTML report's cell say ``cnf:cadical153``."""
+    from xml.etree import ElementTree as ET
+
+    from sigmar.encoders.cnf import backend as cnf_backend
+    from sigmar.runners.bench import read_csv
+
+    monkeypatch.setattr(cnf_backend, "PARTNER_FROM_CLAUSES", 0)
+    monkeypatch.setattr(cnf_backend, "GLUCOSE_BESIDE", False)
+    monkeypatch.setattr(cnf_backend, "GLUCOSE_FIRST_CONFLICTS", 0)
+    out, xml, html = tmp_path / "bench.csv", tmp_path / "xml", tmp_path / "report.html"
+    path = INSTANCES / "generated-unsolvable.txt"
+    argv = ["bench", f"{path}:6", "-b", "cnf", "--time-limit", "60", "-o", str(out), "--xml", str(xml)]
+    assert main([*argv, "--html", str(html)]) == 0
+    (row,) = read_csv(out)
+    assert (row["backend"], row["answered_by"], row["grade"], row["certified"]) == (
+        "cnf",
+        "cnf:cadical153",
+        "correct",
+        "yes",
+    )
+    (run,) = ET.parse(next(xml.glob("*.xml"))).getroot().iter("run")
+    assert {c.get("title"): c.get("value") for c in run.iter("column")}["answered by"] == "cnf:cadical153"
+    assert "answered by cnf:cadical153" in html.read_text()  # the board table's cell says it too
 
 
 @given(st.lists(st.lists(st.integers(min_value=-(2**31) + 1, max_value=2**31 - 1).filter(bool), max_size=6)))

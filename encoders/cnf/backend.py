@@ -400,9 +400,10 @@ class CnfBackend(Backend):
         stats["solve_seconds"] = round(time.perf_counter() - t0, 4)
         stats.update(solver_stats)
         seconds = time.perf_counter() - start
+        name = self.answered_name(stats)
         if answer is True:
             assert assignment is not None
-            return Result(Status.SOLVED, self.name, seconds, moves=tuple(formula.decode(assignment)), statistics=stats)
+            return Result(Status.SOLVED, name, seconds, moves=tuple(formula.decode(assignment)), statistics=stats)
         if answer is False:
             if self.variant == "thesis-literal":
                 return Result(
@@ -414,7 +415,7 @@ class CnfBackend(Backend):
                 )
             return Result(
                 Status.UNSOLVABLE,
-                self.name,
+                name,
                 seconds,
                 reason=Reason.PROOF,
                 explanation=f"the {self.variant} CNF encoding (horizon {formula.horizon} steps, which every "
@@ -425,6 +426,16 @@ class CnfBackend(Backend):
         if "error" in stats:
             return Result(Status.ERROR, self.name, seconds, message=str(stats["error"]), statistics=stats)
         return Result(Status.UNKNOWN, self.name, seconds, message="time limit", statistics=stats)
+
+    def answered_name(self, stats: dict[str, Any]) -> str:
+        """The backend an answer names: this one, or where another solver than this one's answered (CaDiCaL
+        on a large formula, ``answered_by``) the default encoding on that solver, ``cnf:cadical153``, so that
+        every table, JSON line and CSV row says which solver settled the board.  The family stays ``cnf``:
+        the race keys its lanes, and bench its rows, by the name they asked for."""
+        by = stats.get("answered_by")
+        if by and by != self.solver and self.variant == "default" and not self.sat_cmd:
+            return f"{self.family}:{by}"
+        return self.name
 
     def _certificate(self, formula: Formula) -> Certificate | None:
         """The refutation as a ``drup`` certificate (docs/formats.md#drup-proofs), when the solver logged a proof.

@@ -322,6 +322,8 @@ def run_cell(row: Row, runs: list[Row]) -> str:
         f"{row.result.status} {row.reason}".strip() + f"; CPU {num(row.usage.cpu_seconds)} s; "
         f"memory {num(row.usage.memory_mb, 1)} MB"
     )
+    if answered:  # which solver answered: cnf:cadical153 where cnf handed a large formula to CaDiCaL
+        tip += f"; answered by {row.result.backend}"
     if len(runs) > 1:
         tip += "; runs: " + ", ".join(f"{r.result.seconds:.3f} s ({r.grade})" for r in runs)
     text = f"{row.result.seconds:.3f}" if answered else ("memory" if row.out_of_memory else str(row.grade))

@@ -100,7 +100,7 @@ def run_set(
     if description:
         ET.SubElement(result, "description").text = description
     columns = ET.SubElement(result, "columns")
-    for title in ("status", "cputime", "walltime", "memory", "certified"):
+    for title in ("status", "cputime", "walltime", "memory", "certified", "answered by"):
         ET.SubElement(columns, "column", title=title)
     _system(result)
     for row in rows:
@@ -114,6 +114,8 @@ def run_set(
             ET.SubElement(run, "column", title="memory", value=f"{round(row.usage.memory_mb * 1024 * 1024)}B")
         if row.certified:
             ET.SubElement(run, "column", title="certified", value=row.certified)
+        # the backend whose answer this is: the run set's, or the solver that settled it (cnf:cadical153)
+        ET.SubElement(run, "column", title="answered by", value=row.result.backend)
     return result
 
 

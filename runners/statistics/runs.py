@@ -79,6 +79,7 @@ class Row:
             "" if math.isnan(self.cpu_wall) else f"{self.cpu_wall:.3f}",
             "" if math.isnan(self.load) else f"{self.load:.2f}",
             self.truth,
+            r.backend,  # the answer's own name: cnf:cadical153 where CaDiCaL settled a board asked of cnf
         ]
 
 

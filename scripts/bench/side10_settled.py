@@ -132,9 +132,19 @@ def survey_row(answers: list[dict[str, Any]], record: dict[str, Any]) -> str:
     )
 
 
-def settled_by(answer: dict[str, Any]) -> str:
-    """How a board was settled: the backend, and for a "no" its certificate kind."""
+def answered_by(answer: dict[str, Any]) -> str:
+    """The backend that answered: the answer's own name, which says the solver (``cnf:cadical153``); in a
+    results file written before answers were so named (``cnf:glucose42`` whatever settled the board), the
+    solver its statistics name (``answered_by``) instead."""
     backend = str(answer.get("backend") or "-")
+    by = (answer.get("statistics") or {}).get("answered_by")
+    family, _, _ = backend.partition(":")
+    return f"{family}:{by}" if by and family == "cnf" else backend
+
+
+def settled_by(answer: dict[str, Any]) -> str:
+    """How a board was settled: the backend (the solver that answered), and for a "no" its certificate kind."""
+    backend = answered_by(answer)
     if answer["status"] == "unsolvable":
         kind = (answer.get("certificate") or {}).get("kind") or "no certificate"
         return f"unsolvable: {kind} ({backend})"
@@ -155,7 +165,7 @@ def report(args: argparse.Namespace, answers: list[dict[str, Any]], record: dict
         [
             a["board"],
             f"{a['seconds']:.1f}",
-            str((a.get("statistics") or {}).get("answered_by") or (a.get("statistics") or {}).get("solver") or "-"),
+            answered_by(a),
             *(f"{float((a.get('statistics') or {}).get(k) or 0):.1f}" for k in ("encode_seconds", "solve_seconds")),
             f"{float(a.get('check_seconds') or 0):.1f}",
             *(f"{int((a.get('statistics') or {}).get(k) or 0):,}" for k in ("conflicts", "clauses")),
@@ -204,11 +214,11 @@ def report(args: argparse.Namespace, answers: list[dict[str, Any]], record: dict
         "",
         markdown_table(["board", "answer", "seconds"], slowest),
         "",
-        "Where a DRUP proof's time goes (the answer's own statistics: the CNF encoding, the solver that "
-        "answered first, the check):",
+        "Where a CNF answer's time goes (the answer's own statistics: the CNF encoding, the solve by the "
+        "solver that answered, the check of a refutation):",
         "",
         markdown_table(
-            ["board", "seconds", "solver", "encode s", "solve s", "check s", "conflicts", "clauses"], proofs
+            ["board", "seconds", "answered by", "encode s", "solve s", "check s", "conflicts", "clauses"], proofs
         ),
         "",
         "What the race heard on the boards it left unknown:",
