@@ -318,6 +318,67 @@ def test_a_split_derives_the_clauses_used_below_it_and_the_certificate_gives_onl
     assert verdict.valid and verdict.unsolvable, verdict.reason
 
 
+def test_a_split_is_checked_in_two_parts_the_first_once_one_subtree_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Node 0's first child is refuted and checked while its second child's subtree is still at work: the
+    first part of node 0's check derives what that check used, the rest (with the first part's lemmas
+    given) only what the other subtree added; the certificate gives both parts' lemmas, and sigmar
+    check's code accepts it."""
+    import sigmar.runners.cubes.split as split_module
+    from sigmar.runners.checking.certificates import check_certificate
+    from sigmar.runners.checking.rup_check import unflatten
+
+    real, asked = split_module.check, []
+
+    def watched(job: Any) -> Any:
+        done = real(job)
+        if job.goals is not None:
+            asked.append((job.node, {tuple(c) for c in unflatten(job.goals)}, job.known, done.core))
+        return done
+
+    monkeypatch.setattr(split_module, "check", watched)
+    with ProofStore(tmp_path) as proofs:
+        prover = CubeProver(InProcess(), proofs, **SMALL)
+        result = prover.prove(BOARD, 300)
+    assert result.status is Status.UNSOLVABLE and result.checked, result.message
+    root = [a for a in asked if a[0] == 0]
+    assert len(root) == 2, [(a[0], len(a[1]), bool(a[2])) for a in asked]
+    (_, first, known_first, core_first), (_, rest, known_rest, core_rest) = root
+    assert first and rest and not first & rest, "each part derives its own clauses"
+    assert not known_first and known_rest == core_first, "the rest is given the lemmas the first part checked"
+    record = next(n for n in prover.nodes if n["node"] == 0)
+    assert record["first_check_seconds"] is not None and record["derived"] == len(first) + len(rest)
+    assert result.certificate is not None and result.certificate.file
+    cubes = Path(result.certificate.file)
+    proof = next(p for p in cubes.parent.glob(cubes.stem + "*.drup") if p.read_text() == core_first + core_rest)
+    assert proof.exists()
+    verdict = check_certificate(BOARD, {**result.certificate.json(), "file": str(cubes)})
+    assert verdict.valid and verdict.unsolvable, verdict.reason
+
+
+def test_a_first_part_of_a_split_check_that_fails_makes_the_answer_wrong(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    import sigmar.runners.cubes.split as split_module
+
+    real = split_module.check
+
+    def failing(job: Any) -> Any:
+        done = real(job)
+        if job.node == 0 and job.goals is not None and not job.known:
+            done = replace(done, report=replace(done.report, valid=False, message="goal 1 is not derived"))
+        return done
+
+    monkeypatch.setattr(split_module, "check", failing)
+    with ProofStore(tmp_path) as proofs:
+        result = CubeProver(InProcess(), proofs, **SMALL).prove(BOARD, 300)
+    assert result.wrong and result.status is not Status.UNSOLVABLE and "node 0" in result.message, result
+    assert not list(tmp_path.iterdir()), "no certificate is written for a split whose proof was rejected"
+
+
 def test_a_clause_passed_on_and_used_below_that_its_node_cannot_derive_makes_the_answer_wrong(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -122,6 +122,7 @@ class CheckJob:
     passed_on: tuple[array, ...]
     goals: array | None  # a split's clauses passed on, flat; None for a leaf (its proof must refute)
     proof: bytes
+    known: str = ""  # lemmas of the proof already checked (a split's first part's core), given as clauses
 
 
 @dataclass(frozen=True)
@@ -471,6 +472,8 @@ def check(job: CheckJob) -> CheckDone:
     start = time.perf_counter()
     loaded = _loaded(job.board)
     given = premises(array("i") if loaded is not None else _clauses_flat(job.board), job.cube, list(job.passed_on))
+    if job.known:  # checked by the first part of this split's check: what it rested on is named by that part
+        given.extend(array("i", map(int, job.known.split())))
     goals = None if job.goals is None else unflatten(job.goals)
     report = check_proof(given, job.proof, formula.nv, goals=goals, used=True, base=loaded)
     return CheckDone(
@@ -493,7 +496,8 @@ def _used_by_set(used: array | None, before: int, passed_on: tuple[array, ...]) 
     for clauses in passed_on:
         total += clauses.count(0)
         ends.append(total)
-    for index in used[bisect_left(used, before) :]:  # ascending: the formula's and the cube's skipped at once
+    # ascending: the formula's and the cube's skipped at once, and any given after the ancestors' (CheckJob.known)
+    for index in used[bisect_left(used, before) : bisect_left(used, total)]:
         k = bisect_right(ends, index)
         out[k].append(index - (ends[k - 1] if k else before))
     return out
