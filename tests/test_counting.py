@@ -139,6 +139,63 @@ def test_every_exact_count_equals_the_rule_engines(name: str) -> None:
     agrees()
 
 
+# -- cnf's two ways to count: the listing of few models and Ganak ------------------
+
+
+def brute_projected(clauses: list[list[int]], projection: list[int], variables: int) -> int:
+    """The projected models by trying every assignment: the truth both ways are held to."""
+    seen = set()
+    for bits in range(1 << variables):
+        value = {v: bool(bits >> (v - 1) & 1) for v in range(1, variables + 1)}
+        if all(any(value[abs(lit)] == (lit > 0) for lit in clause) for clause in clauses):
+            seen.add(tuple(value[v] for v in projection))
+    return len(seen)
+
+
+small_cnfs = st.integers(1, 8).flatmap(
+    lambda n: st.tuples(
+        st.just(n),
+        st.lists(
+            st.lists(st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=3), max_size=12
+        ),
+        st.lists(st.integers(1, n), min_size=1, unique=True),
+    )
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_cnfs)
+def test_the_listed_count_and_ganaks_are_the_projected_models(cnf: tuple[int, list[list[int]], list[int]]) -> None:
+    """Both ways of counting equal a brute force, a projected variable in no clause included (the listing
+    hands that case to Ganak, which counts it free)."""
+    from sigmar.encoders.cnf import counting
+
+    variables, clauses, projection = cnf
+    truth = brute_projected(clauses, projection, variables)
+    listed = counting.listed_count(clauses, projection)
+    in_clauses = {abs(lit) for clause in clauses for lit in clause}
+    if max(projection) <= max(in_clauses, default=0):
+        assert listed == truth
+    else:
+        assert listed is None or listed == truth  # unsatisfiable: 0 found before any model is read
+    assert counting.ganak_count(clauses, projection, variables) == truth
+    try:
+        counting.ENUMERATE_MODELS = 0  # Ganak's own count, past the listing
+        assert counting.ganak_count(clauses, projection, variables) == truth
+    finally:
+        counting.ENUMERATE_MODELS = 1000
+
+
+def test_the_listing_gives_way_to_ganak_past_its_bound() -> None:
+    """Past ENUMERATE_MODELS the listing stops (None) and ganak_count still gives the exact count."""
+    from sigmar.encoders.cnf import counting
+
+    free = [[v, -v] for v in range(1, 12)]  # 11 free variables: 2,048 models
+    assert counting.listed_count(free, list(range(1, 12))) is None
+    assert counting.ganak_count(free, list(range(1, 12)), 11) == 2048
+    assert counting.listed_count(free, [1, 2, 3]) == 8
+
+
 def test_a_plugin_without_count_is_not_a_counter() -> None:
     class Solver(Backend):
         family = "solver-only"
