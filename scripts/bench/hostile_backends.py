@@ -427,8 +427,13 @@ def full_disk(folder: Path, free_kb: int) -> Iterator[tuple[Path, str]]:
                 fill.write(b"\0" * max(0, total - free_kb * 1024))
         yield folder, "tmpfs of 2 MiB" if mounted else "RLIMIT_FSIZE of 4 KiB (no tmpfs: not root)"
     finally:
-        if mounted:
-            subprocess.run(["umount", str(folder)], check=False)
+        if mounted:  # a run's last child may still be ending in it on a loaded machine ("target is busy"): wait
+            for _ in range(100):
+                if subprocess.run(["umount", str(folder)], capture_output=True).returncode == 0:
+                    break
+                time.sleep(0.1)
+            else:  # detached now, freed when its last user ends: the scratch folder's removal must not fail
+                subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
 def capped() -> None:
