@@ -48,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--cubes", type=int, help="pass --cubes K to survey (a board the race leaves unknown is split)")
     parser.add_argument("--backend", default="all")
-    parser.add_argument("--work", default="/work/scratch/side10", help="results file and certificates (kept)")
+    parser.add_argument(
+        "--work", default=str(RESULTS / "side10"), help="results file and certificates (kept; default results/side10)"
+    )
     parser.add_argument("--fresh", action="store_true", help="start over instead of continuing the results file")
     parser.add_argument(
         "--report-only",
