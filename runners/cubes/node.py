@@ -57,7 +57,7 @@ from sigmar.models.board import Board
 from sigmar.models.boardfile import format_board
 from sigmar.models.result import Move
 from sigmar.runners.checking.cubes_check import premises
-from sigmar.runners.checking.rup_check import CheckReport, check_proof, flatten, loaded_base, unflatten
+from sigmar.runners.checking.rup_check import CheckReport, check_proof, loaded_base, unflatten
 
 _core: ModuleType | None
 try:
@@ -159,12 +159,15 @@ def _clauses_flat(board: Board) -> array:
     """The board's formula's clauses flat (each ended by 0), what the checks start from, made once per board.
 
     Not with the formula: the split's root solves first, and its worker's 40 ms of making this (side 8)
-    were on the path of every node below it.
+    were on the path of every node below it.  By the encoder's compiled writer where it was built, as the
+    runner's own check encoding (fresh_formula) makes it.
     """
     global _flat
     key = format_board(board, with_name=False)
     if _flat is None or _flat[0] != key:
-        _flat = (key, flatten(_formula(board).clauses))
+        from sigmar.encoders.cnf.formula import flat_clauses
+
+        _flat = (key, flat_clauses(_formula(board).clauses))
     return _flat[1]
 
 
