@@ -209,14 +209,17 @@ def test_a_stopped_backend_gets_a_fresh_instance(fakes, boards) -> None:
         worker.kill()
 
 
-def test_the_leader_gets_a_head_start(fakes, boards) -> None:
-    with Race(["honest:slow", "honest"], stagger=1.0) as race:
-        assert race.solve(boards["pair"], 5.0).result.backend == "honest:dfs"  # all start on the first board
+def test_the_leader_gets_a_head_start(fakes, boards, monkeypatch) -> None:
+    # honest:sticky answers 5 s late unless stopped: a busy machine may take longer than the default 0.5 s to start
+    # the honest worker (CI saw honest:slow win the first board), but not 5 s
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "5")
+    with Race(["honest:sticky", "honest"], stagger=3.0) as race:
+        assert race.solve(boards["pair"], 10.0).result.backend == "honest:dfs"  # all start on the first board
         race.solve(boards["pair"], 5.0)
         assert race.order()[0] == "honest"
-        race.workers["honest:slow"].kill()  # a dead worker would be restarted, were it dispatched
+        race.workers["honest:sticky"].kill()  # a dead worker would be restarted, were it dispatched
         race.solve(boards["pair"], 5.0)
-        assert not race.workers["honest:slow"].alive(), "the leader answered in its head start; nobody else ran"
+        assert not race.workers["honest:sticky"].alive(), "the leader answered in its head start; nobody else ran"
 
 
 def test_the_others_join_as_soon_as_the_leader_is_done(fakes, boards) -> None:
