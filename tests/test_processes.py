@@ -150,6 +150,21 @@ def test_a_child_answers_calls_raises_their_errors_and_is_stopped_past_its_time_
         made.kill()
 
 
+def test_a_child_forked_while_the_collector_is_off_collects_its_own_garbage() -> None:
+    """A worker forked while its parent holds the cycle collector off (search's solve, a race's board) has it on."""
+    import gc
+
+    gc.disable()
+    try:
+        made = Child("collects")
+    finally:
+        gc.enable()
+    try:
+        assert made.call(gc.isenabled, timeout=60) is True
+    finally:
+        made.kill()
+
+
 def test_a_stop_reaches_the_running_call_only() -> None:
     made = Child("stops")
     try:

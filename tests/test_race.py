@@ -370,6 +370,32 @@ def test_a_board_search_answers_at_once_starts_no_worker(fakes, boards, monkeypa
     assert stuck.result.certificate is not None
 
 
+def test_the_collector_is_held_off_while_a_board_is_raced(boards, monkeypatch) -> None:
+    """Python's cycle collector does not run during a board (the answer's check included: its objects are alive
+    then, issue 48), and is on again after the board, as it was before."""
+    import gc
+
+    seen: list[bool] = []
+    check = Race.check
+
+    def checking(self: Race, *args: object, **kwargs: object) -> Result:
+        seen.append(gc.isenabled())
+        return check(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Race, "check", checking)
+    assert gc.isenabled()
+    with Race(["search"]) as race:
+        race.solve(boards["pair"], 30.0)
+        assert gc.isenabled(), "on again after the board"
+        gc.disable()
+        try:
+            race.solve(boards["stuck"], 30.0)
+            assert not gc.isenabled(), "left off when it was off"
+        finally:
+            gc.enable()
+    assert seen == [False, False]
+
+
 def _search_gives_up(monkeypatch: pytest.MonkeyPatch, hang: bool = False) -> None:
     """search answers ``unknown`` (at once, or only once asked to stop), here and in the workers forked from here."""
     from sigmar.encoders.search import SearchBackend

@@ -26,6 +26,7 @@ parent's side is :mod:`sigmar.encoders.processes.parent`.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import signal
@@ -182,6 +183,9 @@ def main(
     but its own pipes and capture file."""
     global _current
     _current = _Current()  # its lock may have been held by another thread of the parent at the fork
+    # Its own garbage collected, whatever the parent was doing at the fork: a child forked while its parent held
+    # the cycle collector off (search's solve, a race's board) would otherwise never collect, board after board.
+    gc.enable()
     own = [c.fileno() for c in (conn, stops) if c is not None]
     if options.output not in (None, -1):
         own.append(options.output)
