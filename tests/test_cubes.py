@@ -86,6 +86,10 @@ def test_the_split_refutes_the_board_and_sigmar_check_accepts_its_certificate(
 
 
 def test_the_certificate_is_the_same_on_one_worker(made: tuple[Path, Path, Result], tmp_path: Path) -> None:
+    """The cubes and every leaf's proof are the same on one worker as on two (a split node's proof is made of
+    its check's parts, which run as workers come free), and the certificate made on one is accepted."""
+    from sigmar.runners.checking.certificates import check_certificate
+
     _, proofs, result = made
     with LocalPool(1) as pool:
         alone = split(pool, tmp_path)
@@ -93,8 +97,12 @@ def test_the_certificate_is_the_same_on_one_worker(made: tuple[Path, Path, Resul
     here, there = Path(alone.certificate.file or ""), Path(result.certificate.file or "")
     assert here.read_text() == there.read_text()
     _, nodes = read_split(here)
-    for n in nodes:
+    leaves = [n for n in nodes if n.split is None]
+    assert leaves
+    for n in leaves:
         assert node_paths(here, n.node)[0].read_bytes() == node_paths(there, n.node)[0].read_bytes()
+    verdict = check_certificate(BOARD, {**alone.certificate.json(), "file": str(here)})
+    assert verdict.valid and verdict.unsolvable, verdict.reason
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -355,6 +363,49 @@ def test_a_split_is_checked_in_two_parts_the_first_once_one_subtree_is_checked(
     assert proof.exists()
     verdict = check_certificate(BOARD, {**result.certificate.json(), "file": str(cubes)})
     assert verdict.valid and verdict.unsolvable, verdict.reason
+
+
+def test_a_split_takes_a_part_of_its_check_whenever_a_worker_is_free_and_more_was_used_below() -> None:
+    """On a pool that runs calls side by side, a split's check is asked in parts of free workers (spare): none
+    while nothing below used its clauses, none with no worker free, one at a time; each derives what the
+    checks below used and no part before it derives, given the lemmas those parts checked; once every node
+    below is checked with nothing left to derive, the split is checked by its parts alone."""
+    from sigmar.runners.checking.rup_check import CheckReport, unflatten
+    from sigmar.runners.cubes.node import CheckDone, NodeDone
+    from sigmar.runners.cubes.split import _Checks, _joined, _Node
+
+    passes_on = array("i", [1, 2, 0, -3, 0, 4, 0])
+    nodes = {
+        0: _Node(0, (), None, (), 10, 0.0),
+        1: _Node(1, (5,), 0, (passes_on,), 10, 0.0),
+        2: _Node(2, (-5,), 0, (passes_on,), 10, 0.0),
+    }
+    nodes[0].done = NodeDone(0, "split", "", passes_on=passes_on, split=5)
+    sent: list[tuple[int, Any, str, str]] = []
+    checks = _Checks(nodes, lambda node, goals, known, task: sent.append((node.node, goals, known, task)), False)
+    ok = CheckReport(True, 0, 0, 0, 0.0, "")
+
+    def checked(number: int, used: list[int], core: str = "") -> CheckDone:
+        return CheckDone(number, "", ok, 0.1, 0.1, (array("i", used),), core)
+
+    assert checks.spare(2) == 0, "nothing used below yet"
+    nodes[1].done, nodes[1].checked = NodeDone(1, "refuted", ""), checked(1, [0])
+    assert checks.closed(nodes[1]) == 0 and not sent, "no part asked once one subtree is checked"
+    assert checks.spare(0) == 0 and checks.spare(2) == 1 and checks.spare(2) == 0
+    number, goals, known, task = sent[-1]
+    assert (number, task, known) == (0, "part", "") and unflatten(goals) == [[1, 2]]
+    nodes[0].first = _joined(None, checked(0, [], "1 2 0\n"))
+    assert checks.part_done(nodes[0]) == 0
+    checks.note(nodes[2], checked(2, [1, 2]))  # a check below node 2 used two more of the root's clauses
+    assert checks.spare(1) == 1
+    number, goals, known, task = sent[-1]
+    assert (number, task, known) == (0, "part", "1 2 0\n") and unflatten(goals) == [[-3], [4]]
+    nodes[0].first = _joined(nodes[0].first, checked(0, [], "-3 0\n4 0\n"))
+    assert checks.part_done(nodes[0]) == 0
+    nodes[2].done, nodes[2].checked = NodeDone(2, "refuted", ""), checked(2, [2])
+    assert checks.closed(nodes[2]) == 0 and len(sent) == 2, "nothing left for the rest to derive"
+    assert nodes[0].checked is not None and nodes[0].checked.core == "1 2 0\n-3 0\n4 0\n"
+    assert nodes[0].derived == 3 and nodes[0].goals_text == "1 2 0\n-3 0\n4 0\n"
 
 
 def test_a_first_part_of_a_split_check_that_fails_makes_the_answer_wrong(

@@ -32,8 +32,8 @@ solver of its own (the formula and every clause its ancestors passed on, and its
 activities, so that it does not learn again from nothing which variables matter: on side-8 deals 212
 and 455 the split's conflicts fell from 0.93x and 1.15x the single proof's to 0.86x and 1.07x, and on
 the other eleven deals of docs/measured/cubes.md they stayed as they were, in sum), so
-which worker takes it changes nothing: the split, and the certificate, are the
-same whatever the number of workers, as long as the first child reaches its
+which worker takes it changes nothing: the split (its cubes, and each leaf's proof)
+is the same whatever the number of workers, as long as the first child reaches its
 parent's worker (the pools send it there; elsewhere it starts afresh, and its
 proof is another, as sound).
 

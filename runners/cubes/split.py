@@ -18,15 +18,16 @@ it splits in turn, which bounds the largest task.  So N is the number of
 cubes aimed at: fewer where a node (or one side of its split, tried first) is
 refuted within its probe, more where a hard cube splits again.  The budgets go by depth, not
 by what finished first, and a node goes on in its parent's solver only as its
-first child (sent to the worker that keeps it), so a board's split and
-certificate are the same whatever the number of workers.
+first child (sent to the worker that keeps it), so a board's split (its cubes,
+and each leaf's proof) is the same whatever the number of workers; a split
+node's proof is made of its check's parts, which run as workers come free.
 
 The answer is ``unsolvable`` with a ``cubes`` certificate (docs/formats.md#cubes)
 once every leaf is refuted and every node's proof checked.  The checks are
 tasks of the pool too, run after the solving that waits for a free worker (a
 node's children do not wait for its check).  A leaf is checked once refuted; a
 split once every node below it is, deriving only the clauses it passed on that
-their checks rested on (in two parts, the first once one child's subtree is checked: :class:`_Checks`),
+their checks rested on (in parts, each asked of a worker that is free: :class:`_Checks`),
 and the certificate gives each node's
 proof as the lemmas its check used and each split's clauses as those it
 derived (so it holds what was checked, no more); here the runner checks that the
@@ -187,13 +188,16 @@ class CubeProver:
             )
             future.add_done_callback(lambda f, n=node.node: finished.put((n, task, f)))
 
-        checks = _Checks(nodes, send_check)
+        width = getattr(self.pool, "width", None)  # None: a pool that runs each call at once, here
+        checks = _Checks(nodes, send_check, eager=width is None)
         submit((), None, ())
         running = 1
-        for slot in range(1, getattr(self.pool, "width", lambda: 1)()):  # the others encode the board meanwhile
+        for slot in range(1, width() if width is not None else 1):  # the others encode the board meanwhile
             self.pool.submit(prepare, board, key=f"{run}-prepare-{slot}", priority=SOLVE)
         try:
             while running:
+                if width is not None:  # a worker with nothing to do checks what the splits' checks can derive now
+                    running += checks.spare(width() - running)
                 wait = None if deadline is None else deadline - time.perf_counter()
                 if wait is not None and wait <= 0:
                     self._still_there(board)
@@ -256,7 +260,7 @@ class CubeProver:
             return done
         assert isinstance(done, CheckDone)
         if part:
-            node.first = done
+            node.first = _joined(node.first, done)
         else:
             node.checked = _joined(node.first, done)
         if not done.report.valid:
@@ -335,19 +339,25 @@ class _Checks:
     """Which node's check is due, and what a split's check must derive.
 
     A split derives only the clauses it passed on that the checks below it rested on (each check names
-    them, by ancestor), so its check waits for theirs.  It is made in two parts: the first once one
-    child's subtree is checked (it is then *closed*), deriving what the checks so far used; the rest once
-    both are, deriving what is left, with the first part's lemmas as clauses given (they are checked).
+    them, by ancestor), so its check waits for theirs.  It is made in parts: on a pool that runs calls side
+    by side, a part whenever a worker is free and the checks below have used clauses no part derives yet
+    (:meth:`spare`); on one that runs each call at once (``eager``), the first once one child's subtree is
+    checked (it is then *closed*), deriving what the checks so far used.  The rest once both children's
+    subtrees are, deriving what is left; each part is given the lemmas of those before it as clauses
+    (they are checked).
     Why: the checks left when the last cubes are refuted are a chain, each split's waiting for the one
     below it; the first parts are made while the other subtree is still solved, so the chain's checks
     derive only what the last subtree added (list-scheduled from the measured CPU times of 8:212 on 2
     workers: 2.27 s -> 2.00 s, for 0.09 s more of the splits' checks' CPU; docs/measured/cubes-checks.md).
-    The certificate gives the node's proof as the first part's lemmas checked, then the rest's: each
-    follows from the clauses given and those before it.
+    The certificate gives the node's proof as each part's lemmas checked, in order: each follows from
+    the clauses given and those before it.
     """
 
-    def __init__(self, nodes: dict[int, _Node], send: Callable[[_Node, array | None, str, str], None]) -> None:
+    def __init__(
+        self, nodes: dict[int, _Node], send: Callable[[_Node, array | None, str, str], None], eager: bool = True
+    ) -> None:
         self.nodes = nodes
+        self.eager = eager  # the first part asked once one child's subtree is checked, else by spare
         self.send = send  # asks the pool for a check: (node, goals, the lemmas known, "check" or "part")
         self.needed: dict[int, set[int]] = {}  # per split node, the indexes of its clauses used below it
         self.shut: set[int] = set()
@@ -370,16 +380,19 @@ class _Checks:
                     return 0
                 node.checked = node.first or CheckDone(node.node, "", _NOTHING_USED, 0.0, 0.0)
                 return self.closed(node)
-        known = node.first.core if node.first is not None and not part else ""
+        known = node.first.core if node.first is not None else ""
         self.send(node, goals, known, "part" if part else "check")
         node.parting = part
         return 1
 
     def closed(self, node: _Node) -> int:
-        """``node`` checked, with all below it: its parent's check, or the first part of it, asked if due."""
+        """``node`` checked, with all below it: its parent's check, or (``eager``) the first part of it, asked if
+        due."""
         parent = self.close(node)
         if parent is not None:
             return self.submit(parent)
+        if not self.eager:  # parts go to idle workers (spare)
+            return 0
         first = self.first_part_due(node)
         return self.submit(first, part=True) if first is not None else 0
 
@@ -416,6 +429,34 @@ class _Checks:
             return None
         below = [n.node for n in self.nodes.values() if n.parent == node.parent]
         return self.nodes[node.parent] if len(below) == 2 and all(b in self.shut for b in below) else None
+
+    def spare(self, free: int) -> int:
+        """Parts of the splits' checks for ``free`` idle workers, the deepest split's first: how many were asked.
+
+        A split takes a part when what the checks below it used has grown past what its parts derive so
+        far, none of its parts is at work and its check is not yet due (then the rest is asked).  Why
+        only for an idle worker, and not once one child's subtree is checked (``eager``): a part asked
+        then waited behind the solving and the leaves' checks, and derived only what was known when it
+        was asked, so the rest, on the chain of checks at the end, derived what came in meanwhile
+        (8:455's node 1: 1.1 s of its check's 4.1 s in the first part at load 10, the rest after the
+        last leaf's check); asked when a worker is free, a part derives all that is known then, and a
+        split whose needs grow again takes another (each part is given the lemmas of those before it).
+        """
+        if free <= 0:
+            return 0
+        due = [n for n in self.nodes.values() if self._may_part(n)]
+        asked = 0
+        for node in sorted(due, key=lambda n: -len(n.cube))[:free]:
+            asked += self.submit(node, part=True)
+        return asked
+
+    def _may_part(self, node: _Node) -> bool:
+        if node.done is None or node.done.outcome != "split" or node.parting or node.node in self.shut:
+            return False
+        below = [n.node for n in self.nodes.values() if n.parent == node.node]
+        if len(below) == 2 and all(b in self.shut for b in below):  # its check is due: the rest is asked
+            return False
+        return bool(self.needed.get(node.node, set()) - node.goal_indexes)
 
     def first_part_due(self, node: _Node) -> _Node | None:
         """The parent of ``node`` (just closed) when the first part of its check is due: its other child's
