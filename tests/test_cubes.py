@@ -835,6 +835,16 @@ def test_a_stretch_reads_the_same_in_c_and_in_python(lines: list[tuple[bool, lis
         ours = cube_node.stretch(text.encode(), 6, split)
         theirs = cube_node._stretch_in_python(text.encode(), split)
         assert (ours[0], list(ours[1]), ours[2], ours[3]) == (theirs[0], list(theirs[1]), theirs[2], theirs[3])
+    assert cube_node.ranked(text.encode(), 6) == theirs[2]  # the ranking read alone, before a split's tries
+
+
+@pytest.mark.skipif(cube_node._core is None, reason="the C checker (runners/checking/_drup.c) is not built")
+def test_the_ranking_read_alone_rejects_what_the_stretch_rejects() -> None:
+    for bad in (b"1 2 0\n1 x 0\n", b"1 2\n", b"d 1 7 0\n"):  # not a literal; no end; beyond the variables
+        with pytest.raises(ValueError, match="line"):
+            cube_node.stretch(bad, 6, True)
+        with pytest.raises(ValueError, match="line"):
+            cube_node.ranked(bad, 6)
 
 
 def test_a_stretch_passes_on_each_alive_clause_once_and_counts_deletions_that_took_one_off() -> None:

@@ -1239,6 +1239,77 @@ static PyObject *stretch(PyObject *self, PyObject *args) {
 }
 
 
+/* Only the ranking of stretch(text, variables, true): the variables its lemmas name, the most often named first
+ * (ties: the first named first), as native int32 bytes.  Why: a node whose budget ran out weighs its split by it
+ * before trying the split's sides, and its proof and passed-on clauses are read once after the tries; the
+ * whole stretch read twice was a tenth of a side-8 split node's non-solving CPU (issue 49, wave 10).  A line is
+ * only parsed here: no clause is hashed, sorted or copied. */
+static PyObject *ranked(PyObject *self, PyObject *args) {
+    Py_buffer text;
+    long long variables;
+    if (!PyArg_ParseTuple(args, "y*L", &text, &variables)) return NULL;
+    if (variables < 0 || variables > INT32_MAX / 2) {
+        PyBuffer_Release(&text);
+        PyErr_SetString(PyExc_ValueError, "a variable count out of range");
+        return NULL;
+    }
+    Checker c; /* its parse_line only: scratch, variables */
+    memset(&c, 0, sizeof c);
+    c.variables = variables;
+    Used *use = NULL;
+    Vec order = {0};
+    const char *why = NULL;
+    int64_t line = 0, next_first = 0, m = 0;
+    int ok = 1;
+    Py_BEGIN_ALLOW_THREADS
+    use = calloc((size_t)variables + 1, sizeof(Used));
+    ok = use != NULL;
+    const char *p = text.buf, *end = p + text.len;
+    while (ok && !why && p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol) eol = end;
+        const char *next = eol < end ? eol + 1 : end;
+        line++;
+        while (p < eol && is_space(*p)) p++;
+        const char *last = eol;
+        while (last > p && is_space(last[-1])) last--;
+        if (p == last || (last - p == 1 && *p == '0')) {
+            p = next;
+            continue;
+        }
+        int deletion;
+        why = parse_line(&c, p, last, &deletion);
+        if (why) break;
+        for (int64_t k = 0; !deletion && k < c.scratch.n; k++) {
+            Used *u = &use[c.scratch.data[k] >> 1];
+            if (!u->count++) u->first = (int32_t)next_first++;
+        }
+        p = next;
+    }
+    if (ok && !why) {
+        for (int64_t v = 1; v <= variables; v++)
+            if (use[v].count) {
+                use[m] = use[v];
+                use[m++].variable = (int32_t)v;
+            }
+        qsort(use, (size_t)m, sizeof(Used), by_use);
+        for (int64_t k = 0; ok && k < m; k++) ok = vec_push(&order, use[k].variable);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&text);
+    PyObject *result = NULL;
+    if (!ok || c.nomem)
+        PyErr_NoMemory();
+    else if (why)
+        PyErr_Format(PyExc_ValueError, "line %lld of the proof: %s", (long long)line, why);
+    else
+        result = int32_bytes(order.data, order.n);
+    free(use);
+    free(order.data);
+    free(c.scratch.data);
+    return result;
+}
+
 /* Clauses given flat (native int32, each ended by 0) as lists of ints: rup_check.unflatten's work, for
  * the clauses a cube node loads into its solver and checks against (tens of thousands a node). */
 static PyObject *clauses(PyObject *self, PyObject *args) {
@@ -1274,6 +1345,10 @@ static PyMethodDef methods[] = {
      "native int32 bytes (else None): alive, the lemmas alive at its end, each once, in the order first\n"
      "added, each ended by 0; ranked, the variables its lemmas name, the most often named first (ties: the\n"
      "first named first); deleted, the literals of the deletions that took an alive copy off, each once.\n"
+     "ValueError names a line that does not parse."},
+    {"ranked", ranked, METH_VARARGS,
+     "ranked(text, variables) -> bytes\n\n"
+     "stretch(text, variables, True)'s ranked alone (native int32 bytes), the lines parsed and nothing kept.\n"
      "ValueError names a line that does not parse."},
     {"base", base, METH_VARARGS,
      "base(formula, variables) -> base\n\n"
