@@ -302,6 +302,9 @@ def test_the_others_are_paused_while_a_slow_certificate_is_checked(fakes, boards
         return real_certify(board, result, store)
 
     monkeypatch.setattr(race_module, "certify", watching)
+    # honest:slow sleeps past honest's answer even when a busy machine starts honest's worker late (at its 0.5 s
+    # default it answered first there: its own file was checked and nobody was paused)
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "30")
     with Race(["honest", "honest:slow"], stagger=0) as race:
         outcome = race.solve(boards["stuck"], 5.0)
         assert outcome.result.reason is Reason.EXHAUSTED and outcome.result.checked
@@ -753,8 +756,9 @@ def _events(race: Race, event: str) -> list[str]:
     return [name for _, kind, names in race.events if kind == event for name in names]
 
 
-def test_the_winner_of_the_hard_boards_starts_with_the_leader(fakes, boards) -> None:
+def test_the_winner_of_the_hard_boards_starts_with_the_leader(fakes, boards, monkeypatch) -> None:
     """The partner (most wins on hard boards) starts with the leader; the rest wait for the head start."""
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "30")  # past the partner's answer even if its worker starts late
     with Race(["honest:slow", "honest", "broken:unknown"], stagger=30.0) as race:
         race.wins["honest:slow"] = 10  # the leader, by its wins; it sleeps past the partner's answer
         race.late_wins["honest"] = 3  # ... but "honest" wins the hard boards
@@ -808,7 +812,9 @@ def test_the_check_is_prepared_while_the_partner_proves(fakes, boards, monkeypat
 
     monkeypatch.setattr(race_module, "DRUP_FAMILIES", frozenset({"honest"}))  # the fake proves as cnf does
     monkeypatch.setattr(RacePolicy, "PREPARE_AFTER", 0.0)
-    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "0.3")
+    # the partner still proves when the runner next looks (it prepares only for a partner at work): 1 s, not
+    # 0.3, so that a busy machine's pause of the runner does not outlast it
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "1.0")
     with Race(["broken:hang", "honest:slow"], stagger=30.0) as race:
         race.wins["broken:hang"] = 10
         race.late_wins["honest:slow"] = 3
@@ -847,7 +853,7 @@ def test_the_check_is_prepared_while_search_leads_here(fakes, boards, monkeypatc
     monkeypatch.setattr(RacePolicy, "FIRST_HEAD_START", 30.0)  # search leads for the whole board
     monkeypatch.setattr(RacePolicy, "PREPARE_SHARE", 0.0)  # the encoding as soon as the partner joins
     monkeypatch.setattr(RacePolicy, "INLINE_PREPARE_AFTER", 0.0)
-    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "0.5")
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "1.0")  # the partner still proves at search's next tick, even under load
     fresh_formula.release(boards["pair"])
     with Race(["search", "honest:slow"], stagger=0.02) as race:
         race.settle()
@@ -897,6 +903,7 @@ def test_the_partner_is_the_certifying_runner_up_until_another_wins_the_hard_boa
 def test_the_partner_joins_after_the_leader_has_had_a_moment(fakes, boards, monkeypatch) -> None:
 
     monkeypatch.setattr(RacePolicy, "PARTNER_DELAY", 0.2)
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "30")  # the leader answers after the partner, however late it starts
     with Race(["honest:slow", "honest"], stagger=30.0) as race:
         race.wins["honest:slow"] = 10
         race.late_wins["honest"] = 3
