@@ -531,7 +531,9 @@ def test_search_s_copy_is_killed_when_another_backend_wins(fakes, boards, monkey
     kill = copies.Copy.kill
     monkeypatch.setattr(copies.Copy, "kill", lambda self: (ended.append(self.pid), kill(self))[1])
     with Race(["search", "honest:slow"]) as race:
-        monkeypatch.setenv("SIGMAR_FAKE_DELAY", "0.5")  # after search's head start: its copy is running
+        # after search's head start, its copy running: the head start is 0.1 s of search's CPU, which a busy
+        # machine gives it over up to SEARCH_CLOCK_LAG (1 s) of the clock; at 0.5 s honest:slow answered first
+        monkeypatch.setenv("SIGMAR_FAKE_DELAY", "3")
         race.policy.late_wins["honest:slow"] = RacePolicy.LATE_WINS_NEEDED
         race.events = []
         result = race.solve(boards["pair"], 120.0).result
