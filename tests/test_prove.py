@@ -287,19 +287,21 @@ def test_a_corroborating_solution_against_a_refuted_cnf_is_reported(monkeypatch:
 def test_a_drup_proof_gives_way_to_the_dead_states_the_search_finds(tmp_path: Path, monkeypatch) -> None:
     """A DRUP proof that won the race is kept only when the search does not find the dead states in about as long."""
     from sigmar.runners.checking.certify import ProofStore
-    from sigmar.runners.prove import Prover
+    from sigmar.runners.prove import READABLE_WAIT, Prover
     from sigmar.runners.race import RaceOutcome
 
     board = unsolvable_without_static_reason(5)
     drup = prove(board, 60, proof_dir=tmp_path / "drup", routes=("cnf",), corroborate_limit=None).result
     assert drup.checked and drup.certificate is not None and drup.certificate.kind is CertificateKind.DRUP
     with ProofStore(tmp_path / "proofs") as proofs, Prover(proofs, corroborate_limit=None) as engine:
-        monkeypatch.setattr(engine.race, "solve", lambda b, limit: RaceOutcome(drup.with_(seconds=0.5)))
+        # the proof took READABLE_WAIT (2 s): the search gets as long, which a busy machine's pause does not end
+        won = RaceOutcome(drup.with_(seconds=READABLE_WAIT))
+        monkeypatch.setattr(engine.race, "solve", lambda b, limit: won)
         proved = engine.prove(board, 60)
     result = proved.result
     assert result.checked and result.certificate is not None, result
     assert result.certificate.kind is CertificateKind.DEAD_STATES and result.reason is Reason.EXHAUSTED
-    assert proved.details["preferred"].startswith("dead-states over drup") and result.seconds >= 0.5
+    assert proved.details["preferred"].startswith("dead-states over drup") and result.seconds >= READABLE_WAIT
 
 
 def test_prove_prints_each_board_as_it_is_done(tmp_path: Path, capsys, monkeypatch) -> None:

@@ -187,7 +187,7 @@ def test_ctrl_c_leaves_no_process_behind(board_file: Path) -> None:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130, err
-    _, alive = psutil.wait_procs(workers, timeout=5)
+    _, alive = psutil.wait_procs(workers, timeout=30)  # gone soon, not at once: a busy machine is slow
     assert not alive, f"left behind: {[p.pid for p in alive]}"
 
 
