@@ -105,6 +105,14 @@ class RacePolicy:
     # Search in the runner's own process goes on in a forked copy of it, held back, past its head start on such
     # a board (``_Heat._hand_over``); False: it starts again in its worker (to measure the difference).
     HAND_OVER = True
+    # ... but not while its partner proves on a board of side INLINE_PREPARE_DIM at most: search goes on here as it
+    # is, and the others (pumpkin too, not only the claims-only ones) wait until the partner has answered without
+    # winning, or CLAIMS_WAIT seconds past the head start; then search is held back and they join.  This machine's
+    # two CPUs share one core's units: a process beside another runs at about two thirds of its speed alone (cnf's
+    # solve of dense deal 59, 33-41 ms of CPU alone, 55-61 with a busy loop on the other CPU), so a third runner,
+    # however low, takes from both; and the fork of the hand-over (4-6 ms of the runner's) and its answer's trip
+    # through a pipe were paid on the boards search wins past its head start (dense deals 253, 265).
+    STAY_WITH_PARTNER = True
 
     # The leader's partner (``Race.partner``: the backend that wins the hard boards, cnf on dense deals
     # where the search leads; else the certifying backend with the most wins) joins the leader after
@@ -987,6 +995,7 @@ class _Heat:
         self.release_due: float | None = self.plan.release_at if self.plan.staggered else None
         self.held: list[str] = []  # claim-only backends waiting while the partner proves
         self.late = False  # the head start ran out: a hard board
+        self.staying = False  # search stays here past its head start, beside its partner alone (_stays_here)
         self.prepare_due: float | None = self.plan.prepare_at
         self.prepared = False  # the DRUP check's encoding was asked for ahead (:meth:`_prepare`)
         race.trace("board", at=start)
@@ -1046,7 +1055,11 @@ class _Heat:
             self._release(now, clock)
             if self.copy_out is not None:
                 return  # this is search's forked copy: nothing more of the race's is its to do
-        if self.held and (clock >= self.plan.hold_until or not self._partner_busy()):
+        if self.held and (clock >= self.plan.hold_until or not self._partner_busy() or (self.staying and done)):
+            if self.staying:  # search stayed here beside its partner: it is held back now that the others join
+                self.staying = False
+                if self.inline_running and not self.inline_stop_asked and self._hold_back_leader(now):
+                    return  # this is search's forked copy
             self.race.trace("join", *self.held)
             self.dispatch(self.held, now, low=RacePolicy.OTHERS_NICENESS)
             self.held = []
@@ -1126,21 +1139,42 @@ class _Heat:
             self._join_partner(now, clock)
         later = self.plan.later or [n for n in self.race.order() if n not in (self.leader, self.partner)]
         self.late = not self._leader_done()
-        if self.late and self.race.late_leader(self.leader) is not None:
-            if self.inline_running:  # it goes on held back: in a copy of this process from where it is, or its worker
-                if not RacePolicy.HAND_OVER:
-                    self._stop_inline(now)
-                    self.dispatch([INLINE], now, low=RacePolicy.LATE_NICENESS)
-                elif self._hand_over(now):
-                    return  # this is the copy: it only searches on
-            else:
-                self.race.workers[self.leader].demote(RacePolicy.LATE_NICENESS)
+        self.staying = self.late and self._stays_here()
+        if not self.staying and self._hold_back_leader(now):
+            return  # this is search's forked copy: it only searches on
         if self._partner_busy():
-            self.held = [n for n in later if n in self.race.claims_only]
+            self.held = [n for n in later if self.staying or n in self.race.claims_only]
         joining = [n for n in later if n not in self.held]
         self.race.trace("release", *joining)
         # On 2 cores the leader and its partner each have one; the others take what those two leave.
         self.dispatch(joining, now, low=RacePolicy.OTHERS_NICENESS if self.partner is not None else 0)
+
+    def _stays_here(self) -> bool:
+        """Whether search, past its head start, goes on here as it is while its partner proves, the others waiting
+        (``RacePolicy.STAY_WITH_PARTNER``): on a board of side ``INLINE_PREPARE_DIM`` at most (where the check's
+        encoding is made between search's steps), with the partner at work."""
+        return (
+            RacePolicy.STAY_WITH_PARTNER
+            and self.inline_running
+            and not self.inline_stop_asked
+            and self.board.dim <= INLINE_PREPARE_DIM
+            and self._partner_busy()
+        )
+
+    def _hold_back_leader(self, now: float) -> bool:
+        """The leader, past its head start on a board another backend wins more often, goes on held back
+        (``LATE_NICENESS``): search here in a forked copy of this process (or in its worker), a worker demoted.
+        True in search's forked copy."""
+        if not self.late or self.race.late_leader(self.leader) is None:
+            return False
+        if not self.inline_running:
+            self.race.workers[self.leader].demote(RacePolicy.LATE_NICENESS)
+            return False
+        if not RacePolicy.HAND_OVER:
+            self._stop_inline(now)
+            self.dispatch([INLINE], now, low=RacePolicy.LATE_NICENESS)
+            return False
+        return self._hand_over(now)
 
     def _until(self, now: float, clock: float | None = None) -> float | None:
         """When to look again at the latest (a perf_counter time): the deadline, the head start's end, the

@@ -459,6 +459,7 @@ def test_the_others_join_held_back_so_that_leader_and_partner_keep_a_core_each(f
     """search leads here; past its head start its partner joins at its own niceness, and the other backend
     OTHERS_NICENESS lower, below a leader held back (on 2 cores, three at one priority would take a third from
     the likely winner)."""
+    monkeypatch.setattr(RacePolicy, "STAY_WITH_PARTNER", False)  # search does not stay here beside its partner
     from tests.broken_backend import HonestBackend
 
     # past its head start, and before the others' 60 s even at load 24 (at 5 s, honest:slow won there)
@@ -501,6 +502,7 @@ def test_search_past_its_head_start_goes_on_held_back_in_a_copy_from_where_it_is
     goes on LATE_NICENESS lower in a copy of the runner forked from where it is: its work is kept (it was
     started again in its worker, from the start: dense deals 253 and 265 lost 68-87 ms so), it never goes to
     its worker, and the copy is gone once the board is over."""
+    monkeypatch.setattr(RacePolicy, "STAY_WITH_PARTNER", False)  # search does not stay here beside its partner
     _search_works_and_says_where(monkeypatch, 30_000)  # past the first head start (0.1 s of its CPU)
     monkeypatch.setenv("SIGMAR_FAKE_DELAY", "60")
     base = os.getpriority(os.PRIO_PROCESS, 0)
@@ -522,8 +524,31 @@ def test_search_past_its_head_start_goes_on_held_back_in_a_copy_from_where_it_is
         assert race.solve(boards["pair"], 120.0).result.backend == "search"  # the next board: here again
 
 
+def test_search_past_its_head_start_stays_here_beside_its_busy_partner_and_the_others_wait(
+    fakes, boards, monkeypatch
+) -> None:
+    """On a board of side INLINE_PREPARE_DIM at most, search past its head start goes on here, at its own niceness,
+    while its partner proves, and the others wait (two CPUs, two runners): no copy is forked, no third process
+    starts."""
+    from tests.broken_backend import HonestBackend
+
+    _search_works_and_says_where(monkeypatch, 30_000)  # past the first head start (0.1 s of its CPU)
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "100")  # the partner proves throughout
+    monkeypatch.setattr(RacePolicy, "CLAIMS_WAIT", 100.0)  # ... and the others wait throughout, even at load
+    monkeypatch.setattr(HonestBackend, "certifies", property(lambda self: True))  # both certify, as cnf and pumpkin
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    with Race(["search", "honest:slow", "honest:sticky"]) as race:
+        race.policy.late_wins["honest:slow"] = RacePolicy.LATE_WINS_NEEDED  # the late leader
+        race.events = []
+        result = race.solve(boards["pair"], 200.0).result
+        assert (result.backend, result.status, result.verified) == ("search", Status.SOLVED, True)
+        assert (result.statistics["pid"], result.statistics["niceness"]) == (os.getpid(), base), "here, as it was"
+        assert _events(race, "hand over") == [] and _events(race, "start") == ["search", "honest:slow"]
+
+
 def test_search_s_copy_is_killed_when_another_backend_wins(fakes, boards, monkeypatch) -> None:
     """The copy search was handed over to is killed and reaped as soon as another backend's answer wins."""
+    monkeypatch.setattr(RacePolicy, "STAY_WITH_PARTNER", False)  # search does not stay here beside its partner
     _search_takes(monkeypatch, 30.0)
     ended: list[int] = []
     from sigmar.encoders.processes import copies
