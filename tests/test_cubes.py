@@ -865,6 +865,20 @@ def test_a_stretch_passes_on_each_alive_clause_once_and_counts_deletions_that_to
         assert read(False) == (proof, array("i"), [], [])
 
 
+@given(clauses=st.lists(st.lists(st.integers(-9, 9).filter(bool), max_size=5), max_size=20), blank=st.booleans())
+def test_a_split_s_first_lemmas_read_in_c_as_in_python(clauses: list[list[int]], blank: bool) -> None:
+    """The lemmas a split's first part checked, given to the rest of its check (node.check's CheckJob.known)."""
+    text = "".join(" ".join(map(str, [*clause, 0])) + ("\n\n" if blank else "\n") for clause in clauses)
+    assert cube_node._lemma_clauses(text, 9) == array("i", map(int, text.split()))
+
+
+@pytest.mark.skipif(cube_node._core is None, reason="the C checker (runners/checking/_drup.c) is not built")
+def test_a_split_s_first_lemmas_are_lemmas_only() -> None:
+    for bad in ("1 2 0\nd 1 2 0\n", "1 x 0\n", "1 2\n", "1 12 0\n"):  # a deletion; not a literal; no end; beyond
+        with pytest.raises(ValueError, match="line"):
+            cube_node._lemma_clauses(bad, 9)
+
+
 @given(clauses=st.lists(st.lists(st.integers(-9, 9).filter(bool), max_size=5), max_size=20))
 def test_unflatten_in_c_is_unflatten_in_python(clauses: list[list[int]]) -> None:
     from sigmar.runners.checking import rup_check

@@ -1041,6 +1041,22 @@ static int by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Sorted ascending: by insertion up to 16 values (a learnt clause mostly has fewer), else by qsort.  Why: glibc's
+ * qsort is a merge sort through a buffer and a call a comparison; for a node's 2-16 literals a clause it was most of
+ * the stretch's CPU beside the parsing (callgrind, side-8 deal 844's split: 54 of 180 million instructions). */
+static void sort_small(int32_t *v, int64_t n) {
+    if (n > 16) {
+        qsort(v, (size_t)n, sizeof(int32_t), by_value);
+        return;
+    }
+    for (int64_t i = 1; i < n; i++) {
+        int32_t x = v[i];
+        int64_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
 static uint64_t sequence_hash(const int32_t *lits, int64_t n) {
     uint64_t h = (uint64_t)n;
     for (int64_t k = 0; k < n; k++) h = mix(h ^ (uint64_t)(uint32_t)lits[k]);
@@ -1069,7 +1085,7 @@ static int32_t alive_find(Alive *a, const int32_t *lits, int64_t n, int make) {
     a->sorted.n = 0;
     for (int64_t k = 0; k < n; k++)
         if (!vec_push(&a->sorted, lits[k])) return -1;
-    qsort(a->sorted.data, (size_t)n, sizeof(int32_t), by_value);
+    sort_small(a->sorted.data, n);
     uint64_t hash = sequence_hash(a->sorted.data, n);
     for (int32_t ref = a->buckets[hash & a->mask]; ref; ref = a->arena.data[ref + A_NEXT]) {
         const int32_t *clause = a->arena.data + ref;
@@ -1310,6 +1326,63 @@ static PyObject *ranked(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* Lemma lines (DRUP text with no deletion, as check's core writes them) as flat clauses, native int32, each
+ * ended by 0.  Why: the rest of a split's check is given the lemmas its first part checked, and read by
+ * int() a token that was 5-15 ms of a side-8 split's last check, on the split's critical path (wave 10). */
+static PyObject *lemmas(PyObject *self, PyObject *args) {
+    Py_buffer text;
+    long long variables;
+    if (!PyArg_ParseTuple(args, "y*L", &text, &variables)) return NULL;
+    if (variables < 0 || variables > INT32_MAX / 2) {
+        PyBuffer_Release(&text);
+        PyErr_SetString(PyExc_ValueError, "a variable count out of range");
+        return NULL;
+    }
+    Checker c; /* its parse_line only: scratch, variables */
+    memset(&c, 0, sizeof c);
+    c.variables = variables;
+    Vec flat = {0};
+    const char *why = NULL;
+    int64_t line = 0;
+    int ok = 1;
+    Py_BEGIN_ALLOW_THREADS
+    const char *p = text.buf, *end = p + text.len;
+    while (ok && !why && p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol) eol = end;
+        const char *next = eol < end ? eol + 1 : end;
+        line++;
+        while (p < eol && is_space(*p)) p++;
+        const char *last = eol;
+        while (last > p && is_space(last[-1])) last--;
+        if (p == last) {
+            p = next;
+            continue;
+        }
+        int deletion;
+        why = parse_line(&c, p, last, &deletion);
+        if (!why && deletion) why = "a deletion (lemmas only here)";
+        for (int64_t k = 0; !why && ok && k < c.scratch.n; k++) {
+            int32_t li = c.scratch.data[k];
+            ok = vec_push(&flat, li & 1 ? -(li >> 1) : li >> 1);
+        }
+        if (!why) ok = ok && vec_push(&flat, 0);
+        p = next;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&text);
+    PyObject *result = NULL;
+    if (!ok || c.nomem)
+        PyErr_NoMemory();
+    else if (why)
+        PyErr_Format(PyExc_ValueError, "line %lld of the lemmas: %s", (long long)line, why);
+    else
+        result = int32_bytes(flat.data, flat.n);
+    free(flat.data);
+    free(c.scratch.data);
+    return result;
+}
+
 /* Clauses given flat (native int32, each ended by 0) as lists of ints: rup_check.unflatten's work, for
  * the clauses a cube node loads into its solver and checks against (tens of thousands a node). */
 static PyObject *clauses(PyObject *self, PyObject *args) {
@@ -1350,6 +1423,10 @@ static PyMethodDef methods[] = {
      "ranked(text, variables) -> bytes\n\n"
      "stretch(text, variables, True)'s ranked alone (native int32 bytes), the lines parsed and nothing kept.\n"
      "ValueError names a line that does not parse."},
+    {"lemmas", lemmas, METH_VARARGS,
+     "lemmas(text, variables) -> bytes\n\n"
+     "DRUP lemma lines (no deletion) as flat clauses: native int32 literals, each clause ended by 0 (blank lines\n"
+     "skipped; the empty clause is a lone 0).  ValueError names a line that does not parse or deletes.\n"},
     {"base", base, METH_VARARGS,
      "base(formula, variables) -> base\n\n"
      "formula loaded once (native int32 literals, each clause ended by 0), for check's base."},
