@@ -502,6 +502,32 @@ static const char *parse_line(Checker *c, const char *p, const char *end, int *d
     return NULL;
 }
 
+/* A proof text read a line at a time, each line trimmed of blanks at both ends: the reading stretch, ranked and
+ * lemmas share (forward keeps its own: it also skips comments and bounds a line's length). */
+typedef struct {
+    const char *p, *end;
+    int64_t line; /* the number of the line last read, from 1 */
+} Lines;
+
+/* 0 at the end of the text; else 1, with [*from, *to) the next line (maybe empty). */
+static int next_line(Lines *r, const char **from, const char **to) {
+    if (r->p >= r->end) return 0;
+    const char *p = r->p, *eol = memchr(p, '\n', (size_t)(r->end - p));
+    if (!eol) eol = r->end;
+    r->p = eol < r->end ? eol + 1 : r->end;
+    r->line++;
+    while (p < eol && is_space(*p)) p++;
+    while (eol > p && is_space(eol[-1])) eol--;
+    *from = p;
+    *to = eol;
+    return 1;
+}
+
+/* A blank line, or (skip_zero) a lone 0: no clause to read. */
+static inline int nothing_on(const char *p, const char *last, int skip_zero) {
+    return p == last || (skip_zero && last - p == 1 && *p == '0');
+}
+
 static int keep_step(Checker *c, int32_t step, int64_t line, int64_t trail) {
     return vec_push(&c->steps, step) && vec_push(&c->step_lines, (int32_t)(line > INT32_MAX ? INT32_MAX : line)) &&
            vec_push(&c->step_trail, (int32_t)trail);
@@ -1141,27 +1167,18 @@ static PyObject *stretch(PyObject *self, PyObject *args) {
     Used *use = NULL;
     uint8_t *gone = NULL; /* per literal index: among the deleted */
     const char *why = NULL;
-    int64_t line = 0, order = 0;
+    int64_t order = 0;
     int ok = 1;
+    Lines r = {text.buf, (const char *)text.buf + text.len, 0};
     Py_BEGIN_ALLOW_THREADS
     a.buckets = calloc(1024, sizeof(int32_t));
     a.mask = 1023;
     use = calloc((size_t)variables + 1, sizeof(Used));
     gone = calloc(2 * (size_t)variables + 2, 1);
     ok = a.buckets && use && gone && vec_push(&a.arena, 0);
-    const char *p = text.buf, *end = p + text.len;
-    while (ok && !why && p < end) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        if (!eol) eol = end;
-        const char *next = eol < end ? eol + 1 : end;
-        line++;
-        while (p < eol && is_space(*p)) p++;
-        const char *last = eol;
-        while (last > p && is_space(last[-1])) last--;
-        if (p == last || (last - p == 1 && *p == '0')) {
-            p = next;
-            continue;
-        }
+    const char *p, *last;
+    while (ok && !why && next_line(&r, &p, &last)) {
+        if (nothing_on(p, last, 1)) continue;
         int deletion;
         why = parse_line(&c, p, last, &deletion);
         if (why) break;
@@ -1201,7 +1218,6 @@ static PyObject *stretch(PyObject *self, PyObject *args) {
             proof.n += (size_t)(last - p);
             proof.data[proof.n++] = '\n';
         }
-        p = next;
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&text);
@@ -1209,7 +1225,7 @@ static PyObject *stretch(PyObject *self, PyObject *args) {
     if (!ok || c.nomem) {
         PyErr_NoMemory();
     } else if (why) {
-        PyErr_Format(PyExc_ValueError, "line %lld of the proof: %s", (long long)line, why);
+        PyErr_Format(PyExc_ValueError, "line %lld of the proof: %s", (long long)r.line, why);
     } else if (!split) {
         result = Py_BuildValue("(y#OOO)", proof.data ? proof.data : "", (Py_ssize_t)proof.n, Py_None, Py_None, Py_None);
     } else {
@@ -1275,24 +1291,15 @@ static PyObject *ranked(PyObject *self, PyObject *args) {
     Used *use = NULL;
     Vec order = {0};
     const char *why = NULL;
-    int64_t line = 0, next_first = 0, m = 0;
+    int64_t next_first = 0, m = 0;
     int ok = 1;
+    Lines r = {text.buf, (const char *)text.buf + text.len, 0};
     Py_BEGIN_ALLOW_THREADS
     use = calloc((size_t)variables + 1, sizeof(Used));
     ok = use != NULL;
-    const char *p = text.buf, *end = p + text.len;
-    while (ok && !why && p < end) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        if (!eol) eol = end;
-        const char *next = eol < end ? eol + 1 : end;
-        line++;
-        while (p < eol && is_space(*p)) p++;
-        const char *last = eol;
-        while (last > p && is_space(last[-1])) last--;
-        if (p == last || (last - p == 1 && *p == '0')) {
-            p = next;
-            continue;
-        }
+    const char *p, *last;
+    while (ok && !why && next_line(&r, &p, &last)) {
+        if (nothing_on(p, last, 1)) continue;
         int deletion;
         why = parse_line(&c, p, last, &deletion);
         if (why) break;
@@ -1300,7 +1307,6 @@ static PyObject *ranked(PyObject *self, PyObject *args) {
             Used *u = &use[c.scratch.data[k] >> 1];
             if (!u->count++) u->first = (int32_t)next_first++;
         }
-        p = next;
     }
     if (ok && !why) {
         for (int64_t v = 1; v <= variables; v++)
@@ -1317,7 +1323,7 @@ static PyObject *ranked(PyObject *self, PyObject *args) {
     if (!ok || c.nomem)
         PyErr_NoMemory();
     else if (why)
-        PyErr_Format(PyExc_ValueError, "line %lld of the proof: %s", (long long)line, why);
+        PyErr_Format(PyExc_ValueError, "line %lld of the proof: %s", (long long)r.line, why);
     else
         result = int32_bytes(order.data, order.n);
     free(use);
@@ -1343,22 +1349,12 @@ static PyObject *lemmas(PyObject *self, PyObject *args) {
     c.variables = variables;
     Vec flat = {0};
     const char *why = NULL;
-    int64_t line = 0;
     int ok = 1;
+    Lines r = {text.buf, (const char *)text.buf + text.len, 0};
     Py_BEGIN_ALLOW_THREADS
-    const char *p = text.buf, *end = p + text.len;
-    while (ok && !why && p < end) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        if (!eol) eol = end;
-        const char *next = eol < end ? eol + 1 : end;
-        line++;
-        while (p < eol && is_space(*p)) p++;
-        const char *last = eol;
-        while (last > p && is_space(last[-1])) last--;
-        if (p == last) {
-            p = next;
-            continue;
-        }
+    const char *p, *last;
+    while (ok && !why && next_line(&r, &p, &last)) {
+        if (nothing_on(p, last, 0)) continue;
         int deletion;
         why = parse_line(&c, p, last, &deletion);
         if (!why && deletion) why = "a deletion (lemmas only here)";
@@ -1367,7 +1363,6 @@ static PyObject *lemmas(PyObject *self, PyObject *args) {
             ok = vec_push(&flat, li & 1 ? -(li >> 1) : li >> 1);
         }
         if (!why) ok = ok && vec_push(&flat, 0);
-        p = next;
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&text);
@@ -1375,7 +1370,7 @@ static PyObject *lemmas(PyObject *self, PyObject *args) {
     if (!ok || c.nomem)
         PyErr_NoMemory();
     else if (why)
-        PyErr_Format(PyExc_ValueError, "line %lld of the lemmas: %s", (long long)line, why);
+        PyErr_Format(PyExc_ValueError, "line %lld of the lemmas: %s", (long long)r.line, why);
     else
         result = int32_bytes(flat.data, flat.n);
     free(flat.data);
