@@ -191,8 +191,9 @@ def test_ctrl_c_leaves_no_process_behind(board_file: Path) -> None:
     assert not alive, f"left behind: {[p.pid for p in alive]}"
 
 
-def test_a_stopped_backend_gets_a_fresh_instance(fakes, boards) -> None:
+def test_a_stopped_backend_gets_a_fresh_instance(fakes, boards, monkeypatch) -> None:
     """``honest:sticky`` stays stopped once told; the worker must not reuse that instance."""
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "3")  # room for a busy machine's worker to hear the stop in time
     worker = Worker("sticky")
     try:
         worker.submit(1, "honest:sticky", boards["pair"], 5.0)
@@ -314,11 +315,12 @@ def test_the_others_are_paused_while_a_slow_certificate_is_checked(fakes, boards
         assert outcome.result.seconds >= outcome.result.check_seconds, "seconds include the check"
 
 
-def test_a_job_stopped_before_it_starts_is_skipped(fakes, boards) -> None:
+def test_a_job_stopped_before_it_starts_is_skipped(fakes, boards, monkeypatch) -> None:
     """A stop can overtake its job (it has a pipe of its own): the job is then answered unknown, not solved."""
+    monkeypatch.setenv("SIGMAR_FAKE_DELAY", "3")  # room for a busy machine's worker to hear the stop in time
     worker = Worker("test")
     try:
-        worker.submit(1, "honest:slow", boards["pair"], 5.0)  # keeps the worker busy for 0.5 s
+        worker.submit(1, "honest:slow", boards["pair"], 5.0)  # keeps the worker busy for 3 s
         worker.submit(2, "honest", boards["pair"], 5.0)  # queued behind it
         worker.ask_stop()  # ... and stopped before the worker has read it
         assert worker.conn.poll(10)
