@@ -281,6 +281,39 @@ class InProcess:
         return "this process"
 
 
+class _TwoWide(InProcess):
+    """Two workers, as the split sees them; each call made here at once but the workers' ``prepare`` held
+    (``hold``: never done), and at each call whether the runner's own encoding had been started."""
+
+    def __init__(self, hold: bool) -> None:
+        self.hold, self.seen = hold, []
+
+    def width(self) -> int:
+        return 2
+
+    def submit(self, fn: Any, *args: Any, key: str = "", prefer: Any = None, priority: int = 0) -> Any:
+        from concurrent.futures import Future
+
+        from sigmar.runners.checking import fresh_formula
+
+        self.seen.append((fn.__name__, fresh_formula.prepared(BOARD)))
+        if fn is cube_node.prepare and self.hold:
+            return Future()
+        return super().submit(fn, *args)
+
+
+@pytest.mark.parametrize("hold", [False, True])
+def test_the_runner_encodes_the_board_once_the_other_worker_has_not_beside_the_root(tmp_path: Path, hold: bool) -> None:
+    """The runner's own encoding (the certificate's) starts once the other worker's is done, not beside the
+    root's solve and that worker's encoding; a worker that never ends its encoding leaves it to the end."""
+    pool = _TwoWide(hold)
+    result = split(pool, tmp_path)
+    assert result.status is Status.UNSOLVABLE and result.checked, result.message
+    assert pool.seen[:2] == [("work", False), ("prepare", False)], pool.seen
+    later = [seen for _, seen in pool.seen[2:]]
+    assert later and (not any(later) if hold else later[-1]), pool.seen
+
+
 def test_a_node_whose_proof_fails_its_check_makes_the_answer_wrong(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -148,7 +148,6 @@ class CubeProver:
         """The board's answer: unsolvable with a checked ``cubes`` certificate, a verified solution, or unknown."""
         start = time.perf_counter()
         deadline = None if time_limit is None else start + time_limit
-        fresh_formula.prepare(board)  # the runner's own encoding, for the certificate's NAME.cnf, made meanwhile
         finished: queue.SimpleQueue[tuple[int, str, Any]] = queue.SimpleQueue()
         run = uuid.uuid4().hex[:12]  # in every task key: no two boards' (or runs') nodes share one
         nodes: dict[int, _Node] = {}
@@ -192,8 +191,7 @@ class CubeProver:
         checks = _Checks(nodes, send_check, eager=width is None)
         submit((), None, ())
         running = 1
-        for slot in range(1, width() if width is not None else 1):  # the others encode the board meanwhile
-            self.pool.submit(prepare, board, key=f"{run}-prepare-{slot}", priority=SOLVE)
+        self._encode(board, run, finished, width() if width is not None else 1)
         try:
             while running:
                 if width is not None:  # a worker with nothing to do checks what the splits' checks can derive now
@@ -206,6 +204,9 @@ class CubeProver:
                     number, task, future = finished.get(timeout=wait)
                 except queue.Empty:
                     return self._unknown(board, start, nodes, "time limit")
+                if task == "prepared":  # a worker has encoded the board: the runner's turn
+                    fresh_formula.prepare(board)
+                    continue
                 running -= 1
                 node = nodes[number]
                 if task != "solve":
@@ -233,6 +234,20 @@ class CubeProver:
             if running:
                 self.pool.cancel()
             fresh_formula.release(board)
+
+    def _encode(self, board: Board, run: str, finished: queue.SimpleQueue[tuple[int, str, Any]], width: int) -> None:
+        """The other workers encode the board while the root solves; the runner's own encoding (the certificate's
+        NAME.cnf, and its check's) is asked once one of them is done (``prepared`` comes to ``finished``).
+
+        Why not at once: beside the root's probe and the other worker's encoding it made three CPU-bound threads
+        on 2 cores, and the root, on the path of every node below it, lost a share of that (chain10's trace,
+        wave 10); the runner's encoding is wanted only at the end.
+        """
+        for slot in range(1, width):
+            ready = self.pool.submit(prepare, board, key=f"{run}-prepare-{slot}", priority=SOLVE)
+            ready.add_done_callback(lambda f: finished.put((-1, "prepared", f)))
+        if width < 2:
+            fresh_formula.prepare(board)  # no other worker: made meanwhile, beside the root
 
     def _still_there(self, board: Board) -> None:
         """ClusterLost when the pool's cluster is gone: a split that ran out of time there was not refused."""
