@@ -833,8 +833,12 @@ class _Overrun(BaseException):
 OVERRUN_WALL = 10.0
 
 
-# How often the timer looks at the workers' pipes while search runs in this process and others race it.
-TICK = 0.005
+# How often the timer looks at the workers' pipes while search runs in this process and others race it (only
+# then: a board search settles before its partner joins has no tick but the schedule's).  2 ms, not 5: an answer
+# waits for the next look, and on the boards cnf wins beside search that wait is on the way to the board's end;
+# on the public solver's dense deals, cnf's answer was heard a median 5.3-5.9 ms past its start and its solve instead of
+# 7.8-8.6 (issue 48), for some 20 us of search's CPU a tick (tail10's measure).
+TICK = 0.002
 # While search runs in this process the race's schedule goes by search's CPU time (_Heat._search_clock), but
 # never more than this many seconds behind the wall clock: a search that gets no CPU for so long (a machine
 # that swaps) is joined by the others all the same.
