@@ -9,7 +9,7 @@ from __future__ import annotations
 from operator import attrgetter
 
 from sigmar.models.hexgrid import Hex
-from sigmar.models.records import Frozen
+from sigmar.models.records import Frozen, Record
 from sigmar.models.word_enums import Words, word_enum
 
 TYPE_CHECKING = False  # not typing's: it costs a one-board solve some 13 M instructions (issue 48)
@@ -161,14 +161,17 @@ class Certificate(Frozen):
         return record
 
 
-class Result(Frozen):
-    """One backend's answer for one board.
+class _ResultFields(Record):
+    """:class:`Result`'s fields, in a class whose slots take a plain assignment.
 
-    ``verified`` is set only by the runner after the rule engine replayed
-    ``moves``; a backend never sets it itself.
+    A Result is frozen: its class refuses an assignment, so its fields were set with ``object.__setattr__``, some
+    1 k instructions a call in Python 3.11, 15 k a Result (an assignment to a slot: some 100).  The race makes two
+    Results and a copy on every board (issue 48: some 50 k of the ~400 k instructions a board costs beyond its
+    search), so a Result is made as one of these and then becomes a Result by ``__class__``, which Python allows
+    between classes of the same slots: Result adds none.  Nothing else is ever one of these.
     """
 
-    __slots__ = _RESULT_FIELDS = (
+    __slots__ = (
         "status",
         "backend",
         "seconds",
@@ -185,7 +188,6 @@ class Result(Frozen):
         "lost",
         "claims",
     )
-    __match_args__ = __slots__
     status: Status
     backend: str
     seconds: float
@@ -207,6 +209,17 @@ class Result(Frozen):
     # For ``unknown``: what each backend said before the end (docs/formats.md#the-json-of-an-answer, ``claims``).
     claims: tuple[Result, ...]
 
+
+class Result(_ResultFields, Frozen):
+    """One backend's answer for one board.
+
+    ``verified`` is set only by the runner after the rule engine replayed
+    ``moves``; a backend never sets it itself.
+    """
+
+    __slots__ = ()
+    __match_args__ = _RESULT_FIELDS = _ResultFields.__slots__
+
     def __init__(
         self,
         status: Status,
@@ -225,22 +238,22 @@ class Result(Frozen):
         lost: Lost | None = None,
         claims: tuple[Result, ...] = (),
     ) -> None:
-        setattr_ = object.__setattr__
-        setattr_(self, "status", status)
-        setattr_(self, "backend", backend)
-        setattr_(self, "seconds", seconds)
-        setattr_(self, "moves", moves)
-        setattr_(self, "reason", reason)
-        setattr_(self, "explanation", explanation)
-        setattr_(self, "message", message)
-        setattr_(self, "statistics", {} if statistics is None else statistics)
-        setattr_(self, "verified", verified)
-        setattr_(self, "wrong", wrong)
-        setattr_(self, "certificate", certificate)
-        setattr_(self, "checked", checked)
-        setattr_(self, "check_seconds", check_seconds)
-        setattr_(self, "lost", lost)
-        setattr_(self, "claims", claims)
+        if statistics is None:
+            statistics = {}
+        if type(self) is not Result:  # a subclass may have more than the slots: its class stays
+            values = (status, backend, seconds, moves, reason, explanation, message, statistics, verified, wrong)
+            for setter, value in zip(
+                _SETTERS, (*values, certificate, checked, check_seconds, lost, claims), strict=True
+            ):
+                setter(self, value)
+            return
+        _SET_CLASS(self, "__class__", _ResultFields)  # assignable while it is one (see _ResultFields)
+        fields: _ResultFields = self
+        fields.status, fields.backend, fields.seconds, fields.moves = status, backend, seconds, moves
+        fields.reason, fields.explanation, fields.message, fields.statistics = reason, explanation, message, statistics
+        fields.verified, fields.wrong, fields.certificate, fields.checked = verified, wrong, certificate, checked
+        fields.check_seconds, fields.lost, fields.claims = check_seconds, lost, claims
+        fields.__class__ = Result
 
     def with_(self, **changes: Any) -> Result:
         """A copy with ``changes`` (``dataclasses.replace``, without its cost: every answer is copied a few times
@@ -254,12 +267,29 @@ class Result(Frozen):
                 unknown = sorted(changes.keys() - _PLACE.keys())
                 raise TypeError(f"Result has no field {', '.join(unknown)}")
             values[place] = value
-        copy = object.__new__(Result)
-        for setter, value in zip(_SETTERS, values, strict=True):  # the slots' setters: no field looked up by name
-            setter(copy, value)
+        copy: Any = _NEW(_ResultFields)  # made as one, then a Result (see _ResultFields)
+        (
+            copy.status,
+            copy.backend,
+            copy.seconds,
+            copy.moves,
+            copy.reason,
+            copy.explanation,
+            copy.message,
+            copy.statistics,
+            copy.verified,
+            copy.wrong,
+            copy.certificate,
+            copy.checked,
+            copy.check_seconds,
+            copy.lost,
+            copy.claims,
+        ) = values
+        copy.__class__ = Result
         return copy
 
 
+_SET_CLASS = object.__setattr__
 _FIELDS_OF = attrgetter(*Result._RESULT_FIELDS)
 _PLACE = {name: k for k, name in enumerate(Result._RESULT_FIELDS)}
 _SETTERS = tuple(getattr(Result, name).__set__ for name in Result._RESULT_FIELDS)

@@ -50,8 +50,8 @@ def replayed(board: Board, raw: object, name: str | None = None, seconds: float 
 
 
 # The slots' own setters (a Result is frozen to everyone else)
-_SET_VERIFIED = Result.verified.__set__  # type: ignore[attr-defined]
-_SET_SECONDS = Result.seconds.__set__  # type: ignore[attr-defined]
+_SET_VERIFIED = Result.verified.__set__  # type: ignore[attr-defined,misc]
+_SET_SECONDS = Result.seconds.__set__  # type: ignore[attr-defined,misc]
 
 
 def counts_answer(board: Board) -> Result | None:
