@@ -27,6 +27,7 @@ Rules (issues 7 and 12; what is trusted is decided in :mod:`sigmar.runners.check
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 import time
@@ -500,8 +501,6 @@ class Race:
             # What lives now (the checks' modules just imported, numpy's among them) lives as long as the race:
             # out of the cycle collector's sight, as the console freezes what it imported before the verb
             # (runners/cli/entry.py); a full collection looked through it all (46 ms of the runner's CPU).
-            import gc
-
             gc.freeze()
             self.start_workers()  # with the probe's answer if it is in: those that only claim lowered, and last
 
@@ -589,7 +588,9 @@ class Race:
         result = replayed(board, raw, name, seconds)
         certificate = result.certificate
         slow = result.status is Status.UNSOLVABLE and certificate is not None and certificate.kind in SLOW_CHECKS
-        with _paused(others if slow else ()):
+        if not slow:  # no ``with`` on every board: a generator's context manager costs some 10 k instructions
+            return certify(board, result, self.proofs)
+        with _paused(others):
             return certify(board, result, self.proofs)
 
     def trace(self, event: str, *names: str, at: float | None = None) -> None:
@@ -633,9 +634,22 @@ class Race:
         return self.policy.head_start(leader)
 
     def solve(self, board: Board, time_limit: float | None) -> RaceOutcome:
-        """One board raced, with Python's cycle collector held off until it is over (see :func:`_collector_held`)."""
-        with _collector_held():
+        """One board raced, with Python's cycle collector held off until it is over.
+
+        Why (issue 48, the race's tail): a board's checks make many short-lived objects (the DRUP check's
+        encoding of the board, some 20,000 small lists; the proof's lemmas), and the collections they set off
+        traversed them while they were still alive, on the way to the board's answer: on the public solver's
+        dense deals a generation-1 collection took 10-20 ms of the runner's CPU and a full one 46 ms, at the
+        end of the boards cnf won.  The race makes no reference cycles of its own; what it made is freed by
+        its counts when the board ends, and the collection that is due then looks only at what is left.
+        (Not a ``contextlib.contextmanager``: its generator costs some 10 k instructions a board.)"""
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
             return self._solve(board, time_limit)
+        finally:
+            if collecting:
+                gc.enable()
 
     def _solve(self, board: Board, time_limit: float | None) -> RaceOutcome:
         start = time.perf_counter()
@@ -929,27 +943,6 @@ class _Timer:
             signal.setitimer(signal.ITIMER_REAL, 0)
             if signal.getsignal(signal.SIGALRM) is self._handler:
                 signal.signal(signal.SIGALRM, self._previous)
-
-
-@contextlib.contextmanager
-def _collector_held() -> Iterator[None]:
-    """Within, Python's cycle collector does not run (back on after, if it was on).
-
-    Why (issue 48, the race's tail): a board's checks make many short-lived objects (the DRUP check's
-    encoding of the board, some 20,000 small lists; the proof's lemmas), and the collections they set off
-    traversed them while they were still alive, on the way to the board's answer: on the public solver's
-    dense deals a generation-1 collection took 10-20 ms of the runner's CPU and a full one 46 ms, at the
-    end of the boards cnf won.  The race makes no reference cycles of its own; what it made is freed by
-    its counts when the board ends, and the collection that is due then looks only at what is left."""
-    import gc
-
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 @contextlib.contextmanager
