@@ -285,10 +285,13 @@ class RacePolicy:
         )
 
 
-class Plan(Frozen):
-    """One board's start-up, as :meth:`RacePolicy.plan` decides it."""
+class _PlanFields(Record):
+    """:class:`Plan`'s fields, in a class whose slots take a plain assignment: a Plan is made as one of these and
+    becomes a Plan by ``__class__`` (the same slots), as a Result is (``models/result.py``'s ``_ResultFields``):
+    nine ``object.__setattr__`` calls cost some 10 k instructions in Python 3.11, and a plan is made for every
+    board."""
 
-    __slots__ = __match_args__ = (
+    __slots__ = (
         "leader",
         "partner",
         "later",
@@ -309,6 +312,23 @@ class Plan(Frozen):
     hold_until: float  # claim-only backends held back while the partner proves join by then at the latest
     prepare_at: float | None  # when the DRUP check's own encoding is made, while the partner proves
 
+
+class Plan(_PlanFields, Frozen):
+    """One board's start-up, as :meth:`RacePolicy.plan` decides it."""
+
+    __slots__ = ()
+    __match_args__ = (
+        "leader",
+        "partner",
+        "later",
+        "first",
+        "staggered",
+        "partner_at",
+        "release_at",
+        "hold_until",
+        "prepare_at",
+    )
+
     def __init__(
         self,
         leader: str,
@@ -321,16 +341,15 @@ class Plan(Frozen):
         hold_until: float,
         prepare_at: float | None,
     ) -> None:
-        setattr_ = object.__setattr__  # one call a field, no loop: a plan is made for every board
-        setattr_(self, "leader", leader)
-        setattr_(self, "partner", partner)
-        setattr_(self, "later", later)
-        setattr_(self, "first", first)
-        setattr_(self, "staggered", staggered)
-        setattr_(self, "partner_at", partner_at)
-        setattr_(self, "release_at", release_at)
-        setattr_(self, "hold_until", hold_until)
-        setattr_(self, "prepare_at", prepare_at)
+        _SET_CLASS(self, "__class__", _PlanFields)  # assignable while it is one (see _PlanFields)
+        fields: _PlanFields = self
+        fields.leader, fields.partner, fields.later, fields.first = leader, partner, later, first
+        fields.staggered, fields.partner_at, fields.release_at = staggered, partner_at, release_at
+        fields.hold_until, fields.prepare_at = hold_until, prepare_at
+        fields.__class__ = Plan
+
+
+_SET_CLASS = object.__setattr__
 
 
 class RaceOutcome(Record):
