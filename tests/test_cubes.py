@@ -12,6 +12,7 @@ import shutil
 import threading
 import time
 from array import array
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -969,3 +970,37 @@ def test_a_node_goes_on_past_a_side_refuted_at_once_and_its_proof_checks(tmp_pat
     assert any(n["went_on"] for n in with_tries), with_tries
     assert not any(n["went_on"] for n in without)
     assert len(with_tries) < len(without)
+
+
+def test_a_weak_split_is_not_made_the_node_goes_on_and_its_proof_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A node whose best split variable scores under the bar (node.WEAK_SPLIT) goes on instead of splitting, its
+    sides untried, at most MAX_GOING_ON times; the certificate checks.  With every split weak (a bar no score
+    reaches), every node that split went on first."""
+    from sigmar.runners.checking.certificates import check_certificate
+
+    monkeypatch.setattr(cube_node, "WEAK_SPLIT", 1e-9)  # the bar (variables / WEAK_SPLIT) ** 2: none reaches it
+    with ProofStore(tmp_path) as proofs:
+        prover = CubeProver(InProcess(), proofs, **{**SMALL, "sides": 5})
+        result = prover.prove(BOARD, 300)
+        assert result.status is Status.UNSOLVABLE and result.checked, result.message
+        assert result.certificate is not None and result.certificate.file
+        verdict = check_certificate(BOARD, {**result.certificate.json(), "file": result.certificate.file})
+        assert verdict.valid and verdict.unsolvable, verdict.reason
+    splits = [n for n in prover.nodes if n["outcome"] == "split"]
+    assert splits, prover.nodes
+    assert all(n["went_on"] == cube_node.MAX_GOING_ON for n in splits), prover.nodes
+
+    def tried(*args: Any) -> tuple[bool | None, bool]:
+        tries.append(args)
+        return None, False  # no side refuted: the split is made
+
+    tries: list[Any] = []
+    monkeypatch.setattr(cube_node, "_try_sides", tried)
+    root = cube_node.NodeJob(BOARD, "weak", 0, None, (), (), 100, "glucose42", sides=5)
+    weak = cube_node.work(root)
+    assert (weak.outcome, weak.went_on, tries) == ("split", 1, []), weak  # went on, no side tried
+    monkeypatch.setattr(cube_node, "WEAK_SPLIT", float("inf"))  # a bar of 0: no split is weak
+    strong = cube_node.work(replace(root, run="strong"))
+    assert (strong.outcome, strong.went_on, len(tries)) == ("split", 0, 1), strong  # its sides tried, split

@@ -71,6 +71,17 @@ LOOKAHEAD_CANDIDATES = 50
 # once (_try_sides): once, so that a node's task stays within two budgets and the tries (the longest task
 # stays bounded).
 MAX_GOING_ON = 1
+# A split is weak, and not made, when its best variable's score by lookahead (choose_split: the product of the
+# literals its two values fix, plus their sum) is under (variables / WEAK_SPLIT) ** 2, i.e. the two sides fix
+# fewer than a 150th of the board's variables (geometric mean): the node goes on instead, as when a side is
+# refuted at once (within MAX_GOING_ON, and only where the sides are tried).  Why: where neither value of the
+# best variable fixes much, each child repeats nearly all of what is left.  Counted on the 13 deals of
+# docs/measured/cubes.md (checks aside, load-free): 8:338's root scored 2,379 (its sides fix 27 and 84 of 9,843
+# variables; the bar 4,306) and split into 21,688 conflicts against the single proof's 16,818; going on, 13,503.
+# Of the other first choices only 8:924's root is under the bar (3,199: 6,139 -> 6,229 conflicts, refuted alone
+# either way); the others are over it by half again or more (side 7: 6,999 and more against a bar of 1,556;
+# side 8: 6,419 and more against 4,300; 8:455's nodes 13,983 and more).
+WEAK_SPLIT = 150
 
 
 @dataclass(frozen=True)
@@ -306,14 +317,15 @@ def work(job: NodeJob) -> NodeDone:
             answer = sat.solve_limited()
         text = solver.log.read()
         split, going_on = 0, 0
-        while answer is None:  # the budget ran out: split, unless a side of the split is refuted at once
-            split = choose_split(sat, job.cube, ranked(text, formula.nv), formula.nv)
+        while answer is None:  # the budget ran out: split, unless a side is refuted at once or the split is weak
+            split, score = choose_split(sat, job.cube, ranked(text, formula.nv), formula.nv)
             if going_on == MAX_GOING_ON or not job.sides:
                 break
-            answer, refuted = _try_sides(sat, split, job.sides)
-            text += solver.log.read()
-            if answer is not None or not refuted:
-                break
+            if score >= (formula.nv / WEAK_SPLIT) ** 2:  # else a weak split, not made: the node goes on
+                answer, refuted = _try_sides(sat, split, job.sides)
+                text += solver.log.read()
+                if answer is not None or not refuted:
+                    break
             going_on += 1
             sat.conf_budget(job.budget or 0)
             answer = sat.solve_limited()
@@ -534,9 +546,9 @@ def _used_by_set(used: array | None, before: int, passed_on: tuple[array, ...]) 
     return out
 
 
-def choose_split(solver: Any, cube: tuple[int, ...], ranked: list[int], variables: int) -> int:
+def choose_split(solver: Any, cube: tuple[int, ...], ranked: list[int], variables: int) -> tuple[int, int]:
     """The variable a node splits on: of those its proof used most (``ranked``: most first), the one whose
-    both values propagate most.
+    both values propagate most; with its score (-1 where no candidate's two values both hold; see WEAK_SPLIT).
 
     ``solver`` is the node's, after its budget: its propagation knows every clause it learnt.
     A candidate one of whose values fails outright is passed over (that side is empty, and the
@@ -545,7 +557,7 @@ def choose_split(solver: Any, cube: tuple[int, ...], ranked: list[int], variable
     fixed = {abs(x) for x in cube}
     candidates = [v for v in ranked if v not in fixed][:LOOKAHEAD_CANDIDATES]
     if not candidates:  # a proof that used no free variable: any free one will do
-        return min(set(range(1, variables + 1)) - fixed)
+        return min(set(range(1, variables + 1)) - fixed), -1
     best, best_score = candidates[0], -1
     assumptions = list(cube)
     _, implied = solver.propagate(assumptions=assumptions)
@@ -559,4 +571,4 @@ def choose_split(solver: Any, cube: tuple[int, ...], ranked: list[int], variable
         score = gain_true * gain_false + gain_true + gain_false
         if score > best_score:
             best, best_score = v, score
-    return best
+    return best, best_score

@@ -91,16 +91,17 @@ class Alone:
         return "this process, one call at a time"
 
 
-def activity_split(solver: Any, cube: tuple[int, ...], used: Any, variables: int) -> int:
-    """The free variable of highest VSIDS activity (the solver's own next decision, as near as can be read)."""
+def activity_split(solver: Any, cube: tuple[int, ...], used: Any, variables: int) -> tuple[int, int]:
+    """The free variable of highest VSIDS activity (the solver's own next decision, as near as can be read);
+    scored as never a weak split (node.WEAK_SPLIT)."""
     fixed = {abs(x) for x in cube}
     free = [v for v in range(1, variables + 1) if v not in fixed]
     activities = solver.get_activities(free)
-    return max(free, key=lambda v: (activities.get(v, 0.0), -v))
+    return max(free, key=lambda v: (activities.get(v, 0.0), -v)), variables**2
 
 
-def lookahead_split(solver: Any, cube: tuple[int, ...], used: Any, variables: int) -> int:
-    """Textbook lookahead: every free variable weighed by what its two values propagate."""
+def lookahead_split(solver: Any, cube: tuple[int, ...], used: Any, variables: int) -> tuple[int, int]:
+    """Textbook lookahead: every free variable weighed by what its two values propagate (and the best's score)."""
     fixed = {abs(x) for x in cube}
     _, implied = solver.propagate(assumptions=list(cube))
     fixed |= {abs(x) for x in implied or []}
@@ -114,7 +115,7 @@ def lookahead_split(solver: Any, cube: tuple[int, ...], used: Any, variables: in
         score = len(with_true) * len(with_false) + len(with_true) + len(with_false)
         if score > best_score:
             best, best_score = v, score
-    return best
+    return best, best_score
 
 
 CHOOSERS = {"learnt": node.choose_split, "activity": activity_split, "lookahead": lookahead_split}
