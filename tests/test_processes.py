@@ -282,3 +282,34 @@ def test_a_demoted_child_goes_only_further_down_until_promoted() -> None:
         assert os.getpriority(os.PRIO_PROCESS, one.call(os.getpid, timeout=60)) == base
     finally:
         one.kill()
+
+
+def test_a_kill_waits_for_a_descendant_slow_to_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIGKILLed process runs on until it is scheduled: kill() returns only once the child proper has ended.
+
+    A busy CI machine once showed the child still running after kill() (the sweep gave up after 50 rounds of a
+    millisecond, then the keeper died and the child was no longer its descendant).  Here the child is reported
+    running for 200 looks after it has died, as a slow machine would show it.
+    """
+    from sigmar.encoders.processes import parent
+
+    worker = Child("slow-to-end")
+    pid = worker.pid
+    assert pid is not None
+    real_running, real_descendants = parent._running, parent.descendants
+    looks = {"n": 0}
+
+    def running(found: int) -> bool:
+        if found == pid and looks["n"] < 200:
+            looks["n"] += 1
+            return True
+        return real_running(found)
+
+    def listed(top: int) -> list[int]:
+        found = real_descendants(top)
+        return found if pid in found or looks["n"] >= 200 else [*found, pid]
+
+    monkeypatch.setattr(parent, "_running", running)
+    monkeypatch.setattr(parent, "descendants", listed)
+    worker.kill()
+    assert looks["n"] == 200, "kill() returned while its child was (reported) still running"

@@ -50,6 +50,7 @@ T = TypeVar("T")
 HELD = frozenset({signal.SIGALRM, signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 START_TIMEOUT = 120.0  # seconds for a fresh host to say it is ready (a loaded machine, a slow disk)
+KILL_WAIT = 30.0  # seconds kill() waits for a SIGKILLed tree to end (it cannot refuse; a busy machine is slow)
 
 
 class ChildError(SigmarError, RuntimeError):
@@ -443,7 +444,7 @@ class Child:
         self._killed = True
         _LIVE.discard(self)
         if self.keeper:
-            sweep(self._top)  # the child and all it started, wherever they went: the keeper adopted them
+            sweep(self._top, wait=KILL_WAIT)  # the child and all it started, wherever they went: the keeper took them
         else:
             with contextlib.suppress(OSError):
                 os.killpg(self._top, signal.SIGKILL)
@@ -496,21 +497,29 @@ def _value(answer: Answer) -> Any:
     return answer.value
 
 
-def sweep(top: int, rounds: int = 50) -> None:
+def sweep(top: int, rounds: int = 50, wait: float = 0.0) -> None:
     """SIGKILL every live descendant of ``top`` until none is left; ``top`` itself is spared.
 
     While a keeper lives, it is the parent of every orphan of its tree (it is a subreaper), so a
     process forked in the moment it was listed is found in the next round.  Its zombies stay for the
-    keeper (or, once it is gone, init) to reap: only the keeper may wait for them.
+    keeper (or, once it is gone, init) to reap: only the keeper may wait for them.  With ``wait``, the
+    rounds go on until every descendant has ended or ``wait`` seconds have passed: a killed process
+    runs on until it is scheduled, on a busy machine longer than 50 rounds of a millisecond, and once
+    the keeper is gone it is no longer found here.
     """
-    for _ in range(rounds):
+    deadline = time.monotonic() + wait
+    done = 0
+    while True:
         live = [pid for pid in descendants(top) if _running(pid)]
         if not live:
             return
         for pid in live:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        time.sleep(0.001)
+        done += 1
+        if done >= rounds and time.monotonic() >= deadline:
+            return
+        time.sleep(0.001 if done < rounds else 0.01)
 
 
 def _running(pid: int) -> bool:
