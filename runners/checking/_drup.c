@@ -1147,19 +1147,26 @@ static PyObject *int32_bytes(const int32_t *data, int64_t n) {
     return PyBytes_FromStringAndSize(n ? (const char *)data : "", (Py_ssize_t)(n * (int64_t)sizeof(int32_t)));
 }
 
+/* The parse-only Checker (its scratch and variables) stretch, ranked and lemmas read lines with; 0, the text's
+ * buffer released and ValueError set, for a variable count out of range. */
+static int line_parser(Checker *c, Py_buffer *text, long long variables) {
+    if (variables < 0 || variables > INT32_MAX / 2) {
+        PyBuffer_Release(text);
+        PyErr_SetString(PyExc_ValueError, "a variable count out of range");
+        return 0;
+    }
+    memset(c, 0, sizeof *c);
+    c->variables = variables;
+    return 1;
+}
+
 static PyObject *stretch(PyObject *self, PyObject *args) {
     Py_buffer text;
     long long variables;
     int split = 0;
     if (!PyArg_ParseTuple(args, "y*L|p", &text, &variables, &split)) return NULL;
-    if (variables < 0 || variables > INT32_MAX / 2) {
-        PyBuffer_Release(&text);
-        PyErr_SetString(PyExc_ValueError, "a variable count out of range");
-        return NULL;
-    }
     Checker c; /* its parse_line only: scratch, variables */
-    memset(&c, 0, sizeof c);
-    c.variables = variables;
+    if (!line_parser(&c, &text, variables)) return NULL;
     Alive a;
     memset(&a, 0, sizeof a);
     Text proof = {0};
@@ -1280,14 +1287,8 @@ static PyObject *ranked(PyObject *self, PyObject *args) {
     Py_buffer text;
     long long variables;
     if (!PyArg_ParseTuple(args, "y*L", &text, &variables)) return NULL;
-    if (variables < 0 || variables > INT32_MAX / 2) {
-        PyBuffer_Release(&text);
-        PyErr_SetString(PyExc_ValueError, "a variable count out of range");
-        return NULL;
-    }
     Checker c; /* its parse_line only: scratch, variables */
-    memset(&c, 0, sizeof c);
-    c.variables = variables;
+    if (!line_parser(&c, &text, variables)) return NULL;
     Used *use = NULL;
     Vec order = {0};
     const char *why = NULL;
@@ -1339,14 +1340,8 @@ static PyObject *lemmas(PyObject *self, PyObject *args) {
     Py_buffer text;
     long long variables;
     if (!PyArg_ParseTuple(args, "y*L", &text, &variables)) return NULL;
-    if (variables < 0 || variables > INT32_MAX / 2) {
-        PyBuffer_Release(&text);
-        PyErr_SetString(PyExc_ValueError, "a variable count out of range");
-        return NULL;
-    }
     Checker c; /* its parse_line only: scratch, variables */
-    memset(&c, 0, sizeof c);
-    c.variables = variables;
+    if (!line_parser(&c, &text, variables)) return NULL;
     Vec flat = {0};
     const char *why = NULL;
     int ok = 1;
